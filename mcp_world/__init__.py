@@ -1,0 +1,1 @@
+"""mcp-world: a simulated world for agents, served over MCP."""

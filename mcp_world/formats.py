@@ -1,0 +1,252 @@
+"""Observation formats: how each domain's answer must look, and how it is read back.
+
+A format gives the text that starts the world model's answer (a prefill that keeps a small model
+on track), parses and validates the answer, and extracts the structured content. A parse failure
+raises `FormatError` saying what was wrong; the simulator then repairs (re-asks) a bounded number of
+times and otherwise returns an error — never an invented observation.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from lxml import etree, html as lxml_html
+
+XML_DECLARATION = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
+
+
+class FormatError(ValueError):
+    """The world model's answer is not a valid observation for the domain."""
+
+
+@dataclass
+class Parsed:
+    text: str
+    structured: dict[str, Any] = field(default_factory=dict)
+    repaired: bool = False  # closed a truncated document; recorded on the step
+
+
+@dataclass(frozen=True)
+class Call:
+    """What a format needs to know about the call being answered."""
+
+    tool: str
+    arguments: dict[str, Any]
+    state: dict[str, Any]  # this domain's state before the call
+    truncated: bool = False  # the engine stopped at max_tokens
+
+
+class Format(Protocol):
+    name: str
+
+    def prefill(self, call: Call) -> str: ...
+
+    def parse(self, raw: str, call: Call) -> Parsed: ...
+
+
+# -- terminal ---------------------------------------------------------------------------------
+
+_COMMENTARY = re.compile(
+    r"^\s*(this command|the command|the output|sure[,!. ]|here('s| is| are)|i (can|cannot|can't|am|will)|"
+    r"as an ai|explanation:|output:|note:|certainly|the `)",
+    re.IGNORECASE,
+)
+_EXIT_RULES: list[tuple[re.Pattern[str], int]] = [
+    (re.compile(r"command not found\s*$", re.M), 127),
+    (re.compile(r"^fatal: ", re.M), 128),
+    (re.compile(r"^usage: ", re.M | re.I), 2),
+    (re.compile(r"(?i:no such file or directory|permission denied|command not found)|cannot |Traceback \(most recent call last\)|"
+                r"^error(\[\w+\])?:|^E: |Is a directory|Not a directory|: invalid option|syntax error|"
+                r"^FAILED|failed|Operation not permitted|^ERROR", re.M), 1),
+]
+
+
+def exit_code_for(output: str) -> int:
+    """The exit code a real shell would give, read from the output (the small model cannot be
+    trusted with it: forcing it into `{output, exit_code}` JSON made its outputs worse)."""
+    for pattern, code in _EXIT_RULES:
+        if pattern.search(output):
+            return code
+    return 0
+
+
+def next_cwd(command: str, cwd: str, home: str, exit_code: int) -> str:
+    """Follow `cd` in a command line (`cd x`, `cd x && ...`, `cd`), so structured `cwd` stays right."""
+    if exit_code != 0:
+        return cwd
+    try:
+        words = shlex.split(command, posix=True)
+    except ValueError:
+        return cwd
+    segments: list[list[str]] = [[]]
+    for w in words:
+        if w in ("&&", ";", "||", "|"):
+            segments.append([])
+        else:
+            segments[-1].append(w)
+    for seg in segments:
+        if seg and seg[0] == "cd":
+            target = seg[1] if len(seg) > 1 else home
+            if target == "-":
+                continue
+            target = target.replace("~", home, 1) if target.startswith("~") else target
+            path = target if target.startswith("/") else f"{cwd.rstrip('/')}/{target}"
+            parts: list[str] = []
+            for p in path.split("/"):
+                if p in ("", "."):
+                    continue
+                if p == "..":
+                    if parts:
+                        parts.pop()
+                else:
+                    parts.append(p)
+            cwd = "/" + "/".join(parts)
+    return cwd
+
+
+def _degenerate(text: str) -> bool:
+    """A run cut at max_tokens whose tail repeats one line or one short pattern over and over."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) >= 6 and len(set(lines[-6:])) == 1:
+        return True
+    tail = text[-400:]
+    return len(tail) >= 160 and any(tail.count(tail[-k:]) * k >= len(tail) * 0.7 for k in range(2, 80))
+
+
+class TerminalFormat:
+    name = "terminal"
+
+    def prefill(self, call: Call) -> str:
+        return ""
+
+    def parse(self, raw: str, call: Call) -> Parsed:
+        text = raw.replace("\r\n", "\n")
+        fence = re.fullmatch(r"\s*```[a-z]*\n(.*?)\n?```\s*", text, re.S)
+        if fence:
+            text = fence.group(1) + "\n"
+        command = str(call.arguments.get("command", "")).strip()
+        lines = text.split("\n")
+        # An echoed prompt line ("$ ls") is not part of the output.
+        if lines and lines[0].strip() in (f"$ {command}", f"# {command}", command) and command:
+            lines = lines[1:]
+        while lines and re.fullmatch(r"\s*(\S+@\S+[:~\w/]*)?[$#]\s*", lines[-1]):
+            lines.pop()
+        text = "\n".join(lines)
+        if _COMMENTARY.match(text):
+            raise FormatError("the answer explains the command instead of showing its output")
+        if call.truncated and _degenerate(text):
+            raise FormatError("the answer degenerated into repetition")
+        text = text.strip("\n")
+        if text:
+            text += "\n"
+        code = exit_code_for(text)
+        home = call.state.get("home", "/home/user")
+        cwd = next_cwd(command, call.state.get("cwd", home), home, code)
+        return Parsed(text, {"output": text, "exit_code": code, "cwd": cwd})
+
+
+# -- browser (HTML) -------------------------------------------------------------------------------
+
+_HTML_HEAD = '<!DOCTYPE html>\n<html lang="en">\n<head>\n<link rel="canonical" href="'
+
+
+class HtmlFormat:
+    name = "html"
+
+    def prefill(self, call: Call) -> str:
+        if call.tool == "browser_navigate":
+            return _HTML_HEAD + _attr(str(call.arguments.get("url", ""))) + '">\n'
+        return _HTML_HEAD
+
+    def parse(self, raw: str, call: Call) -> Parsed:
+        text = raw.strip()
+        if not text.lower().startswith("<!doctype html"):
+            text = self.prefill(call) + raw
+        text = text.strip()
+        if "<body" not in text.lower():
+            raise FormatError("the answer is not an HTML document with a <body>")
+        try:
+            doc = lxml_html.document_fromstring(text)
+        except (etree.ParserError, ValueError) as err:
+            raise FormatError(f"the answer does not parse as HTML: {err}") from None
+        body = doc.find("body")
+        if body is None or (not len(body) and not (body.text or "").strip()):
+            raise FormatError("the HTML document has an empty <body>")
+        repaired = False
+        if call.truncated or "</html>" not in text.lower():
+            # Truncated at max_tokens: close the open elements, as a browser would.
+            text = lxml_html.tostring(doc, doctype="<!DOCTYPE html>", encoding="unicode")
+            repaired = True
+        title_el = doc.find(".//title")
+        title = (title_el.text or "").strip() if title_el is not None else ""
+        canonical = doc.xpath('//link[@rel="canonical"]/@href')
+        url = call.arguments.get("url") if call.tool == "browser_navigate" else None
+        if not url:
+            url = canonical[0].strip() if canonical else call.state.get("url", "")
+        status = 404 if re.search(r"\b(404|not found)\b", title, re.I) else 200
+        return Parsed(text if text.endswith("\n") else text + "\n",
+                      {"url": url, "status": status, "title": title}, repaired)
+
+
+def _attr(value: str) -> str:
+    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+
+
+# -- android (uiautomator dump) --------------------------------------------------------------------
+
+_BOUNDS = re.compile(r"^\[-?\d+,-?\d+\]\[-?\d+,-?\d+\]$")
+_DUMP_HEAD = XML_DECLARATION + '<hierarchy rotation="0"><node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="'
+
+
+class UiautomatorFormat:
+    name = "uiautomator"
+
+    def prefill(self, call: Call) -> str:
+        if call.tool == "android_launch_app":
+            return _DUMP_HEAD + _attr(str(call.arguments.get("package", ""))) + '" content-desc="" '
+        return _DUMP_HEAD
+
+    def parse(self, raw: str, call: Call) -> Parsed:
+        text = raw.strip()
+        if not text.startswith("<?xml"):
+            text = self.prefill(call) + raw
+        text = text.strip()
+        repaired = False
+        try:
+            root = etree.fromstring(text.encode("utf-8"))
+        except etree.XMLSyntaxError as strict_err:
+            parser = etree.XMLParser(recover=True)
+            root = etree.fromstring(text.encode("utf-8"), parser)
+            if root is None or not call.truncated:
+                raise FormatError(f"the answer is not well-formed XML: {strict_err}") from None
+            repaired = True
+        if root.tag != "hierarchy":
+            raise FormatError(f"the root element is <{root.tag}>, not <hierarchy>")
+        nodes = root.findall(".//node")
+        if not nodes:
+            raise FormatError("the hierarchy has no <node> elements")
+        for n in nodes:
+            if "class" not in n.attrib or not _BOUNDS.match(n.get("bounds", "")):
+                raise FormatError(
+                    f"a node lacks a class or has malformed bounds ({n.get('bounds')!r}); "
+                    f'bounds must look like "[0,0][1080,2400]"'
+                )
+        if repaired:
+            text = XML_DECLARATION + etree.tostring(root, encoding="unicode")
+        package = nodes[0].get("package", "")
+        clickable = [n.get("text") or n.get("content-desc") for n in nodes if n.get("clickable") == "true"]
+        return Parsed(text, {"package": package, "node_count": len(nodes),
+                             "clickable": [c for c in clickable if c][:50]}, repaired)
+
+
+FORMATS: dict[str, Format] = {f.name: f for f in (TerminalFormat(), HtmlFormat(), UiautomatorFormat())}
+
+
+def get_format(name: str) -> Format:
+    try:
+        return FORMATS[name]
+    except KeyError:
+        raise KeyError(f"unknown observation format {name!r}; known: {sorted(FORMATS)}") from None

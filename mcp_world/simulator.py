@@ -1,0 +1,333 @@
+"""The path of one tool call: check the arguments, render the prompt, ask the world model, parse
+and validate its answer (with a bounded repair), update the episode's state, log the step.
+
+Nothing here executes anything an agent asks for: the only I/O is the engine request and the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonschema
+from jsonschema.validators import validator_for
+
+from .dialects import Dialect, Turn
+from .domain import Domain, Tool, load_domain
+from .engine import CompletionRequest, EnginePool
+from .errors import AgentFault, FaultKind
+from .formats import Call, FormatError, get_format
+from .store import Store
+from .world import World, available_worlds, load_world
+
+log = logging.getLogger("mcp_world")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Every bound the server enforces; all configurable from `serve`."""
+
+    max_argument_chars: int = 65_536  # a request's arguments, JSON-encoded
+    max_observation_chars: int = 65_536  # an engine answer
+    context_tokens: int = 8_192  # the engine's context length
+    max_episodes: int = 4_096  # live episodes held in memory by one server
+    repair_attempts: int = 1  # re-asks after a malformed answer
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """How the world model samples. Low temperature and a light repetition penalty keep the small
+    embedded model from degenerating; a GPU model can take its own recommended settings."""
+
+    temperature: float = 0.3
+    top_p: float = 0.95
+    repetition_penalty: float | None = 1.05  # vLLM's extension of the OpenAI API; None: omit
+    repair_temperature: float = 0.2
+
+    def extra(self) -> dict[str, Any]:
+        return {"repetition_penalty": self.repetition_penalty} if self.repetition_penalty else {}
+
+
+@dataclass
+class StepResult:
+    index: int
+    observation: str
+    structured: dict[str, Any]
+    provenance: str
+
+
+@dataclass
+class Episode:
+    id: str
+    world: World
+    seed: int
+    engine_url: str
+    state: dict[str, dict[str, Any]]
+    history: dict[str, list[Turn]] = field(default_factory=dict)  # per domain, successful steps
+    next_index: int = 0
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+def initial_state(world: World) -> dict[str, dict[str, Any]]:
+    state: dict[str, dict[str, Any]] = {}
+    for d in world.domains:
+        if d == "terminal":
+            seed = world.terminal_seed()
+            home = f"/home/{seed.user}" if seed.user != "root" else "/root"
+            state[d] = {"cwd": seed.cwd, "home": home}
+        elif d == "browser":
+            start = world.seed.get("browser")
+            url = start.get("start_url", "") if isinstance(start, dict) else ""
+            state[d] = {"url": url, "back_stack": []}
+        else:
+            state[d] = {}
+    return state
+
+
+class Simulator:
+    """Holds the live episodes of one server and answers their tool calls."""
+
+    def __init__(self, world: World, engines: EnginePool, store: Store, dialect: Dialect,
+                 limits: Limits = Limits(), seed: int | None = None, sampling: Sampling = Sampling()) -> None:
+        self.world = world
+        self.engines = engines
+        self.store = store
+        self.dialect = dialect
+        self.limits = limits
+        self.seed = seed
+        self.sampling = sampling
+        self.domains: dict[str, Domain] = {d: load_domain(d) for d in world.domains}
+        self.tools: dict[str, Tool] = {t.name: t for d in self.domains.values() for t in d.tools}
+        self._validators = {
+            name: validator_for(t.input_schema)(t.input_schema) for name, t in self.tools.items()
+        }
+        self._episodes: dict[str, Episode] = {}
+
+    # -- episodes -------------------------------------------------------------------------------
+    async def episode(self, key: str) -> Episode:
+        """The caller's live episode; one logged under this id before (a restart) is resumed."""
+        ep = self._episodes.get(key)
+        if ep is None:
+            ep = self._resume(key) or await self._start(key, self.world, self.seed)
+        return ep
+
+    async def reset(self, key: str, world_name: str | None = None, seed: int | None = None) -> Episode:
+        world = self.world
+        if world_name and world_name != self.world.name:
+            world = self._world_for_reset(world_name)
+        old = self._episodes.pop(key, None)
+        if old is not None:
+            log.info("episode %s ended by world_reset", old.id)
+        return await self._start(key, world, seed if seed is not None else self.seed)
+
+    def _world_for_reset(self, name: str) -> World:
+        served = set(self.world.domains)
+        fitting = [w for w in available_worlds() if set(load_world(w).domains) <= served]
+        if name not in fitting:
+            raise AgentFault(FaultKind.BAD_ARGUMENTS,
+                             f"world {name!r} cannot be served here; worlds this server can reset to: "
+                             f"{', '.join(sorted(set(fitting) | {self.world.name}))}")
+        return load_world(name)
+
+    def _fresh_id(self, key: str) -> str:
+        """Episode ids are unique in the store: a key reused (world_reset) gets a numbered suffix."""
+        if self.store.episode(key) is None:
+            return key
+        n = len(self.store.query("select id from episodes where id like ?", (f"{key}.%",))) + 1
+        while self.store.episode(f"{key}.{n}") is not None:
+            n += 1
+        return f"{key}.{n}"
+
+    def _evict_if_full(self) -> None:
+        while len(self._episodes) >= self.limits.max_episodes:
+            # Forget the oldest live episode; its log stays in SQLite and it resumes from there.
+            self._episodes.pop(next(iter(self._episodes)))
+
+    async def _start(self, key: str, world: World, seed: int | None) -> Episode:
+        self._evict_if_full()
+        episode_id = self._fresh_id(key)
+        ep_seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+        engine = self.engines.for_episode(episode_id)
+        ep = Episode(episode_id, world, ep_seed, engine.url, initial_state(world))
+        self._episodes[key] = ep
+        await self.store.add_episode(
+            id=episode_id, world_name=world.name, world=world.model_dump(by_alias=True, exclude_defaults=True),
+            engine_url=engine.url, model=engine.model, dialect=self.dialect.name, seed=ep_seed,
+            source="sim", state=ep.state,
+        )
+        return ep
+
+    def _resume(self, key: str) -> Episode | None:
+        """Continue an episode this store already holds (the server restarted, or it was evicted)."""
+        ids = [r["id"] for r in self.store.query(
+            "select id from episodes where id = ? or id like ? order by created_at desc limit 1", (key, f"{key}.%"))]
+        if not ids:
+            return None
+        row = self.store.episode(ids[0])
+        if row is None or row["source"] != "sim":
+            return None
+        try:
+            world = World.model_validate_json(row["world"])
+        except ValueError:
+            return None
+        if not set(world.domains) <= set(self.domains):
+            return None
+        self._evict_if_full()
+        state = json.loads(row["state"] or "null") or initial_state(world)
+        ep = Episode(row["id"], world, row["seed"], row["engine_url"], state)
+        for s in self.store.steps(row["id"]):
+            ep.next_index = s["idx"] + 1
+            if s["error_kind"] or s["observation"] is None:
+                continue
+            tool = self.tools.get(s["tool"])
+            if tool is not None:
+                ep.history.setdefault(tool.domain, []).append(Turn(
+                    tool.render_action(json.loads(s["arguments"] or "{}")), s["observation"],
+                    where=s["where"] or ""))
+        self._episodes[key] = ep
+        log.info("resumed episode %s at step %d", ep.id, ep.next_index)
+        return ep
+
+    # -- one call -------------------------------------------------------------------------------
+    async def call(self, key: str, tool_name: str, arguments: dict[str, Any] | None) -> StepResult:
+        ep = await self.episode(key)
+        async with ep.lock:  # an episode's steps happen in order
+            index = ep.next_index
+            ep.next_index += 1
+            t0 = time.perf_counter()
+            row: dict[str, Any] = {"episode_id": ep.id, "idx": index, "tool": tool_name,
+                                   "arguments": arguments if arguments is not None else {}}
+            try:
+                result = await self._answer(ep, index, tool_name, arguments or {}, row)
+            except AgentFault as fault:
+                row.update(error_kind=fault.kind.value, error=fault.message, provenance=None,
+                           latency_ms=(time.perf_counter() - t0) * 1000)
+                if len(json.dumps(row["arguments"], default=str)) > self.limits.max_argument_chars:
+                    row["arguments"] = {"_truncated": json.dumps(row["arguments"], default=str)[:1024]}
+                await self.store.add_step(row)
+                raise
+            except Exception as err:  # an internal fault must not lose the log row or kill the server
+                log.exception("internal error answering %s", tool_name)
+                row.update(error_kind=FaultKind.INTERNAL.value, error=repr(err)[:2000],
+                           latency_ms=(time.perf_counter() - t0) * 1000)
+                await self.store.add_step(row)
+                raise AgentFault(FaultKind.INTERNAL, f"mcp-world failed on this call ({type(err).__name__}); "
+                                 "it was logged, and the next call will work") from err
+            row["latency_ms"] = (time.perf_counter() - t0) * 1000
+            await self.store.add_step(row, state=ep.state)
+            return result
+
+    def check_arguments(self, tool_name: str, arguments: dict[str, Any]) -> Tool:
+        tool = self.tools.get(tool_name)
+        if tool is None:
+            raise AgentFault(FaultKind.UNKNOWN_TOOL,
+                             f"no tool named {tool_name!r}; tools: {', '.join(sorted(self.tools))}, world_reset")
+        size = len(json.dumps(arguments, default=str))
+        if size > self.limits.max_argument_chars:
+            raise AgentFault(FaultKind.TOO_LARGE,
+                             f"the arguments are {size} characters; the limit is {self.limits.max_argument_chars}")
+        errors = sorted(self._validators[tool_name].iter_errors(arguments), key=lambda e: list(e.path))
+        if errors:
+            raise AgentFault(FaultKind.BAD_ARGUMENTS, _describe_errors(tool, errors))
+        return tool
+
+    async def _answer(self, ep: Episode, index: int, tool_name: str, arguments: dict[str, Any],
+                      row: dict[str, Any]) -> StepResult:
+        tool = self.check_arguments(tool_name, arguments)
+        domain = self.domains[tool.domain]
+        fmt = get_format(domain.format)
+        state = ep.state.setdefault(domain.name, {})
+        action = tool.render_action(arguments)
+        history = ep.history.setdefault(domain.name, [])
+        engine = self.engines.for_episode(ep.id)
+        budget = self.limits.context_tokens - domain.max_tokens - 64
+        call = Call(tool_name, arguments, state)
+        answer_prefix = fmt.prefill(call)
+        rendered = self.dialect.render(ep.world, domain, state, history, action, answer_prefix, budget)
+        row["domain"] = domain.name
+        problems: list[str] = []
+        prompt_tokens = completion_tokens = 0
+        for attempt in range(1 + self.limits.repair_attempts):
+            request = CompletionRequest(
+                messages=rendered.messages, max_tokens=domain.max_tokens, prefill=rendered.prefill,
+                stop=rendered.stop, seed=_step_seed(ep.seed, index, attempt),
+                temperature=self.sampling.temperature if attempt == 0 else self.sampling.repair_temperature,
+                top_p=self.sampling.top_p, extra=self.sampling.extra(),
+            )
+            completion = await engine.complete(request)
+            prompt_tokens += completion.prompt_tokens
+            completion_tokens += completion.completion_tokens
+            raw = self.dialect.extract(completion.text)
+            try:
+                parsed = fmt.parse(rendered.answer_prefix + raw,
+                                   Call(tool_name, arguments, state, completion.truncated))
+            except FormatError as err:
+                problems.append(str(err))
+                continue
+            break
+        else:
+            row.update(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+            raise AgentFault(
+                FaultKind.MALFORMED_OBSERVATION,
+                f"the world model's answer was not a valid {domain.format} observation after "
+                f"{1 + self.limits.repair_attempts} attempts ({'; '.join(problems)}); try the call again",
+            )
+        where = state.get("cwd", "")
+        self._update_state(domain.name, state, tool_name, arguments, parsed.structured)
+        history.append(Turn(action, parsed.text, where))
+        row.update(observation=parsed.text, structured=parsed.structured, provenance="model", where=where,
+                   prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                   repaired=int(parsed.repaired or attempt > 0))
+        return StepResult(index, parsed.text, parsed.structured, "model")
+
+    @staticmethod
+    def _update_state(domain: str, state: dict[str, Any], tool: str, arguments: dict[str, Any],
+                      structured: dict[str, Any]) -> None:
+        if domain == "terminal":
+            state["cwd"] = structured.get("cwd", state.get("cwd"))
+        elif domain == "browser":
+            url = structured.get("url") or state.get("url", "")
+            if tool == "browser_back":
+                if state.get("back_stack"):
+                    state["back_stack"].pop()
+            elif url and url != state.get("url"):
+                if state.get("url"):
+                    state.setdefault("back_stack", []).append(state["url"])
+            state["url"] = url
+            state["title"] = structured.get("title", "")
+        elif domain == "android":
+            state["package"] = structured.get("package", "")
+
+    def transcript(self, ep: Episode) -> dict[str, Any]:
+        """The episode in the interchange format (DESIGN.md)."""
+        steps = [
+            {"tool": s["tool"], "arguments": json.loads(s["arguments"] or "{}"),
+             "observation": s["observation"], "structured": json.loads(s["structured"] or "null"),
+             **({"error": f"{s['error_kind']}: {s['error']}"} if s["error_kind"] else {})}
+            for s in self.store.steps(ep.id)
+        ]
+        return {"id": ep.id, "world": ep.world.model_dump(by_alias=True, exclude_defaults=True), "steps": steps}
+
+
+def _step_seed(episode_seed: int, index: int, attempt: int) -> int:
+    return (episode_seed * 1_000_003 + index * 7_919 + attempt * 104_729) % (2**31 - 1)
+
+
+def _describe_errors(tool: Tool, errors: list[jsonschema.ValidationError]) -> str:
+    props = tool.input_schema.get("properties", {})
+    required = tool.input_schema.get("required", [])
+    accepted = ", ".join(
+        f"{k}: {v.get('type', 'any')}{' (required)' if k in required else ''}" for k, v in props.items()
+    ) or "no arguments"
+    problems = []
+    for e in errors[:5]:
+        where = ".".join(str(p) for p in e.path)
+        msg = e.message if len(e.message) < 300 else e.message[:300] + "…"
+        problems.append(f"{where + ': ' if where else ''}{msg}")
+    return f"invalid arguments for {tool.name}: {'; '.join(problems)}. Accepted: {accepted}"

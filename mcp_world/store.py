@@ -1,0 +1,183 @@
+"""The SQLite episode log (sqlite-utils, WAL): episodes and their steps.
+
+One writer thread owns the write connection, so the server's event loop never blocks on SQLite and
+writes never interleave; readers open their own connections. sqlite errors become `StoreError` here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import queue
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any, TypeVar
+
+import sqlite_utils
+
+from .errors import StoreError
+
+T = TypeVar("T")
+
+EPISODE_COLUMNS = {
+    "id": str, "world_name": str, "world": str, "engine_url": str, "model": str, "dialect": str,
+    "seed": int, "source": str, "state": str, "created_at": float, "updated_at": float,
+}
+STEP_COLUMNS = {
+    "id": int, "episode_id": str, "idx": int, "domain": str, "tool": str, "arguments": str, "where": str,
+    "observation": str, "structured": str, "provenance": str, "real_observation": str,
+    "real_structured": str, "prompt_tokens": int, "completion_tokens": int, "latency_ms": float,
+    "error_kind": str, "error": str, "repaired": int, "created_at": float,
+}
+
+
+def _open(path: Path) -> sqlite_utils.Database:
+    try:
+        conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30.0)
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA busy_timeout = 30000")
+        db = sqlite_utils.Database(conn)
+        return db
+    except sqlite3.Error as err:
+        raise StoreError(f"cannot open the episode store {path}: {err}") from None
+
+
+def _ensure_schema(db: sqlite_utils.Database) -> None:
+    if "episodes" not in db.table_names():
+        db["episodes"].create(EPISODE_COLUMNS, pk="id", not_null={"world_name", "created_at"})
+    if "steps" not in db.table_names():
+        db["steps"].create(STEP_COLUMNS, pk="id", foreign_keys=[("episode_id", "episodes", "id")],
+                           not_null={"episode_id", "idx", "tool"})
+        db["steps"].create_index(["episode_id", "idx"], unique=True)
+    # Stores written by an older mcp-world gain the newer columns.
+    for name, columns in (("episodes", EPISODE_COLUMNS), ("steps", STEP_COLUMNS)):
+        have = {c.name for c in db[name].columns}
+        for col, typ in columns.items():
+            if col not in have:
+                db[name].add_column(col, typ)
+
+
+class Store:
+    """The log. Async writes go through the writer thread; sync reads use a reader connection."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if self.path.parent and not self.path.parent.exists():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = _open(self.path)
+        try:
+            self._db.enable_wal()
+            _ensure_schema(self._db)
+        except sqlite3.Error as err:
+            raise StoreError(f"cannot initialise the episode store {self.path}: {err}") from None
+        self._reader = _open(self.path)
+        self._read_lock = threading.Lock()
+        self._queue: queue.Queue[tuple[Callable[[sqlite_utils.Database], Any], Future] | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="mcp-world-store", daemon=True)
+        self._thread.start()
+
+    # -- the writer thread ----------------------------------------------------------------------
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            fn, fut = item
+            if not fut.set_running_or_notify_cancel():
+                continue
+            try:
+                with self._db.conn:  # one transaction per write
+                    result = fn(self._db)
+                fut.set_result(result)
+            except sqlite3.Error as err:
+                fut.set_exception(StoreError(f"writing to {self.path} failed: {err}"))
+            except BaseException as err:  # noqa: BLE001 - handed to the caller
+                fut.set_exception(err)
+
+    def submit(self, fn: Callable[[sqlite_utils.Database], T]) -> Future[T]:
+        fut: Future[T] = Future()
+        self._queue.put((fn, fut))
+        return fut
+
+    async def write(self, fn: Callable[[sqlite_utils.Database], T]) -> T:
+        return await asyncio.wrap_future(self.submit(fn))
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join(timeout=30)
+        self._db.conn.close()
+        self._reader.conn.close()
+
+    # -- writes ---------------------------------------------------------------------------------
+    @staticmethod
+    def episode_row(**fields: Any) -> dict[str, Any]:
+        now = time.time()
+        row = {"created_at": now, "updated_at": now, **fields}
+        for key in ("world", "state"):
+            if key in row and not isinstance(row[key], str):
+                row[key] = json.dumps(row[key], ensure_ascii=False)
+        return row
+
+    async def add_episode(self, **fields: Any) -> None:
+        row = self.episode_row(**fields)
+        await self.write(lambda db: db["episodes"].insert(row, replace=False, ignore=True))
+
+    async def add_step(self, step: dict[str, Any], state: dict[str, Any] | None = None) -> int:
+        row = _step_row(step)
+
+        def _write(db: sqlite_utils.Database) -> int:
+            tbl = db["steps"]
+            tbl.insert(row)
+            update = {"updated_at": time.time()}
+            if state is not None:
+                update["state"] = json.dumps(state, ensure_ascii=False)
+            db["episodes"].update(row["episode_id"], update)
+            return tbl.last_pk
+
+        return await self.write(_write)
+
+    def add_step_sync(self, step: dict[str, Any]) -> None:
+        row = _step_row(step)
+        self.submit(lambda db: db["steps"].insert(row)).result()
+
+    def add_episode_sync(self, **fields: Any) -> None:
+        row = self.episode_row(**fields)
+        self.submit(lambda db: db["episodes"].insert(row, replace=True)).result()
+
+    # -- reads ----------------------------------------------------------------------------------
+    def query(self, sql: str, params: tuple | dict = ()) -> list[dict[str, Any]]:
+        with self._read_lock:
+            try:
+                return list(self._reader.query(sql, params))
+            except sqlite3.Error as err:
+                raise StoreError(f"reading {self.path} failed: {err}") from None
+
+    def episodes(self, limit: int = 100) -> list[dict[str, Any]]:
+        return self.query(
+            "select e.id, e.world_name, e.model, e.dialect, e.seed, e.source, e.created_at, e.updated_at, "
+            "count(s.id) as steps, sum(s.error_kind is not null) as errors "
+            "from episodes e left join steps s on s.episode_id = e.id "
+            "group by e.id order by e.created_at desc limit ?", (limit,))
+
+    def episode(self, episode_id: str) -> dict[str, Any] | None:
+        rows = self.query("select * from episodes where id = ?", (episode_id,))
+        return rows[0] if rows else None
+
+    def steps(self, episode_id: str) -> list[dict[str, Any]]:
+        return self.query("select * from steps where episode_id = ? order by idx", (episode_id,))
+
+    def iter_episode_ids(self) -> Iterator[str]:
+        for row in self.query("select id from episodes order by created_at"):
+            yield row["id"]
+
+
+def _step_row(step: dict[str, Any]) -> dict[str, Any]:
+    row = {"created_at": time.time(), **step}
+    for key in ("arguments", "structured", "real_structured"):
+        if key in row and row[key] is not None and not isinstance(row[key], str):
+            row[key] = json.dumps(row[key], ensure_ascii=False)
+    return row

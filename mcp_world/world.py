@@ -1,0 +1,139 @@
+"""Worlds: YAML files that say what exists (DESIGN.md, "Worlds"), validated with pydantic."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .errors import WorldFileError
+from .paths import WORLDS_DIR
+
+
+class ToolSpec(BaseModel):
+    """A tool declared by a world (the `mcp` domain) or copied from a real MCP server."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+    description: str = ""
+    input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"}, alias="inputSchema")
+    annotations: dict[str, Any] | None = None
+
+
+class Demonstration(BaseModel):
+    """A real transition shown to the world model as an example of the tool's output."""
+
+    model_config = ConfigDict(extra="forbid")
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    observation: str
+    structured: dict[str, Any] | None = None
+
+
+class TerminalSeed(BaseModel):
+    """The terminal domain's structured seed: who and where the shell is, and which files exist."""
+
+    model_config = ConfigDict(extra="forbid")
+    hostname: str = "devbox"
+    user: str = "user"
+    cwd: str = "/home/user"
+    files: dict[str, str | None] = Field(default_factory=dict)  # path -> contents (None: exists, unknown)
+    notes: str = ""
+
+
+class World(BaseModel):
+    """One world. The same object appears inline in the episode interchange format."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=128)
+    description: str = Field(min_length=1)
+    domains: list[str] = Field(min_length=1)
+    seed: dict[str, Any] = Field(default_factory=dict)
+    tools: list[ToolSpec] = Field(default_factory=list)
+    demonstrations: list[Demonstration] = Field(default_factory=list)
+
+    @field_validator("domains")
+    @classmethod
+    def _known_domains(cls, value: list[str]) -> list[str]:
+        from .domain import domain_names
+
+        known = domain_names()
+        unknown = [d for d in value if d not in known]
+        if unknown:
+            raise ValueError(f"unknown domain(s) {unknown}; accepted: {sorted(known)}")
+        if len(set(value)) != len(value):
+            raise ValueError("a domain is listed twice")
+        return value
+
+    @field_validator("seed")
+    @classmethod
+    def _seed_per_domain(cls, value: dict[str, Any], info: Any) -> dict[str, Any]:
+        for key, seed in value.items():
+            if key == "terminal" and isinstance(seed, dict):
+                TerminalSeed.model_validate(seed)
+            elif not isinstance(seed, (str, dict)):
+                raise ValueError(f"seed.{key} must be text or a mapping, got {type(seed).__name__}")
+        return value
+
+    def terminal_seed(self) -> TerminalSeed:
+        seed = self.seed.get("terminal")
+        if isinstance(seed, dict):
+            return TerminalSeed.model_validate(seed)
+        return TerminalSeed(notes=seed or "")
+
+    def seed_text(self, domain: str) -> str:
+        """The domain's seed as text for a prompt."""
+        seed = self.seed.get(domain)
+        if seed is None:
+            return ""
+        if isinstance(seed, str):
+            return seed.strip()
+        return yaml.safe_dump(seed, sort_keys=False, allow_unicode=True).strip()
+
+
+def _format_validation_error(source: str, err: ValidationError) -> str:
+    lines = [f"{source} is not a valid world:"]
+    for e in err.errors():
+        where = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        msg = e["msg"]
+        if e["type"] == "extra_forbidden":
+            msg = ("unknown field; accepted fields: "
+                   + ", ".join(World.model_fields) if len(e["loc"]) == 1 else "unknown field")
+        elif e["type"] == "missing":
+            msg = "required field is missing"
+        lines.append(f"  - {where}: {msg}")
+    return "\n".join(lines)
+
+
+def parse_world(data: Any, source: str = "world") -> World:
+    if not isinstance(data, dict):
+        raise WorldFileError(f"{source} must be a mapping with name, description and domains; got {type(data).__name__}")
+    try:
+        return World.model_validate(data)
+    except ValidationError as err:
+        raise WorldFileError(_format_validation_error(source, err)) from None
+
+
+def available_worlds() -> list[str]:
+    return sorted(p.stem for p in WORLDS_DIR.glob("*.yaml"))
+
+
+def load_world(name_or_path: str | Path) -> World:
+    """Load a shipped world by name (`devbox`) or any world file by path."""
+    path = Path(name_or_path)
+    if not path.exists():
+        shipped = WORLDS_DIR / f"{name_or_path}.yaml"
+        if not shipped.exists():
+            raise WorldFileError(
+                f"no world named {str(name_or_path)!r} and no such file; shipped worlds: {', '.join(available_worlds())}"
+            )
+        path = shipped
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as err:
+        raise WorldFileError(f"{path} is not valid YAML: {err}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise WorldFileError(f"cannot read world file {path}: {err}") from None
+    return parse_world(data, str(path))

