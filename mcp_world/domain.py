@@ -6,6 +6,8 @@ A domain folder holds:
     prompt.md              the instruct dialect's system prompt for the domain
     demonstrations.jsonl   real examples of the tool's output, one {tool, arguments, observation}
                            per line, shown to the world model as few-shot turns
+    grammar.gbnf           optional: a grammar (vLLM structured outputs) the answer must follow,
+                           continuing the format's prefill
 A user adds a domain by adding a folder; nothing in `mcp_world/` changes unless it needs a new
 observation format.
 """
@@ -77,6 +79,7 @@ class Domain:
     tools: tuple[Tool, ...]
     system_prompt: str
     demonstrations: tuple[Demonstration, ...]
+    grammar: str | None = None
 
     def tool(self, name: str) -> Tool | None:
         return next((t for t in self.tools if t.name == name), None)
@@ -115,4 +118,6 @@ def load_domain(name: str, root: Path = DOMAINS_DIR) -> Domain:
         )
         for t in spec.tools
     )
-    return Domain(spec.name, spec.description, spec.format, spec.max_tokens, tools, prompt, tuple(demos))
+    grammar_path = folder / "grammar.gbnf"
+    grammar = grammar_path.read_text() if grammar_path.exists() else None
+    return Domain(spec.name, spec.description, spec.format, spec.max_tokens, tools, prompt, tuple(demos), grammar)

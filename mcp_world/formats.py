@@ -78,12 +78,14 @@ def next_cwd(command: str, cwd: str, home: str, exit_code: int) -> str:
     if exit_code != 0:
         return cwd
     try:
-        words = shlex.split(command, posix=True)
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        words = list(lexer)
     except ValueError:
         return cwd
     segments: list[list[str]] = [[]]
     for w in words:
-        if w in ("&&", ";", "||", "|"):
+        if w in ("&&", ";", "||", "|", "&"):
             segments.append([])
         else:
             segments[-1].append(w)
@@ -198,15 +200,14 @@ def _attr(value: str) -> str:
 # -- android (uiautomator dump) --------------------------------------------------------------------
 
 _BOUNDS = re.compile(r"^\[-?\d+,-?\d+\]\[-?\d+,-?\d+\]$")
-_DUMP_HEAD = XML_DECLARATION + '<hierarchy rotation="0"><node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="'
+_DUMP_HEAD = XML_DECLARATION + '<hierarchy rotation="0">'
 
 
 class UiautomatorFormat:
     name = "uiautomator"
 
     def prefill(self, call: Call) -> str:
-        if call.tool == "android_launch_app":
-            return _DUMP_HEAD + _attr(str(call.arguments.get("package", ""))) + '" content-desc="" '
+        # The android domain's grammar (domains/android/grammar.gbnf) continues from here.
         return _DUMP_HEAD
 
     def parse(self, raw: str, call: Call) -> Parsed:

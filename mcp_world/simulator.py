@@ -49,6 +49,7 @@ class Sampling:
     top_p: float = 0.95
     repetition_penalty: float | None = 1.05  # vLLM's extension of the OpenAI API; None: omit
     repair_temperature: float = 0.2
+    constrained: bool = True  # use a domain's grammar (vLLM structured outputs) when it has one
 
     def extra(self) -> dict[str, Any]:
         return {"repetition_penalty": self.repetition_penalty} if self.repetition_penalty else {}
@@ -156,9 +157,16 @@ class Simulator:
         engine = self.engines.for_episode(episode_id)
         ep = Episode(episode_id, world, ep_seed, engine.url, initial_state(world))
         self._episodes[key] = ep
+        model = engine.model
+        resolve = getattr(engine, "resolve_model", None)
+        if resolve is not None:
+            try:
+                model = await resolve()
+            except AgentFault:
+                pass  # the engine is down; the episode starts anyway and the call reports it
         await self.store.add_episode(
             id=episode_id, world_name=world.name, world=world.model_dump(by_alias=True, exclude_defaults=True),
-            engine_url=engine.url, model=engine.model, dialect=self.dialect.name, seed=ep_seed,
+            engine_url=engine.url, model=model, dialect=self.dialect.name, seed=ep_seed,
             source="sim", state=ep.state,
         )
         return ep
@@ -258,7 +266,7 @@ class Simulator:
                 messages=rendered.messages, max_tokens=domain.max_tokens, prefill=rendered.prefill,
                 stop=rendered.stop, seed=_step_seed(ep.seed, index, attempt),
                 temperature=self.sampling.temperature if attempt == 0 else self.sampling.repair_temperature,
-                top_p=self.sampling.top_p, extra=self.sampling.extra(),
+                top_p=self.sampling.top_p, extra=self._extra(domain),
             )
             completion = await engine.complete(request)
             prompt_tokens += completion.prompt_tokens
@@ -285,6 +293,14 @@ class Simulator:
                    prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
                    repaired=int(parsed.repaired or attempt > 0))
         return StepResult(index, parsed.text, parsed.structured, "model")
+
+    def _extra(self, domain: Domain) -> dict[str, Any]:
+        extra = self.sampling.extra()
+        if domain.grammar and self.sampling.constrained:
+            # Measured on the embedded model: free-running, 0 of 6 Android answers were valid dumps
+            # (nodes without bounds); under the grammar every answer parses.
+            extra["structured_outputs"] = {"grammar": domain.grammar}
+        return extra
 
     @staticmethod
     def _update_state(domain: str, state: dict[str, Any], tool: str, arguments: dict[str, Any],

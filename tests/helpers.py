@@ -1,0 +1,66 @@
+"""Starting the real server as a user would (a subprocess) and talking to it with real clients."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+
+import httpx
+import httpx2
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve_args(engine_url: str, db: Path, *extra: str) -> list[str]:
+    return ["-m", "mcp_world", "serve", "--engine", engine_url, "--db", str(db), *extra]
+
+
+def stdio_client(engine_url: str, db: Path, *extra: str, env: dict | None = None) -> Client:
+    params = StdioServerParameters(command=sys.executable, args=serve_args(engine_url, db, "--transport", "stdio", *extra),
+                                   env={**os.environ, **(env or {})})
+    return Client(params, read_timeout_seconds=300)
+
+
+@contextmanager
+def http_server(engine_url: str, db: Path, *extra: str, env: dict | None = None):
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, *serve_args(engine_url, db, "--port", str(port), *extra)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, **(env or {})})
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError(f"server exited: {proc.stdout.read()}")
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@asynccontextmanager
+async def http_client(url: str, episode: str | None):
+    headers = {"X-Episode-Id": episode} if episode else {}
+    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(300)) as hc:
+        async with Client(streamable_http_client(url, http_client=hc), read_timeout_seconds=300) as c:
+            yield c

@@ -1,0 +1,131 @@
+"""The capability, end to end, as a user runs it: the real server process, real MCP clients over
+stdio and streamable HTTP, the real embedded engine, the real SQLite log."""
+
+import json
+import sqlite3
+
+import anyio
+import pytest
+from lxml import etree, html
+
+from .helpers import http_client, http_server, stdio_client
+
+pytestmark = pytest.mark.anyio
+
+
+def rows(db, episode=None):
+    con = sqlite3.connect(db)
+    con.row_factory = sqlite3.Row
+    q = "select * from steps" + (" where episode_id = ?" if episode else "") + " order by episode_id, idx"
+    out = [dict(r) for r in con.execute(q, (episode,) if episode else ())]
+    con.close()
+    return out
+
+
+def episodes(db):
+    con = sqlite3.connect(db)
+    con.row_factory = sqlite3.Row
+    out = [dict(r) for r in con.execute("select * from episodes")]
+    con.close()
+    return out
+
+
+async def test_a_five_step_terminal_episode_over_stdio(engine_url, tmp_path):
+    db = tmp_path / "e.db"
+    commands = ["ls", "cat README.md", "mkdir docs", "cd src", "pwd"]
+    results = []
+    with anyio.fail_after(600):
+        async with stdio_client(engine_url, db, "--world", "devbox", "--seed", "11") as c:
+            names = {t.name for t in (await c.list_tools()).tools}
+            assert names == {"run_command", "world_reset"}
+            for cmd in commands:
+                results.append(await c.call_tool("run_command", {"command": cmd}))
+    logged = rows(db)
+    assert [r["idx"] for r in logged] == [0, 1, 2, 3, 4]
+    assert [json.loads(r["arguments"])["command"] for r in logged] == commands
+    (ep,) = episodes(db)
+    assert ep["world_name"] == "devbox" and ep["model"] == "smollm2-135m-instruct" and ep["seed"] == 11
+    for res, row in zip(results, logged):
+        if res.is_error:  # a clear error, logged as such; never an invented observation
+            assert row["error_kind"] and row["observation"] is None
+        else:
+            assert row["provenance"] == "model" and row["observation"] == res.content[0].text
+            assert set(res.structured_content) == {"output", "exit_code", "cwd"}
+            assert row["prompt_tokens"] > 100 and row["completion_tokens"] >= 1 and row["latency_ms"] > 0
+    assert sum(not r.is_error for r in results) >= 4
+    if not results[3].is_error:
+        assert results[3].structured_content["cwd"] == "/home/user/notes-app/src"
+
+
+async def test_a_three_step_browser_episode_over_http(engine_url, tmp_path):
+    db = tmp_path / "b.db"
+    with http_server(engine_url, db, "--world", "webshop", "--seed", "5") as url:
+        with anyio.fail_after(600):
+            async with http_client(url, "shopper-1") as c:
+                results = [
+                    await c.call_tool("browser_navigate", {"url": "https://greenleaf.example/"}),
+                    await c.call_tool("browser_click", {"target": "Sencha"}),
+                    await c.call_tool("browser_back", {}),
+                ]
+    logged = rows(db, "shopper-1")
+    assert [r["tool"] for r in logged] == ["browser_navigate", "browser_click", "browser_back"]
+    ok = [r for r in results if not r.is_error]
+    assert len(ok) >= 2
+    for r in ok:
+        text = r.content[0].text
+        assert text.lstrip().lower().startswith("<!doctype html")
+        doc = html.document_fromstring(text)
+        assert doc.find("body") is not None
+        assert set(r.structured_content) == {"url", "status", "title"}
+    if not results[0].is_error:
+        assert results[0].structured_content["url"] == "https://greenleaf.example/"
+
+
+async def test_a_three_step_android_episode_over_http(engine_url, tmp_path):
+    db = tmp_path / "a.db"
+    with http_server(engine_url, db, "--world", "phone", "--seed", "3") as url:
+        with anyio.fail_after(900):
+            async with http_client(url, "phone-1") as c:
+                results = [
+                    await c.call_tool("android_launch_app", {"package": "com.android.settings"}),
+                    await c.call_tool("android_tap", {"target": "Network & internet"}),
+                    await c.call_tool("android_press_key", {"key": "BACK"}),
+                ]
+                bad = await c.call_tool("android_tap", {"x": 5, "target": "Wi-Fi"})
+    assert bad.is_error and "bad_arguments" in bad.content[0].text
+    logged = rows(db, "phone-1")
+    assert len(logged) == 4
+    ok = [r for r in results if not r.is_error]
+    assert len(ok) >= 2
+    for r in ok:
+        text = r.content[0].text
+        assert text.startswith("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy")
+        root = etree.fromstring(text.encode())
+        assert root.tag == "hierarchy" and root.findall(".//node")
+        assert all(n.get("bounds", "").startswith("[") for n in root.iter("node"))
+
+
+async def test_eight_concurrent_http_episodes_never_see_each_other(engine_url, tmp_path):
+    db = tmp_path / "c.db"
+    markers = [f"marker{i}x{i * 7}" for i in range(8)]
+
+    async def agent(i, url, out):
+        async with http_client(url, f"agent-{i}") as c:
+            for cmd in (f"mkdir {markers[i]}", f"ls {markers[i]}"):
+                await c.call_tool("run_command", {"command": cmd})
+            out[i] = json.loads((await c.read_resource("episode://current")).contents[0].text)
+
+    transcripts = {}
+    with http_server(engine_url, db, "--world", "devbox") as url:
+        with anyio.fail_after(600):
+            async with anyio.create_task_group() as tg:
+                for i in range(8):
+                    tg.start_soon(agent, i, url, transcripts)
+    for i, t in transcripts.items():
+        assert t["id"] == f"agent-{i}"
+        assert [s["arguments"]["command"] for s in t["steps"]] == [f"mkdir {markers[i]}", f"ls {markers[i]}"]
+        others = [m for j, m in enumerate(markers) if j != i]
+        assert not any(m in json.dumps(t) for m in others)
+    logged = rows(db)
+    assert len(logged) == 16
+    assert {r["episode_id"] for r in logged} == {f"agent-{i}" for i in range(8)}

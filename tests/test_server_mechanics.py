@@ -1,0 +1,167 @@
+"""The server's own mechanics, on a scripted engine (fast). The capability itself is proven on the
+real embedded engine in test_end_to_end.py."""
+
+import json
+
+import anyio
+import pytest
+from mcp import Client
+
+from mcp_world.errors import AgentFault, FaultKind
+from mcp_world.server import build_server
+from mcp_world.simulator import Limits
+
+from .conftest import ScriptedEngine
+
+pytestmark = pytest.mark.anyio
+
+
+def ls_engine(request):
+    return "README.md\nsrc\n"
+
+
+async def call(client, tool, args):
+    with anyio.fail_after(30):
+        return await client.call_tool(tool, args)
+
+
+def steps(rig, episode="t"):
+    return rig.store.query("select * from steps where episode_id = ? order by idx", (episode,))
+
+
+async def test_a_call_is_answered_by_the_engine_and_logged(make_rig):
+    engine = ScriptedEngine(ls_engine)
+    rig = make_rig(engine=engine)
+    async with Client(build_server(rig.sim, connection_key="t")) as c:
+        r = await call(c, "run_command", {"command": "ls"})
+    assert not r.is_error and r.content[0].text == "README.md\nsrc\n"
+    assert r.structured_content == {"output": "README.md\nsrc\n", "exit_code": 0, "cwd": "/home/user/notes-app"}
+    (row,) = steps(rig)
+    assert row["tool"] == "run_command" and row["provenance"] == "model" and row["prompt_tokens"] == 10
+    assert json.loads(row["arguments"]) == {"command": "ls"}
+    # The prompt shows the world and the demonstrations, and ends at the new command.
+    req = engine.requests[0]
+    assert "devbox" in req.messages[0]["content"]
+    assert req.prefill.endswith("user@devbox:~/notes-app$ ls\n") and "cat README.md" in req.prefill
+
+
+@pytest.mark.parametrize("tool, args, kind, says", [
+    ("run_command", {}, "bad_arguments", "'command' is a required property"),
+    ("run_command", {"command": 5}, "bad_arguments", "5 is not of type 'string'"),
+    ("run_command", {"command": "ls", "sudo": True}, "bad_arguments", "'sudo' was unexpected"),
+    ("run_command", {"command": "x" * 1_000_000}, "too_large", "the limit is 65536"),
+    ("launch_rocket", {}, "unknown_tool", "tools: run_command, world_reset"),
+])
+async def test_bad_input_gets_a_clear_error_loses_nothing_and_the_next_call_works(make_rig, tool, args, kind, says):
+    rig = make_rig(engine=ScriptedEngine(ls_engine))
+    async with Client(build_server(rig.sim, connection_key="t")) as c:
+        assert not (await call(c, "run_command", {"command": "ls"})).is_error
+        bad = await call(c, tool, args)
+        assert bad.is_error and bad.content[0].text.startswith(kind) and says in bad.content[0].text
+        assert not (await call(c, "run_command", {"command": "pwd"})).is_error
+    rows = steps(rig)
+    assert [r["error_kind"] for r in rows] == [None, kind, None]
+    assert rows[0]["observation"] == "README.md\nsrc\n"
+
+
+async def test_an_oversized_engine_answer_is_an_error_not_an_observation(make_rig):
+    # The limit is enforced by the real engine client; a scripted engine stands in for a rogue one.
+    def huge(_):
+        return AgentFault(FaultKind.OBSERVATION_TOO_LARGE, "the world model answered 70000 characters; the observation limit is 65536")
+    rig = make_rig(engine=ScriptedEngine(huge))
+    async with Client(build_server(rig.sim, connection_key="t")) as c:
+        r = await call(c, "run_command", {"command": "cat big.log"})
+    assert r.is_error and "observation_too_large" in r.content[0].text
+    assert steps(rig)[0]["error_kind"] == "observation_too_large"
+
+
+async def test_a_malformed_answer_is_repaired_once_then_reported_never_invented(make_rig):
+    answers = iter(["This command lists files.", "This command lists files again."])
+    rig = make_rig(engine=ScriptedEngine(lambda r: next(answers)))
+    async with Client(build_server(rig.sim, connection_key="t")) as c:
+        r = await call(c, "run_command", {"command": "ls"})
+    assert r.is_error and "malformed_observation" in r.content[0].text and "after 2 attempts" in r.content[0].text
+    (row,) = steps(rig)
+    assert row["observation"] is None and row["error_kind"] == "malformed_observation"
+
+
+async def test_a_repaired_answer_is_used_and_marked(make_rig):
+    answers = iter(["Sure! Here is the output:", "a.txt\n"])
+    rig = make_rig(engine=ScriptedEngine(lambda r: next(answers)))
+    async with Client(build_server(rig.sim, connection_key="t")) as c:
+        r = await call(c, "run_command", {"command": "ls"})
+    assert r.content[0].text == "a.txt\n"
+    assert steps(rig)[0]["repaired"] == 1
+
+
+async def test_an_unreachable_engine_is_an_error_for_that_call_and_the_server_recovers(make_rig):
+    state = {"down": True}
+
+    def flaky(_):
+        if state["down"]:
+            return AgentFault(FaultKind.ENGINE_UNAVAILABLE, "the world-model engine at x is unreachable")
+        return "ok\n"
+    rig = make_rig(engine=ScriptedEngine(flaky))
+    async with Client(build_server(rig.sim, connection_key="t")) as c:
+        assert "engine_unavailable" in (await call(c, "run_command", {"command": "ls"})).content[0].text
+        state["down"] = False
+        assert (await call(c, "run_command", {"command": "ls"})).content[0].text == "ok\n"
+    assert [r["error_kind"] for r in steps(rig)] == ["engine_unavailable", None]
+
+
+async def test_history_is_given_to_the_model_and_cwd_follows_cd(make_rig):
+    engine = ScriptedEngine(lambda r: "")
+    rig = make_rig(engine=engine)
+    async with Client(build_server(rig.sim, connection_key="t")) as c:
+        await call(c, "run_command", {"command": "cd src"})
+        r = await call(c, "run_command", {"command": "touch a.py"})
+    assert r.structured_content["cwd"] == "/home/user/notes-app/src"
+    assert engine.requests[1].prefill.endswith("user@devbox:~/notes-app$ cd src\nuser@devbox:~/notes-app/src$ touch a.py\n")
+
+
+async def test_world_reset_starts_a_fresh_episode_and_the_transcript_is_a_resource(make_rig):
+    rig = make_rig(world="office", engine=ScriptedEngine(lambda r: "x\n"))
+    async with Client(build_server(rig.sim, connection_key="t")) as c:
+        await call(c, "run_command", {"command": "ls"})
+        res = await c.read_resource("episode://current")
+        record = json.loads(res.contents[0].text)
+        assert record["id"] == "t" and record["steps"][0]["observation"] == "x\n"
+        r = await call(c, "world_reset", {"world": "devbox", "seed": 3})
+        assert r.structured_content == {"episode_id": "t.1", "world": "devbox", "seed": 3, "domains": ["terminal"]}
+        res = json.loads((await c.read_resource("episode://current")).contents[0].text)
+        assert res["id"] == "t.1" and res["steps"] == [] and res["world"]["name"] == "devbox"
+        bad = await call(c, "world_reset", {"world": "../../etc/passwd"})
+        assert bad.is_error and "worlds this server can reset to" in bad.content[0].text
+
+
+async def test_tools_are_listed_with_schemas_and_annotations(make_rig):
+    rig = make_rig(world="office", engine=ScriptedEngine(ls_engine))
+    async with Client(build_server(rig.sim, connection_key="t")) as c:
+        tools = {t.name: t for t in (await c.list_tools()).tools}
+    assert {"run_command", "browser_navigate", "browser_click", "browser_type", "browser_back", "browser_snapshot",
+            "android_dump_ui", "android_tap", "android_type", "android_swipe", "android_press_key",
+            "android_launch_app", "world_reset"} == set(tools)
+    assert tools["run_command"].annotations.destructive_hint is True
+    assert tools["android_dump_ui"].annotations.read_only_hint is True
+    assert tools["browser_navigate"].input_schema["required"] == ["url"]
+
+
+async def test_a_restarted_server_continues_an_episode_from_the_log(make_rig):
+    rig = make_rig(engine=ScriptedEngine(ls_engine))
+    async with Client(build_server(rig.sim, connection_key="t")) as c:
+        await call(c, "run_command", {"command": "cd src"})
+    from mcp_world.simulator import Simulator
+    engine = ScriptedEngine(ls_engine)
+    sim2 = Simulator(rig.sim.world, type(rig.sim.engines)([engine]), rig.store, rig.sim.dialect)
+    async with Client(build_server(sim2, connection_key="t")) as c:
+        r = await call(c, "run_command", {"command": "ls"})
+    assert r.structured_content["cwd"] == "/home/user/notes-app/src"
+    assert [row["idx"] for row in steps(rig)] == [0, 1]
+    assert "$ cd src\n" in engine.requests[0].prefill
+
+
+async def test_argument_limits_are_configurable(make_rig):
+    rig = make_rig(engine=ScriptedEngine(ls_engine), limits=Limits(max_argument_chars=100))
+    async with Client(build_server(rig.sim, connection_key="t")) as c:
+        r = await call(c, "run_command", {"command": "echo " + "a" * 200})
+    assert r.is_error and "too_large" in r.content[0].text
