@@ -128,7 +128,8 @@ def episodes_show(episode_id: str, db: DbOpt = DEFAULT_DB,
         if s["error_kind"]:
             typer.secho(f"  error {s['error_kind']}: {s['error']}", fg=typer.colors.RED)
         else:
-            typer.echo(f"  ({s['provenance']}, {s['prompt_tokens']}+{s['completion_tokens']} tokens, {s['latency_ms']:.0f} ms)")
+            typer.echo(f"  ({s['provenance']}, {s['prompt_tokens'] or 0}+{s['completion_tokens'] or 0} tokens, "
+                       f"{s['latency_ms'] or 0:.0f} ms)")
             typer.echo(s["observation"])
         if s["real_observation"] is not None:
             typer.secho("  real:", fg=typer.colors.GREEN)

@@ -1,0 +1,94 @@
+"""The command line, run as a user runs it (subprocesses of the installed entry point)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from mcp_world.cli import app
+from mcp_world.store import Store
+
+runner = CliRunner()
+
+
+def run(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "mcp_world", *args], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, **(env or {})})
+
+
+def test_help_is_instant_and_lists_the_commands():
+    r = run("--help")
+    assert r.returncode == 0
+    for cmd in ("serve", "episodes", "export", "engine", "worlds"):
+        assert cmd in r.stdout
+
+
+def test_every_command_has_help_text():
+    import typer.main
+
+    click_app = typer.main.get_command(app)
+    for name, cmd in click_app.commands.items():
+        assert cmd.help, name
+        for sub_name, sub in getattr(cmd, "commands", {}).items():
+            assert sub.help, f"{name} {sub_name}"
+
+
+def test_serve_refuses_a_malformed_world_with_the_field_named(tmp_path):
+    bad = tmp_path / "w.yaml"
+    bad.write_text("name: x\ndescription: y\ndomains: [terminal, teleporter]\n")
+    r = run("serve", "--world", str(bad), "--db", str(tmp_path / "x.db"))
+    assert r.returncode == 2 and "unknown domain(s) ['teleporter']" in r.stderr
+
+
+def test_serve_refuses_an_unknown_transport(tmp_path):
+    r = run("serve", "--transport", "carrier-pigeon", "--db", str(tmp_path / "x.db"))
+    assert r.returncode == 2 and "http or stdio" in r.stderr
+
+
+@pytest.fixture
+def logged_db(tmp_path):
+    db = tmp_path / "log.db"
+    store = Store(db)
+    store.add_episode_sync(id="ep1", world_name="devbox", world={"name": "devbox", "description": "d", "domains": ["terminal"]},
+                           engine_url="http://e", model="m", dialect="instruct", seed=1, source="sim", state={})
+    store.add_step_sync({"episode_id": "ep1", "idx": 0, "tool": "run_command", "arguments": {"command": "ls"},
+                         "observation": "a\n", "structured": {"exit_code": 0}, "provenance": "model"})
+    store.add_step_sync({"episode_id": "ep1", "idx": 1, "tool": "run_command", "arguments": {},
+                         "error_kind": "bad_arguments", "error": "command is required"})
+    store.close()
+    return db
+
+
+def test_episodes_list_and_show(logged_db):
+    r = run("episodes", "list", "--db", str(logged_db))
+    assert r.returncode == 0 and "ep1" in r.stdout and "2 steps" in r.stdout and "1 errors" in r.stdout
+    r = run("episodes", "show", "ep1", "--db", str(logged_db))
+    assert "run_command" in r.stdout and "bad_arguments" in r.stdout
+    r = run("episodes", "show", "nope", "--db", str(logged_db))
+    assert r.returncode == 2 and "no episode 'nope'" in r.stderr
+
+
+def test_export_writes_the_interchange_format(logged_db, tmp_path):
+    out = tmp_path / "x.jsonl"
+    r = run("export", "--db", str(logged_db), "--format", "jsonl", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    (line,) = out.read_text().splitlines()
+    record = json.loads(line)
+    assert record == {"id": "ep1", "world": {"name": "devbox", "description": "d", "domains": ["terminal"]},
+                      "steps": [{"tool": "run_command", "arguments": {"command": "ls"}, "observation": "a\n",
+                                 "structured": {"exit_code": 0}}]}
+    r = run("export", "--db", str(logged_db), "--format", "csv")
+    assert r.returncode == 2 and "accepted: jsonl" in r.stderr
+
+
+def test_commands_on_a_missing_log_say_so(tmp_path):
+    r = run("episodes", "list", "--db", str(tmp_path / "none.db"))
+    assert r.returncode == 2 and "no episode log" in r.stderr
+
+
+def test_engine_status_reports_a_stopped_engine(tmp_path):
+    r = run("engine", "status", "--cache", str(tmp_path))
+    assert r.returncode == 1 and "not running" in r.stdout
