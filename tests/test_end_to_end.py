@@ -129,3 +129,25 @@ async def test_eight_concurrent_http_episodes_never_see_each_other(engine_url, t
     logged = rows(db)
     assert len(logged) == 16
     assert {r["episode_id"] for r in logged} == {f"agent-{i}" for i in range(8)}
+
+
+async def test_an_engine_answer_over_the_observation_limit_is_refused_and_the_next_call_works(engine_url, tmp_path):
+    db = tmp_path / "o.db"
+    with anyio.fail_after(600):
+        async with stdio_client(engine_url, db, "--world", "webshop", "--max-observation-chars", "40") as c:
+            r = await c.call_tool("browser_navigate", {"url": "https://greenleaf.example/"})
+            assert r.is_error and "observation_too_large" in r.content[0].text and "limit is 40" in r.content[0].text
+            listed = await c.list_tools()
+            assert listed.tools  # the server is still serving
+    (row,) = rows(db)
+    assert row["error_kind"] == "observation_too_large" and row["observation"] is None
+
+
+async def test_the_same_seed_and_actions_give_identical_observations(engine_url, tmp_path):
+    outs = []
+    for run in range(2):
+        async with stdio_client(engine_url, tmp_path / f"d{run}.db", "--world", "devbox", "--seed", "42") as c:
+            with anyio.fail_after(300):
+                outs.append([(await c.call_tool("run_command", {"command": cmd})).content[0].text
+                             for cmd in ("ls", "cat requirements.txt")])
+    assert outs[0] == outs[1]
