@@ -60,7 +60,9 @@ def serve_echo(port: int) -> None:
         """Echo."""
         return "README.md\nsrc\ntests\n"
 
-    server.run(transport="streamable-http", host="127.0.0.1", port=port, log_level="WARNING")
+    import uvicorn
+
+    uvicorn.run(server.streamable_http_app(host="127.0.0.1"), host="127.0.0.1", port=port, log_level="warning")
 
 
 def free_port() -> int:

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from .errors import WorldFileError
 from .paths import WORLDS_DIR
@@ -53,6 +53,7 @@ class World(BaseModel):
     seed: dict[str, Any] = Field(default_factory=dict)
     tools: list[ToolSpec] = Field(default_factory=list)
     demonstrations: list[Demonstration] = Field(default_factory=list)
+    _seed_texts: dict[str, str] = PrivateAttr(default_factory=dict)  # rendered once: on every call's path
 
     @field_validator("domains")
     @classmethod
@@ -85,12 +86,17 @@ class World(BaseModel):
 
     def seed_text(self, domain: str) -> str:
         """The domain's seed as text for a prompt."""
-        seed = self.seed.get(domain)
-        if seed is None:
-            return ""
-        if isinstance(seed, str):
-            return seed.strip()
-        return yaml.safe_dump(seed, sort_keys=False, allow_unicode=True).strip()
+        text = self._seed_texts.get(domain)
+        if text is None:
+            seed = self.seed.get(domain)
+            if seed is None:
+                text = ""
+            elif isinstance(seed, str):
+                text = seed.strip()
+            else:
+                text = yaml.safe_dump(seed, sort_keys=False, allow_unicode=True).strip()
+            self._seed_texts[domain] = text
+        return text
 
 
 def _format_validation_error(source: str, err: ValidationError) -> str:
