@@ -60,8 +60,9 @@ class PeakRSS:
             total = 0
             for pid in self.pids:
                 try:
+                    # PSS: shared pages (torch's libraries, mapped in every vLLM process) counted once.
                     p = psutil.Process(pid)
-                    total += p.memory_info().rss + sum(c.memory_info().rss for c in p.children(recursive=True))
+                    total += sum(q.memory_full_info().pss for q in [p, *p.children(recursive=True)])
                 except psutil.Error:
                     pass
             self.peak = max(self.peak, total)
@@ -135,7 +136,7 @@ def main():
         peak.stop()
         proc.stop()
     print(f"\nmodel preparation: {prep:.1f} s (0 when already converted); engine cold start: {cold:.1f} s")
-    print(f"peak resident memory, server + engine: {peak.peak / 2**30:.2f} GiB\n")
+    print(f"peak memory (PSS), server + engine: {peak.peak / 2**30:.2f} GiB\n")
     print(f"{'domain':9} {'conc':>4} {'steps':>5} {'steps/s':>8} {'p50 s':>7} {'max s':>7} {'errors':>6} {'raw steps/s':>11} {'ours/raw':>8}")
     for d, c, n, sps, p50, mx, err, raw, nreq in rows:
         print(f"{d:9} {c:>4} {n:>5} {sps:>8.3f} {p50:>7.2f} {mx:>7.2f} {err:>6} {raw:>11.3f} {sps / raw:>8.2f}")

@@ -167,11 +167,11 @@ class EmbeddedEngineProcess:
     def stop(self, timeout: float = 20.0) -> None:
         if self.proc is None or not self.owned:
             return
-        _kill_group(self.proc.pid, timeout)
+        kill_group(self.proc.pid, timeout)
         self.proc = None
 
 
-def _kill_group(pid: int, timeout: float) -> None:
+def kill_group(pid: int, timeout: float) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
@@ -304,7 +304,7 @@ def stop_background(cache: Path, timeout: float = 20.0) -> EngineRecord | None:
     except (ValueError, TypeError):
         path.unlink(missing_ok=True)
         return None
-    _kill_group(record.pid, timeout)
+    kill_group(record.pid, timeout)
     path.unlink(missing_ok=True)
     return record
 

@@ -226,6 +226,13 @@ class UiautomatorFormat:
             repaired = True
         if root.tag != "hierarchy":
             raise FormatError(f"the root element is <{root.tag}>, not <hierarchy>")
+        if repaired:
+            # Cut at max_tokens: the node being written when the answer stopped is incomplete; drop it
+            # (and only it, and its ancestors' unfinished tails), as closing the document does.
+            for n in reversed(root.findall(".//node")):
+                if "class" in n.attrib and _BOUNDS.match(n.get("bounds", "")):
+                    break
+                n.getparent().remove(n)
         nodes = root.findall(".//node")
         if not nodes:
             raise FormatError("the hierarchy has no <node> elements")

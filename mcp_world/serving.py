@@ -38,6 +38,8 @@ class ServeConfig:
     host: str = "127.0.0.1"
     port: int = 8765
     seed: int | None = None
+    token: str | None = None  # bearer token for HTTP; required when binding beyond loopback
+    allowed_hosts: tuple[str, ...] = ()  # Host headers accepted beyond loopback (DNS-rebinding protection)
     engine_timeout_s: float = 120.0
     limits: Limits = field(default_factory=Limits)
     sampling: Sampling = field(default_factory=Sampling)
@@ -45,14 +47,55 @@ class ServeConfig:
 
 
 class Running:
-    """The engines this command owns, stopped when it ends."""
+    """The embedded engines this command owns: watched (a dead one is restarted on the same port,
+    a bounded number of times) and stopped when the command ends."""
 
-    def __init__(self) -> None:
-        self.owned: list[embedded.EmbeddedEngineProcess] = []
+    def __init__(self, say: Say = lambda m: None, max_restarts: int = 5) -> None:
+        self.owned: list[tuple[embedded.EmbeddedEngineProcess, embedded.EmbeddedConfig]] = []
+        self.say = say
+        self.max_restarts = max_restarts
+        self.restarts = 0
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._watcher: threading.Thread | None = None
+
+    def add(self, proc: embedded.EmbeddedEngineProcess, ecfg: embedded.EmbeddedConfig) -> None:
+        with self._lock:
+            self.owned.append((proc, ecfg))
+        if self._watcher is None:
+            self._watcher = threading.Thread(target=self._watch, name="engine-watchdog", daemon=True)
+            self._watcher.start()
+
+    def _watch(self) -> None:
+        while not self._stopping.wait(1.0):
+            with self._lock:
+                dead = [(i, p, c) for i, (p, c) in enumerate(self.owned) if p.proc is not None and p.proc.poll() is not None]
+            for i, proc, ecfg in dead:
+                if self._stopping.is_set():
+                    return
+                if self.restarts >= self.max_restarts:
+                    self.say(f"the embedded engine at {proc.url} died (exit {proc.proc.returncode}) and was already "
+                             f"restarted {self.restarts} times; calls will report it unavailable")
+                    proc.proc = None
+                    continue
+                self.restarts += 1
+                embedded.kill_group(proc.proc.pid, timeout=5)  # its workers may outlive the server process
+                self.say(f"the embedded engine at {proc.url} died (exit {proc.proc.returncode}); "
+                         f"restarting it ({self.restarts}/{self.max_restarts})")
+                log.warning("embedded engine died; restart %d", self.restarts)
+                try:
+                    new = embedded.start(ecfg, say=self.say)
+                except MCPWorldError as err:
+                    self.say(f"restart failed: {str(err).splitlines()[0]}")
+                    continue
+                with self._lock:
+                    self.owned[i] = (new, ecfg)
 
     def stop(self) -> None:
-        for e in self.owned:
-            e.stop()
+        self._stopping.set()
+        with self._lock:
+            for p, _ in self.owned:
+                p.stop()
 
 
 def make_engines(cfg: ServeConfig, running: Running, say: Say, background_start: bool) -> EnginePool:
@@ -75,7 +118,7 @@ def make_engines(cfg: ServeConfig, running: Running, say: Say, background_start:
 
         def _start(ecfg: embedded.EmbeddedConfig = ecfg, gate: StartGate | None = gate) -> None:
             try:
-                running.owned.append(embedded.start(ecfg, say=say))
+                running.add(embedded.start(ecfg, say=say), ecfg)
                 if gate:
                     gate.open()
             except MCPWorldError as err:
@@ -106,8 +149,9 @@ def connect_lines(url: str, world: str, repo_python: str) -> str:
 
 def serve(cfg: ServeConfig, say: Say) -> None:
     """Serve until interrupted. Everything started here is stopped on the way out."""
+    check_exposure(cfg)
     store = Store(cfg.db)
-    running = Running()
+    running = Running(say)
     pool: EnginePool | None = None
     try:
         stdio = cfg.transport == "stdio"
@@ -134,10 +178,39 @@ async def _run_stdio(server) -> None:
         await server.run(read, write, server.create_initialization_options())
 
 
+def check_exposure(cfg: ServeConfig) -> None:
+    """Binding beyond loopback serves a world to the network: only with a bearer token."""
+    from .auth import is_loopback
+
+    if cfg.transport == "http" and not is_loopback(cfg.host) and not cfg.token:
+        raise MCPWorldError(
+            f"binding to {cfg.host} exposes the server beyond this machine; give a bearer token with "
+            f"--token (or MCP_WORLD_TOKEN), or bind to 127.0.0.1"
+        )
+
+
+def _security(cfg: ServeConfig):
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from .auth import is_loopback
+
+    if is_loopback(cfg.host):
+        return None  # the SDK turns DNS-rebinding protection on for loopback binds
+    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"] + [h if ":" in h else f"{h}:*" for h in cfg.allowed_hosts]
+    if cfg.host not in ("0.0.0.0", "::"):
+        hosts.append(f"{cfg.host}:*")
+    origins = [f"http://{h}" for h in hosts] + [f"https://{h}" for h in hosts]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
+
+
 def _run_http(server, cfg: ServeConfig, say: Say) -> None:
     import uvicorn
 
-    app = server.streamable_http_app(host=cfg.host)
+    from .auth import BearerToken
+
+    app = server.streamable_http_app(host=cfg.host, transport_security=_security(cfg))
+    if cfg.token:
+        app = BearerToken(app, cfg.token)
     url = f"http://{'127.0.0.1' if cfg.host in ('0.0.0.0', '::') else cfg.host}:{cfg.port}/mcp"
     config = uvicorn.Config(app, host=cfg.host, port=cfg.port, log_level="warning", lifespan="on")
     userver = uvicorn.Server(config)

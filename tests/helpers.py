@@ -22,8 +22,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def serve_args(engine_url: str, db: Path, *extra: str) -> list[str]:
-    return ["-m", "mcp_world", "serve", "--engine", engine_url, "--db", str(db), *extra]
+def serve_args(engine_url: str | None, db: Path, *extra: str) -> list[str]:
+    engine = ["--engine", engine_url] if engine_url else []
+    return ["-m", "mcp_world", "serve", *engine, "--db", str(db), *extra]
 
 
 def stdio_client(engine_url: str, db: Path, *extra: str, env: dict | None = None) -> Client:
@@ -33,14 +34,14 @@ def stdio_client(engine_url: str, db: Path, *extra: str, env: dict | None = None
 
 
 @contextmanager
-def http_server(engine_url: str, db: Path, *extra: str, env: dict | None = None):
+def http_server(engine_url: str | None, db: Path, *extra: str, env: dict | None = None, start_timeout: float = 60):
     port = free_port()
     proc = subprocess.Popen([sys.executable, *serve_args(engine_url, db, "--port", str(port), *extra)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env={**os.environ, **(env or {})})
     url = f"http://127.0.0.1:{port}/mcp"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + start_timeout
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 raise RuntimeError(f"server exited: {proc.stdout.read()}")
@@ -49,7 +50,7 @@ def http_server(engine_url: str, db: Path, *extra: str, env: dict | None = None)
                 break
             except httpx.HTTPError:
                 time.sleep(0.2)
-        yield url
+        yield url, proc
     finally:
         proc.terminate()
         try:
@@ -59,8 +60,8 @@ def http_server(engine_url: str, db: Path, *extra: str, env: dict | None = None)
 
 
 @asynccontextmanager
-async def http_client(url: str, episode: str | None):
-    headers = {"X-Episode-Id": episode} if episode else {}
+async def http_client(url: str, episode: str | None, headers: dict | None = None):
+    headers = {**({"X-Episode-Id": episode} if episode else {}), **(headers or {})}
     async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(300)) as hc:
         async with Client(streamable_http_client(url, http_client=hc), read_timeout_seconds=300) as c:
             yield c

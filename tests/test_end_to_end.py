@@ -59,7 +59,7 @@ async def test_a_five_step_terminal_episode_over_stdio(engine_url, tmp_path):
 
 async def test_a_three_step_browser_episode_over_http(engine_url, tmp_path):
     db = tmp_path / "b.db"
-    with http_server(engine_url, db, "--world", "webshop", "--seed", "5") as url:
+    with http_server(engine_url, db, "--world", "webshop", "--seed", "5") as (url, _):
         with anyio.fail_after(600):
             async with http_client(url, "shopper-1") as c:
                 results = [
@@ -83,7 +83,7 @@ async def test_a_three_step_browser_episode_over_http(engine_url, tmp_path):
 
 async def test_a_three_step_android_episode_over_http(engine_url, tmp_path):
     db = tmp_path / "a.db"
-    with http_server(engine_url, db, "--world", "phone", "--seed", "3") as url:
+    with http_server(engine_url, db, "--world", "phone", "--seed", "3") as (url, _):
         with anyio.fail_after(900):
             async with http_client(url, "phone-1") as c:
                 results = [
@@ -116,7 +116,7 @@ async def test_eight_concurrent_http_episodes_never_see_each_other(engine_url, t
             out[i] = json.loads((await c.read_resource("episode://current")).contents[0].text)
 
     transcripts = {}
-    with http_server(engine_url, db, "--world", "devbox") as url:
+    with http_server(engine_url, db, "--world", "devbox") as (url, _):
         with anyio.fail_after(600):
             async with anyio.create_task_group() as tg:
                 for i in range(8):

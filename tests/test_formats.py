@@ -101,3 +101,15 @@ def test_android_dumps_need_nodes_with_class_and_bounds():
         fmt.parse("<?xml version='1.0' ?><hierarchy><node", call)
     with pytest.raises(FormatError, match="hierarchy"):
         fmt.parse("<?xml version='1.0' ?><screen/>", call)
+
+
+def test_a_dump_cut_at_max_tokens_loses_only_the_unfinished_node():
+    fmt = get_format("uiautomator")
+    node = ('<node index="0" text="" resource-id="" class="a.B" package="p" content-desc="" checkable="false" checked="false" '
+            'clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" '
+            'password="false" selected="false" bounds="[0,0][10,10]"')
+    raw = fmt.prefill(Call("android_dump_ui", {}, {})) + node + ">" + node + " />" + '<node index="2" text="half'
+    p = fmt.parse(raw, Call("android_dump_ui", {}, {}, truncated=True))
+    assert p.repaired and p.structured["node_count"] == 2 and p.text.endswith("</hierarchy>")
+    with pytest.raises(FormatError):
+        fmt.parse(raw, Call("android_dump_ui", {}, {}, truncated=False))

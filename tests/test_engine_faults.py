@@ -1,0 +1,119 @@
+"""Engine faults: an engine that dies, hangs, answers garbage or errors. Each call gets a clear
+error or a valid observation, the log stays whole, and an embedded engine that dies is restarted."""
+
+import http.server
+import json
+import os
+import signal
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import anyio
+import psutil
+import pytest
+from mcp import Client
+
+from mcp_world.engine import EnginePool, OpenAIEngine
+from mcp_world.paths import cache_dir
+from mcp_world.server import build_server
+
+from .helpers import http_client, http_server
+
+pytestmark = pytest.mark.anyio
+
+
+class FaultyEngine(http.server.BaseHTTPRequestHandler):
+    """A deliberately broken OpenAI-compatible endpoint (a fault injector, not a world model)."""
+
+    mode = "garbage"
+
+    def do_POST(self):  # noqa: N802
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        if FaultyEngine.mode == "slow":
+            time.sleep(3)
+        if FaultyEngine.mode == "error":
+            body, status = b'{"error": "out of memory"}', 500
+        elif FaultyEngine.mode == "garbage":
+            body, status = b"<html>502 Bad Gateway</html>", 200
+        elif FaultyEngine.mode == "wrong-shape":
+            body, status = json.dumps({"choices": []}).encode(), 200
+        else:
+            body = json.dumps({"choices": [{"message": {"content": "fine\n"}, "finish_reason": "stop"}],
+                               "usage": {"prompt_tokens": 3, "completion_tokens": 1}}).encode()
+            status = 200
+        try:
+            self.send_response(status)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up first (the timeout case)
+
+    def log_message(self, *a):
+        pass
+
+
+@pytest.fixture
+def faulty_url():
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FaultyEngine)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{srv.server_address[1]}"
+    srv.shutdown()
+
+
+async def test_slow_garbage_and_failing_engines_give_clear_errors_and_the_log_stays_whole(make_rig, faulty_url):
+    engine = OpenAIEngine(faulty_url, model="m", timeout_s=1.0)
+    rig = make_rig(engine=engine)
+    expected = {"slow": "engine_timeout", "error": "engine_unavailable", "garbage": "malformed_observation",
+                "wrong-shape": "malformed_observation", "ok": None}
+    async with Client(build_server(rig.sim, connection_key="t")) as c:
+        for mode, kind in expected.items():
+            FaultyEngine.mode = mode
+            with anyio.fail_after(20):
+                r = await c.call_tool("run_command", {"command": "ls"})
+            if kind:
+                assert r.is_error and r.content[0].text.startswith(kind), (mode, r.content[0].text)
+            else:
+                assert r.content[0].text == "fine\n"
+    rows = rig.store.query("select idx, error_kind, observation from steps order by idx")
+    assert [r["error_kind"] for r in rows] == list(expected.values())
+    assert [r["idx"] for r in rows] == [0, 1, 2, 3, 4]
+    # History holds only the one good observation: the failures left no trace in the episode.
+    ep = await rig.sim.episode("t")
+    assert [t.observation for t in ep.history["terminal"]] == ["fine\n"]
+
+
+async def test_an_embedded_engine_killed_mid_run_is_restarted_and_the_server_keeps_serving(tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "models").symlink_to(cache_dir(os.environ.get("MCP_WORLD_CACHE")) / "models")
+    db = tmp_path / "k.db"
+    with http_server(None, db, "--cache", str(cache), start_timeout=300) as (url, proc):
+        async with http_client(url, "k1") as c:
+            with anyio.fail_after(120):
+                assert not (await c.call_tool("run_command", {"command": "pwd"})).is_error
+            engines = [p for p in psutil.Process(proc.pid).children()
+                       if "vllm.entrypoints.openai.api_server" in " ".join(p.cmdline())]
+            assert len(engines) == 1
+            os.killpg(engines[0].pid, signal.SIGKILL)
+            with anyio.fail_after(30):
+                r = await c.call_tool("run_command", {"command": "ls"})
+            assert r.is_error and r.content[0].text.startswith("engine_unavailable")
+            with anyio.fail_after(400):
+                while True:
+                    r = await c.call_tool("run_command", {"command": "ls"})
+                    if not r.is_error:
+                        break
+                    assert r.content[0].text.startswith("engine_unavailable")
+                    await anyio.sleep(3)
+        proc.terminate()
+        out = proc.communicate(timeout=60)[0]
+    assert "restarting it (1/5)" in out
+    con = sqlite3.connect(db)
+    kinds = [k for (k,) in con.execute("select error_kind from steps where episode_id='k1' order by idx")]
+    con.close()
+    assert kinds[0] is None and kinds[-1] is None and set(kinds[1:-1]) == {"engine_unavailable"}
+    assert not [p for p in psutil.process_iter(["cmdline"])
+                if str(cache) in " ".join(p.info["cmdline"] or [])], "engine processes left behind"
