@@ -56,6 +56,11 @@ def serve(
     max_observation_chars: Annotated[int, typer.Option(help="Largest accepted engine answer.")] = 65_536,
     context_tokens: Annotated[int, typer.Option(help="The engine's context length.")] = 8_192,
     max_episodes: Annotated[int, typer.Option(help="Live episodes kept in memory (older ones resume from the log).")] = 4_096,
+    shadow: Annotated[list[str], typer.Option(
+        help="Also run this domain's actions for real in a disposable sandbox and log both (terminal).")] = [],
+    real: Annotated[list[str], typer.Option(
+        help="Give the agent the real (sandboxed) observation for this shadowed domain.")] = [],
+    shadow_timeout: Annotated[float, typer.Option(help="Most seconds a real sandboxed command may run.")] = 10.0,
     token: Annotated[Optional[str], typer.Option(envvar="MCP_WORLD_TOKEN",
                      help="Bearer token every HTTP request must carry; required to bind beyond 127.0.0.1.")] = None,
     allowed_host: Annotated[list[str], typer.Option(
@@ -77,6 +82,7 @@ def serve(
             world=w, db=db.expanduser(), engines=tuple(engine), model=model, dialect=dialect,
             transport=transport, host=host, port=port, seed=seed, engine_timeout_s=engine_timeout,
             token=token, allowed_hosts=tuple(allowed_host),
+            shadow=tuple(shadow), real=tuple(real), shadow_timeout_s=shadow_timeout,
             limits=Limits(max_argument_chars=max_argument_chars, max_observation_chars=max_observation_chars,
                           context_tokens=context_tokens, max_episodes=max_episodes),
             sampling=Sampling(temperature=temperature),

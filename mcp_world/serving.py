@@ -38,6 +38,9 @@ class ServeConfig:
     host: str = "127.0.0.1"
     port: int = 8765
     seed: int | None = None
+    shadow: tuple[str, ...] = ()  # domains also run for real in a sandbox (terminal)
+    real: tuple[str, ...] = ()  # domains whose agent receives the real observation
+    shadow_timeout_s: float = 10.0
     token: str | None = None  # bearer token for HTTP; required when binding beyond loopback
     allowed_hosts: tuple[str, ...] = ()  # Host headers accepted beyond loopback (DNS-rebinding protection)
     engine_timeout_s: float = 120.0
@@ -153,10 +156,13 @@ def serve(cfg: ServeConfig, say: Say) -> None:
     store = Store(cfg.db)
     running = Running(say)
     pool: EnginePool | None = None
+    shadow = None
     try:
         stdio = cfg.transport == "stdio"
         pool = make_engines(cfg, running, say, background_start=stdio)
-        sim = Simulator(cfg.world, pool, store, get_dialect(cfg.dialect), cfg.limits, cfg.seed, cfg.sampling)
+        shadow = make_shadow(cfg)
+        sim = Simulator(cfg.world, pool, store, get_dialect(cfg.dialect), cfg.limits, cfg.seed, cfg.sampling,
+                        shadow=shadow, real=frozenset(cfg.real))
         if stdio:
             server = build_server(sim, connection_key=f"stdio-{uuid.uuid4().hex[:12]}")
             anyio.run(_run_stdio, server)
@@ -164,6 +170,8 @@ def serve(cfg: ServeConfig, say: Say) -> None:
             server = build_server(sim)
             _run_http(server, cfg, say)
     finally:
+        if shadow is not None:
+            shadow.close()
         if pool is not None:
             with contextlib.suppress(Exception):
                 anyio.run(pool.aclose)
@@ -176,6 +184,23 @@ async def _run_stdio(server) -> None:
 
     async with stdio_server() as (read, write):
         await server.run(read, write, server.create_initialization_options())
+
+
+def make_shadow(cfg: ServeConfig):
+    from .executors import EXECUTORS, SandboxLimits
+
+    unknown = [d for d in cfg.shadow + cfg.real if d not in EXECUTORS]
+    if unknown:
+        raise MCPWorldError(f"no real executor for {unknown}; shadow mode supports: {', '.join(EXECUTORS)}")
+    missing = [d for d in cfg.real if d not in cfg.shadow]
+    if missing:
+        raise MCPWorldError(f"--real {missing[0]} needs --shadow {missing[0]} (the real run it returns)")
+    outside = [d for d in cfg.shadow if d not in cfg.world.domains]
+    if outside:
+        raise MCPWorldError(f"world '{cfg.world.name}' has no {outside[0]} domain to shadow")
+    if not cfg.shadow:
+        return None
+    return EXECUTORS["terminal"](SandboxLimits(timeout_s=cfg.shadow_timeout_s))
 
 
 def check_exposure(cfg: ServeConfig) -> None:

@@ -95,7 +95,8 @@ class Simulator:
     """Holds the live episodes of one server and answers their tool calls."""
 
     def __init__(self, world: World, engines: EnginePool, store: Store, dialect: Dialect,
-                 limits: Limits = Limits(), seed: int | None = None, sampling: Sampling = Sampling()) -> None:
+                 limits: Limits = Limits(), seed: int | None = None, sampling: Sampling = Sampling(),
+                 shadow: Any = None, real: frozenset[str] = frozenset()) -> None:
         self.world = world
         self.engines = engines
         self.store = store
@@ -103,6 +104,10 @@ class Simulator:
         self.limits = limits
         self.seed = seed
         self.sampling = sampling
+        # Shadow mode: a real executor (executors.ShadowTerminal) runs each terminal action for real
+        # in a sandbox; `real` names the domains whose agent receives the real observation.
+        self.shadow = shadow
+        self.real = real
         self.domains: dict[str, Domain] = {d: load_domain(d) for d in world.domains}
         self.tools: dict[str, Tool] = {t.name: t for d in self.domains.values() for t in d.tools}
         self._validators = {
@@ -125,6 +130,8 @@ class Simulator:
         old = self._episodes.pop(key, None)
         if old is not None:
             log.info("episode %s ended by world_reset", old.id)
+            if self.shadow is not None:
+                self.shadow.end(old.id)
         return await self._start(key, world, seed if seed is not None else self.seed)
 
     def _world_for_reset(self, name: str) -> World:
@@ -254,11 +261,50 @@ class Simulator:
         action = tool.render_action(arguments)
         history = ep.history.setdefault(domain.name, [])
         engine = self.engines.for_episode(ep.id)
+        row["domain"] = domain.name
+        real_run = None
+        if self.shadow is not None and domain.name == "terminal":
+            box = self.shadow.sandbox(ep.id, ep.world)
+            real_run = asyncio.ensure_future(asyncio.to_thread(
+                box.run, arguments["command"], state.get("cwd", box.home), arguments.get("timeout_s")))
+        try:
+            parsed, attempt, tokens = await self._predict(ep, index, domain, fmt, tool_name, arguments, state,
+                                                          history, action, engine)
+        except AgentFault:
+            if real_run is None:
+                raise
+            real = await real_run
+            if domain.name not in self.real:
+                row.update(real_observation=real.output, real_structured=_real_structured(real, state, arguments))
+                raise
+            parsed, attempt, tokens = None, 0, (0, 0)
+        where = state.get("cwd", "")
+        provenance = "model"
+        agent_text = parsed.text if parsed else ""
+        agent_structured = parsed.structured if parsed else {}
+        if real_run is not None:
+            real = await real_run
+            real_structured = _real_structured(real, state, arguments)
+            row.update(real_observation=real.output, real_structured=real_structured)
+            if domain.name in self.real:
+                provenance, agent_text = "real", real.output
+                agent_structured = {k: real_structured[k] for k in ("output", "exit_code", "cwd")}
+        self._update_state(domain.name, state, tool_name, arguments, agent_structured)
+        # The world stays consistent with what the agent was shown.
+        history.append(Turn(action, agent_text, where))
+        row.update(observation=parsed.text if parsed else None, structured=parsed.structured if parsed else None,
+                   provenance=provenance, where=where, prompt_tokens=tokens[0], completion_tokens=tokens[1],
+                   repaired=int(bool(parsed) and (parsed.repaired or attempt > 0)))
+        return StepResult(index, agent_text, agent_structured, provenance)
+
+    async def _predict(self, ep: Episode, index: int, domain: Domain, fmt: Any, tool_name: str,
+                       arguments: dict[str, Any], state: dict[str, Any], history: list[Turn], action: str,
+                       engine: Any) -> tuple[Any, int, tuple[int, int]]:
+        """The world model's observation for this action (with the bounded repair)."""
         budget = self.limits.context_tokens - domain.max_tokens - 64
         call = Call(tool_name, arguments, state)
         answer_prefix = fmt.prefill(call)
         rendered = self.dialect.render(ep.world, domain, state, history, action, answer_prefix, budget)
-        row["domain"] = domain.name
         problems: list[str] = []
         prompt_tokens = completion_tokens = 0
         for attempt in range(1 + self.limits.repair_attempts):
@@ -280,19 +326,12 @@ class Simulator:
                 continue
             break
         else:
-            row.update(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
             raise AgentFault(
                 FaultKind.MALFORMED_OBSERVATION,
                 f"the world model's answer was not a valid {domain.format} observation after "
                 f"{1 + self.limits.repair_attempts} attempts ({'; '.join(problems)}); try the call again",
             )
-        where = state.get("cwd", "")
-        self._update_state(domain.name, state, tool_name, arguments, parsed.structured)
-        history.append(Turn(action, parsed.text, where))
-        row.update(observation=parsed.text, structured=parsed.structured, provenance="model", where=where,
-                   prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                   repaired=int(parsed.repaired or attempt > 0))
-        return StepResult(index, parsed.text, parsed.structured, "model")
+        return parsed, attempt, (prompt_tokens, completion_tokens)
 
     def _extra(self, domain: Domain) -> dict[str, Any]:
         extra = self.sampling.extra()
@@ -329,6 +368,15 @@ class Simulator:
             for s in self.store.steps(ep.id)
         ]
         return {"id": ep.id, "world": ep.world.model_dump(by_alias=True, exclude_defaults=True), "steps": steps}
+
+
+def _real_structured(real: Any, state: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+    from .formats import next_cwd
+
+    home = state.get("home", "/home/user")
+    cwd = next_cwd(str(arguments.get("command", "")), state.get("cwd", home), home, real.exit_code)
+    return {"output": real.output, "exit_code": real.exit_code, "cwd": cwd,
+            "timed_out": real.timed_out, "truncated": real.truncated}
 
 
 def _step_seed(episode_seed: int, index: int, attempt: int) -> int:

@@ -32,6 +32,16 @@ class Demonstration(BaseModel):
     structured: dict[str, Any] | None = None
 
 
+class GitSeed(BaseModel):
+    """A git repository in the terminal world: the folder, its branch and one commit of its files."""
+
+    model_config = ConfigDict(extra="forbid")
+    path: str
+    branch: str = "main"
+    message: str = "Initial commit"
+    author: str = "user <user@example.com>"
+
+
 class TerminalSeed(BaseModel):
     """The terminal domain's structured seed: who and where the shell is, and which files exist."""
 
@@ -40,6 +50,7 @@ class TerminalSeed(BaseModel):
     user: str = "user"
     cwd: str = "/home/user"
     files: dict[str, str | None] = Field(default_factory=dict)  # path -> contents (None: exists, unknown)
+    git: list[GitSeed] = Field(default_factory=list)
     notes: str = ""
 
 

@@ -1,0 +1,112 @@
+"""Shadow mode: the real terminal in a bubblewrap sandbox, beside the simulated one."""
+
+import json
+import sqlite3
+import subprocess
+import sys
+
+import anyio
+import psutil
+import pytest
+
+from mcp_world.executors.sandbox import SandboxLimits, TerminalSandbox
+from mcp_world.world import load_world
+
+from .helpers import stdio_client
+
+
+@pytest.fixture
+def box():
+    b = TerminalSandbox(load_world("devbox"), SandboxLimits(timeout_s=3, max_output_bytes=10_000))
+    yield b
+    b.close()
+
+
+def run(box, cmd):
+    return box.run(cmd, "/home/user/notes-app")
+
+
+def test_the_world_seed_is_materialized_with_contents_and_git(box):
+    assert run(box, "cat src/notes.py").output.startswith("def add(notes, text):")
+    assert run(box, "ls").output == "README.md\nrequirements.txt\nsrc\ntests\n"
+    assert run(box, "git log --oneline").output.endswith(" Initial commit\n")
+    r = run(box, "whoami; hostname; pwd")
+    assert r.output == "user\ndevbox\n/home/user/notes-app\n" and r.exit_code == 0
+
+
+def test_writes_outside_the_scratch_folder_are_refused(box, tmp_path):
+    for cmd in ("echo x > /usr/evil", "touch /evil", "mkdir /opt/evil"):
+        assert run(box, cmd).exit_code != 0
+    host_file = tmp_path / "host-secret.txt"
+    host_file.write_text("secret")
+    r = run(box, f"cat {host_file}; echo gone > {host_file}")
+    assert r.exit_code != 0 and host_file.read_text() == "secret"
+    assert run(box, "touch inside.txt && ls inside.txt").exit_code == 0
+    assert (box.scratch / "home/user/notes-app/inside.txt").exists()
+
+
+def test_there_is_no_network(box):
+    r = run(box, "python3 -c \"import socket; socket.create_connection(('127.0.0.1', 22), 2)\"")
+    assert r.exit_code != 0 and ("unreachable" in r.output or "refused" in r.output)
+
+
+def test_host_secrets_are_not_there(box):
+    assert "No such file" in run(box, "cat /etc/shadow").output
+    assert run(box, "ls /root").exit_code != 0
+    assert run(box, "ls -a ~").output.split() == [".", "..", ".bashrc", "notes-app"]
+
+
+def test_sleep_past_the_limit_is_stopped(box):
+    r = run(box, "sleep 30")
+    assert r.timed_out and r.exit_code == 124 and "stopped after 3 s" in r.output
+
+
+def test_endless_output_is_cut(box):
+    r = run(box, "yes")
+    assert r.truncated and len(r.output) < 11_000 and "output cut at 10000 bytes" in r.output
+
+
+def test_a_fork_bomb_leaves_no_process_behind(box):
+    before = len(psutil.pids())
+    run(box, ":(){ :|:& };:")
+    anyio.run(anyio.sleep, 1)
+    assert len(psutil.pids()) < before + 20
+    assert not [p for p in psutil.process_iter(["cmdline"]) if str(box.scratch) in " ".join(p.info["cmdline"] or [])]
+
+
+def test_scratch_folders_are_removed_at_close():
+    b = TerminalSandbox(load_world("devbox"), SandboxLimits())
+    scratch = b.scratch
+    b.close()
+    assert not scratch.exists()
+
+
+def test_real_without_shadow_is_refused(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "mcp_world", "serve", "--real", "terminal", "--db", str(tmp_path / "x.db")],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--real terminal needs --shadow terminal" in r.stderr
+
+
+@pytest.mark.anyio
+async def test_shadow_mode_logs_real_beside_simulated_and_real_mode_returns_the_real_one(engine_url, tmp_path):
+    db = tmp_path / "shadow.db"
+    with anyio.fail_after(600):
+        async with stdio_client(engine_url, db, "--shadow", "terminal", "--seed", "2") as c:
+            sim = await c.call_tool("run_command", {"command": "ls"})
+        async with stdio_client(engine_url, db, "--shadow", "terminal", "--real", "terminal") as c:
+            await c.call_tool("run_command", {"command": "touch NEWS.md"})
+            real = await c.call_tool("run_command", {"command": "ls"})
+            missing = await c.call_tool("run_command", {"command": "cat nope.txt"})
+    assert real.content[0].text == "NEWS.md\nREADME.md\nrequirements.txt\nsrc\ntests\n"
+    assert real.meta["mcp-world/provenance"] == "real"
+    assert missing.structured_content["exit_code"] == 1 and "No such file" in missing.content[0].text
+    con = sqlite3.connect(db)
+    con.row_factory = sqlite3.Row
+    rows = [dict(r) for r in con.execute("select * from steps order by id")]
+    con.close()
+    assert rows[0]["real_observation"] == "README.md\nrequirements.txt\nsrc\ntests\n"
+    assert rows[0]["provenance"] == "model"
+    if not sim.is_error:
+        assert rows[0]["observation"] == sim.content[0].text  # the agent got the simulated one
+    assert json.loads(rows[0]["real_structured"])["exit_code"] == 0
+    assert [r["provenance"] for r in rows[1:]] == ["real", "real", "real"]
