@@ -172,6 +172,27 @@ def export(
     _say(f"exported {n} episodes")
 
 
+@app.command("import")
+def import_(
+    file: Annotated[Path, typer.Argument(help="Episodes in the interchange format (JSONL).")],
+    db: DbOpt = DEFAULT_DB,
+) -> None:
+    """Import real episodes (interchange JSONL) into the log as real observations."""
+    from .importing import import_file
+    from .store import Store
+
+    if not file.exists():
+        _err(f"no such file: {file}")
+    db = db.expanduser()
+    try:
+        store = Store(db)
+        episodes, steps = import_file(store, file)
+        store.close()
+    except MCPWorldError as err:
+        _err(str(err))
+    typer.echo(f"imported {episodes} episodes ({steps} real steps) into {db}")
+
+
 @engine_app.command("start")
 def engine_start(cache: CacheOpt = None, port: int = 0, kv_cache_gib: int = 2,
                  compile: Annotated[bool, typer.Option(help="torch.compile the model (slower start, ~15% faster).")] = False) -> None:

@@ -92,3 +92,29 @@ def test_commands_on_a_missing_log_say_so(tmp_path):
 def test_engine_status_reports_a_stopped_engine(tmp_path):
     r = run("engine", "status", "--cache", str(tmp_path))
     assert r.returncode == 1 and "not running" in r.stdout
+
+
+def test_import_then_export_round_trips_real_observations(tmp_path):
+    src = tmp_path / "real.jsonl"
+    record = {"id": "r1", "world": {"name": "lab", "description": "a lab box", "domains": ["terminal"],
+                                    "seed": {"terminal": "two files"}},
+              "steps": [{"tool": "run_command", "arguments": {"command": "ls"}, "observation": "a\nb\n",
+                         "structured": {"exit_code": 0}}]}
+    src.write_text(json.dumps(record) + "\n")
+    db = tmp_path / "i.db"
+    r = run("import", str(src), "--db", str(db))
+    assert r.returncode == 0 and "imported 1 episodes (1 real steps)" in r.stdout
+    run("import", str(src), "--db", str(db))  # the same id again: kept apart, not merged
+    out = tmp_path / "o.jsonl"
+    assert run("export", "--db", str(db), "--observations", "real", "--out", str(out)).returncode == 0
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [x["id"] for x in lines] == ["r1", "r1.import1"]
+    assert lines[0]["steps"] == record["steps"] and lines[0]["world"] == record["world"]
+
+
+def test_import_names_the_bad_line_and_field(tmp_path):
+    src = tmp_path / "bad.jsonl"
+    src.write_text('{"id": "x", "world": {"name": "w", "description": "d", "domains": ["terminal"]}, "steps": []}\n'
+                   '{"id": "y", "world": {"name": "w", "description": "d", "domains": ["terminal"]}, "steps": [{"tool": "run_command"}]}\n')
+    r = run("import", str(src), "--db", str(tmp_path / "i.db"))
+    assert r.returncode == 2 and "bad.jsonl:2: steps.0.observation: Field required" in r.stderr
