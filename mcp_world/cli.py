@@ -193,6 +193,68 @@ def import_(
     typer.echo(f"imported {episodes} episodes ({steps} real steps) into {db}")
 
 
+@app.command("eval")
+def eval_(
+    data: Annotated[Path, typer.Option("--data", help="Real episodes in the interchange format (JSONL).")],
+    engine: Annotated[str, typer.Option(envvar="MCP_WORLD_ENGINE", help="'embedded' or an OpenAI-compatible URL.")] = "embedded",
+    model: Annotated[Optional[str], typer.Option(help="Model name at the engine.")] = None,
+    limit: Annotated[Optional[int], typer.Option(help="Score at most this many steps.")] = None,
+    tau: Annotated[float, typer.Option(help="Similarity threshold of the binary score.")] = 0.8,
+    json_out: Annotated[Optional[Path], typer.Option("--json", help="Write the report as JSON here.")] = None,
+    db: DbOpt = DEFAULT_DB,
+    cache: CacheOpt = None,
+) -> None:
+    """Predict every step of real episodes from their real prefix and score the predictions."""
+    import anyio
+
+    from . import embedded
+    from .evaluate import evaluate
+    from .importing import read_records
+    from .metric import Embedder
+    from .paths import cache_dir
+    from .serving import Running, ServeConfig, make_engines
+    from .store import Store
+
+    try:
+        records = read_records(data)
+        if not records:
+            _err(f"{data} holds no episodes")
+        total = sum(len(r.steps) for r in records)
+        total = min(total, limit) if limit is not None else total
+        cfg = ServeConfig(world=records[0].world, db=db, engines=(engine,), model=model,
+                          embedded=embedded.EmbeddedConfig(cache=cache_dir(cache)))
+        running = Running(_say)
+        pool = make_engines(cfg, running, _say, background_start=False)
+        store = Store(db.expanduser())
+
+        async def run(bar, task):
+            try:
+                return await evaluate(records, pool, store, Embedder(), tau=tau, limit=limit,
+                                      progress=lambda n: bar.update(task, completed=n))
+            finally:
+                await pool.aclose()
+
+        try:
+            from rich.progress import Progress
+
+            with Progress(transient=True) as bar:
+                task = bar.add_task("predicting and scoring", total=total)
+                report = anyio.run(run, bar, task)
+        finally:
+            running.stop()
+            store.close()
+    except MCPWorldError as err:
+        _err(str(err))
+    result = report.as_json()
+    typer.echo(f"{'domain':10} {'steps':>5} {'mean sim':>8} {'binary@' + str(tau):>10} {'exact':>6} {'valid':>6}")
+    for name, row in [*result["domains"].items(), ("overall", result["overall"])]:
+        typer.echo(f"{name:10} {row['steps']:>5} {row['mean_similarity']:>8.3f} {row['binary_score']:>10.3f} "
+                   f"{row['exact_match']:>6.3f} {row['format_valid']:>6.3f}")
+    if json_out:
+        json_out.write_text(json.dumps(result, indent=2, ensure_ascii=False))
+        _say(f"report written to {json_out}")
+
+
 @engine_app.command("start")
 def engine_start(cache: CacheOpt = None, port: int = 0, kv_cache_gib: int = 2,
                  compile: Annotated[bool, typer.Option(help="torch.compile the model (slower start, ~15% faster).")] = False) -> None:

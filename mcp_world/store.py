@@ -31,7 +31,7 @@ STEP_COLUMNS = {
     "id": int, "episode_id": str, "idx": int, "domain": str, "tool": str, "arguments": str, "where": str,
     "observation": str, "structured": str, "provenance": str, "real_observation": str,
     "real_structured": str, "prompt_tokens": int, "completion_tokens": int, "latency_ms": float,
-    "error_kind": str, "error": str, "repaired": int, "created_at": float,
+    "error_kind": str, "error": str, "repaired": int, "similarity": float, "created_at": float,
 }
 
 

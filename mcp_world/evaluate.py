@@ -1,0 +1,121 @@
+"""`mcp-world eval`: teacher-forced fidelity. For every step of every episode in an interchange
+file, the world model predicts the observation from the *real* prefix of its episode (the real
+observations of the earlier steps as history), and the prediction is scored against the real one
+(metric.py). Predictions are stored beside the real observations (source `eval`)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from .dialects import Turn, get_dialect
+from .engine import EnginePool
+from .errors import AgentFault, MCPWorldError
+from .formats import Call, FormatError, get_format
+from .importing import EpisodeRecord
+from .metric import Embedder
+from .simulator import Episode, Simulator, initial_state
+from .store import Store
+
+
+@dataclass
+class Tally:
+    steps: int = 0
+    similarity: float = 0.0
+    binary: int = 0
+    exact: int = 0
+    valid: int = 0
+
+    def add(self, sim: float, tau: float, exact: bool, valid: bool) -> None:
+        self.steps += 1
+        self.similarity += sim
+        self.binary += sim >= tau
+        self.exact += exact
+        self.valid += valid
+
+    def summary(self) -> dict[str, Any]:
+        n = max(self.steps, 1)
+        return {"steps": self.steps, "mean_similarity": round(self.similarity / n, 4),
+                "binary_score": round(self.binary / n, 4), "exact_match": round(self.exact / n, 4),
+                "format_valid": round(self.valid / n, 4)}
+
+
+@dataclass
+class Report:
+    tau: float
+    per_domain: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
+    overall: Tally = field(default_factory=Tally)
+    steps: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"tau": self.tau, "overall": self.overall.summary(),
+                "domains": {d: t.summary() for d, t in sorted(self.per_domain.items())}, "steps": self.steps}
+
+
+async def evaluate(records: list[EpisodeRecord], engines: EnginePool, store: Store, embedder: Embedder,
+                   dialect: str = "instruct", tau: float = 0.8, limit: int | None = None,
+                   progress: Any = None) -> Report:
+    report = Report(tau)
+    run_id = uuid.uuid4().hex[:8]
+    done = 0
+    for rec in records:
+        unknown = [d for d in rec.world.domains if d not in ("terminal", "browser", "android")]
+        if unknown:
+            raise MCPWorldError(f"episode {rec.id}: eval supports terminal, browser and android worlds, not {unknown}")
+        sim = Simulator(rec.world, engines, store, get_dialect(dialect), seed=0)
+        engine = engines.for_episode(rec.id)
+        ep = Episode(f"eval-{run_id}-{rec.id}", rec.world, 0, engine.url, initial_state(rec.world))
+        await store.add_episode(id=ep.id, world_name=rec.world.name,
+                                world=rec.world.model_dump(by_alias=True, exclude_defaults=True),
+                                engine_url=engine.url, model=engine.model, dialect=dialect, seed=0, source="eval",
+                                state={})
+        for idx, step in enumerate(rec.steps):
+            if limit is not None and done >= limit:
+                return report
+            tool = sim.tools.get(step.tool)
+            if tool is None:
+                raise MCPWorldError(f"episode {rec.id} step {idx}: tool {step.tool!r} is not in its world's domains")
+            domain = sim.domains[tool.domain]
+            fmt = get_format(domain.format)
+            state = ep.state.setdefault(domain.name, {})
+            history = ep.history.setdefault(domain.name, [])
+            action = tool.render_action(step.arguments)
+            t0 = time.perf_counter()
+            prediction, error = None, None
+            try:
+                parsed, _, tokens = await sim._predict(ep, idx, domain, fmt, step.tool, step.arguments, state,
+                                                       history, action, engine)
+                prediction = parsed.text
+            except AgentFault as fault:
+                error, tokens = fault, (0, 0)
+            similarity = embedder.similarity(prediction, step.observation) if prediction is not None else 0.0
+            exact = prediction is not None and prediction.strip() == step.observation.strip()
+            valid = prediction is not None
+            report.overall.add(similarity, tau, exact, valid)
+            report.per_domain[domain.name].add(similarity, tau, exact, valid)
+            report.steps.append({"episode": rec.id, "step": idx, "domain": domain.name, "tool": step.tool,
+                                 "similarity": round(similarity, 4), "exact": exact, "format_valid": valid,
+                                 "prediction": prediction, "error": str(error) if error else None})
+            await store.add_step({"episode_id": ep.id, "idx": idx, "domain": domain.name, "tool": step.tool,
+                                  "arguments": step.arguments, "observation": prediction,
+                                  "real_observation": step.observation, "real_structured": step.structured,
+                                  "provenance": "model", "similarity": similarity,
+                                  "prompt_tokens": tokens[0], "completion_tokens": tokens[1],
+                                  "latency_ms": (time.perf_counter() - t0) * 1000,
+                                  "error_kind": error.kind.value if error else None,
+                                  "error": error.message if error else None})
+            # Teacher forcing: the next step sees the real observation, and the state it implies.
+            where = state.get("cwd", "")
+            try:
+                real_structured = fmt.parse(step.observation, Call(step.tool, step.arguments, state)).structured
+            except FormatError:
+                real_structured = step.structured or {}
+            sim._update_state(domain.name, state, step.tool, step.arguments, real_structured)
+            history.append(Turn(action, step.observation, where))
+            done += 1
+            if progress:
+                progress(done)
+    return report
