@@ -280,40 +280,29 @@ def start(cfg: EmbeddedConfig, *, detach: bool = False, say: Say = _quiet) -> Em
     return engine
 
 
-def find_background(cache: Path) -> EngineRecord | None:
-    """The engine `engine start` left running, if it is still alive and answering."""
+def _read_record(cache: Path) -> EngineRecord | None:
+    """The record `engine start` left, if any (an unreadable one is removed)."""
     path = cache / RECORD_FILE
     if not path.exists():
         return None
     try:
-        record = EngineRecord(**json.loads(path.read_text()))
+        return EngineRecord(**json.loads(path.read_text()))
     except (ValueError, TypeError):
         path.unlink(missing_ok=True)
         return None
-    if not _group_alive(record.pid) or not healthy(record.url):
+
+
+def find_background(cache: Path) -> EngineRecord | None:
+    """The engine `engine start` left running, if it is still alive and answering."""
+    record = _read_record(cache)
+    if record is None or not _group_alive(record.pid) or not healthy(record.url):
         return None
     return record
 
 
 def stop_background(cache: Path, timeout: float = 20.0) -> EngineRecord | None:
-    path = cache / RECORD_FILE
-    if not path.exists():
-        return None
-    try:
-        record = EngineRecord(**json.loads(path.read_text()))
-    except (ValueError, TypeError):
-        path.unlink(missing_ok=True)
-        return None
-    kill_group(record.pid, timeout)
-    path.unlink(missing_ok=True)
+    record = _read_record(cache)
+    if record is not None:
+        kill_group(record.pid, timeout)
+        (cache / RECORD_FILE).unlink(missing_ok=True)
     return record
-
-
-def acquire(cfg: EmbeddedConfig, say: Say = _quiet) -> EmbeddedEngineProcess:
-    """Reuse the background engine when one answers; otherwise start one owned by this process."""
-    if cfg.adapter is None:
-        record = find_background(cfg.cache)
-        if record is not None:
-            say(f"using the background embedded engine at {record.url} (pid {record.pid})")
-            return EmbeddedEngineProcess(record.url, None, Path(record.log), owned=False)
-    return start(cfg, say=say)
