@@ -94,6 +94,9 @@ class Running:
                 with self._lock:
                     self.owned[i] = (new, ecfg)
 
+    def wait_stopped(self) -> None:
+        self._stopping.wait()
+
     def stop(self) -> None:
         self._stopping.set()
         with self._lock:
@@ -124,6 +127,9 @@ def make_engines(cfg: ServeConfig, running: Running, say: Say, background_start:
                 running.add(embedded.start(ecfg, say=say), ecfg)
                 if gate:
                     gate.open()
+                    # The engine dies with the thread that started it (PR_SET_PDEATHSIG is per
+                    # thread), so this thread lives as long as the server does.
+                    running.wait_stopped()
             except MCPWorldError as err:
                 if gate is None:
                     raise

@@ -27,7 +27,7 @@ def serve_args(engine_url: str | None, db: Path, *extra: str) -> list[str]:
     return ["-m", "mcp_world", "serve", *engine, "--db", str(db), *extra]
 
 
-def stdio_client(engine_url: str, db: Path, *extra: str, env: dict | None = None) -> Client:
+def stdio_client(engine_url: str | None, db: Path, *extra: str, env: dict | None = None) -> Client:
     params = StdioServerParameters(command=sys.executable, args=serve_args(engine_url, db, "--transport", "stdio", *extra),
                                    env={**os.environ, **(env or {})})
     return Client(params, read_timeout_seconds=300)
