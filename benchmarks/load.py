@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
-import os
 import socket
 import sqlite3
 import statistics

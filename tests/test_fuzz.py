@@ -6,7 +6,6 @@ test_host_safety.py proves the tool path spawns nothing on the real engine)."""
 import json
 
 import anyio
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
