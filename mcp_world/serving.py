@@ -165,8 +165,8 @@ def serve(cfg: ServeConfig, say: Say) -> None:
     shadow = None
     try:
         stdio = cfg.transport == "stdio"
+        shadow = make_shadow(cfg)  # before any engine starts: a bad --shadow/--real fails at once
         pool = make_engines(cfg, running, say, background_start=stdio)
-        shadow = make_shadow(cfg)
         sim = Simulator(cfg.world, pool, store, get_dialect(cfg.dialect), cfg.limits, cfg.seed, cfg.sampling,
                         shadow=shadow, real=frozenset(cfg.real))
         if stdio:

@@ -24,7 +24,12 @@ from ..world import World
 class SandboxLimits:
     timeout_s: float = 10.0  # the most any one real command may run (the agent's timeout_s is capped by it)
     max_output_bytes: int = 65_536
-    uid: int = 1000
+    uid: int = 1000  # the user inside the sandbox
+    # When mcp-world runs as root, sandboxes run as this unprivileged host user, so that the
+    # process limit below applies (the kernel does not enforce RLIMIT_NPROC on root): a fork bomb
+    # meets "Resource temporarily unavailable" instead of exhausting the machine.
+    host_uid: int = 65534
+    max_processes: int = 128
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,9 @@ class TerminalSandbox:
         cwd = self.scratch / self.seed.cwd.lstrip("/")
         if self.seed.cwd.startswith(self.home):
             cwd.mkdir(parents=True, exist_ok=True)
+        if os.geteuid() == 0:
+            for path in [self.scratch, *self.scratch.rglob("*")]:
+                os.chown(path, self.limits.host_uid, self.limits.host_uid, follow_symlinks=False)
         for repo in self.seed.git:
             if not repo.path.startswith(self.home + "/"):
                 self.skipped.append(repo.path)
@@ -115,8 +123,13 @@ class TerminalSandbox:
 
     def run(self, command: str, cwd: str, timeout_s: float | None = None) -> RealResult:
         timeout = min(timeout_s or self.limits.timeout_s, self.limits.timeout_s)
-        proc = subprocess.Popen(self.command(command, cwd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        args = self.command(command, cwd)
+        drop: dict = {}
+        if os.geteuid() == 0:
+            args = ["prlimit", f"--nproc={self.limits.max_processes}", "--", *args]
+            drop = {"user": self.limits.host_uid, "group": self.limits.host_uid, "extra_groups": []}
+        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True, **drop)
         chunks: list[bytes] = []
         size = 0
         truncated = False
