@@ -115,13 +115,17 @@ class Simulator:
             name: validator_for(t.input_schema)(t.input_schema) for name, t in self.tools.items()
         }
         self._episodes: dict[str, Episode] = {}
+        self._creating = asyncio.Lock()
 
     # -- episodes -------------------------------------------------------------------------------
     async def episode(self, key: str) -> Episode:
         """The caller's live episode; one logged under this id before (a restart) is resumed."""
         ep = self._episodes.get(key)
         if ep is None:
-            ep = self._resume(key) or await self._start(key, self.world, self.seed)
+            async with self._creating:  # two first calls of one new episode must not both create it
+                ep = self._episodes.get(key)
+                if ep is None:
+                    ep = self._resume(key) or await self._start(key, self.world, self.seed)
         return ep
 
     async def reset(self, key: str, world_name: str | None = None, seed: int | None = None) -> Episode:

@@ -165,3 +165,18 @@ async def test_argument_limits_are_configurable(make_rig):
     async with Client(build_server(rig.sim, connection_key="t")) as c:
         r = await call(c, "run_command", {"command": "echo " + "a" * 200})
     assert r.is_error and "too_large" in r.content[0].text
+
+
+async def test_concurrent_first_calls_of_one_episode_create_it_once(make_rig):
+    rig = make_rig(engine=ScriptedEngine(ls_engine))
+    results = []
+
+    async def one():
+        results.append(await rig.sim.call("same", "run_command", {"command": "ls"}))
+
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as tg:
+            for _ in range(5):
+                tg.start_soon(one)
+    assert sorted(r.index for r in results) == [0, 1, 2, 3, 4]
+    assert [e["id"] for e in rig.store.query("select id from episodes")] == ["same"]
