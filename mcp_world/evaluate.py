@@ -62,9 +62,6 @@ async def evaluate(records: list[EpisodeRecord], engines: EnginePool, store: Sto
     run_id = uuid.uuid4().hex[:8]
     done = 0
     for rec in records:
-        unknown = [d for d in rec.world.domains if d not in ("terminal", "browser", "android")]
-        if unknown:
-            raise MCPWorldError(f"episode {rec.id}: eval supports terminal, browser and android worlds, not {unknown}")
         sim = Simulator(rec.world, engines, store, get_dialect(dialect), seed=0)
         engine = engines.for_episode(rec.id)
         ep = Episode(f"eval-{run_id}-{rec.id}", rec.world, 0, engine.url, initial_state(rec.world))
@@ -110,7 +107,7 @@ async def evaluate(records: list[EpisodeRecord], engines: EnginePool, store: Sto
             # Teacher forcing: the next step sees the real observation, and the state it implies.
             where = state.get("cwd", "")
             try:
-                real_structured = fmt.parse(step.observation, Call(step.tool, step.arguments, state)).structured
+                real_structured = fmt.parse(step.observation, Call(step.tool, step.arguments, state, spec=tool)).structured
             except FormatError:
                 real_structured = step.structured or {}
             sim._update_state(domain.name, state, step.tool, step.arguments, real_structured)

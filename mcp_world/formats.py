@@ -8,6 +8,7 @@ times and otherwise returns an error — never an invented observation.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ class Parsed:
     text: str
     structured: dict[str, Any] = field(default_factory=dict)
     repaired: bool = False  # closed a truncated document; recorded on the step
+    needs_structured: bool = False  # the tool has an outputSchema the text alone does not satisfy
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ class Call:
     arguments: dict[str, Any]
     state: dict[str, Any]  # this domain's state before the call
     truncated: bool = False  # the engine stopped at max_tokens
+    spec: Any = None  # the domain.Tool being called (the mcp format reads its schemas)
 
 
 class Format(Protocol):
@@ -250,7 +253,68 @@ class UiautomatorFormat:
                              "clickable": [c for c in clickable if c][:50]}, repaired)
 
 
-FORMATS: dict[str, Format] = {f.name: f for f in (TerminalFormat(), HtmlFormat(), UiautomatorFormat())}
+# -- mcp (any declared tool) ------------------------------------------------------------------------
+
+
+class McpFormat:
+    """A declared tool's text result. When every demonstration of the tool is a JSON document the
+    answer must be one too (prefilled with its first character); when the tool declares an
+    outputSchema, structured content that validates is read from the JSON text where it can be (the
+    text itself, or the text as the schema's only property) and otherwise asked for separately."""
+
+    name = "mcp"
+
+    def prefill(self, call: Call) -> str:
+        return getattr(call.spec, "answer_start", "") or ""
+
+    def parse(self, raw: str, call: Call) -> Parsed:
+        spec = call.spec
+        text = raw.replace("\r\n", "\n").strip()
+        fence = re.fullmatch(r"```[a-z]*\n(.*?)\n?```", text, re.S)
+        if fence:
+            text = fence.group(1).strip()
+        if _COMMENTARY.match(text):
+            raise FormatError("the answer talks about the tool instead of being its result")
+        if call.truncated and _degenerate(text):
+            raise FormatError("the answer degenerated into repetition")
+        value: Any = None
+        if text[:1] in ("{", "["):
+            try:
+                value, end = json.JSONDecoder().raw_decode(text)
+                text = text[:end]  # anything after the JSON document is the model running on
+            except ValueError:
+                value = None
+        if getattr(spec, "answer_start", "") and value is None:
+            raise FormatError(f"the answer is not the JSON document {spec.name} returns"
+                              + (" (cut off at the token limit)" if call.truncated else ""))
+        if not text:
+            raise FormatError("the answer is empty")
+        schema = getattr(spec, "output_schema", None)
+        if not schema:
+            return Parsed(text, {})
+        for candidate in _structured_candidates(value, schema):
+            if not list(_schema_validator(schema).iter_errors(candidate)):
+                return Parsed(text, candidate)
+        return Parsed(text, {}, needs_structured=True)
+
+
+def _structured_candidates(value: Any, schema: dict[str, Any]) -> list[Any]:
+    if value is None:
+        return []
+    out = [value] if isinstance(value, dict) else []
+    props = list((schema.get("properties") or {}).keys())
+    if len(props) == 1:
+        out.append({props[0]: value})  # e.g. the text is the list, the structured content {"entities": list}
+    return out
+
+
+def _schema_validator(schema: dict[str, Any]):
+    from jsonschema.validators import validator_for
+
+    return validator_for(schema)(schema)
+
+
+FORMATS: dict[str, Format] = {f.name: f for f in (TerminalFormat(), HtmlFormat(), UiautomatorFormat(), McpFormat())}
 
 
 def get_format(name: str) -> Format:

@@ -86,7 +86,8 @@ class EpisodeKeys:
 def _tool(t: Any) -> types.Tool:
     a = t.annotations
     return types.Tool(
-        name=t.name, description=t.description, input_schema=t.input_schema,
+        name=t.name, title=t.title, description=t.description, input_schema=t.input_schema,
+        output_schema=t.output_schema,
         annotations=types.ToolAnnotations(
             title=a.get("title"), read_only_hint=a.get("readOnlyHint"), destructive_hint=a.get("destructiveHint"),
             idempotent_hint=a.get("idempotentHint"), open_world_hint=a.get("openWorldHint"),

@@ -41,6 +41,7 @@ class ServeConfig:
     shadow: tuple[str, ...] = ()  # domains also run for real in a sandbox (terminal)
     real: tuple[str, ...] = ()  # domains whose agent receives the real observation
     shadow_timeout_s: float = 10.0
+    shadow_origins: tuple[str, ...] = ()  # the only origins the shadow browser fetches (local ones)
     token: str | None = None  # bearer token for HTTP; required when binding beyond loopback
     allowed_hosts: tuple[str, ...] = ()  # Host headers accepted beyond loopback (DNS-rebinding protection)
     engine_timeout_s: float = 120.0
@@ -176,8 +177,8 @@ def serve(cfg: ServeConfig, say: Say) -> None:
             server = build_server(sim)
             _run_http(server, cfg, say)
     finally:
-        if shadow is not None:
-            shadow.close()
+        for executor in (shadow or {}).values():
+            executor.close()
         if pool is not None:
             with contextlib.suppress(Exception):
                 anyio.run(pool.aclose)
@@ -204,9 +205,17 @@ def make_shadow(cfg: ServeConfig):
     outside = [d for d in cfg.shadow if d not in cfg.world.domains]
     if outside:
         raise MCPWorldError(f"world '{cfg.world.name}' has no {outside[0]} domain to shadow")
-    if not cfg.shadow:
-        return None
-    return EXECUTORS["terminal"](SandboxLimits(timeout_s=cfg.shadow_timeout_s))
+    if cfg.shadow_origins and "browser" not in cfg.shadow:
+        raise MCPWorldError("--shadow-origin is for the shadow browser: add --shadow browser")
+    executors = {}
+    for d in dict.fromkeys(cfg.shadow):
+        if d == "terminal":
+            executors[d] = EXECUTORS[d](SandboxLimits(timeout_s=cfg.shadow_timeout_s))
+        else:
+            from .executors.browser import BrowserLimits
+
+            executors[d] = EXECUTORS[d](cfg.shadow_origins, BrowserLimits(timeout_s=cfg.shadow_timeout_s))
+    return executors
 
 
 def check_exposure(cfg: ServeConfig) -> None:
@@ -220,7 +229,7 @@ def check_exposure(cfg: ServeConfig) -> None:
         )
 
 
-def _security(cfg: ServeConfig):
+def security_settings(cfg: ServeConfig):
     from mcp.server.transport_security import TransportSecuritySettings
 
     from .auth import is_loopback
@@ -239,7 +248,7 @@ def _run_http(server, cfg: ServeConfig, say: Say) -> None:
 
     from .auth import BearerToken
 
-    app = server.streamable_http_app(host=cfg.host, transport_security=_security(cfg))
+    app = server.streamable_http_app(host=cfg.host, transport_security=security_settings(cfg))
     if cfg.token:
         app = BearerToken(app, cfg.token)
     url = f"http://{'127.0.0.1' if cfg.host in ('0.0.0.0', '::') else cfg.host}:{cfg.port}/mcp"

@@ -2,8 +2,8 @@
 and validate its answer (with a bounded repair), update the episode's state, log the step.
 
 Nothing here executes anything an agent asks for: the only I/O is the engine request and the log —
-unless shadow mode was chosen, when a real executor (executors/, a bubblewrap sandbox) also runs
-the terminal action.
+unless shadow mode was chosen, when a real executor (executors/: a bubblewrap sandbox for the
+terminal, real GETs of allowlisted local origins for the browser) also observes the action.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import jsonschema
 from jsonschema.validators import validator_for
 
 from .dialects import Dialect, Turn
-from .domain import Domain, Tool, load_domain
+from .domain import Domain, Tool, domain_for
 from .engine import CompletionRequest, EnginePool
 from .errors import AgentFault, FaultKind
 from .formats import Call, FormatError, get_format
@@ -60,7 +60,7 @@ class Sampling:
 class StepResult:
     index: int
     observation: str
-    structured: dict[str, Any]
+    structured: dict[str, Any] | None
     provenance: str
 
 
@@ -97,7 +97,7 @@ class Simulator:
 
     def __init__(self, world: World, engines: EnginePool, store: Store, dialect: Dialect,
                  limits: Limits = Limits(), seed: int | None = None, sampling: Sampling = Sampling(),
-                 shadow: Any = None, real: frozenset[str] = frozenset()) -> None:
+                 shadow: dict[str, Any] | None = None, real: frozenset[str] = frozenset()) -> None:
         self.world = world
         self.engines = engines
         self.store = store
@@ -105,11 +105,11 @@ class Simulator:
         self.limits = limits
         self.seed = seed
         self.sampling = sampling
-        # Shadow mode: a real executor (executors.ShadowTerminal) runs each terminal action for real
-        # in a sandbox; `real` names the domains whose agent receives the real observation.
-        self.shadow = shadow
+        # Shadow mode: real executors by domain (executors/: a bubblewrap terminal, a local-only
+        # browser) observe each action for real; `real` names the domains whose agent receives it.
+        self.shadow: dict[str, Any] = dict(shadow or {})
         self.real = real
-        self.domains: dict[str, Domain] = {d: load_domain(d) for d in world.domains}
+        self.domains: dict[str, Domain] = {d: domain_for(world, d) for d in world.domains}
         self.tools: dict[str, Tool] = {t.name: t for d in self.domains.values() for t in d.tools}
         self._validators = {
             name: validator_for(t.input_schema)(t.input_schema) for name, t in self.tools.items()
@@ -135,13 +135,14 @@ class Simulator:
         old = self._episodes.pop(key, None)
         if old is not None:
             log.info("episode %s ended by world_reset", old.id)
-            if self.shadow is not None:
-                self.shadow.end(old.id)
+            for executor in self.shadow.values():
+                executor.end(old.id)
         return await self._start(key, world, seed if seed is not None else self.seed)
 
     def _world_for_reset(self, name: str) -> World:
         served = set(self.world.domains)
-        fitting = [w for w in available_worlds() if set(load_world(w).domains) <= served]
+        fitting = [w for w in available_worlds()
+                   if set(load_world(w).domains) <= served and {t.name for t in load_world(w).tools} <= set(self.tools)]
         if name not in fitting:
             raise AgentFault(FaultKind.BAD_ARGUMENTS,
                              f"world {name!r} cannot be served here; worlds this server can reset to: "
@@ -267,34 +268,36 @@ class Simulator:
         history = ep.history.setdefault(domain.name, [])
         engine = self.engines.for_episode(ep.id)
         row["domain"] = domain.name
+        executor = self.shadow.get(domain.name)
         real_run = None
-        if self.shadow is not None and domain.name == "terminal":
-            box = self.shadow.sandbox(ep.id, ep.world)
-            real_run = asyncio.ensure_future(asyncio.to_thread(
-                box.run, arguments["command"], state.get("cwd", box.home), arguments.get("timeout_s")))
+        if executor is not None:
+            real_run = asyncio.ensure_future(executor.observe(ep.id, ep.world, tool_name, arguments, dict(state)))
         try:
             parsed, attempt, tokens = await self._predict(ep, index, domain, fmt, tool_name, arguments, state,
                                                           history, action, engine)
         except AgentFault:
-            if real_run is None:
+            real = await real_run if real_run is not None else None
+            if real is None:
                 raise
-            real = await real_run
             if domain.name not in self.real:
-                row.update(real_observation=real.output, real_structured=_real_structured(real, state, arguments))
+                row.update(real_observation=real.text, real_structured=real.logged)
                 raise
             parsed, attempt, tokens = None, 0, (0, 0)
         where = state.get("cwd", "")
         provenance = "model"
         agent_text = parsed.text if parsed else ""
         agent_structured = parsed.structured if parsed else {}
-        if real_run is not None:
-            real = await real_run
-            real_structured = _real_structured(real, state, arguments)
-            row.update(real_observation=real.output, real_structured=real_structured)
+        if domain.name == "mcp" and not tool.output_schema:
+            agent_structured = None  # MCP: structured content only for tools that declare an outputSchema
+        real = await real_run if real_run is not None else None
+        if real is not None:
+            row.update(real_observation=real.text, real_structured=real.logged)
             if domain.name in self.real:
-                provenance, agent_text = "real", real.output
-                agent_structured = {k: real_structured[k] for k in ("output", "exit_code", "cwd")}
-        self._update_state(domain.name, state, tool_name, arguments, agent_structured)
+                provenance, agent_text, agent_structured = "real", real.text, dict(real.structured)
+        elif parsed is None:  # the model failed and this action had no real run to fall back on
+            raise AgentFault(FaultKind.MALFORMED_OBSERVATION, "the world model gave no valid observation "
+                             "and this action has no real counterpart; try the call again")
+        self._update_state(domain.name, state, tool_name, arguments, agent_structured or {})
         # The world stays consistent with what the agent was shown.
         history.append(Turn(action, agent_text, where))
         row.update(observation=parsed.text if parsed else None, structured=parsed.structured if parsed else None,
@@ -307,7 +310,8 @@ class Simulator:
                        engine: Any) -> tuple[Any, int, tuple[int, int]]:
         """The world model's observation for this action (with the bounded repair)."""
         budget = self.limits.context_tokens - domain.max_tokens - 64
-        call = Call(tool_name, arguments, state)
+        spec = self.tools.get(tool_name)
+        call = Call(tool_name, arguments, state, spec=spec)
         answer_prefix = fmt.prefill(call)
         rendered = self.dialect.render(ep.world, domain, state, history, action, answer_prefix, budget)
         problems: list[str] = []
@@ -325,7 +329,12 @@ class Simulator:
             raw = self.dialect.extract(completion.text)
             try:
                 parsed = fmt.parse(rendered.answer_prefix + raw,
-                                   Call(tool_name, arguments, state, completion.truncated))
+                                   Call(tool_name, arguments, state, completion.truncated, spec))
+                if parsed.needs_structured:
+                    parsed.structured, used = await self._structured(ep, index, attempt, rendered, parsed.text,
+                                                                     spec, engine)
+                    prompt_tokens += used[0]
+                    completion_tokens += used[1]
             except FormatError as err:
                 problems.append(str(err))
                 continue
@@ -337,6 +346,33 @@ class Simulator:
                 f"{1 + self.limits.repair_attempts} attempts ({'; '.join(problems)}); try the call again",
             )
         return parsed, attempt, (prompt_tokens, completion_tokens)
+
+    async def _structured(self, ep: Episode, index: int, attempt: int, rendered: Any, text: str, spec: Tool,
+                          engine: Any) -> tuple[dict[str, Any], tuple[int, int]]:
+        """A declared outputSchema the text does not satisfy by itself: ask for the structured content
+        under the schema (vLLM structured outputs), given the text just predicted."""
+        schema = {k: v for k, v in (spec.output_schema or {}).items() if k != "$schema"}
+        messages = list(rendered.messages) + [
+            {"role": "assistant", "content": (rendered.prefill or "") + text},
+            {"role": "user", "content": "Now give the same result as the tool's structured content: one JSON "
+                                        "object matching this schema.\n" + json.dumps(schema)},
+        ]
+        request = CompletionRequest(
+            messages=messages, max_tokens=self.domains[spec.domain].max_tokens,
+            seed=_step_seed(ep.seed, index, attempt + 17), temperature=0.0, top_p=1.0,
+            extra={**self.sampling.extra(), "structured_outputs": {"json": schema}},
+        )
+        completion = await engine.complete(request)
+        used = (completion.prompt_tokens, completion.completion_tokens)
+        try:
+            value = json.loads(completion.text)
+        except ValueError:
+            raise FormatError(f"the structured content for {spec.name} is not JSON") from None
+        errors = list(validator_for(schema)(schema).iter_errors(value))
+        if errors:
+            raise FormatError(f"the structured content for {spec.name} does not match its outputSchema: "
+                              f"{errors[0].message[:200]}")
+        return value, used
 
     def _extra(self, domain: Domain) -> dict[str, Any]:
         extra = self.sampling.extra()
@@ -373,15 +409,6 @@ class Simulator:
             for s in self.store.steps(ep.id)
         ]
         return {"id": ep.id, "world": ep.world.model_dump(by_alias=True, exclude_defaults=True), "steps": steps}
-
-
-def _real_structured(real: Any, state: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
-    from .formats import next_cwd
-
-    home = state.get("home", "/home/user")
-    cwd = next_cwd(str(arguments.get("command", "")), state.get("cwd", home), home, real.exit_code)
-    return {"output": real.output, "exit_code": real.exit_code, "cwd": cwd,
-            "timed_out": real.timed_out, "truncated": real.truncated}
 
 
 def _step_seed(episode_seed: int, index: int, attempt: int) -> int:

@@ -32,6 +32,8 @@ STEP_COLUMNS = {
     "observation": str, "structured": str, "provenance": str, "real_observation": str,
     "real_structured": str, "prompt_tokens": int, "completion_tokens": int, "latency_ms": float,
     "error_kind": str, "error": str, "repaired": int, "similarity": float, "created_at": float,
+    # mirror mode: the prediction is made after the real result went back to the agent
+    "prediction_error": str, "prediction_ms": float,
 }
 
 

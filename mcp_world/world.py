@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from .errors import WorldFileError
 from .paths import WORLDS_DIR
@@ -16,10 +16,28 @@ class ToolSpec(BaseModel):
     """A tool declared by a world (the `mcp` domain) or copied from a real MCP server."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
-    name: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,128}$")
+    title: str | None = None
     description: str = ""
     input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"}, alias="inputSchema")
+    output_schema: dict[str, Any] | None = Field(default=None, alias="outputSchema")
     annotations: dict[str, Any] | None = None
+
+    @field_validator("input_schema", "output_schema")
+    @classmethod
+    def _a_schema(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is None:
+            return value
+        from jsonschema.exceptions import SchemaError
+        from jsonschema.validators import validator_for
+
+        if value.get("type", "object") != "object":
+            raise ValueError(f"a tool's schemas describe an object (type: object), not {value.get('type')!r}")
+        try:
+            validator_for(value).check_schema(value)
+        except SchemaError as err:
+            raise ValueError(f"not a valid JSON schema: {err.message}") from None
+        return value
 
 
 class Demonstration(BaseModel):
@@ -40,6 +58,7 @@ class GitSeed(BaseModel):
     branch: str = "main"
     message: str = "Initial commit"
     author: str = "user <user@example.com>"
+    log: list[str] = Field(default_factory=list)  # recent commits, newest first, as `git log --oneline` shows them
 
 
 class TerminalSeed(BaseModel):
@@ -88,6 +107,25 @@ class World(BaseModel):
             elif not isinstance(seed, (str, dict)):
                 raise ValueError(f"seed.{key} must be text or a mapping, got {type(seed).__name__}")
         return value
+
+    @model_validator(mode="after")
+    def _tools_belong_to_mcp(self) -> World:
+        names = [t.name for t in self.tools]
+        if "mcp" in self.domains and not self.tools:
+            raise ValueError("the mcp domain simulates the tools the world declares: give `tools` "
+                             "(name, description, inputSchema)")
+        if self.tools and "mcp" not in self.domains:
+            raise ValueError("`tools` are simulated by the mcp domain: add mcp to `domains`")
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"tools declared twice: {dupes}")
+        from .domain import load_domain
+
+        taken = {t.name for d in self.domains if d != "mcp" for t in load_domain(d).tools} | {"world_reset"}
+        clash = sorted(set(names) & taken)
+        if clash:
+            raise ValueError(f"declared tools {clash} clash with tools mcp-world already serves here")
+        return self
 
     def terminal_seed(self) -> TerminalSeed:
         seed = self.seed.get("terminal")

@@ -21,7 +21,9 @@ def test_registered_domains_are_exactly_the_domain_folders():
     assert domain_names() == folders
     for name in folders:
         d = load_domain(name)
-        assert d.tools and d.system_prompt and d.demonstrations, name
+        assert d.system_prompt, name
+        # The mcp domain's tools and demonstrations come from each world (declared or recorded).
+        assert name == "mcp" or (d.tools and d.demonstrations), name
 
 
 def test_domain_tools_carry_annotations_that_match_the_real_tool():

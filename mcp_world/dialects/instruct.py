@@ -32,6 +32,8 @@ class InstructDialect:
 
     def system_prompt(self, world: World, domain: Domain, state: dict[str, Any]) -> str:
         parts = [domain.system_prompt, f"# The world: {world.name}\n{world.description.strip()}"]
+        if domain.name == "mcp":
+            parts.append("# The server's tools\n" + "\n".join(_tool_line(t) for t in domain.tools))
         seed = world.seed_text(domain.name)
         if seed:
             parts.append(f"# Initial state\n{seed}")
@@ -81,6 +83,13 @@ class InstructDialect:
 
     def extract(self, completion: str) -> str:
         return completion
+
+
+def _tool_line(tool: Any) -> str:
+    schema = json.dumps(tool.input_schema.get("properties", {}), ensure_ascii=False, separators=(",", ":"))
+    if len(schema) > 600:
+        schema = schema[:600] + "…"
+    return f"- {tool.name}: {tool.description.splitlines()[0] if tool.description else ''} arguments {schema}"
 
 
 def _transcript_entry(turn: Turn) -> str:

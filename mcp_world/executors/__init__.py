@@ -1,10 +1,30 @@
-"""Real executors: run an agent's action for real, in a disposable sandbox, beside the simulation
-(shadow mode). Registered by domain name; only the terminal has one so far."""
+"""Real executors: run an agent's action for real, beside the simulation (shadow mode), and say
+what reality observed. Registered by domain name:
+
+    terminal   a bubblewrap sandbox per episode (sandbox.py)
+    browser    real GETs of allowlisted local origins (browser.py)
+
+Each has `async observe(episode_id, world, tool, arguments, state) -> RealObservation | None`
+(None: this action has no real counterpart), `end(episode_id)` and `close()`.
+"""
 
 from __future__ import annotations
 
-from .sandbox import RealResult, SandboxLimits, ShadowTerminal, bwrap_available
+from dataclasses import dataclass
+from typing import Any
 
-EXECUTORS = {"terminal": ShadowTerminal}
 
-__all__ = ["EXECUTORS", "RealResult", "SandboxLimits", "ShadowTerminal", "bwrap_available"]
+@dataclass(frozen=True)
+class RealObservation:
+    text: str
+    structured: dict[str, Any]  # what the agent receives with --real
+    logged: dict[str, Any]  # what the log keeps beside it (may say more: timed out, truncated)
+
+
+from .browser import ShadowBrowser  # noqa: E402
+from .sandbox import RealResult, SandboxLimits, ShadowTerminal, bwrap_available  # noqa: E402
+
+EXECUTORS = {"terminal": ShadowTerminal, "browser": ShadowBrowser}
+
+__all__ = ["EXECUTORS", "RealObservation", "RealResult", "SandboxLimits", "ShadowBrowser", "ShadowTerminal",
+           "bwrap_available"]

@@ -15,9 +15,11 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import MCPWorldError
 from ..world import World
+from . import RealObservation
 
 
 @dataclass(frozen=True)
@@ -202,6 +204,24 @@ class ShadowTerminal:
             if box is None:
                 box = self._boxes[episode_id] = TerminalSandbox(world, self.limits)
             return box
+
+    async def observe(self, episode_id: str, world: World, tool: str, arguments: dict[str, Any],
+                      state: dict[str, Any]) -> RealObservation | None:
+        import asyncio
+
+        from ..formats import next_cwd
+
+        if tool != "run_command":
+            return None
+        box = self.sandbox(episode_id, world)
+        command = str(arguments.get("command", ""))
+        cwd = state.get("cwd", box.home)
+        real = await asyncio.to_thread(box.run, command, cwd, arguments.get("timeout_s"))
+        home = state.get("home", box.home)
+        structured = {"output": real.output, "exit_code": real.exit_code,
+                      "cwd": next_cwd(command, cwd, home, real.exit_code)}
+        return RealObservation(real.output, structured,
+                               {**structured, "timed_out": real.timed_out, "truncated": real.truncated})
 
     def end(self, episode_id: str) -> None:
         with self._lock:

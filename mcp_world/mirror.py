@@ -1,0 +1,411 @@
+"""`mcp-world mirror`: stand in front of a real MCP server, answer the agent with its real results,
+and log the world model's prediction of each result beside it (DESIGN.md, "Real executions").
+
+    agent ──> mirror ──> upstream (a real MCP server: a command over stdio, or a URL)
+                 │  the real result goes straight back to the agent, and is logged (provenance real)
+                 └─> world model, off the agent's path: predicts the same result from the episode's
+                     real history (teacher forcing, as `eval` does); the prediction is written into
+                     the same step row when it is ready
+
+The upstream's tools are exposed unchanged (name, title, description, schemas, annotations). One
+upstream session serves every episode, as the real server would; mirror episodes are logged with
+source `mirror` and their world is the upstream's tool list (domain `mcp`), so
+`mcp-world world from-episodes` can turn them into a world that `serve` simulates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import random
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+
+from .dialects import Turn, get_dialect
+from .engine import EnginePool
+from .errors import AgentFault, MCPWorldError
+from .formats import get_format
+from .server import EpisodeKeys
+from .simulator import Episode, Limits, Sampling, Simulator
+from .store import Store
+from .world import ToolSpec, World
+
+log = logging.getLogger("mcp_world")
+
+
+@dataclass(frozen=True)
+class UpstreamSpec:
+    """The real server: a command that speaks MCP on stdio, or a streamable-HTTP URL."""
+
+    command: tuple[str, ...] = ()
+    url: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    timeout_s: float = 60.0
+
+    def describe(self) -> str:
+        return self.url or " ".join(self.command)
+
+
+class Upstream:
+    """One client session to the real server, open for the mirror's lifetime."""
+
+    def __init__(self, spec: UpstreamSpec) -> None:
+        if bool(spec.command) == bool(spec.url):
+            raise MCPWorldError("give the real MCP server either as a command after `--` or with --upstream URL")
+        self.spec = spec
+        self.client: Any = None
+        self.tools: list[types.Tool] = []
+        self._stack = contextlib.AsyncExitStack()
+
+    async def __aenter__(self) -> Upstream:
+        from mcp import Client, StdioServerParameters
+
+        try:
+            if self.spec.command:
+                params = StdioServerParameters(command=self.spec.command[0], args=list(self.spec.command[1:]),
+                                               env={**os.environ, **self.spec.env})
+                self.client = await self._stack.enter_async_context(
+                    Client(params, read_timeout_seconds=self.spec.timeout_s))
+            else:
+                import httpx2
+                from mcp.client.streamable_http import streamable_http_client
+
+                hc = await self._stack.enter_async_context(
+                    httpx2.AsyncClient(headers=self.spec.headers, timeout=httpx2.Timeout(self.spec.timeout_s)))
+                self.client = await self._stack.enter_async_context(
+                    Client(streamable_http_client(self.spec.url, http_client=hc),
+                           read_timeout_seconds=self.spec.timeout_s))
+            self.tools = await self._list_tools()
+        except Exception as err:
+            await self._stack.aclose()
+            raise MCPWorldError(f"could not connect to the real MCP server ({self.spec.describe()}): "
+                                f"{type(err).__name__}: {err}") from None
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        with contextlib.suppress(Exception):
+            await self._stack.aclose()
+
+    async def _list_tools(self) -> list[types.Tool]:
+        tools: list[types.Tool] = []
+        cursor = None
+        for _ in range(100):  # pages
+            page = await self.client.list_tools(cursor=cursor)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return tools
+
+    @property
+    def name(self) -> str:
+        info = self.client.server_info
+        return getattr(info, "name", None) or "upstream"
+
+    @property
+    def version(self) -> str:
+        return getattr(self.client.server_info, "version", None) or ""
+
+    async def call(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+        with anyio.fail_after(self.spec.timeout_s + 5):
+            return await self.client.call_tool(name, arguments, read_timeout_seconds=self.spec.timeout_s)
+
+
+def result_text(result: types.CallToolResult) -> str:
+    """The result as the agent reads it: text blocks as they are, other blocks named."""
+    parts = []
+    for block in result.content:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            parts.append(block.text)
+        elif kind in ("image", "audio"):
+            parts.append(f"[{kind} {getattr(block, 'mime_type', '')}, {len(getattr(block, 'data', '') or '') * 3 // 4} bytes]")
+        elif kind == "resource_link":
+            parts.append(f"[resource {block.uri}]")
+        elif kind == "resource":
+            res = block.resource
+            parts.append(getattr(res, "text", None) or f"[resource {res.uri}]")
+        else:
+            parts.append(f"[{kind}]")
+    return "\n".join(parts)
+
+
+def world_for(upstream: Upstream, name: str | None = None, description: str | None = None) -> World:
+    """The upstream as a world of the mcp domain: its tools (those with usable schemas)."""
+    specs = []
+    for t in upstream.tools:
+        data = {"name": t.name, "title": t.title, "description": t.description or "",
+                "inputSchema": t.input_schema, "outputSchema": t.output_schema,
+                "annotations": t.annotations.model_dump(by_alias=True, exclude_none=True) if t.annotations else None}
+        try:
+            specs.append(ToolSpec.model_validate({k: v for k, v in data.items() if v is not None}))
+        except ValueError as err:
+            log.warning("upstream tool %s is exposed but not simulated: %s", t.name, err)
+    if not specs:
+        raise MCPWorldError(f"the real MCP server ({upstream.spec.describe()}) lists no tools to mirror")
+    instructions = (upstream.client.instructions or "").strip()
+    desc = description or (f"The MCP server {upstream.name} {upstream.version}".strip() + "."
+                           + (f"\n{instructions}" if instructions else ""))
+    return World(name=name or upstream.name, description=desc, domains=["mcp"], tools=specs)
+
+
+@dataclass
+class MirrorEpisode:
+    sim: Episode  # what the world model needs: world, seed, per-domain history of *real* results
+    next_index: int = 0
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class Mirror:
+    """Forwards calls, logs real results, and schedules the world model's predictions."""
+
+    def __init__(self, upstream: Upstream, world: World, store: Store, engines: EnginePool | None,
+                 dialect: str = "instruct", limits: Limits = Limits(), sampling: Sampling = Sampling(),
+                 predict_concurrency: int = 2, max_backlog: int = 256) -> None:
+        self.upstream = upstream
+        self.world = world
+        self.store = store
+        self.engines = engines
+        self.dialect = dialect
+        self.sim = None if engines is None else Simulator(world, engines, store, get_dialect(dialect), limits,
+                                                          sampling=sampling)
+        self._episodes: dict[str, MirrorEpisode] = {}
+        self._creating = asyncio.Lock()
+        self._predicting = asyncio.Semaphore(predict_concurrency)
+        self._pending: set[asyncio.Task] = set()
+        self.max_backlog = max_backlog
+        self.predicted = 0
+        self.skipped = 0
+
+    async def episode(self, key: str) -> MirrorEpisode:
+        ep = self._episodes.get(key)
+        if ep is None:
+            async with self._creating:
+                ep = self._episodes.get(key)
+                if ep is None:
+                    ep = await self._start(key)
+        return ep
+
+    async def _start(self, key: str) -> MirrorEpisode:
+        episode_id = key
+        n = 1
+        while self.store.episode(episode_id) is not None:
+            episode_id = f"{key}.{n}"
+            n += 1
+        seed = random.SystemRandom().randrange(2**31)
+        engine = self.engines.for_episode(episode_id) if self.engines else None
+        await self.store.add_episode(
+            id=episode_id, world_name=self.world.name,
+            world=self.world.model_dump(by_alias=True, exclude_defaults=True),
+            engine_url=engine.url if engine else None, model=engine.model if engine else None,
+            dialect=self.dialect if engine else None, seed=seed, source="mirror",
+            state={"upstream": self.upstream.spec.describe()},
+        )
+        ep = MirrorEpisode(Episode(episode_id, self.world, seed, engine.url if engine else "", {"mcp": {}}))
+        self._episodes[key] = ep
+        return ep
+
+    async def call(self, key: str, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+        ep = await self.episode(key)
+        async with ep.lock:  # one episode's steps are logged in the order they happened
+            index = ep.next_index
+            ep.next_index += 1
+            t0 = time.perf_counter()
+            row: dict[str, Any] = {"episode_id": ep.sim.id, "idx": index, "domain": "mcp", "tool": name,
+                                   "arguments": arguments or {}}
+            try:
+                result = await self.upstream.call(name, arguments)
+            except Exception as err:  # the upstream failed: the agent hears it, the log keeps it
+                message = f"the real MCP server did not answer {name}: {type(err).__name__}: {err}"[:2000]
+                row.update(error_kind="upstream", error=message, latency_ms=(time.perf_counter() - t0) * 1000)
+                await self.store.add_step(row)
+                return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+            text = result_text(result)
+            real_structured = dict(result.structured_content) if isinstance(result.structured_content, dict) else None
+            if result.is_error:
+                real_structured = {**(real_structured or {}), "isError": True}
+            row.update(real_observation=text, real_structured=real_structured, provenance="real",
+                       latency_ms=(time.perf_counter() - t0) * 1000)
+            step_id = await self.store.add_step(row)
+            history = list(ep.sim.history.get("mcp", []))
+            spec = self.sim.tools.get(name) if self.sim else None
+            if spec is not None:
+                ep.sim.history.setdefault("mcp", []).append(Turn(spec.render_action(arguments or {}), text))
+        if self.sim is not None and spec is not None:
+            self._schedule(ep, index, step_id, name, arguments or {}, history)
+        meta = dict(result.meta or {}) if hasattr(result, "meta") else {}
+        meta.update({"mcp-world/episode": ep.sim.id, "mcp-world/step": index, "mcp-world/provenance": "real"})
+        return result.model_copy(update={"meta": meta})
+
+    # -- predictions, off the agent's path --------------------------------------------------------
+    def _schedule(self, ep: MirrorEpisode, index: int, step_id: int, name: str, arguments: dict[str, Any],
+                  history: list[Turn]) -> None:
+        if len(self._pending) >= self.max_backlog:
+            self.skipped += 1
+            task = asyncio.ensure_future(self.store.write(lambda db: db["steps"].update(
+                step_id, {"prediction_error": f"skipped: {self.max_backlog} predictions were already waiting"})))
+        else:
+            task = asyncio.ensure_future(self._predict(ep, index, step_id, name, arguments, history))
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def _predict(self, ep: MirrorEpisode, index: int, step_id: int, name: str, arguments: dict[str, Any],
+                       history: list[Turn]) -> None:
+        assert self.sim is not None
+        async with self._predicting:
+            tool = self.sim.tools[name]
+            domain = self.sim.domains["mcp"]
+            fmt = get_format(domain.format)
+            engine = self.sim.engines.for_episode(ep.sim.id)
+            t0 = time.perf_counter()
+            update: dict[str, Any]
+            try:
+                parsed, _, tokens = await self.sim._predict(ep.sim, index, domain, fmt, name, arguments, {},
+                                                            history, tool.render_action(arguments), engine)
+                update = {"observation": parsed.text, "provenance": "real",
+                          "structured": json.dumps(parsed.structured) if tool.output_schema else None,
+                          "prompt_tokens": tokens[0], "completion_tokens": tokens[1],
+                          "prediction_ms": (time.perf_counter() - t0) * 1000}
+                self.predicted += 1
+            except AgentFault as fault:
+                update = {"prediction_error": f"{fault.kind.value}: {fault.message}"[:2000]}
+            except Exception as err:  # noqa: BLE001 - a prediction never takes the mirror down
+                log.exception("prediction for step %s failed", step_id)
+                update = {"prediction_error": f"internal: {type(err).__name__}: {err}"[:2000]}
+            await self.store.write(lambda db: db["steps"].update(step_id, update))
+
+    async def drain(self, timeout_s: float) -> int:
+        """Wait for the predictions still running; returns how many were abandoned."""
+        pending = set(self._pending)
+        if not pending:
+            return 0
+        done, not_done = await asyncio.wait(pending, timeout=timeout_s)
+        for task in not_done:
+            task.cancel()
+        return len(not_done)
+
+
+def build_mirror_server(mirror: Mirror, connection_key: str | None = None) -> Server:
+    keys = EpisodeKeys(connection_key)
+    upstream = mirror.upstream
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=upstream.tools)
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        try:
+            return await mirror.call(keys.key(ctx), params.name, params.arguments)
+        except AgentFault as fault:
+            return types.CallToolResult(content=[types.TextContent(text=str(fault))], is_error=True)
+        except Exception as err:
+            log.exception("unexpected error mirroring %s", params.name)
+            return types.CallToolResult(content=[types.TextContent(
+                text=f"mcp-world mirror failed on this call ({type(err).__name__}); it was logged")], is_error=True)
+
+    return Server(upstream.name, version=upstream.version or "0", instructions=upstream.client.instructions,
+                  on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+try:
+    import uvicorn
+
+    class _QuietServer(uvicorn.Server):
+        """uvicorn re-raises the SIGINT it caught once it has shut down, which would cancel the
+        predictions still being drained; the mirror handles the signals itself."""
+
+        @contextlib.contextmanager
+        def capture_signals(self):
+            yield
+except ImportError:  # pragma: no cover - uvicorn comes with mcp
+    pass
+
+
+async def _stop_on_signal(userver: Any) -> None:
+    import signal
+
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            userver.should_exit = True
+            return
+
+
+@dataclass(frozen=True)
+class MirrorConfig:
+    upstream: UpstreamSpec
+    db: Path
+    serve: Any  # a serving.ServeConfig for transport, engines, limits (its world is replaced)
+    name: str | None = None
+    description: str | None = None
+    predict: bool = True
+    drain_s: float = 120.0
+
+
+def run_mirror(cfg: MirrorConfig, say: Any) -> None:
+    """Serve the mirror until interrupted; every engine this started is stopped on the way out."""
+    from .serving import Running, check_exposure, make_engines, security_settings
+
+    check_exposure(cfg.serve)
+    store = Store(cfg.db)
+    running = Running(say)
+    stdio = cfg.serve.transport == "stdio"
+    pool = make_engines(cfg.serve, running, say, background_start=True) if cfg.predict else None
+
+    async def main() -> None:
+        async with Upstream(cfg.upstream) as upstream:
+            world = world_for(upstream, cfg.name, cfg.description)
+            mirror = Mirror(upstream, world, store, pool, cfg.serve.dialect, cfg.serve.limits, cfg.serve.sampling)
+            try:
+                if stdio:
+                    from mcp.server.stdio import stdio_server
+
+                    server = build_mirror_server(mirror, connection_key=f"mirror-{uuid.uuid4().hex[:12]}")
+                    async with stdio_server() as (read, write):
+                        await server.run(read, write, server.create_initialization_options())
+                else:
+                    server = build_mirror_server(mirror)
+                    app = server.streamable_http_app(host=cfg.serve.host,
+                                                     transport_security=security_settings(cfg.serve))
+                    if cfg.serve.token:
+                        from .auth import BearerToken
+
+                        app = BearerToken(app, cfg.serve.token)
+                    url = f"http://{cfg.serve.host}:{cfg.serve.port}/mcp"
+                    say(f"mcp-world is mirroring {upstream.name} ({cfg.upstream.describe()}, "
+                        f"{len(upstream.tools)} tools) at {url}\nlog: {cfg.db}"
+                        + ("" if pool else " (predictions off)") + "\nPress Ctrl+C to stop.")
+                    userver = _QuietServer(uvicorn.Config(app, host=cfg.serve.host, port=cfg.serve.port,
+                                                          log_level="warning", lifespan="on"))
+                    async with anyio.create_task_group() as tg:
+                        tg.start_soon(_stop_on_signal, userver)
+                        await userver.serve()
+                        tg.cancel_scope.cancel()
+            finally:
+                if mirror._pending:
+                    say(f"mirror: waiting up to {cfg.drain_s:.0f} s for {len(mirror._pending)} predictions to finish")
+                abandoned = await mirror.drain(cfg.drain_s)
+                if pool is not None:
+                    say(f"mirror: {mirror.predicted} predictions logged"
+                        + (f", {abandoned} abandoned at exit" if abandoned else "")
+                        + (f", {mirror.skipped} skipped (backlog)" if mirror.skipped else ""))
+
+    try:
+        anyio.run(main)
+    finally:
+        if pool is not None:
+            with contextlib.suppress(Exception):
+                anyio.run(pool.aclose)
+        running.stop()
+        store.close()
+        sys.stderr.flush()

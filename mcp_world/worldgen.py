@@ -1,0 +1,232 @@
+"""Making world files from reality (`mcp-world world ...`).
+
+* `from_episodes`: recorded real episodes (mirror sessions, imports, shadow runs) become a world —
+  the tools they used (for a mirrored MCP server: its declared tools, so `serve` simulates it in the
+  `mcp` domain) plus a few real results per tool as demonstrations.
+* `from_dir`: a real project folder becomes a terminal world's seed — its tree, the contents of small
+  text files, the git branch and recent log — with anything that looks like a secret left out and
+  reported, so a dry run happens in a faithful copy of the user's project.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import re
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import WorldFileError
+from .world import World, parse_world
+
+# -- from episodes ---------------------------------------------------------------------------------
+
+
+def from_episodes(records: Iterable[dict[str, Any]], name: str | None = None, description: str | None = None,
+                  per_tool: int = 3, max_observation_chars: int = 2_000) -> World:
+    """A world from real episodes (interchange records): their domains, seed and tools, and up to
+    `per_tool` real results per tool (distinct arguments, shortest first, at most one error)."""
+    records = list(records)
+    if not records:
+        raise WorldFileError("no episodes with real observations to make a world from "
+                             "(record some with `mcp-world mirror`, or `import` them)")
+    first = records[0]["world"]
+    domains: list[str] = []
+    tools: dict[str, dict[str, Any]] = {}
+    candidates: dict[str, list[dict[str, Any]]] = {}
+    for rec in records:
+        w = rec["world"]
+        for d in w.get("domains", []):
+            if d not in domains:
+                domains.append(d)
+        for t in w.get("tools", []):
+            tools.setdefault(t["name"], t)
+        for s in rec["steps"]:
+            obs = s.get("observation")
+            if obs is None or s.get("error") or len(obs) > max_observation_chars:
+                continue
+            candidates.setdefault(s["tool"], []).append(s)
+    demos = []
+    for tool, steps in candidates.items():
+        seen: set[str] = set()
+        errors = 0
+        for s in sorted(steps, key=lambda s: len(s["observation"])):
+            key = json.dumps(s.get("arguments", {}), sort_keys=True)
+            is_error = bool((s.get("structured") or {}).get("isError"))
+            if key in seen or (is_error and errors):
+                continue
+            seen.add(key)
+            errors += is_error
+            demo = {"tool": tool, "arguments": s.get("arguments", {}), "observation": s["observation"]}
+            if s.get("structured"):
+                demo["structured"] = s["structured"]
+            demos.append(demo)
+            if len(seen) >= per_tool:
+                break
+    data = {
+        "name": name or first.get("name", "recorded"),
+        "description": description or first.get("description", "A world recorded from real episodes."),
+        "domains": domains,
+        **({"seed": first["seed"]} if first.get("seed") else {}),
+        **({"tools": list(tools.values())} if tools else {}),
+        "demonstrations": demos,
+    }
+    return parse_world(data, "the world made from these episodes")
+
+
+# -- from a folder ---------------------------------------------------------------------------------
+
+SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "env", "__pycache__", ".mypy_cache", ".pytest_cache",
+             ".ruff_cache", ".tox", ".nox", ".idea", ".vscode", ".cache", "dist", "build", "target", ".next",
+             ".gradle", ".terraform"}
+SECRET_NAMES = (".env", ".env.*", "*.env", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore",
+                "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*credentials*", "*secret*", ".netrc",
+                ".npmrc", ".pypirc", ".git-credentials", ".htpasswd", "*.token", ".dockercfg",
+                "service-account*.json", "*.tfstate", "*.tfvars", ".boto", ".s3cfg", "kubeconfig*")
+SECRET_CONTENT = re.compile(
+    r"-----BEGIN ([A-Z]+ )?PRIVATE KEY-----|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36}|github_pat_\w{40,}"
+    r"|sk-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|glpat-[A-Za-z0-9_-]{20}"
+)
+
+
+@dataclass
+class Snapshot:
+    world: World
+    files: int = 0
+    with_contents: int = 0
+    withheld: list[tuple[str, str]] = field(default_factory=list)  # (relative path, why)
+    not_listed: int = 0  # files beyond --max-files
+
+
+def from_dir(path: Path, name: str | None = None, user: str = "user", hostname: str = "devbox",
+             max_file_bytes: int = 4_096, max_total_bytes: int = 16_384, max_files: int = 200) -> Snapshot:
+    """A terminal world whose seed is a snapshot of the folder at `path`."""
+    root = path.expanduser().resolve()
+    if not root.is_dir():
+        raise WorldFileError(f"{path} is not a folder")
+    project = re.sub(r"[^A-Za-z0-9._-]", "-", root.name) or "project"
+    home = f"/home/{user}" if user != "root" else "/root"
+    base = f"{home}/{project}"
+    git = _git(root, "rev-parse", "--show-toplevel") is not None
+    rels = _git_files(root) if git else _walk(root)
+    snap = Snapshot(world=None)  # type: ignore[arg-type]
+    files: dict[str, str | None] = {}
+    budget = max_total_bytes
+    # Small top-level files first: they say most about a project (README, pyproject, Makefile).
+    for rel in sorted(rels, key=lambda r: (r.count("/"), not r.lower().startswith("readme"), r)):
+        p = root / rel
+        why = _secret_name(rel)
+        if why is None and p.is_file() and p.stat().st_size <= max_file_bytes:
+            text = _text(p)
+            if text is not None and SECRET_CONTENT.search(text):
+                why = "its contents look like a key or token"
+        else:
+            text = None
+        if why:
+            snap.withheld.append((rel, why))
+            continue
+        if len(files) >= max_files:
+            snap.not_listed += 1
+            continue
+        if text is not None and len(text.encode()) <= budget:
+            files[f"{base}/{rel}"] = text
+            budget -= len(text.encode())
+            snap.with_contents += 1
+        else:
+            files[f"{base}/{rel}"] = None
+    snap.files = len(files)
+    seed: dict[str, Any] = {"hostname": hostname, "user": user, "cwd": base, "files": files}
+    notes = [f"A snapshot of the real project {root.name}: {snap.files} files listed"
+             + (f", {snap.not_listed} more not listed" if snap.not_listed else "") + "."]
+    if git:
+        branch = _git(root, "rev-parse", "--abbrev-ref", "HEAD") or "main"
+        log = (_git(root, "log", "-n", "10", "--format=%h %s") or "").splitlines()
+        author = _git(root, "log", "-1", "--format=%an <%ae>") or f"{user} <{user}@{hostname}>"
+        message = _git(root, "log", "-1", "--format=%s") or "Initial commit"
+        seed["git"] = [{"path": base, "branch": branch, "message": message, "author": author, "log": log}]
+        dirty = (_git(root, "status", "--porcelain") or "").splitlines()
+        notes.append("The working tree is clean." if not dirty else
+                     f"`git status --porcelain` shows {len(dirty)} changes: " + "; ".join(dirty[:10]))
+    seed["notes"] = " ".join(notes)
+    description = (f"A copy of the developer's project {root.name}, in {base} on the machine {hostname} "
+                   f"(user {user}). Bash, git and the usual GNU tools are installed.")
+    snap.world = parse_world({"name": name or project, "description": description, "domains": ["terminal"],
+                              "seed": {"terminal": seed}}, f"the snapshot of {root}")
+    return snap
+
+
+def _git(root: Path, *args: str) -> str | None:
+    try:
+        out = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def _git_files(root: Path) -> list[str]:
+    out = _git(root, "ls-files", "--cached", "--others", "--exclude-standard")
+    rels = [r for r in (out or "").splitlines() if r]
+    return [r for r in rels if not any(part in SKIP_DIRS for part in r.split("/")[:-1])
+            and (root / r).is_file()]
+
+
+def _walk(root: Path) -> list[str]:
+    rels = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        for n in sorted(names):
+            p = Path(folder) / n
+            if p.is_file() and not p.is_symlink():
+                rels.append(str(p.relative_to(root)))
+    return rels
+
+
+def _secret_name(rel: str) -> str | None:
+    base = rel.rsplit("/", 1)[-1].lower()
+    if any(part in (".ssh", ".gnupg", ".aws") for part in rel.split("/")[:-1]):
+        return "it is in a credentials folder"
+    for pattern in SECRET_NAMES:
+        if fnmatch.fnmatch(base, pattern) and base not in (".env.example", ".env.sample", ".env.template"):
+            return f"its name looks like a secret ({pattern})"
+    return None
+
+
+def _text(p: Path) -> str | None:
+    try:
+        data = p.read_bytes()
+    except OSError:
+        return None
+    if b"\0" in data[:8192]:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+# -- writing ---------------------------------------------------------------------------------------
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _str(dumper: yaml.SafeDumper, value: str):
+    style = "|" if "\n" in value and not any(c in value for c in "\r\t") and value == value.rstrip(" ") else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def world_yaml(world: World, header: str = "") -> str:
+    data = world.model_dump(by_alias=True, exclude_defaults=True, exclude_none=True)
+    body = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110)
+    lines = "".join(f"# {line}\n" for line in header.splitlines()) if header else ""
+    return lines + body
