@@ -54,6 +54,7 @@ class Tool:
     output_schema: dict[str, Any] | None = None  # the mcp domain's declared tools may have one
     title: str | None = None
     answer_start: str = ""  # how every demonstrated answer of this tool starts ("{", "["): prefilled
+    error_starts: tuple[str, ...] = ()  # how the server's demonstrated error results begin
 
     def with_defaults(self, arguments: dict[str, Any]) -> dict[str, Any]:
         props = self.input_schema.get("properties", {})
@@ -95,10 +96,15 @@ def domain_for(world: World, name: str) -> Domain:
     base = load_domain(name)
     if name != "mcp":
         return base
+    ok = [d for d in world.demonstrations if not (d.structured or {}).get("isError")]
+    # Error results (isError) recorded from the real server: their first words mark a predicted error.
+    errors = tuple(sorted({" ".join(d.observation.split()[:2]) for d in world.demonstrations
+                           if (d.structured or {}).get("isError") and d.observation.strip()}))
     tools = tuple(
         Tool(name=t.name, description=t.description.strip(), input_schema=t.input_schema,
              annotations=t.annotations or {}, actions=(), domain="mcp", output_schema=t.output_schema,
-             title=t.title, answer_start=_common_start([d.observation for d in world.demonstrations if d.tool == t.name]))
+             title=t.title, answer_start=_common_start([d.observation for d in ok if d.tool == t.name]),
+             error_starts=errors)
         for t in world.tools
     )
     return replace(base, tools=tools)

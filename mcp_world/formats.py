@@ -284,11 +284,13 @@ class McpFormat:
                 text = text[:end]  # anything after the JSON document is the model running on
             except ValueError:
                 value = None
-        if getattr(spec, "answer_start", "") and value is None:
+        if getattr(spec, "answer_start", "") and value is None and not _error_text(text, spec):
             raise FormatError(f"the answer is not the JSON document {spec.name} returns"
                               + (" (cut off at the token limit)" if call.truncated else ""))
         if not text:
             raise FormatError("the answer is empty")
+        if value is None and _error_text(text, spec):
+            return Parsed(text, {"isError": True})  # the tool failing, as the real server reports it
         schema = getattr(spec, "output_schema", None)
         if not schema:
             return Parsed(text, {})
@@ -296,6 +298,10 @@ class McpFormat:
             if not list(_schema_validator(schema).iter_errors(candidate)):
                 return Parsed(text, candidate)
         return Parsed(text, {}, needs_structured=True)
+
+
+def _error_text(text: str, spec: Any) -> bool:
+    return text.startswith(("Error", "error:")) or bool(getattr(spec, "error_starts", ())) and text.startswith(spec.error_starts)
 
 
 def _structured_candidates(value: Any, schema: dict[str, Any]) -> list[Any]:

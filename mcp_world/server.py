@@ -117,6 +117,7 @@ def build_server(sim: Simulator, name: str = "mcp-world", connection_key: str | 
             return types.CallToolResult(
                 content=[types.TextContent(text=result.observation)],
                 structured_content=result.structured,
+                is_error=result.is_error,
                 _meta={"mcp-world/episode": ep.id, "mcp-world/step": result.index,
                        "mcp-world/provenance": result.provenance},
             )

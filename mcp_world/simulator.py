@@ -62,6 +62,7 @@ class StepResult:
     observation: str
     structured: dict[str, Any] | None
     provenance: str
+    is_error: bool = False  # the simulated tool itself failed (an mcp tool's error result)
 
 
 @dataclass
@@ -275,19 +276,22 @@ class Simulator:
         try:
             parsed, attempt, tokens = await self._predict(ep, index, domain, fmt, tool_name, arguments, state,
                                                           history, action, engine)
-        except AgentFault:
+        except AgentFault as fault:
             real = await real_run if real_run is not None else None
             if real is None:
                 raise
             if domain.name not in self.real:
                 row.update(real_observation=real.text, real_structured=real.logged)
                 raise
+            # The agent gets the real observation; the log says why there is no simulated one.
+            row["prediction_error"] = f"{fault.kind.value}: {fault.message}"[:2000]
             parsed, attempt, tokens = None, 0, (0, 0)
         where = state.get("cwd", "")
         provenance = "model"
         agent_text = parsed.text if parsed else ""
         agent_structured = parsed.structured if parsed else {}
-        if domain.name == "mcp" and not tool.output_schema:
+        is_error = bool(domain.name == "mcp" and agent_structured and agent_structured.get("isError"))
+        if domain.name == "mcp" and (is_error or not tool.output_schema):
             agent_structured = None  # MCP: structured content only for tools that declare an outputSchema
         real = await real_run if real_run is not None else None
         if real is not None:
@@ -303,7 +307,7 @@ class Simulator:
         row.update(observation=parsed.text if parsed else None, structured=parsed.structured if parsed else None,
                    provenance=provenance, where=where, prompt_tokens=tokens[0], completion_tokens=tokens[1],
                    repaired=int(bool(parsed) and (parsed.repaired or attempt > 0)))
-        return StepResult(index, agent_text, agent_structured, provenance)
+        return StepResult(index, agent_text, agent_structured, provenance, is_error and provenance == "model")
 
     async def _predict(self, ep: Episode, index: int, domain: Domain, fmt: Any, tool_name: str,
                        arguments: dict[str, Any], state: dict[str, Any], history: list[Turn], action: str,
@@ -418,12 +422,21 @@ def _step_seed(episode_seed: int, index: int, attempt: int) -> int:
 def _describe_errors(tool: Tool, errors: list[jsonschema.ValidationError]) -> str:
     props = tool.input_schema.get("properties", {})
     required = tool.input_schema.get("required", [])
-    accepted = ", ".join(
-        f"{k}: {v.get('type', 'any')}{' (required)' if k in required else ''}" for k, v in props.items()
-    ) or "no arguments"
+    accepted = ", ".join(f"{k}: {_accepts(v)}{' (required)' if k in required else ''}"
+                         for k, v in props.items()) or "no arguments"
     problems = []
     for e in errors[:5]:
         where = ".".join(str(p) for p in e.path)
         msg = e.message if len(e.message) < 300 else e.message[:300] + "…"
         problems.append(f"{where + ': ' if where else ''}{msg}")
     return f"invalid arguments for {tool.name}: {'; '.join(problems)}. Accepted: {accepted}"
+
+
+def _accepts(prop: Any) -> str:
+    if not isinstance(prop, dict):
+        return "any"
+    if "enum" in prop:
+        return "one of " + "|".join(json.dumps(v) for v in prop["enum"][:12])
+    kind = prop.get("type", "any")
+    kind = "|".join(kind) if isinstance(kind, list) else str(kind)
+    return kind + (f" matching {prop['pattern']}" if "pattern" in prop else "")

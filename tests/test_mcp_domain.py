@@ -1,0 +1,89 @@
+"""The generic mcp domain: tools declared by a world, arguments checked against their schemas,
+answers read as the declared tool's result (JSON where the server answers JSON, structured content
+for an outputSchema, error results)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from mcp_world.domain import domain_for
+from mcp_world.formats import Call, FormatError, get_format
+from mcp_world.paths import FIXTURES_DIR
+from mcp_world.world import load_world, parse_world
+
+from .helpers import stdio_client
+
+pytestmark = pytest.mark.anyio
+
+LIST = {"type": "object", "properties": {}}
+OUT = {"type": "object", "properties": {"entities": {"type": "array"}}, "required": ["entities"]}
+
+
+def _tool(**extra):
+    world = parse_world({
+        "name": "kv", "description": "d", "domains": ["mcp"],
+        "tools": [{"name": "list", "inputSchema": LIST, **extra}],
+        "demonstrations": [{"tool": "list", "observation": '[{"name": "a"}]'},
+                           {"tool": "list", "observation": "Entity with name b not found", "structured": {"isError": True}}],
+    })
+    return domain_for(world, "mcp").tool("list")
+
+
+def test_the_mcp_format_reads_json_results_structured_content_and_errors():
+    fmt = get_format("mcp")
+    plain = _tool()
+    assert plain.answer_start == "[" and fmt.prefill(Call("list", {}, {}, spec=plain)) == "["
+    # A JSON result is cut where the document ends (the model running on is dropped).
+    assert fmt.parse('[{"name": "a"}]\nThis lists the entities.', Call("list", {}, {}, spec=plain)).text == '[{"name": "a"}]'
+    with pytest.raises(FormatError, match="JSON"):
+        fmt.parse("[not json", Call("list", {}, {}, spec=plain))
+    err = fmt.parse("Entity with name zz not found", Call("list", {}, {}, spec=plain))
+    assert err.structured == {"isError": True}
+    with pytest.raises(FormatError, match="talks about"):
+        fmt.parse("Sure, here is the list", Call("list", {}, {}, spec=_tool(outputSchema=OUT)))
+    typed = _tool(outputSchema=OUT)
+    # The text is the list; the structured content wraps it as the schema's only property.
+    assert fmt.parse('[{"name": "a"}]', Call("list", {}, {}, spec=typed)).structured == {"entities": [{"name": "a"}]}
+    assert fmt.parse('{"entities": []}', Call("list", {}, {}, spec=typed)).structured == {"entities": []}
+    assert fmt.parse('{"other": 1}', Call("list", {}, {}, spec=typed)).needs_structured
+
+
+def test_declared_tools_are_checked_when_the_world_loads():
+    for bad, says in (({"domains": ["mcp"]}, "give `tools`"),
+                      ({"domains": ["mcp"], "tools": [{"name": "x", "inputSchema": {"type": "object", "properties": 5}}]},
+                       "not a valid JSON schema"),
+                      ({"domains": ["mcp"], "tools": [{"name": "x"}, {"name": "x"}]}, "declared twice"),
+                      ({"domains": ["mcp"], "tools": [{"name": "bad name!"}]}, "tools.0.name")):
+        with pytest.raises(Exception, match=says):
+            parse_world({"name": "w", "description": "d", **bad})
+
+
+async def test_a_declared_ticketing_server_is_simulated_over_mcp(engine_url, tmp_path):
+    world = load_world("helpdesk")
+    async with stdio_client(engine_url, tmp_path / "h.db", "--world", "helpdesk", "--seed", "5") as c:
+        tools = {t.name: t for t in (await c.list_tools()).tools}
+        ticket = await c.call_tool("get_ticket", {"ticket_id": "T-1041"})
+        bad = await c.call_tool("get_ticket", {"ticket_id": "1041"})
+        extra = await c.call_tool("list_tickets", {"status": "closed"})
+    assert set(tools) == {t.name for t in world.tools} | {"world_reset"} and len(world.tools) >= 6
+    assert tools["delete_ticket"].annotations.destructive_hint is True
+    assert not ticket.is_error and isinstance(json.loads(ticket.content[0].text), dict), ticket.content[0].text
+    assert ticket.structured_content is None  # no outputSchema declared: text only, as MCP says
+    assert bad.is_error and "does not match '^T-[0-9]+$'" in bad.content[0].text
+    assert extra.is_error and "'closed' is not one of" in extra.content[0].text
+    assert 'status: one of "open"|"pending"|"solved"' in extra.content[0].text
+
+
+def test_eval_scores_recorded_mcp_sessions(engine_url, tmp_path):
+    out = tmp_path / "r.json"
+    r = subprocess.run([sys.executable, "-m", "mcp_world", "eval", "--data", str(FIXTURES_DIR / "real" / "git-mirror.jsonl"),
+                        "--engine", engine_url, "--limit", "2", "--json", str(out), "--db", str(tmp_path / "e.db")],
+                       capture_output=True, text=True, timeout=600, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert r.returncode == 0, r.stderr
+    report = json.loads(out.read_text())
+    assert report["domains"]["mcp"]["steps"] == 2 and 0 <= report["domains"]["mcp"]["mean_similarity"] <= 1

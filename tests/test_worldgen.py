@@ -1,0 +1,98 @@
+"""Worlds made from reality: a real project folder (secrets left out), and recorded episodes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from mcp_world.errors import WorldFileError
+from mcp_world.executors.sandbox import SandboxLimits, TerminalSandbox, bwrap_available
+from mcp_world.world import load_world
+from mcp_world.worldgen import from_dir, from_episodes
+
+
+def _git(cwd, *args):
+    subprocess.run(["git", "-c", "user.name=Ann Dev", "-c", "user.email=ann@example.com", *args], cwd=cwd,
+                   check=True, capture_output=True)
+
+
+@pytest.fixture
+def project(tmp_path):
+    p = tmp_path / "billing-svc"
+    (p / "src").mkdir(parents=True)
+    (p / "node_modules" / "left-pad").mkdir(parents=True)
+    (p / "README.md").write_text("# billing-svc\n\nInvoices and payments.\n")
+    (p / "src" / "app.py").write_text("def total(items):\n    return sum(items)\n")
+    (p / "src" / "settings.py").write_text('AWS_KEY = "AKIAABCDEFGHIJKLMNOP"\n')
+    (p / ".env").write_text("DATABASE_URL=postgres://admin:hunter2@db/billing\n")
+    (p / ".env.example").write_text("DATABASE_URL=\n")
+    (p / "deploy_key.pem").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----\n")
+    (p / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0binary")
+    (p / "big.log").write_text("line\n" * 5000)
+    (p / "node_modules" / "left-pad" / "index.js").write_text("module.exports = 1\n")
+    (p / ".gitignore").write_text("node_modules/\n")
+    _git(p, "init", "-q", "-b", "trunk")
+    _git(p, "add", ".")
+    _git(p, "commit", "-q", "-m", "Initial import")
+    (p / "src" / "app.py").write_text("def total(items):\n    return round(sum(items), 2)\n")
+    _git(p, "commit", "-q", "-am", "Round totals")
+    return p
+
+
+def test_a_real_folder_becomes_a_world_without_its_secrets(project, tmp_path):
+    snap = from_dir(project)
+    w = snap.world
+    seed = w.terminal_seed()
+    base = "/home/user/billing-svc"
+    assert seed.cwd == base
+    withheld = dict(snap.withheld)
+    assert set(withheld) == {".env", "deploy_key.pem", "src/settings.py"}, withheld
+    assert "contents" in withheld["src/settings.py"]
+    text = json.dumps(w.model_dump())
+    assert "hunter2" not in text and "AKIA" not in text and "PRIVATE KEY" not in text
+    assert seed.files[f"{base}/README.md"].startswith("# billing-svc")
+    assert seed.files[f"{base}/src/app.py"] == "def total(items):\n    return round(sum(items), 2)\n"
+    assert seed.files[f"{base}/.env.example"] == "DATABASE_URL=\n"
+    assert seed.files[f"{base}/logo.png"] is None and seed.files[f"{base}/big.log"] is None  # listed, no contents
+    assert not any("node_modules" in f for f in seed.files)
+    git = seed.git[0]
+    assert git.branch == "trunk" and git.message == "Round totals" and git.author == "Ann Dev <ann@example.com>"
+    assert [line.split(" ", 1)[1] for line in git.log] == ["Round totals", "Initial import"]
+
+    # The command line writes a world file `serve` loads, and lists what it left out.
+    out = tmp_path / "w.yaml"
+    r = subprocess.run([sys.executable, "-m", "mcp_world", "world", "from-dir", str(project), "--out", str(out)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "left out 3 files that look like secrets" in r.stderr and ".env  (" in r.stderr
+    assert load_world(out).terminal_seed().files == seed.files
+
+
+@pytest.mark.skipif(not bwrap_available(), reason="bubblewrap is installed by the setup")
+def test_the_shadow_sandbox_materializes_the_snapshot(project):
+    world = from_dir(project).world
+    box = TerminalSandbox(world, SandboxLimits(timeout_s=20))
+    try:
+        base = "/home/user/billing-svc"
+        assert box.run("cat src/app.py", base).output == "def total(items):\n    return round(sum(items), 2)\n"
+        assert box.run("git branch --show-current && git log -1 --format=%s", base).output == "trunk\nRound totals\n"
+        assert "No such file" in box.run("cat .env", base).output
+    finally:
+        box.close()
+
+
+def test_from_episodes_keeps_a_few_distinct_real_results_per_tool():
+    world = {"name": "kv", "description": "A key-value MCP server.", "domains": ["mcp"],
+             "tools": [{"name": "get", "inputSchema": {"type": "object", "properties": {"key": {"type": "string"}}}}]}
+    steps = [{"tool": "get", "arguments": {"key": f"k{i}"}, "observation": f"value {i}" * (i + 1)} for i in range(6)]
+    steps += [{"tool": "get", "arguments": {"key": "k0"}, "observation": "value 0"},  # a repeat
+              {"tool": "get", "arguments": {"key": "x"}, "observation": "Error: no key x", "structured": {"isError": True}},
+              {"tool": "get", "arguments": {"key": "y"}, "observation": "Error: no key y", "structured": {"isError": True}}]
+    w = from_episodes([{"id": "e1", "world": world, "steps": steps}], per_tool=3)
+    assert [d.arguments["key"] for d in w.demonstrations] == ["k0", "k1", "x"]  # shortest first, one error
+    assert w.tools[0].name == "get" and w.domains == ["mcp"]
+    with pytest.raises(WorldFileError, match="no episodes"):
+        from_episodes([])
