@@ -1,5 +1,6 @@
-"""The fidelity baseline: `mcp-world eval` on the project's own real terminal episodes
-(fixtures/real/devbox-terminal.jsonl, recorded by the shadow executor) on the embedded engine.
+"""The fidelity baseline: `mcp-world eval` on the project's own real data in fixtures/real/ — the
+devbox terminal episodes recorded by the shadow executor, and the mirror sessions of the reference
+MCP servers server-memory and mcp-server-git — on the embedded engine.
 
     .venv/bin/python benchmarks/fidelity.py [--limit N]
 """
@@ -20,8 +21,8 @@ if __name__ == "__main__":
     ap.add_argument("--engine", default="embedded")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "mcp_world", "eval", "--data", str(ROOT / "fixtures/real/devbox-terminal.jsonl"),
-               "--engine", a.engine, "--db", f"{tmp}/fidelity.db", "--json", f"{tmp}/fidelity.json"]
+        data = [arg for f in sorted((ROOT / "fixtures" / "real").glob("*.jsonl")) for arg in ("--data", str(f))]
+        cmd = [sys.executable, "-m", "mcp_world", "eval", *data, "--engine", a.engine, "--db", f"{tmp}/fidelity.db", "--json", f"{tmp}/fidelity.json"]
         if a.limit:
             cmd += ["--limit", str(a.limit)]
         sys.exit(subprocess.call(cmd))

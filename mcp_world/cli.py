@@ -171,6 +171,95 @@ def mirror(
 
 
 @app.command()
+def generate(
+    tasks: Annotated[Path, typer.Option(help="Task file (YAML): {world, tasks: [{id, instruction, actions, max_steps}]}.")],
+    world: Annotated[Optional[str], typer.Option(help="World name or file (default: the task file's world).")] = None,
+    agent: Annotated[str, typer.Option(help="scripted (each task's actions), embedded (the embedded model), "
+                                            "or an OpenAI-compatible URL.")] = "scripted",
+    model: Annotated[Optional[str], typer.Option(help="The agent model's name at its URL.")] = None,
+    protocol: Annotated[Optional[str], typer.Option(help="How the agent acts: tools (native tool calling) or json "
+                                                         "(one JSON action per turn, structured outputs). "
+                                                         "Default: json for embedded, tools for a URL.")] = None,
+    episodes: Annotated[int, typer.Option(min=1, help="Episodes per task.")] = 1,
+    concurrency: Annotated[int, typer.Option(min=1, max=256, help="Episodes at once.")] = 4,
+    seed: Annotated[int, typer.Option(help="Base seed; every episode gets its own from it.")] = 0,
+    max_steps: Annotated[int, typer.Option(min=1, help="Most tool calls per episode (a task may set its own).")] = 20,
+    run: Annotated[Optional[str], typer.Option(help="Run id (default: <world>-<task file>); the same id resumes.")] = None,
+    db: DbOpt = DEFAULT_DB,
+    engine: Annotated[list[str], typer.Option("--engine", envvar="MCP_WORLD_ENGINE",
+                                              help="The world model: 'embedded' or a URL (repeatable).")] = ["embedded"],
+    engine_model: Annotated[Optional[str], typer.Option(help="The world model's name at the engine.")] = None,
+    agent_temperature: Annotated[float, typer.Option(help="The agent model's sampling temperature.")] = 0.7,
+    cache: CacheOpt = None,
+) -> None:
+    """Walk agent policies through a world over MCP and log the episodes (synthetic data)."""
+    import anyio
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from . import embedded
+    from .generate import GenerateConfig, generate as run_generate, load_tasks
+    from .paths import cache_dir
+    from .serving import Running, ServeConfig, make_engines
+    from .world import load_world
+
+    if protocol not in (None, "tools", "json"):
+        _err(f"--protocol must be tools or json, not {protocol!r}")
+    try:
+        tf = load_tasks(tasks)
+        if world is None and tf.world is None:
+            _err(f"{tasks} names no world: pass --world")
+        w = load_world(world or tf.world)
+        if agent == "scripted":
+            missing = [t.id for t in tf.tasks if t.actions is None]
+            if missing:
+                _err(f"the scripted agent needs `actions` for every task; {tasks} has none for {', '.join(missing[:5])}")
+        run_id = run or f"{w.name}-{tasks.stem}"
+        cfg_serve = ServeConfig(world=w, db=db.expanduser(), engines=tuple(engine), model=engine_model,
+                                embedded=embedded.EmbeddedConfig(cache=cache_dir(cache)))
+        cfg = GenerateConfig(cfg_serve, tf.tasks, agent, model, protocol, episodes, concurrency, seed, max_steps,
+                             run_id, agent_temperature)
+        running = Running(_say)
+        pool = make_engines(cfg_serve, running, _say, background_start=False)
+        total = len(tf.tasks) * episodes
+        try:
+            with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                          TextColumn("episodes · {task.fields[steps]} steps · {task.fields[rate]} steps/s"),
+                          TimeRemainingColumn(), transient=False) as bar:
+                job = bar.add_task(f"generating {run_id}", total=total, steps=0, rate="0.00")
+
+                def progress(episodes: int | None = None, steps: int = 0, seconds: float = 0.0) -> None:
+                    fields = {"steps": steps, "rate": f"{steps / seconds:.2f}" if seconds > 0 else "0.00"}
+                    if episodes is not None:
+                        fields["completed"] = done_before + episodes
+                    bar.update(job, **fields)
+
+                from .store import Store
+
+                probe = Store(cfg_serve.db)
+                from .generate import _finished
+
+                done_before = sum(_finished(probe, f"{run_id}-{t.id}-{n}") for t in tf.tasks for n in range(episodes))
+                probe.close()
+                bar.update(job, completed=done_before)
+
+                async def go():
+                    try:
+                        return await run_generate(cfg, pool, _say, progress)
+                    finally:
+                        await pool.aclose()
+
+                summary = anyio.run(go)
+        finally:
+            running.stop()
+    except MCPWorldError as err:
+        _err(str(err))
+    outcomes = ", ".join(f"{k} {v}" for k, v in sorted(summary.outcomes.items())) or "nothing to do"
+    rate = summary.steps / summary.seconds if summary.seconds else 0.0
+    typer.echo(f"run {run_id}: {summary.planned} episodes planned, {summary.skipped} already finished; "
+               f"this time: {outcomes}; {summary.steps} steps in {summary.seconds:.0f} s ({rate:.2f} steps/s); log: {db}")
+
+
+@app.command()
 def worlds() -> None:
     """List the shipped worlds."""
     from .world import available_worlds, load_world
@@ -213,7 +302,11 @@ def episodes_show(episode_id: str, db: DbOpt = DEFAULT_DB,
         else:
             typer.echo(f"  ({s['provenance']}, {s['prompt_tokens'] or 0}+{s['completion_tokens'] or 0} tokens, "
                        f"{s['latency_ms'] or 0:.0f} ms)")
-            typer.echo(s["observation"])
+            if s["observation"] is not None:
+                typer.secho("  simulated:" if s["real_observation"] is not None else "", fg=typer.colors.BLUE)
+                typer.echo(s["observation"])
+        if s.get("prediction_error"):
+            typer.secho(f"  no simulated observation: {s['prediction_error']}", fg=typer.colors.YELLOW)
         if s["real_observation"] is not None:
             typer.secho("  real:", fg=typer.colors.GREEN)
             typer.echo(s["real_observation"])
@@ -222,26 +315,85 @@ def episodes_show(episode_id: str, db: DbOpt = DEFAULT_DB,
 @app.command()
 def export(
     db: DbOpt = DEFAULT_DB,
-    format: Annotated[str, typer.Option("--format", help="jsonl (the episode interchange format).")] = "jsonl",
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="File to write (default: stdout).")] = None,
+    format: Annotated[str, typer.Option("--format", help="jsonl (the episode interchange format), chat (OpenAI "
+                                        "tool-calling transcripts, JSONL) or hf (a Hugging Face dataset folder "
+                                        "+ data.parquet).")] = "jsonl",
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="File to write (default: stdout); a folder for hf.")] = None,
     observations: Annotated[str, typer.Option(help="sim, real, or best (real where logged).")] = "best",
     world: Annotated[Optional[str], typer.Option(help="Only episodes of this world.")] = None,
+    run: Annotated[Optional[str], typer.Option(help="Only episodes of this `generate` run.")] = None,
+    completed: Annotated[bool, typer.Option(help="Only episodes whose agent declared the task done.")] = False,
+    min_steps: Annotated[int, typer.Option(help="Only episodes with at least this many steps.")] = 0,
+    max_steps: Annotated[Optional[int], typer.Option(help="Only episodes with at most this many steps.")] = None,
     include_errors: bool = False,
 ) -> None:
-    """Export episodes in the interchange format."""
-    from .exporting import export_jsonl
+    """Export episodes: interchange JSONL, chat-format transcripts, or a Hugging Face dataset."""
+    from .exporting import Filters, export_chat, export_hf, export_jsonl
 
-    if format != "jsonl":
-        _err(f"unknown format {format!r}; accepted: jsonl")
+    if format not in ("jsonl", "chat", "hf"):
+        _err(f"unknown format {format!r}; accepted: jsonl, chat, hf")
     if observations not in ("sim", "real", "best"):
         _err("--observations must be sim, real or best")
+    if format == "hf" and out is None:
+        _err("--format hf writes a dataset folder: give it with --out")
     store = _store(db)
+    filters = Filters(world, run, completed, min_steps, max_steps)
+    if format == "hf":
+        n = export_hf(store, out, observations, include_errors, filters)  # type: ignore[arg-type]
+        _say(f"exported {n} episodes to {out} (datasets.load_from_disk) and {out}/data.parquet")
+        return
+    write = export_jsonl if format == "jsonl" else export_chat
+    kwargs = {"filters": filters, "include_errors": include_errors, "observations": observations}
     if out is None:
-        n = export_jsonl(store, sys.stdout, observations, world, include_errors)  # type: ignore[arg-type]
+        n = write(store, sys.stdout, **kwargs)  # type: ignore[arg-type]
     else:
         with open(out, "w", encoding="utf-8") as f:
-            n = export_jsonl(store, f, observations, world, include_errors)  # type: ignore[arg-type]
+            n = write(store, f, **kwargs)  # type: ignore[arg-type]
     _say(f"exported {n} episodes")
+
+
+@app.command()
+def report(
+    episode_id: Annotated[Optional[str], typer.Argument(help="The episode to report on.")] = None,
+    run: Annotated[Optional[str], typer.Option(help="Or every episode of this `generate` run.")] = None,
+    db: DbOpt = DEFAULT_DB,
+    html: Annotated[Optional[Path], typer.Option(help="Also write a self-contained HTML report here.")] = None,
+) -> None:
+    """Dry-run report: what the agent did, with risky actions flagged and why."""
+    from .exporting import Filters, episode_record, iter_records
+    from .report import CATEGORIES, action_text, episode_report, render_html
+
+    if (episode_id is None) == (run is None):
+        _err("give an EPISODE_ID or --run RUN_ID")
+    store = _store(db)
+    if episode_id is not None:
+        record = episode_record(store, episode_id, include_errors=True)
+        if record is None:
+            _err(f"no episode {episode_id!r} in {db}")
+        records = [record]
+    else:
+        records = list(iter_records(store, include_errors=True, filters=Filters(run=run)))
+        if not records:
+            _err(f"no episodes of run {run!r} in {db}")
+    reports = [episode_report(r) for r in records]
+    for r in reports:
+        flagged = {}
+        for f in r.flags:
+            flagged.setdefault(f.step, []).append(f)
+        head = f"{r.id}  world {r.world}" + (f"  task {r.task.get('id')} ({r.task.get('outcome')})" if r.task else "")
+        typer.secho(head, bold=True)
+        for i, s in enumerate(r.steps):
+            mark = "!" if i in flagged else " "
+            typer.secho(f" {mark} [{i}] {action_text(s)[:200]}", fg=typer.colors.RED if i in flagged else None)
+            for f in flagged.get(i, []):
+                typer.secho(f"       {f.category}: {f.reason}", fg=typer.colors.RED)
+    total = sum(len(r.flags) for r in reports)
+    cats = sorted({f.category for r in reports for f in r.flags})
+    typer.echo(f"\n{len(reports)} episode(s), {sum(len(r.steps) for r in reports)} actions, {total} risky"
+               + (": " + "; ".join(f"{c} ({CATEGORIES[c]})" for c in cats) if cats else ""))
+    if html:
+        html.write_text(render_html(reports, episode_id or f"run {run}"), encoding="utf-8")
+        _say(f"HTML report written to {html}")
 
 
 @app.command("import")
@@ -267,7 +419,7 @@ def import_(
 
 @app.command("eval")
 def eval_(
-    data: Annotated[Path, typer.Option("--data", help="Real episodes in the interchange format (JSONL).")],
+    data: Annotated[list[Path], typer.Option("--data", help="Real episodes in the interchange format (JSONL; repeatable).")],
     engine: Annotated[str, typer.Option(envvar="MCP_WORLD_ENGINE", help="'embedded' or an OpenAI-compatible URL.")] = "embedded",
     model: Annotated[Optional[str], typer.Option(help="Model name at the engine.")] = None,
     limit: Annotated[Optional[int], typer.Option(help="Score at most this many steps.")] = None,
@@ -288,9 +440,9 @@ def eval_(
     from .store import Store
 
     try:
-        records = read_records(data)
+        records = [r for path in data for r in read_records(path)]
         if not records:
-            _err(f"{data} holds no episodes")
+            _err(f"{', '.join(map(str, data))} hold no episodes")
         total = sum(len(r.steps) for r in records)
         total = min(total, limit) if limit is not None else total
         cfg = ServeConfig(world=records[0].world, db=db, engines=(engine,), model=model,

@@ -184,7 +184,7 @@ class Mirror:
         self._episodes: dict[str, MirrorEpisode] = {}
         self._creating = asyncio.Lock()
         self._predicting = asyncio.Semaphore(predict_concurrency)
-        self._pending: set[asyncio.Task] = set()
+        self._pending: dict[asyncio.Task, int] = {}  # prediction task -> its step row
         self.max_backlog = max_backlog
         self.predicted = 0
         self.skipped = 0
@@ -258,8 +258,8 @@ class Mirror:
                 step_id, {"prediction_error": f"skipped: {self.max_backlog} predictions were already waiting"})))
         else:
             task = asyncio.ensure_future(self._predict(ep, index, step_id, name, arguments, history))
-        self._pending.add(task)
-        task.add_done_callback(self._pending.discard)
+        self._pending[task] = step_id
+        task.add_done_callback(lambda t: self._pending.pop(t, None))
 
     async def _predict(self, ep: MirrorEpisode, index: int, step_id: int, name: str, arguments: dict[str, Any],
                        history: list[Turn]) -> None:
@@ -288,13 +288,20 @@ class Mirror:
 
     async def drain(self, timeout_s: float) -> int:
         """Wait for the predictions still running; returns how many were abandoned."""
-        pending = set(self._pending)
+        pending = dict(self._pending)
         if not pending:
             return 0
-        done, not_done = await asyncio.wait(pending, timeout=timeout_s)
+        if timeout_s > 0:
+            _, not_done = await asyncio.wait(pending, timeout=timeout_s)
+        else:
+            not_done = set(pending)
         for task in not_done:
             task.cancel()
-        return len(not_done)
+        abandoned = [pending[t] for t in not_done]
+        if abandoned:
+            note = {"prediction_error": "abandoned: the mirror stopped before this prediction finished"}
+            await self.store.write(lambda db: [db["steps"].update(i, note) for i in abandoned])
+        return len(abandoned)
 
 
 def build_mirror_server(mirror: Mirror, connection_key: str | None = None) -> Server:
@@ -316,20 +323,6 @@ def build_mirror_server(mirror: Mirror, connection_key: str | None = None) -> Se
 
     return Server(upstream.name, version=upstream.version or "0", instructions=upstream.client.instructions,
                   on_list_tools=list_tools, on_call_tool=call_tool)
-
-
-try:
-    import uvicorn
-
-    class _QuietServer(uvicorn.Server):
-        """uvicorn re-raises the SIGINT it caught once it has shut down, which would cancel the
-        predictions still being drained; the mirror handles the signals itself."""
-
-        @contextlib.contextmanager
-        def capture_signals(self):
-            yield
-except ImportError:  # pragma: no cover - uvicorn comes with mcp
-    pass
 
 
 async def _stop_on_signal(userver: Any) -> None:
@@ -354,7 +347,7 @@ class MirrorConfig:
 
 def run_mirror(cfg: MirrorConfig, say: Any) -> None:
     """Serve the mirror until interrupted; every engine this started is stopped on the way out."""
-    from .serving import Running, check_exposure, make_engines, security_settings
+    from .serving import QuietServer, Running, check_exposure, make_engines, security_settings
 
     check_exposure(cfg.serve)
     store = Store(cfg.db)
@@ -374,6 +367,8 @@ def run_mirror(cfg: MirrorConfig, say: Any) -> None:
                     async with stdio_server() as (read, write):
                         await server.run(read, write, server.create_initialization_options())
                 else:
+                    import uvicorn
+
                     server = build_mirror_server(mirror)
                     app = server.streamable_http_app(host=cfg.serve.host,
                                                      transport_security=security_settings(cfg.serve))
@@ -385,7 +380,7 @@ def run_mirror(cfg: MirrorConfig, say: Any) -> None:
                     say(f"mcp-world is mirroring {upstream.name} ({cfg.upstream.describe()}, "
                         f"{len(upstream.tools)} tools) at {url}\nlog: {cfg.db}"
                         + ("" if pool else " (predictions off)") + "\nPress Ctrl+C to stop.")
-                    userver = _QuietServer(uvicorn.Config(app, host=cfg.serve.host, port=cfg.serve.port,
+                    userver = QuietServer(uvicorn.Config(app, host=cfg.serve.host, port=cfg.serve.port,
                                                           log_level="warning", lifespan="on"))
                     async with anyio.create_task_group() as tg:
                         tg.start_soon(_stop_on_signal, userver)

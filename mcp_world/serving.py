@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import anyio
+import uvicorn
 
 from . import embedded
 from .dialects import get_dialect
@@ -144,6 +145,19 @@ def make_engines(cfg: ServeConfig, running: Running, say: Say, background_start:
         engines.append(OpenAIEngine(url, model=model, timeout_s=cfg.engine_timeout_s,
                                     max_observation_chars=cfg.limits.max_observation_chars, starting=gate))
     return EnginePool(engines)
+
+
+def free_loopback_port() -> int:
+    return embedded.free_port("127.0.0.1")
+
+
+class QuietServer(uvicorn.Server):
+    """uvicorn without its own signal handling (it re-raises the SIGINT it caught once shut down):
+    for servers inside a larger run (mirror, generate) that stop them with `should_exit`."""
+
+    @contextlib.contextmanager
+    def capture_signals(self):
+        yield
 
 
 def connect_lines(url: str, world: str, repo_python: str) -> str:

@@ -26,6 +26,8 @@ T = TypeVar("T")
 EPISODE_COLUMNS = {
     "id": str, "world_name": str, "world": str, "engine_url": str, "model": str, "dialect": str,
     "seed": int, "source": str, "state": str, "created_at": float, "updated_at": float,
+    # `generate` runs: which run and task, which agent, how it ended and what the agent answered
+    "run_id": str, "task_id": str, "agent": str, "outcome": str, "final_answer": str, "instruction": str,
 }
 STEP_COLUMNS = {
     "id": int, "episode_id": str, "idx": int, "domain": str, "tool": str, "arguments": str, "where": str,

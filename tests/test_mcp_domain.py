@@ -79,11 +79,23 @@ async def test_a_declared_ticketing_server_is_simulated_over_mcp(engine_url, tmp
     assert 'status: one of "open"|"pending"|"solved"' in extra.content[0].text
 
 
-def test_eval_scores_recorded_mcp_sessions(engine_url, tmp_path):
-    out = tmp_path / "r.json"
-    r = subprocess.run([sys.executable, "-m", "mcp_world", "eval", "--data", str(FIXTURES_DIR / "real" / "git-mirror.jsonl"),
-                        "--engine", engine_url, "--limit", "2", "--json", str(out), "--db", str(tmp_path / "e.db")],
-                       capture_output=True, text=True, timeout=600, env={**os.environ, "HF_HUB_OFFLINE": "1"})
-    assert r.returncode == 0, r.stderr
+def test_import_eval_export_round_trip_on_recorded_mcp_sessions(engine_url, tmp_path):
+    def cli(*args):
+        r = subprocess.run([sys.executable, "-m", "mcp_world", *args], capture_output=True, text=True, timeout=600,
+                           env={**os.environ, "HF_HUB_OFFLINE": "1"})
+        assert r.returncode == 0, r.stderr
+        return r
+
+    db, exported, out = tmp_path / "e.db", tmp_path / "real.jsonl", tmp_path / "r.json"
+    cli("import", str(FIXTURES_DIR / "real" / "git-mirror.jsonl"), "--db", str(db))
+    cli("export", "--db", str(db), "--observations", "real", "--out", str(exported))
+    original = json.loads((FIXTURES_DIR / "real" / "git-mirror.jsonl").read_text().splitlines()[0])
+    assert json.loads(exported.read_text().splitlines()[0])["steps"] == original["steps"]
+    cli("eval", "--data", str(exported), "--engine", engine_url, "--limit", "2", "--json", str(out), "--db", str(db))
     report = json.loads(out.read_text())
     assert report["domains"]["mcp"]["steps"] == 2 and 0 <= report["domains"]["mcp"]["mean_similarity"] <= 1
+    # The predictions were stored beside the real results; export writes either side.
+    sims = [json.loads(x) for x in cli("export", "--db", str(db), "--observations", "sim").stdout.splitlines()]
+    predicted = [r for r in sims if r["id"].startswith("eval-")]
+    made = [s["prediction"] for s in report["steps"] if s["prediction"] is not None]
+    assert [s["observation"] for r in predicted for s in r["steps"]] == made
