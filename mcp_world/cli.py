@@ -67,6 +67,10 @@ def serve(
     real: Annotated[list[str], typer.Option(
         help="Give the agent the real (sandboxed) observation for this shadowed domain.")] = [],
     shadow_timeout: Annotated[float, typer.Option(help="Most seconds a real sandboxed command may run.")] = 10.0,
+    state: Annotated[str, typer.Option(help="Explicit state: full (summary in the prompt, and answers the state "
+                                            "determines), prompt (summary only) or off (history only).")] = "full",
+    replay_cache: Annotated[bool, typer.Option(help="Reuse the answer given before to exactly the same situation "
+                                                    "(world, model, state, history, action), from the log.")] = False,
     token: Annotated[Optional[str], typer.Option(envvar="MCP_WORLD_TOKEN",
                      help="Bearer token every HTTP request must carry; required to bind beyond 127.0.0.1.")] = None,
     allowed_host: Annotated[list[str], typer.Option(
@@ -82,6 +86,8 @@ def serve(
 
     if transport not in ("http", "stdio"):
         _err(f"--transport must be http or stdio, not {transport!r}")
+    if state not in ("off", "prompt", "full"):
+        _err(f"--state must be full, prompt or off, not {state!r}")
     try:
         w = load_world(world)
         cfg = ServeConfig(
@@ -89,7 +95,7 @@ def serve(
             transport=transport, host=host, port=port, seed=seed, engine_timeout_s=engine_timeout,
             token=token, allowed_hosts=tuple(allowed_host),
             shadow=tuple(shadow), real=tuple(real), shadow_timeout_s=shadow_timeout,
-            shadow_origins=tuple(shadow_origin),
+            shadow_origins=tuple(shadow_origin), state_mode=state, replay_cache=replay_cache,
             limits=Limits(max_argument_chars=max_argument_chars, max_observation_chars=max_observation_chars,
                           context_tokens=context_tokens, max_episodes=max_episodes),
             sampling=Sampling(temperature=temperature),
@@ -257,6 +263,76 @@ def generate(
     rate = summary.steps / summary.seconds if summary.seconds else 0.0
     typer.echo(f"run {run_id}: {summary.planned} episodes planned, {summary.skipped} already finished; "
                f"this time: {outcomes}; {summary.steps} steps in {summary.seconds:.0f} s ({rate:.2f} steps/s); log: {db}")
+
+
+@app.command()
+def probe(
+    world: Annotated[Optional[str], typer.Option(help="Only the probes of this world.")] = None,
+    engine: Annotated[list[str], typer.Option("--engine", envvar="MCP_WORLD_ENGINE",
+                                              help="'embedded' or an OpenAI-compatible URL (repeatable).")] = ["embedded"],
+    model: Annotated[Optional[str], typer.Option(help="Model name at the engine.")] = None,
+    state: Annotated[str, typer.Option(help="Explicit state: full, prompt or off (history only).")] = "full",
+    suite: Annotated[Optional[Path], typer.Option(help="Probe suite (YAML; default: the shipped one).")] = None,
+    json_out: Annotated[Optional[Path], typer.Option("--json", help="Write the results as JSON here.")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, max=64, help="Probes at once.")] = 4,
+    seed: Annotated[int, typer.Option(help="Sampling seed.")] = 0,
+    db: DbOpt = DEFAULT_DB,
+    cache: CacheOpt = None,
+) -> None:
+    """Run the consistency probes (write-then-read checks) and print the pass rate per domain and probe."""
+    import anyio
+
+    from . import embedded
+    from .paths import cache_dir
+    from .probes import SUITE, load_suite, run_suite
+    from .serving import Running, ServeConfig, make_engines
+    from .store import Store
+    from .world import World
+
+    if state not in ("off", "prompt", "full"):
+        _err(f"--state must be full, prompt or off, not {state!r}")
+    try:
+        probes = load_suite(suite or SUITE)
+        if world:
+            probes = [p for p in probes if p.world == world]
+            if not probes:
+                _err(f"no probes for world {world!r}")
+        cfg = ServeConfig(world=World(name="probe", description="probe", domains=["terminal"]), db=db,
+                          engines=tuple(engine), model=model, embedded=embedded.EmbeddedConfig(cache=cache_dir(cache)))
+        running = Running(_say)
+        pool = make_engines(cfg, running, _say, background_start=False)
+        store = Store(db.expanduser())
+
+        async def go(bar, task):
+            try:
+                return await run_suite(probes, pool, store, state, seed, concurrency,
+                                       progress=lambda n: bar.update(task, completed=n))
+            finally:
+                await pool.aclose()
+
+        try:
+            from rich.progress import Progress
+
+            with Progress(transient=True) as bar:
+                task = bar.add_task(f"probing (state {state})", total=len(probes))
+                report = anyio.run(go, bar, task)
+        finally:
+            running.stop()
+            store.close()
+    except MCPWorldError as err:
+        _err(str(err))
+    result = report.as_json()
+    for r in report.results:
+        mark = typer.style("PASS", fg=typer.colors.GREEN) if r.passed else typer.style("FAIL", fg=typer.colors.RED)
+        typer.echo(f"{mark} {r.domain:9} {r.id:28} {'' if r.passed else r.reason[:100]}")
+    typer.echo(f"\n{'domain':10} {'passed':>6} / total")
+    for name, row in [*result["domains"].items(), ("overall", result["overall"])]:
+        typer.echo(f"{name:10} {row['passed']:>6} / {row['total']:<5} {row['passed'] / max(row['total'], 1):6.1%}")
+    typer.echo(f"tokens per step {result['tokens_per_step']}; {result['model_share']:.0%} of steps answered by the "
+               f"world model (state {state})")
+    if json_out:
+        json_out.write_text(json.dumps(result, indent=2, ensure_ascii=False))
+        _say(f"results written to {json_out}")
 
 
 @app.command()

@@ -84,7 +84,7 @@ async def evaluate(records: list[EpisodeRecord], engines: EnginePool, store: Sto
             prediction, error = None, None
             try:
                 parsed, _, tokens = await sim._predict(ep, idx, domain, fmt, step.tool, step.arguments, state,
-                                                       history, action, engine)
+                                                       history, action, engine, structured=False)
                 prediction = parsed.text
             except AgentFault as fault:
                 error, tokens = fault, (0, 0)
@@ -110,7 +110,7 @@ async def evaluate(records: list[EpisodeRecord], engines: EnginePool, store: Sto
                 real_structured = fmt.parse(step.observation, Call(step.tool, step.arguments, state, spec=tool)).structured
             except FormatError:
                 real_structured = step.structured or {}
-            sim._update_state(domain.name, state, step.tool, step.arguments, real_structured)
+            sim._update_state(domain.name, state, step.tool, step.arguments, real_structured, step.observation)
             history.append(Turn(action, step.observation, where))
             done += 1
             if progress:

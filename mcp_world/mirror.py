@@ -273,9 +273,10 @@ class Mirror:
             update: dict[str, Any]
             try:
                 parsed, _, tokens = await self.sim._predict(ep.sim, index, domain, fmt, name, arguments, {},
-                                                            history, tool.render_action(arguments), engine)
+                                                            history, tool.render_action(arguments), engine,
+                                                            structured=False)
                 update = {"observation": parsed.text, "provenance": "real",
-                          "structured": json.dumps(parsed.structured) if tool.output_schema else None,
+                          "structured": json.dumps(parsed.structured) if parsed.structured else None,
                           "prompt_tokens": tokens[0], "completion_tokens": tokens[1],
                           "prediction_ms": (time.perf_counter() - t0) * 1000}
                 self.predicted += 1

@@ -46,6 +46,8 @@ class ServeConfig:
     token: str | None = None  # bearer token for HTTP; required when binding beyond loopback
     allowed_hosts: tuple[str, ...] = ()  # Host headers accepted beyond loopback (DNS-rebinding protection)
     engine_timeout_s: float = 120.0
+    state_mode: str = "full"  # off | prompt | full (state.py)
+    replay_cache: bool = False  # answer a situation seen before from the log's cache
     limits: Limits = field(default_factory=Limits)
     sampling: Sampling = field(default_factory=Sampling)
     embedded: embedded.EmbeddedConfig = field(default_factory=embedded.EmbeddedConfig)
@@ -183,7 +185,8 @@ def serve(cfg: ServeConfig, say: Say) -> None:
         shadow = make_shadow(cfg)  # before any engine starts: a bad --shadow/--real fails at once
         pool = make_engines(cfg, running, say, background_start=stdio)
         sim = Simulator(cfg.world, pool, store, get_dialect(cfg.dialect), cfg.limits, cfg.seed, cfg.sampling,
-                        shadow=shadow, real=frozenset(cfg.real))
+                        shadow=shadow, real=frozenset(cfg.real), state_mode=cfg.state_mode,
+                        replay_cache=cfg.replay_cache)
         if stdio:
             server = build_server(sim, connection_key=f"stdio-{uuid.uuid4().hex[:12]}")
             anyio.run(_run_stdio, server)

@@ -23,7 +23,8 @@ from .dialects import Dialect, Turn
 from .domain import Domain, Tool, domain_for
 from .engine import CompletionRequest, EnginePool
 from .errors import AgentFault, FaultKind
-from .formats import Call, FormatError, get_format
+from .formats import Call, FormatError, Parsed, get_format
+from . import state as state_doc
 from .store import Store
 from .world import World, available_worlds, load_world
 
@@ -78,19 +79,7 @@ class Episode:
 
 
 def initial_state(world: World) -> dict[str, dict[str, Any]]:
-    state: dict[str, dict[str, Any]] = {}
-    for d in world.domains:
-        if d == "terminal":
-            seed = world.terminal_seed()
-            home = f"/home/{seed.user}" if seed.user != "root" else "/root"
-            state[d] = {"cwd": seed.cwd, "home": home}
-        elif d == "browser":
-            start = world.seed.get("browser")
-            url = start.get("start_url", "") if isinstance(start, dict) else ""
-            state[d] = {"url": url, "back_stack": []}
-        else:
-            state[d] = {}
-    return state
+    return {d: state_doc.initial(world, d) for d in world.domains}
 
 
 class Simulator:
@@ -98,7 +87,8 @@ class Simulator:
 
     def __init__(self, world: World, engines: EnginePool, store: Store, dialect: Dialect,
                  limits: Limits = Limits(), seed: int | None = None, sampling: Sampling = Sampling(),
-                 shadow: dict[str, Any] | None = None, real: frozenset[str] = frozenset()) -> None:
+                 shadow: dict[str, Any] | None = None, real: frozenset[str] = frozenset(),
+                 state_mode: str = "full", replay_cache: bool = False) -> None:
         self.world = world
         self.engines = engines
         self.store = store
@@ -109,6 +99,11 @@ class Simulator:
         # Shadow mode: real executors by domain (executors/: a bubblewrap terminal, a local-only
         # browser) observe each action for real; `real` names the domains whose agent receives it.
         self.shadow: dict[str, Any] = dict(shadow or {})
+        if state_mode not in state_doc.MODES:
+            raise ValueError(f"state mode must be one of {', '.join(state_doc.MODES)}, not {state_mode!r}")
+        self.state_mode = state_mode  # off: history only; prompt: + state summary; full: + answers from state
+        self.replay_cache = replay_cache  # reuse an answer given before to the very same situation
+        self._token_ratio = 1.0  # engine-counted / estimated prompt tokens, when we under-estimate
         self.real = real
         self.domains: dict[str, Domain] = {d: domain_for(world, d) for d in world.domains}
         self.tools: dict[str, Tool] = {t.name: t for d in self.domains.values() for t in d.tools}
@@ -201,7 +196,13 @@ class Simulator:
         if not set(world.domains) <= set(self.domains):
             return None
         self._evict_if_full()
-        state = json.loads(row["state"] or "null") or initial_state(world)
+        state = initial_state(world)
+        stored = json.loads(row["state"] or "null") or {}
+        for d, doc in stored.items():
+            try:
+                state[d] = state_doc.validated(d, doc)
+            except state_doc.StateError as err:
+                log.warning("episode %s: stored %s state ignored (%s)", row["id"], d, err)
         ep = Episode(row["id"], world, row["seed"], row["engine_url"], state)
         for s in self.store.steps(row["id"]):
             ep.next_index = s["idx"] + 1
@@ -273,9 +274,25 @@ class Simulator:
         real_run = None
         if executor is not None:
             real_run = asyncio.ensure_future(executor.observe(ep.id, ep.world, tool_name, arguments, dict(state)))
+        from_state = None
         try:
-            parsed, attempt, tokens = await self._predict(ep, index, domain, fmt, tool_name, arguments, state,
-                                                          history, action, engine)
+            from_state = self._from_state(domain, state, tool_name, arguments) if real_run is None or \
+                domain.name not in self.real else None
+            if from_state is not None:
+                parsed, attempt, tokens = from_state, 0, (0, 0)
+            else:
+                cache_key = self._cache_key(ep, domain, tool_name, arguments, state, history, engine) \
+                    if self.replay_cache else None
+                hit = self.store.cache_get(cache_key) if cache_key else None
+                if hit is not None:
+                    from_state = None
+                    parsed, attempt, tokens = Parsed(hit[0], hit[1]), 0, (0, 0)
+                    row["provenance"] = "cache"
+                else:
+                    parsed, attempt, tokens = await self._predict(ep, index, domain, fmt, tool_name, arguments,
+                                                                  state, history, action, engine)
+                    if cache_key:
+                        await self.store.cache_put(cache_key, parsed.text, parsed.structured, engine.model)
         except AgentFault as fault:
             real = await real_run if real_run is not None else None
             if real is None:
@@ -287,7 +304,7 @@ class Simulator:
             row["prediction_error"] = f"{fault.kind.value}: {fault.message}"[:2000]
             parsed, attempt, tokens = None, 0, (0, 0)
         where = state.get("cwd", "")
-        provenance = "model"
+        provenance = "state" if parsed is not None and from_state is parsed else row.get("provenance") or "model"
         agent_text = parsed.text if parsed else ""
         agent_structured = parsed.structured if parsed else {}
         is_error = bool(domain.name == "mcp" and agent_structured and agent_structured.get("isError"))
@@ -301,7 +318,8 @@ class Simulator:
         elif parsed is None:  # the model failed and this action had no real run to fall back on
             raise AgentFault(FaultKind.MALFORMED_OBSERVATION, "the world model gave no valid observation "
                              "and this action has no real counterpart; try the call again")
-        self._update_state(domain.name, state, tool_name, arguments, agent_structured or {})
+        seen = parsed.structured if parsed is not None and domain.name == "mcp" else agent_structured
+        self._update_state(domain.name, state, tool_name, arguments, seen or {}, agent_text)
         # The world stays consistent with what the agent was shown.
         history.append(Turn(action, agent_text, where))
         row.update(observation=parsed.text if parsed else None, structured=parsed.structured if parsed else None,
@@ -311,13 +329,15 @@ class Simulator:
 
     async def _predict(self, ep: Episode, index: int, domain: Domain, fmt: Any, tool_name: str,
                        arguments: dict[str, Any], state: dict[str, Any], history: list[Turn], action: str,
-                       engine: Any) -> tuple[Any, int, tuple[int, int]]:
-        """The world model's observation for this action (with the bounded repair)."""
-        budget = self.limits.context_tokens - domain.max_tokens - 64
+                       engine: Any, structured: bool = True) -> tuple[Any, int, tuple[int, int]]:
+        """The world model's observation for this action (with the bounded repair). `structured`:
+        also produce structured content an outputSchema asks for (eval and mirror score the text)."""
+        budget = int((self.limits.context_tokens - domain.max_tokens - 64) / self._token_ratio)
         spec = self.tools.get(tool_name)
         call = Call(tool_name, arguments, state, spec=spec)
         answer_prefix = fmt.prefill(call)
-        rendered = self.dialect.render(ep.world, domain, state, history, action, answer_prefix, budget)
+        note = state_doc.summary(domain.name, state) if self.state_mode != "off" else ""
+        rendered = self.dialect.render(ep.world, domain, state, history, action, answer_prefix, budget, note)
         problems: list[str] = []
         prompt_tokens = completion_tokens = 0
         for attempt in range(1 + self.limits.repair_attempts):
@@ -328,13 +348,14 @@ class Simulator:
                 top_p=self.sampling.top_p, extra=self._extra(domain),
             )
             completion = await engine.complete(request)
+            self._learn_ratio(rendered, completion.prompt_tokens)
             prompt_tokens += completion.prompt_tokens
             completion_tokens += completion.completion_tokens
             raw = self.dialect.extract(completion.text)
             try:
                 parsed = fmt.parse(rendered.answer_prefix + raw,
                                    Call(tool_name, arguments, state, completion.truncated, spec))
-                if parsed.needs_structured:
+                if parsed.needs_structured and structured:
                     parsed.structured, used = await self._structured(ep, index, attempt, rendered, parsed.text,
                                                                      spec, engine)
                     prompt_tokens += used[0]
@@ -350,6 +371,14 @@ class Simulator:
                 f"{1 + self.limits.repair_attempts} attempts ({'; '.join(problems)}); try the call again",
             )
         return parsed, attempt, (prompt_tokens, completion_tokens)
+
+    def _learn_ratio(self, rendered: Any, real_tokens: int) -> None:
+        """When the engine counts more prompt tokens than we estimated, shrink later budgets to match."""
+        from .dialects.base import estimate_tokens
+
+        estimated = sum(estimate_tokens(m["content"]) for m in rendered.messages) + estimate_tokens(rendered.prefill)
+        if real_tokens > estimated > 0:
+            self._token_ratio = min(3.0, max(self._token_ratio, real_tokens / estimated * 1.05))
 
     async def _structured(self, ep: Episode, index: int, attempt: int, rendered: Any, text: str, spec: Tool,
                           engine: Any) -> tuple[dict[str, Any], tuple[int, int]]:
@@ -386,23 +415,75 @@ class Simulator:
             extra["structured_outputs"] = {"grammar": domain.grammar}
         return extra
 
-    @staticmethod
-    def _update_state(domain: str, state: dict[str, Any], tool: str, arguments: dict[str, Any],
-                      structured: dict[str, Any]) -> None:
-        if domain == "terminal":
-            state["cwd"] = structured.get("cwd", state.get("cwd"))
-        elif domain == "browser":
-            url = structured.get("url") or state.get("url", "")
-            if tool == "browser_back":
-                if state.get("back_stack"):
-                    state["back_stack"].pop()
-            elif url and url != state.get("url"):
-                if state.get("url"):
-                    state.setdefault("back_stack", []).append(state["url"])
-            state["url"] = url
-            state["title"] = structured.get("title", "")
-        elif domain == "android":
-            state["package"] = structured.get("package", "")
+    def _cache_key(self, ep: Episode, domain: Domain, tool: str, arguments: dict[str, Any], state: dict[str, Any],
+                   history: list[Turn], engine: Any) -> str:
+        """The replay cache's key: world, model, dialect, sampling, the whole state document and the
+        whole history (not just the prompt's window), the tool and its canonical arguments. Two
+        episodes share an answer only when everything they established is the same."""
+        import hashlib
+
+        material = json.dumps({
+            "world": ep.world.model_dump(by_alias=True, exclude_defaults=True), "model": engine.model,
+            "engine": engine.url, "dialect": self.dialect.name, "state_mode": self.state_mode,
+            "sampling": [self.sampling.temperature, self.sampling.top_p, self.sampling.repetition_penalty],
+            "state": state, "history": [[t.action, t.observation, t.where] for t in history],
+            "tool": tool, "arguments": self.tools[tool].with_defaults(arguments),
+        }, sort_keys=True, ensure_ascii=False, default=str)
+        return hashlib.sha256(material.encode()).hexdigest()
+
+    def _from_state(self, domain: Domain, state: dict[str, Any], tool: str, arguments: dict[str, Any]) -> Any:
+        """The observation when the episode's state alone determines it (state mode `full`)."""
+        from .formats import Parsed, next_cwd
+
+        if self.state_mode != "full":
+            return None
+        try:
+            if domain.name == "terminal":
+                command = str(arguments.get("command", ""))
+                answer = state_doc.terminal_answer(state, command)
+                if answer is None:
+                    answer = state_doc.terminal_silent(state, command)
+                if answer is None:
+                    return None
+                out, code = answer
+                home = state.get("home", "/home/user")
+                return Parsed(out, {"output": out, "exit_code": code,
+                                    "cwd": next_cwd(command, state.get("cwd", home), home, code)})
+            if domain.name == "browser":
+                page = state_doc.browser_answer(state, tool, arguments)
+                return Parsed(page[0], page[1]) if page else None
+            if domain.name == "mcp":
+                hit = state_doc.mcp_answer(state, self.tools[tool], arguments)
+                return Parsed(hit[0], hit[1] or {}) if hit else None
+            if domain.name == "android":
+                dump = state_doc.android_answer(state, tool, arguments)
+                if dump is None:
+                    return None
+                return get_format(domain.format).parse(dump, Call(tool, arguments, state))
+        except (ValueError, FormatError) as err:
+            log.warning("state answer for %s skipped: %s", tool, err)
+        return None
+
+    def _update_state(self, domain: str, state: dict[str, Any], tool: str, arguments: dict[str, Any],
+                      structured: dict[str, Any], observation: str = "") -> None:
+        """Advance the domain's state document; an update that does not validate leaves it as it was."""
+        try:
+            if domain == "terminal":
+                new = state_doc.terminal_apply(state, str(arguments.get("command", "")), observation,
+                                               int(structured.get("exit_code", 0) or 0), structured.get("cwd", ""))
+            elif domain == "browser":
+                new = state_doc.browser_apply(state, tool, arguments, observation, structured)
+            elif domain == "android":
+                new = state_doc.android_apply(state, tool, arguments, observation, structured)
+            elif domain == "mcp" and tool in self.tools:
+                new = state_doc.mcp_apply(state, self.tools[tool], arguments, observation, structured)
+            else:
+                return
+        except (state_doc.StateError, ValueError) as err:
+            log.warning("state update after %s rejected: %s", tool, err)
+            return
+        state.clear()
+        state.update(new)
 
     def transcript(self, ep: Episode) -> dict[str, Any]:
         """The episode in the interchange format (DESIGN.md)."""

@@ -60,6 +60,9 @@ def _ensure_schema(db: sqlite_utils.Database) -> None:
         db["steps"].create(STEP_COLUMNS, pk="id", foreign_keys=[("episode_id", "episodes", "id")],
                            not_null={"episode_id", "idx", "tool"})
         db["steps"].create_index(["episode_id", "idx"], unique=True)
+    if "replay_cache" not in db.table_names():
+        db["replay_cache"].create({"key": str, "observation": str, "structured": str, "model": str,
+                                   "created_at": float, "hits": int}, pk="key")
     # Stores written by an older mcp-world gain the newer columns.
     for name, columns in (("episodes", EPISODE_COLUMNS), ("steps", STEP_COLUMNS)):
         have = {c.name for c in db[name].columns}
@@ -154,6 +157,19 @@ class Store:
     def add_episode_sync(self, **fields: Any) -> None:
         row = self.episode_row(**fields)
         self.submit(lambda db: db["episodes"].insert(row, replace=True)).result()
+
+    # -- the replay cache (serve --replay-cache) -------------------------------------------------
+    def cache_get(self, key: str) -> tuple[str, dict[str, Any]] | None:
+        rows = self.query("select observation, structured from replay_cache where key = ?", (key,))
+        if not rows:
+            return None
+        self.submit(lambda db: db.execute("update replay_cache set hits = hits + 1 where key = ?", [key]))
+        return rows[0]["observation"], json.loads(rows[0]["structured"] or "{}")
+
+    async def cache_put(self, key: str, observation: str, structured: dict[str, Any], model: str) -> None:
+        row = {"key": key, "observation": observation, "structured": json.dumps(structured, ensure_ascii=False),
+               "model": model, "created_at": time.time(), "hits": 0}
+        await self.write(lambda db: db["replay_cache"].insert(row, ignore=True))
 
     # -- reads ----------------------------------------------------------------------------------
     def query(self, sql: str, params: tuple | dict = ()) -> list[dict[str, Any]]:

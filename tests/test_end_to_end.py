@@ -35,7 +35,8 @@ async def test_a_five_step_terminal_episode_over_stdio(engine_url, tmp_path):
     commands = ["ls", "cat README.md", "mkdir docs", "cd src", "pwd"]
     results = []
     with anyio.fail_after(600):
-        async with stdio_client(engine_url, db, "--world", "devbox", "--seed", "11") as c:
+        # --state off: every step goes to the world model (answers from the state are tested apart).
+        async with stdio_client(engine_url, db, "--world", "devbox", "--seed", "11", "--state", "off") as c:
             names = {t.name for t in (await c.list_tools()).tools}
             assert names == {"run_command", "world_reset"}
             for cmd in commands:
@@ -146,7 +147,8 @@ async def test_an_engine_answer_over_the_observation_limit_is_refused_and_the_ne
 async def test_the_same_seed_and_actions_give_identical_observations(engine_url, tmp_path):
     outs = []
     for run in range(2):
-        async with stdio_client(engine_url, tmp_path / f"d{run}.db", "--world", "devbox", "--seed", "42") as c:
+        async with stdio_client(engine_url, tmp_path / f"d{run}.db", "--world", "devbox", "--seed", "42",
+                                "--state", "off") as c:
             with anyio.fail_after(300):
                 outs.append([(await c.call_tool("run_command", {"command": cmd})).content[0].text
                              for cmd in ("ls", "cat requirements.txt")])
@@ -170,8 +172,9 @@ async def test_stdio_with_its_own_embedded_engine_connects_at_once_answers_and_l
         async with stdio_client(None, tmp_path / "own.db", "--cache", str(cache)) as c:
             tools = await c.list_tools()  # answered while the engine is still starting
             assert time.monotonic() - t0 < 30 and "run_command" in {t.name for t in tools.tools}
-            r = await c.call_tool("run_command", {"command": "pwd"})
+            r = await c.call_tool("run_command", {"command": "whoami"})  # a question only the model answers
             assert not r.is_error, r.content[0].text
+            assert r.meta["mcp-world/provenance"] == "model"
     deadline = time.monotonic() + 30
     while [p for p in psutil.process_iter(["cmdline"]) if str(cache) in " ".join(p.info["cmdline"] or [])]:
         assert time.monotonic() < deadline, "the embedded engine outlived its server"

@@ -71,7 +71,7 @@ async def test_slow_garbage_and_failing_engines_give_clear_errors_and_the_log_st
         for mode, kind in expected.items():
             FaultyEngine.mode = mode
             with anyio.fail_after(20):
-                r = await c.call_tool("run_command", {"command": "ls"})
+                r = await c.call_tool("run_command", {"command": "ls -la"})
             if kind:
                 assert r.is_error and r.content[0].text.startswith(kind), (mode, r.content[0].text)
             else:
@@ -98,11 +98,11 @@ async def test_an_embedded_engine_killed_mid_run_is_restarted_and_the_server_kee
             assert len(engines) == 1
             os.killpg(engines[0].pid, signal.SIGKILL)
             with anyio.fail_after(30):
-                r = await c.call_tool("run_command", {"command": "ls"})
+                r = await c.call_tool("run_command", {"command": "ls -la"})
             assert r.is_error and r.content[0].text.startswith("engine_unavailable")
             with anyio.fail_after(400):
                 while True:
-                    r = await c.call_tool("run_command", {"command": "ls"})
+                    r = await c.call_tool("run_command", {"command": "ls -la"})
                     if not r.is_error:
                         break
                     assert r.content[0].text.startswith("engine_unavailable")

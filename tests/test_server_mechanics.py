@@ -152,7 +152,8 @@ async def test_a_restarted_server_continues_an_episode_from_the_log(make_rig):
         await call(c, "run_command", {"command": "cd src"})
     from mcp_world.simulator import Simulator
     engine = ScriptedEngine(ls_engine)
-    sim2 = Simulator(rig.sim.world, type(rig.sim.engines)([engine]), rig.store, rig.sim.dialect)
+    sim2 = Simulator(rig.sim.world, type(rig.sim.engines)([engine]), rig.store, rig.sim.dialect,
+                         state_mode="off")
     async with Client(build_server(sim2, connection_key="t")) as c:
         r = await call(c, "run_command", {"command": "ls"})
     assert r.structured_content["cwd"] == "/home/user/notes-app/src"

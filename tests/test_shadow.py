@@ -93,7 +93,8 @@ async def test_shadow_mode_logs_real_beside_simulated_and_real_mode_returns_the_
     db = tmp_path / "shadow.db"
     with anyio.fail_after(600):
         async with stdio_client(engine_url, db, "--shadow", "terminal", "--seed", "2") as c:
-            sim = await c.call_tool("run_command", {"command": "ls"})
+            sim = await c.call_tool("run_command", {"command": "whoami"})
+            known = await c.call_tool("run_command", {"command": "ls"})  # the state knows this folder
         async with stdio_client(engine_url, db, "--shadow", "terminal", "--real", "terminal") as c:
             await c.call_tool("run_command", {"command": "touch NEWS.md"})
             real = await c.call_tool("run_command", {"command": "ls"})
@@ -105,9 +106,11 @@ async def test_shadow_mode_logs_real_beside_simulated_and_real_mode_returns_the_
     con.row_factory = sqlite3.Row
     rows = [dict(r) for r in con.execute("select * from steps order by id")]
     con.close()
-    assert rows[0]["real_observation"] == "README.md\nrequirements.txt\nsrc\ntests\n"
-    assert rows[0]["provenance"] == "model"
+    assert rows[0]["real_observation"] == "user\n" and json.loads(rows[0]["real_structured"])["exit_code"] == 0
     if not sim.is_error:
+        assert rows[0]["provenance"] == "model"
         assert rows[0]["observation"] == sim.content[0].text  # the agent got the simulated one
-    assert json.loads(rows[0]["real_structured"])["exit_code"] == 0
-    assert [r["provenance"] for r in rows[1:]] == ["real", "real", "real"]
+    # The folder listing answered from the explicit state is exactly what the real sandbox printed.
+    assert rows[1]["provenance"] == "state" and known.content[0].text == rows[1]["real_observation"] \
+        == "README.md\nrequirements.txt\nsrc\ntests\n"
+    assert [r["provenance"] for r in rows[2:]] == ["real", "real", "real"]

@@ -33,7 +33,9 @@ class Dialect(Protocol):
     name: str
 
     def render(self, world: World, domain: Domain, state: dict[str, Any], history: Sequence[Turn],
-               action: str, answer_prefix: str, budget_tokens: int) -> Rendered: ...
+               action: str, answer_prefix: str, budget_tokens: int, note: str = "") -> Rendered:
+        """`note`: the explicit state's summary, placed after the history (the prefix stays stable)."""
+        ...
 
     def extract(self, completion: str) -> str:
         """The observation inside a raw completion (dialects with markers or thinking strip them)."""
@@ -41,5 +43,7 @@ class Dialect(Protocol):
 
 
 def estimate_tokens(text: str) -> int:
-    """A cheap, deliberately pessimistic token estimate (markup runs ~3 characters a token)."""
-    return len(text) // 3 + 4
+    """A cheap, deliberately pessimistic token estimate: 2.5 characters a token (markup and prose run
+    3-4 with SmolLM2's tokenizer; numbers and word fragments less). The simulator also corrects it
+    with the prompt sizes the engine reports (Simulator._learn_ratio)."""
+    return len(text) * 2 // 5 + 4

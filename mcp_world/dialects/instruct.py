@@ -24,6 +24,7 @@ from ..engine import Message
 from ..world import World
 from .base import Rendered, Turn, estimate_tokens
 
+WINDOW_CHUNK = 8  # history turns dropped at once when an episode outgrows the context
 TRANSCRIPT_REQUEST = "Continue the terminal session: print exactly what the last command outputs, nothing else."
 
 
@@ -43,25 +44,26 @@ class InstructDialect:
         return "\n\n".join(p for p in parts if p)
 
     def render(self, world: World, domain: Domain, state: dict[str, Any], history: Sequence[Turn],
-               action: str, answer_prefix: str, budget_tokens: int) -> Rendered:
+               action: str, answer_prefix: str, budget_tokens: int, note: str = "") -> Rendered:
         system = self.system_prompt(world, domain, state)
         demos = [Turn(_action(domain, d.tool, d.arguments), d.observation) for d in domain.demonstrations]
         demos += [Turn(_action(domain, d.tool, d.arguments), d.observation)
                   for d in world.demonstrations if domain.tool(d.tool)]
         if domain.format == "terminal":
-            return self._transcript(world, state, system, demos, history, action, budget_tokens)
-        fixed = estimate_tokens(system) + estimate_tokens(action) + estimate_tokens(answer_prefix)
+            return self._transcript(world, state, system, demos, history, action, budget_tokens, note)
+        current = f"{action}\n\n(Current state: {note})" if note else action
+        fixed = estimate_tokens(system) + estimate_tokens(current) + estimate_tokens(answer_prefix)
         kept_demos, kept_history = _fit(demos, history, budget_tokens - fixed, _chat_cost)
         messages: list[Message] = [{"role": "system", "content": system}]
         for turn in kept_demos + kept_history:
             messages.append({"role": "user", "content": turn.action})
             messages.append({"role": "assistant", "content": turn.observation})
-        messages.append({"role": "user", "content": action})
+        messages.append({"role": "user", "content": current})
         return Rendered(messages, prefill=answer_prefix, answer_prefix=answer_prefix,
                         history_used=len(kept_history))
 
     def _transcript(self, world: World, state: dict[str, Any], system: str, demos: list[Turn],
-                    history: Sequence[Turn], action: str, budget: int) -> Rendered:
+                    history: Sequence[Turn], action: str, budget: int, note: str = "") -> Rendered:
         seed = world.terminal_seed()
         prompt_of = _prompt_line(seed.user, seed.hostname, state.get("home", f"/home/{seed.user}"))
         # Demonstrations run in the world's starting directory; history carries each step's cwd.
@@ -70,6 +72,8 @@ class InstructDialect:
         hist_turns = [Turn(prompt_of(t.where or seed.cwd) + t.action.removeprefix("$ "), t.observation)
                       for t in history]
         now = prompt_of(state.get("cwd", seed.cwd)) + action.removeprefix("$ ")
+        if note:  # the state as a shell comment just before the command: after the history, so the prefix holds
+            now = prompt_of(state.get("cwd", seed.cwd)) + "# state: " + note.replace("\n", " ") + "\n" + now
         fixed = estimate_tokens(system) + estimate_tokens(TRANSCRIPT_REQUEST) + estimate_tokens(now)
         kept_demos, kept_history = _fit(demo_turns, hist_turns, budget - fixed, _transcript_cost)
         text = "".join(_transcript_entry(t) for t in kept_demos + kept_history) + now + "\n"
@@ -125,6 +129,14 @@ def _fit(demos: list[Turn], history: Sequence[Turn], remaining: int, cost) -> tu
             break
         kept_history.insert(0, turn)
         remaining -= c
+    dropped = len(history) - len(kept_history)
+    if dropped:
+        # Drop the oldest turns in whole chunks: the window's start then stays put for several steps,
+        # and so does the prompt prefix the engine has cached.
+        cut = -(-dropped // WINDOW_CHUNK) * WINDOW_CHUNK
+        for turn in kept_history[: cut - dropped]:
+            remaining += cost(turn)
+        kept_history = kept_history[cut - dropped:]
     kept_demos: list[Turn] = []
     for turn in demos:
         c = cost(turn)

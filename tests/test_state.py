@@ -1,0 +1,193 @@
+"""Explicit state: the rules that keep it, answers it determines, validation, SQLite round trip, the
+replay cache's keying, the context budget over a 60-step episode, the probe machinery, and the
+probe command and per-episode determinism on the real embedded engine."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from mcp import Client
+
+from mcp_world import embedded
+from mcp_world import state as st
+from mcp_world.dialects import get_dialect
+from mcp_world.engine import EnginePool
+from mcp_world.paths import cache_dir
+from mcp_world.probes import Answer, Expect, judge, load_suite
+from mcp_world.server import build_server
+from mcp_world.simulator import Limits, Simulator
+from mcp_world.store import Store
+from mcp_world.world import load_world
+
+from .conftest import ScriptedEngine
+
+pytestmark = pytest.mark.anyio
+
+
+def terminal():
+    return st.initial(load_world("devbox"), "terminal")
+
+
+def run(state, command, output="", code=0, cwd=""):
+    from mcp_world.formats import next_cwd
+
+    return st.terminal_apply(state, command, output, code, cwd or next_cwd(command, state["cwd"], state["home"], code))
+
+
+def test_terminal_rules_keep_files_folders_env_and_git():
+    s = terminal()
+    assert st.terminal_answer(s, "ls") == ("README.md\nrequirements.txt\nsrc\ntests\n", 0)
+    assert st.terminal_answer(s, "cat requirements.txt") == ("pytest==8.3.2\n", 0)
+    assert st.terminal_answer(s, "ls -la") is None and st.terminal_answer(s, "whoami") is None  # the model's job
+    s = run(s, "touch a.txt && echo one > log.txt && echo two >> log.txt")
+    assert "a.txt" in st.terminal_answer(s, "ls")[0] and st.terminal_answer(s, "cat log.txt") == ("one\ntwo\n", 0)
+    s = run(s, "mv log.txt old.txt")
+    assert st.terminal_answer(s, "cat log.txt")[1] == 1 and st.terminal_answer(s, "cat old.txt") == ("one\ntwo\n", 0)
+    s = run(s, "rm -r src")
+    assert st.terminal_answer(s, "ls src") == ("ls: cannot access 'src': No such file or directory\n", 2)
+    s = run(s, "export NAME=ada")
+    assert st.terminal_answer(s, "echo $NAME") == ("ada\n", 0)
+    s = run(s, "git checkout -b feat")
+    s = run(s, "git commit -m 'Add feature'")
+    assert st.terminal_answer(s, "git branch") == ("* feat\n  main\n", 0)
+    assert "Add feature" in st.terminal_answer(s, "git log --oneline")[0]
+    s = run(s, "mkdir build")
+    s = run(s, "cd build")
+    assert st.terminal_answer(s, "pwd") == ("/home/user/notes-app/build\n", 0) and st.terminal_answer(s, "ls") == ("", 0)
+    # What `cat` showed is remembered, even for a file the seed listed without contents.
+    s2 = run(terminal(), "cat ~/.bashrc", "alias ll='ls -l'\n")
+    assert st.terminal_answer(s2, "cat ~/.bashrc") == ("alias ll='ls -l'\n", 0)
+    assert st.terminal_silent(terminal(), "touch x && mkdir y && cd src") == ("", 0)
+    assert st.terminal_silent(terminal(), "rm nothing-here.txt") is None  # would fail: the model answers
+
+
+def test_malformed_state_updates_are_rejected_and_the_previous_state_kept(tmp_path, monkeypatch):
+    with pytest.raises(st.StateError, match="cwd"):
+        st.validated("terminal", {"cwd": 5, "home": "/home/user"})
+    with pytest.raises(st.StateError):
+        st.validated("browser", {"url": "x", "pages": ["not", "a", "mapping"]})
+    store = Store(tmp_path / "s.db")
+    sim = Simulator(load_world("devbox"), EnginePool([ScriptedEngine(lambda r: "x\n")]), store, get_dialect("instruct"))
+    state = terminal()
+    before = json.loads(json.dumps(state))
+
+    def broken(*a, **k):
+        return st.validated("terminal", {"cwd": None})
+
+    monkeypatch.setattr(st, "terminal_apply", broken)
+    sim._update_state("terminal", state, "run_command", {"command": "touch z"}, {"exit_code": 0}, "")
+    assert state == before
+    store.close()
+
+
+async def test_state_round_trips_through_sqlite_and_a_restarted_server_answers_from_it(tmp_path):
+    db = tmp_path / "r.db"
+    engine = ScriptedEngine(lambda r: "ok\n")
+    store = Store(db)
+    sim = Simulator(load_world("devbox"), EnginePool([engine]), store, get_dialect("instruct"), seed=1)
+    for cmd in ("echo remembered > memo.txt", "cd src", "git checkout -b topic"):
+        await sim.call("ep", "run_command", {"command": cmd})
+    ep = await sim.episode("ep")
+    saved = json.loads(store.episode(ep.id)["state"])
+    assert saved["terminal"]["files"]["/home/user/notes-app/memo.txt"] == "remembered\n"
+    store.close()
+
+    store = Store(db)
+    sim2 = Simulator(load_world("devbox"), EnginePool([engine]), store, get_dialect("instruct"), seed=1)
+    r = await sim2.call("ep", "run_command", {"command": "cat ../memo.txt"})
+    assert (r.observation, r.provenance) == ("remembered\n", "state")
+    assert (await sim2.episode("ep")).state == saved
+    r = await sim2.call("ep", "run_command", {"command": "git branch"})
+    assert r.observation == "  main\n* topic\n"
+    store.close()
+
+
+async def test_the_replay_cache_hits_only_the_same_situation(tmp_path):
+    engine = ScriptedEngine(lambda r: "user\n")
+    store = Store(tmp_path / "c.db")
+    sim = Simulator(load_world("devbox"), EnginePool([engine]), store, get_dialect("instruct"), seed=3,
+                    replay_cache=True)
+    first = await sim.call("a", "run_command", {"command": "whoami"})
+    again = await sim.call("b", "run_command", {"command": "whoami"})  # a fresh episode, same situation
+    assert (first.provenance, again.provenance, len(engine.requests)) == ("model", "cache", 1)
+    await sim.call("c", "run_command", {"command": "touch x.txt"})  # answered from the state
+    changed = await sim.call("c", "run_command", {"command": "whoami"})  # but the state now differs
+    assert changed.provenance == "model" and len(engine.requests) == 2
+    await sim.call("d", "run_command", {"command": "whoami"})
+    later = await sim.call("d", "run_command", {"command": "whoami"})  # its history differs from b's
+    assert later.provenance == "model" and len(engine.requests) == 3
+    rows = store.query("select provenance from steps where episode_id = 'b'")
+    assert [r["provenance"] for r in rows] == ["cache"]
+    assert store.query("select hits from replay_cache")[0]["hits"] >= 1
+    store.close()
+
+
+async def test_a_60_step_episode_stays_within_the_context_budget(engine_url, tmp_path):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(str(embedded.model_dir(cache_dir(os.environ.get("MCP_WORLD_CACHE")))))
+    long_output = "".join(f"line {i}: " + "lorem ipsum dolor " * 4 + "\n" for i in range(12))
+    engine = ScriptedEngine(lambda r: long_output)
+    limits = Limits(context_tokens=4096)
+    store = Store(tmp_path / "long.db")
+    sim = Simulator(load_world("devbox"), EnginePool([engine]), store, get_dialect("instruct"), limits, seed=1,
+                    state_mode="prompt")
+    for i in range(60):
+        r = await sim.call("long", "run_command", {"command": f"cat notes-{i}.log"})
+        assert not isinstance(r, Exception)
+    used = []
+    for req in engine.requests:
+        msgs = req.messages + ([{"role": "assistant", "content": req.prefill}] if req.prefill else [])
+        text = tok.apply_chat_template(msgs, tokenize=False, continue_final_message=bool(req.prefill))
+        used.append(len(tok(text, add_special_tokens=False).input_ids) + req.max_tokens)
+    assert len(used) == 60 and max(used) <= limits.context_tokens, max(used)
+    assert used[-1] > limits.context_tokens // 2  # the window is used, not thrown away
+    store.close()
+
+
+def test_probe_expectations_pass_and_fail_on_recorded_answers():
+    ok = Answer("notes.txt\nREADME.md\n", {"exit_code": 0})
+    assert judge(Expect(contains="notes.txt"), [ok]) == (True, "")
+    assert not judge(Expect(contains=["notes.txt", "zz"]), [ok])[0]
+    assert not judge(Expect(not_contains="README"), [ok])[0]
+    assert judge(Expect(equals="notes.txt\nREADME.md\n", exit_code=0), [ok])[0]
+    assert not judge(Expect(exit_code="nonzero"), [ok])[0]
+    assert judge(Expect(exit_code="nonzero"), [Answer("x", {"exit_code": 2})])[0]
+    assert judge(Expect(same_as_step=0), [ok, Answer("y", {}), ok])[0]
+    assert not judge(Expect(same_as_step=1), [ok, Answer("y", {}), ok])[0]
+    assert not judge(Expect(structured={"url": "a"}), [Answer("", {"url": "b"})])[0]
+    dump = "<hierarchy rotation='0'><node text='Wi-Fi' checkable='true' checked='false'/></hierarchy>"
+    assert judge(Expect(xpath="//node[@checked='false']"), [Answer(dump, {})])[0]
+    assert not judge(Expect(xpath="//node[@checked='true']"), [Answer(dump, {})])[0]
+    passed, why = judge(Expect(contains="a"), [Answer(None, None, "engine_timeout: slow"), ok])
+    assert not passed and "step 0" in why
+    suite = load_suite()
+    assert len(suite) >= 30 and {p.world for p in suite} >= {"devbox", "webshop", "phone", "helpdesk"}
+
+
+def test_the_probe_command_reports_per_domain_and_per_probe(engine_url, tmp_path):
+    out = tmp_path / "p.json"
+    r = subprocess.run([sys.executable, "-m", "mcp_world", "probe", "--world", "devbox", "--engine", engine_url,
+                        "--json", str(out), "--db", str(tmp_path / "p.db")],
+                       capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr
+    result = json.loads(out.read_text())
+    assert result["domains"]["terminal"]["total"] == 22 and result["overall"]["total"] == 22
+    assert result["domains"]["terminal"]["passed"] >= 18, [p for p in result["probes"] if not p["passed"]]
+    assert all({"id", "passed", "answer", "reason"} <= set(p) for p in result["probes"])
+    assert "terminal" in r.stdout and "PASS" in r.stdout
+
+
+async def test_world_reset_seed_gives_identical_observations(engine_url, make_rig, real_engine):
+    rig = make_rig(engine=real_engine, seed=None)
+    outs = []
+    for run_ in range(2):
+        async with Client(build_server(rig.sim, connection_key=f"seeded-{run_}")) as c:
+            await c.call_tool("world_reset", {"seed": 1234})
+            outs.append([(await c.call_tool("run_command", {"command": cmd})).content[0].text
+                         for cmd in ("whoami", "uname -a")])
+    assert outs[0] == outs[1]
