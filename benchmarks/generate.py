@@ -58,14 +58,7 @@ async def main() -> None:
     ap.add_argument("--engine", default=None)
     ap.add_argument("--episodes-per-worker", type=int, default=1)
     a = ap.parse_args()
-    url, started = a.engine, None
-    if url is None:
-        rec = embedded.find_background(cache_dir(None))
-        if rec is None:
-            started = embedded.start(embedded.EmbeddedConfig(cache=cache_dir(None)), say=print)
-            url = started.url
-        else:
-            url = rec.url
+    url, started = (a.engine, None) if a.engine else embedded.background_or_start(cache_dir(None), say=print)
     tf = load_tasks(FIXTURES_DIR / "tasks" / "devbox.yaml")
     world = load_world("devbox")
     print(f"{'concurrency':>11} {'episodes':>8} {'steps':>6} {'model req':>9} {'seconds':>8} {'episodes/h':>10} "

@@ -60,18 +60,10 @@ async def main() -> None:
     ap.add_argument("--calls", type=int, default=60)
     ap.add_argument("--engine", default=None)
     a = ap.parse_args()
-    engine = a.engine
-    started = None
-    if engine is None:
-        from mcp_world import embedded
-        from mcp_world.paths import cache_dir
+    from mcp_world import embedded
+    from mcp_world.paths import cache_dir
 
-        rec = embedded.find_background(cache_dir(None))
-        if rec is None:
-            started = embedded.start(embedded.EmbeddedConfig(cache=cache_dir(None)), say=print)
-            engine = started.url
-        else:
-            engine = rec.url
+    engine, started = (a.engine, None) if a.engine else embedded.background_or_start(cache_dir(None), say=print)
     seq = calls(a.calls)
     work = Path(tempfile.mkdtemp(prefix="mcp-world-bench-mirror-"))
     results = {}

@@ -292,6 +292,15 @@ def _read_record(cache: Path) -> EngineRecord | None:
         return None
 
 
+def background_or_start(cache: Path, say: Say = _quiet) -> tuple[str, EmbeddedEngineProcess | None]:
+    """The background engine's URL if one runs, else a freshly started engine (stop it when done)."""
+    record = find_background(cache)
+    if record is not None:
+        return record.url, None
+    proc = start(EmbeddedConfig(cache=cache), say=say)
+    return proc.url, proc
+
+
 def find_background(cache: Path) -> EngineRecord | None:
     """The engine `engine start` left running, if it is still alive and answering."""
     record = _read_record(cache)
