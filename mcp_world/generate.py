@@ -290,7 +290,6 @@ def _finished(store: Any, key: str) -> bool:
 async def generate(cfg: GenerateConfig, engines: Any, say: Callable[[str], None] = lambda m: None,
                    progress: Any = None) -> Summary:
     """Run every (task, n) episode not finished yet; returns what happened."""
-    import anyio
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
@@ -365,14 +364,20 @@ async def generate(cfg: GenerateConfig, engines: Any, say: Callable[[str], None]
                 progress(episodes=sum(summary.outcomes.values()), steps=summary.steps,
                          seconds=time.perf_counter() - t0)
 
+    serving = asyncio.ensure_future(userver.serve())
     try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(userver.serve)
-            while not userver.started:
-                await asyncio.sleep(0.05)
-            await asyncio.gather(*(one(t, n, key) for t, n, key in todo))
-            userver.should_exit = True
+        deadline = time.monotonic() + 60
+        while not userver.started:  # the in-process server must be up before any agent connects
+            if serving.done() or time.monotonic() > deadline:
+                problem = serving.exception() if serving.done() and not serving.cancelled() else None
+                raise MCPWorldError(f"the world's in-process server did not start on 127.0.0.1:{port}"
+                                    + (f": {problem}" if problem else ""))
+            await asyncio.sleep(0.05)
+        await asyncio.gather(*(one(t, n, key) for t, n, key in todo))
     finally:
+        userver.should_exit = True
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(serving, 30)
         summary.seconds = time.perf_counter() - t0
         if isinstance(policy, ChatPolicy):
             with contextlib.suppress(Exception):
