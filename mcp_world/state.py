@@ -230,6 +230,9 @@ def terminal_answer(state: dict[str, Any], command: str) -> tuple[str, int] | No
     parts = _split(command)
     if not parts or len(parts) != 1:
         return None
+    if any(c in w for w in parts[0] for c in "*?[]{}\\") or ("'" in command and "$" in command) or \
+            any(w.startswith("~") for w in parts[0][1:] if parts[0][0] == "echo"):
+        return None  # globs, braces, escapes and quoting subtleties: the shell's business, the model's call
     words = [_expand(w, s) for w in parts[0]]
     cmd, args = words[0], words[1:]
     if ">" in words or ">>" in words:
