@@ -253,6 +253,56 @@ class UiautomatorFormat:
                              "clickable": [c for c in clickable if c][:50]}, repaired)
 
 
+# -- search (numbered results; fetched pages as Markdown) ------------------------------------------
+
+_RESULT = re.compile(r"^\[(\d+)\] (\S+)\s*\nTitle: (.*)\nSnippet: (.*)\nDate: (.*)$", re.M)
+
+
+class SearchFormat:
+    """`web_search`: numbered blocks `[n] url`, `Title:`, `Snippet:`, `Date:` (DESIGN.md); a block
+    cut off at the token limit is dropped. `web_fetch`: the page as Markdown, not HTML."""
+
+    name = "search"
+
+    def prefill(self, call: Call) -> str:
+        return "[1] " if call.tool == "web_search" else ""
+
+    def parse(self, raw: str, call: Call) -> Parsed:
+        text = raw.replace("\r\n", "\n").strip()
+        if call.tool != "web_search":
+            return self._page(text, call)
+        results = []
+        for m in _RESULT.finditer(text):
+            n, url, title, snippet, date = m.groups()
+            if int(n) != len(results) + 1:
+                break
+            results.append({"n": int(n), "url": url, "title": title.strip(), "snippet": snippet.strip(),
+                            "date": date.strip()})
+        wanted = int(call.arguments.get("num_results", 10) or 10)
+        results = results[:wanted]
+        if not results:
+            raise FormatError("the answer has no results in the layout `[1] url` / `Title:` / `Snippet:` / `Date:`")
+        body = "".join(f"[{r['n']}] {r['url']}\nTitle: {r['title']}\nSnippet: {r['snippet']}\nDate: {r['date']}\n"
+                       for r in results)
+        return Parsed(body, {"query": call.arguments.get("query", ""), "results": results},
+                      repaired=body.strip() != text.strip())
+
+    def _page(self, text: str, call: Call) -> Parsed:
+        fence = re.fullmatch(r"```(?:markdown|md)?\n(.*?)\n?```", text, re.S)
+        if fence:
+            text = fence.group(1).strip()
+        if not text:
+            raise FormatError("the fetched page is empty")
+        if _COMMENTARY.match(text):
+            raise FormatError("the answer talks about the page instead of being its content")
+        if re.match(r"\s*<(!doctype|html)", text, re.I):
+            raise FormatError("the page came back as HTML; web_fetch returns Markdown")
+        if call.truncated and _degenerate(text):
+            raise FormatError("the answer degenerated into repetition")
+        title = next((ln.lstrip("# ").strip() for ln in text.splitlines() if ln.startswith("# ")), "")
+        return Parsed(text + "\n", {"url": call.arguments.get("url", ""), "title": title, "chars": len(text)})
+
+
 # -- mcp (any declared tool) ------------------------------------------------------------------------
 
 
@@ -320,7 +370,8 @@ def _schema_validator(schema: dict[str, Any]):
     return validator_for(schema)(schema)
 
 
-FORMATS: dict[str, Format] = {f.name: f for f in (TerminalFormat(), HtmlFormat(), UiautomatorFormat(), McpFormat())}
+FORMATS: dict[str, Format] = {f.name: f for f in (TerminalFormat(), HtmlFormat(), UiautomatorFormat(), SearchFormat(),
+                                                   McpFormat())}
 
 
 def get_format(name: str) -> Format:

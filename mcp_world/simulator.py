@@ -452,6 +452,9 @@ class Simulator:
             if domain.name == "browser":
                 page = state_doc.browser_answer(state, tool, arguments)
                 return Parsed(page[0], page[1]) if page else None
+            if domain.name == "search":
+                text = state_doc.search_answer(state, tool, self.tools[tool].with_defaults(arguments))
+                return get_format(domain.format).parse(text, Call(tool, arguments, state)) if text else None
             if domain.name == "mcp":
                 hit = state_doc.mcp_answer(state, self.tools[tool], arguments)
                 return Parsed(hit[0], hit[1] or {}) if hit else None
@@ -475,6 +478,9 @@ class Simulator:
                 new = state_doc.browser_apply(state, tool, arguments, observation, structured)
             elif domain == "android":
                 new = state_doc.android_apply(state, tool, arguments, observation, structured)
+            elif domain == "search" and tool in self.tools:
+                new = state_doc.search_apply(state, tool, self.tools[tool].with_defaults(arguments), observation,
+                                             structured)
             elif domain == "mcp" and tool in self.tools:
                 new = state_doc.mcp_apply(state, self.tools[tool], arguments, observation, structured)
             else:

@@ -86,8 +86,15 @@ class McpState(BaseModel):
     reads: dict[str, tuple[str, dict[str, Any] | None]] = Field(default_factory=dict)
 
 
+class SearchState(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    listed: dict[str, str] = Field(default_factory=dict)  # url -> "title: snippet" of results shown
+    searches: dict[str, str] = Field(default_factory=dict)  # "query|n" -> the results text
+    pages: dict[str, str] = Field(default_factory=dict)  # url -> the Markdown fetched
+
+
 DOCUMENTS: dict[str, type[BaseModel]] = {"terminal": TerminalState, "browser": BrowserState, "android": AndroidState,
-                                         "mcp": McpState}
+                                         "mcp": McpState, "search": SearchState}
 
 
 class StateError(ValueError):
@@ -130,7 +137,37 @@ def initial(world: Any, domain: str) -> dict[str, Any]:
         return AndroidState().model_dump()
     if domain == "mcp":
         return McpState().model_dump()
+    if domain == "search":
+        return SearchState().model_dump()
     return {}
+
+
+# -- search ----------------------------------------------------------------------------------------
+
+
+def search_answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) -> str | None:
+    """The same search or the same page again: the same answer (the web does not change mid-episode)."""
+    s = SearchState.model_validate(state)
+    if tool == "web_search":
+        return s.searches.get(f"{arguments.get('query', '')}|{arguments.get('num_results', 10)}")
+    if tool == "web_fetch":
+        return s.pages.get(str(arguments.get("url", "")))
+    return None
+
+
+def search_apply(state: dict[str, Any], tool: str, arguments: dict[str, Any], text: str,
+                 structured: dict[str, Any]) -> dict[str, Any]:
+    s = SearchState.model_validate(state)
+    if tool == "web_search":
+        s.searches[f"{arguments.get('query', '')}|{arguments.get('num_results', 10)}"] = text
+        for r in structured.get("results", []):
+            s.listed[r["url"]] = f"{r['title']}: {r['snippet']}"
+    elif tool == "web_fetch" and text:
+        s.pages[str(arguments.get("url", ""))] = text
+    for field_ in (s.listed, s.searches, s.pages):
+        while len(field_) > 30:
+            field_.pop(next(iter(field_)))
+    return validated("search", s.model_dump())
 
 
 # -- mcp -------------------------------------------------------------------------------------------
@@ -683,6 +720,10 @@ def summary(domain: str, state: dict[str, Any]) -> str:
                 text += "; switches: " + ", ".join(f"{k} {'on' if v else 'off'}" for k, v in s3.toggles.items())
             if s3.typed:
                 text += "; typed so far: " + ", ".join(repr(t) for t in s3.typed[-5:])
+        elif domain == "search":
+            s4 = SearchState.model_validate(state)
+            text = ("results shown so far: " + "; ".join(f"{u} ({t[:80]})" for u, t in list(s4.listed.items())[-12:])
+                    if s4.listed else "")
         else:
             return ""
     except ValidationError:

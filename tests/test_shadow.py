@@ -69,7 +69,11 @@ def test_endless_output_is_cut(box):
 def test_a_fork_bomb_is_capped_and_leaves_no_process_behind(box):
     before = len(psutil.pids())
     r = run(box, ":(){ :|:& };: ; sleep 1; echo survived")
-    assert "survived" in r.output  # the cap made forks fail; the machine (and this test) kept working
+    # The cap made forks fail ("Resource temporarily unavailable"); bash retries them with backoff, so
+    # on a loaded machine the time limit may end the run before `echo survived`. Either way it ended
+    # within the limit, and the machine, and the sandbox, kept working.
+    assert "survived" in r.output or (r.timed_out or r.exit_code == 137) and "fork" in r.output, r
+    assert run(box, "echo still-here").output == "still-here\n"
     anyio.run(anyio.sleep, 1)
     assert len(psutil.pids()) < before + 20
     assert not [p for p in psutil.process_iter(["cmdline"]) if str(box.scratch) in " ".join(p.info["cmdline"] or [])]
