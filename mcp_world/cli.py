@@ -280,7 +280,6 @@ def probe(
     cache: CacheOpt = None,
 ) -> None:
     """Run the consistency probes (write-then-read checks) and print the pass rate per domain and probe."""
-    import anyio
 
     from . import embedded
     from .paths import cache_dir
@@ -303,19 +302,14 @@ def probe(
         pool = make_engines(cfg, running, _say, background_start=False)
         store = Store(db.expanduser())
 
-        async def go(bar, task):
+        async def go(progress):
             try:
-                return await run_suite(probes, pool, store, state, seed, concurrency,
-                                       progress=lambda n: bar.update(task, completed=n))
+                return await run_suite(probes, pool, store, state, seed, concurrency, progress=progress)
             finally:
                 await pool.aclose()
 
         try:
-            from rich.progress import Progress
-
-            with Progress(transient=True) as bar:
-                task = bar.add_task(f"probing (state {state})", total=len(probes))
-                report = anyio.run(go, bar, task)
+            report = _with_progress(f"probing (state {state})", len(probes), go)
         finally:
             running.stop()
             store.close()
@@ -505,7 +499,6 @@ def eval_(
     cache: CacheOpt = None,
 ) -> None:
     """Predict every step of real episodes from their real prefix and score the predictions."""
-    import anyio
 
     from . import embedded
     from .evaluate import evaluate
@@ -527,19 +520,14 @@ def eval_(
         pool = make_engines(cfg, running, _say, background_start=False)
         store = Store(db.expanduser())
 
-        async def run(bar, task):
+        async def run(progress):
             try:
-                return await evaluate(records, pool, store, Embedder(), tau=tau, limit=limit,
-                                      progress=lambda n: bar.update(task, completed=n))
+                return await evaluate(records, pool, store, Embedder(), tau=tau, limit=limit, progress=progress)
             finally:
                 await pool.aclose()
 
         try:
-            from rich.progress import Progress
-
-            with Progress(transient=True) as bar:
-                task = bar.add_task("predicting and scoring", total=total)
-                report = anyio.run(run, bar, task)
+            report = _with_progress("predicting and scoring", total, run)
         finally:
             running.stop()
             store.close()
@@ -683,6 +671,16 @@ def engine_prepare(cache: CacheOpt = None) -> None:
         typer.echo(embedded.prepare_model(cache_dir(cache), _say))
     except MCPWorldError as err:
         _err(str(err))
+
+
+def _with_progress(label: str, total: int, run):
+    """`anyio.run(run, progress)` under a transient progress bar; `progress(n)` marks n done."""
+    import anyio
+    from rich.progress import Progress
+
+    with Progress(transient=True) as bar:
+        task = bar.add_task(label, total=total)
+        return anyio.run(run, lambda n: bar.update(task, completed=n))
 
 
 def _store(db: Path):

@@ -76,15 +76,23 @@ def exit_code_for(output: str) -> int:
     return 0
 
 
+def shell_words(command: str) -> list[str] | None:
+    """A command line as bash splits it into words and operators (`&&`, `;`, `|`, `>`, `>>`…);
+    None when it does not parse (an open quote)."""
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|<>()")
+        lexer.whitespace_split = True
+        return list(lexer)
+    except ValueError:
+        return None
+
+
 def next_cwd(command: str, cwd: str, home: str, exit_code: int) -> str:
     """Follow `cd` in a command line (`cd x`, `cd x && ...`, `cd`), so structured `cwd` stays right."""
     if exit_code != 0:
         return cwd
-    try:
-        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
-        lexer.whitespace_split = True
-        words = list(lexer)
-    except ValueError:
+    words = shell_words(command)
+    if words is None:
         return cwd
     segments: list[list[str]] = [[]]
     for w in words:

@@ -28,7 +28,6 @@ import fnmatch
 import hashlib
 import posixpath
 import re
-import shlex
 from typing import Any
 
 from lxml import etree, html as lxml_html
@@ -204,11 +203,10 @@ def mcp_apply(state: dict[str, Any], tool: Any, arguments: dict[str, Any], text:
 
 def _split(command: str) -> list[list[str]] | None:
     """Simple commands joined by && or ; (None when the line has pipes or anything fancier)."""
-    try:
-        lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|<>()")
-        lexer.whitespace_split = True
-        words = list(lexer)
-    except ValueError:
+    from .formats import shell_words
+
+    words = shell_words(command)
+    if words is None:
         return None
     parts: list[list[str]] = [[]]
     for w in words:
