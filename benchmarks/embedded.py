@@ -25,11 +25,13 @@ from mcp import Client  # noqa: E402
 
 from mcp_world import embedded  # noqa: E402
 from mcp_world.dialects import get_dialect  # noqa: E402
-from mcp_world.engine import EnginePool, OpenAIEngine  # noqa: E402
+from mcp_world.engine import EnginePool  # noqa: E402
 from mcp_world.server import build_server  # noqa: E402
 from mcp_world.simulator import Simulator  # noqa: E402
 from mcp_world.store import Store  # noqa: E402
 from mcp_world.world import load_world  # noqa: E402
+
+from _replay import Recording, replay_seconds  # noqa: E402  (benchmarks/)
 
 PLANS = {
     "terminal": ("devbox", [("run_command", {"command": c}) for c in ["ls", "cat README.md", "git status", "pwd", "ls src", "whoami"]]),
@@ -39,15 +41,6 @@ PLANS = {
                           ("android_press_key", {"key": "BACK"})]),
 }
 
-
-class Recording(OpenAIEngine):
-    def __init__(self, *a, **k):
-        super().__init__(*a, **k)
-        self.requests = []
-
-    async def complete(self, request):
-        self.requests.append(request)
-        return await super().complete(request)
 
 
 class PeakRSS:
@@ -93,18 +86,8 @@ async def run_domain(url, domain, steps, concurrency, db):
     await asyncio.gather(*(agent(i) for i in range(concurrency)))
     wall = time.perf_counter() - t0
     # The same requests, straight to the engine, at the same concurrency.
-    raw_engine = OpenAIEngine(url, model=embedded.SERVED_NAME, timeout_s=600)
     reqs = list(engine.requests)
-    sem = asyncio.Semaphore(concurrency)
-
-    async def one(req):
-        async with sem:
-            await raw_engine.complete(req)
-
-    t1 = time.perf_counter()
-    await asyncio.gather(*(one(r) for r in reqs))
-    raw_wall = time.perf_counter() - t1
-    await raw_engine.aclose()
+    raw_wall = await replay_seconds(url, reqs, concurrency)
     await engine.aclose()
     store.close()
     n = len(lat)

@@ -14,43 +14,19 @@ import argparse
 import asyncio
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from mcp_world import embedded  # noqa: E402
-from mcp_world.engine import EnginePool, OpenAIEngine  # noqa: E402
+from mcp_world.engine import EnginePool  # noqa: E402
 from mcp_world.generate import GenerateConfig, generate, load_tasks  # noqa: E402
 from mcp_world.paths import FIXTURES_DIR, cache_dir  # noqa: E402
 from mcp_world.serving import ServeConfig  # noqa: E402
 from mcp_world.world import load_world  # noqa: E402
 
-
-class Recording(OpenAIEngine):
-    def __init__(self, *a, **k):
-        super().__init__(*a, **k)
-        self.requests = []
-
-    async def complete(self, request):
-        self.requests.append(request)
-        return await super().complete(request)
-
-
-async def replay(url: str, requests: list, concurrency: int) -> float:
-    engine = OpenAIEngine(url, model=embedded.SERVED_NAME, timeout_s=600)
-    sem = asyncio.Semaphore(concurrency)
-
-    async def one(r):
-        async with sem:
-            await engine.complete(r)
-
-    t0 = time.perf_counter()
-    await asyncio.gather(*(one(r) for r in requests))
-    elapsed = time.perf_counter() - t0
-    await engine.aclose()
-    return len(requests) / elapsed
+from _replay import Recording, replay_seconds  # noqa: E402  (benchmarks/)
 
 
 async def main() -> None:
@@ -74,7 +50,7 @@ async def main() -> None:
                                      concurrency=c, seed=c, run_id=f"bench-{c}")
                 summary = await generate(cfg, EnginePool([engine]))
                 await engine.aclose()
-                raw = await replay(url, engine.requests, c)
+                raw = len(engine.requests) / await replay_seconds(url, engine.requests, c)
             steps_s = summary.steps / summary.seconds
             req_s = len(engine.requests) / summary.seconds
             print(f"{c:>11} {n:>8} {summary.steps:>6} {len(engine.requests):>9} {summary.seconds:>8.1f} "

@@ -21,15 +21,10 @@ from lxml import etree
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import AgentFault, WorldFileError
+from .generate import Action as Step  # a probe's step is a task file's action
 from .paths import FIXTURES_DIR
 
 SUITE = FIXTURES_DIR / "probes.yaml"
-
-
-class Step(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    tool: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
 
 
 class Expect(BaseModel):
