@@ -100,20 +100,23 @@ async def test_an_embedded_engine_killed_mid_run_is_restarted_and_the_server_kee
             with anyio.fail_after(30):
                 r = await c.call_tool("run_command", {"command": "ls -la"})
             assert r.is_error and r.content[0].text.startswith("engine_unavailable")
+            # Once restarted, the engine answers again: a success, or the tiny model's answer
+            # refused as malformed (it sometimes degenerates) -- either way not engine_unavailable.
             with anyio.fail_after(400):
                 while True:
                     r = await c.call_tool("run_command", {"command": "ls -la"})
-                    if not r.is_error:
+                    if not r.is_error or not r.content[0].text.startswith("engine_unavailable"):
                         break
-                    assert r.content[0].text.startswith("engine_unavailable")
                     await anyio.sleep(3)
+            assert not r.is_error or r.content[0].text.startswith("malformed_observation"), r.content[0].text
         proc.terminate()
         out = proc.communicate(timeout=60)[0]
     assert "restarting it (1/5)" in out
     con = sqlite3.connect(db)
     kinds = [k for (k,) in con.execute("select error_kind from steps where episode_id='k1' order by idx")]
     con.close()
-    assert kinds[0] is None and kinds[-1] is None and set(kinds[1:-1]) == {"engine_unavailable"}
+    assert kinds[0] is None and kinds[-1] in (None, "malformed_observation")
+    assert set(kinds[1:-1]) == {"engine_unavailable"}
     deadline = time.monotonic() + 30  # the engine's process group is given up to 20 s to exit
     while (left := [p for p in psutil.process_iter(["cmdline"]) if str(cache) in " ".join(p.info["cmdline"] or [])]):
         assert time.monotonic() < deadline, f"engine processes left behind: {left}"
