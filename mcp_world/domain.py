@@ -8,6 +8,7 @@ A domain folder holds:
                            per line, shown to the world model as few-shot turns
     grammar.gbnf           optional: a grammar (vLLM structured outputs) the answer must follow,
                            continuing the format's prefill
+    grammar.TOOL.gbnf      optional: the same for one tool only (it wins over grammar.gbnf)
 A user adds a domain by adding a folder; nothing in `mcp_world/` changes unless it needs a new
 observation format.
 """
@@ -86,9 +87,13 @@ class Domain:
     system_prompt: str
     demonstrations: tuple[Demonstration, ...]
     grammar: str | None = None
+    tool_grammars: tuple[tuple[str, str], ...] = ()  # (tool, grammar) pairs
 
     def tool(self, name: str) -> Tool | None:
         return next((t for t in self.tools if t.name == name), None)
+
+    def grammar_for(self, tool: str) -> str | None:
+        return dict(self.tool_grammars).get(tool, self.grammar)
 
 
 def domain_for(world: World, name: str) -> Domain:
@@ -158,4 +163,7 @@ def load_domain(name: str, root: Path = DOMAINS_DIR) -> Domain:
     )
     grammar_path = folder / "grammar.gbnf"
     grammar = grammar_path.read_text() if grammar_path.exists() else None
-    return Domain(spec.name, spec.description, spec.format, spec.max_tokens, tools, prompt, tuple(demos), grammar)
+    per_tool = tuple((t.name, (folder / f"grammar.{t.name}.gbnf").read_text()) for t in tools
+                     if (folder / f"grammar.{t.name}.gbnf").exists())
+    return Domain(spec.name, spec.description, spec.format, spec.max_tokens, tools, prompt, tuple(demos), grammar,
+                  per_tool)

@@ -307,7 +307,8 @@ class Simulator:
         provenance = "state" if parsed is not None and from_state is parsed else row.get("provenance") or "model"
         agent_text = parsed.text if parsed else ""
         agent_structured = parsed.structured if parsed else {}
-        is_error = bool(domain.name == "mcp" and agent_structured and agent_structured.get("isError"))
+        # A tool's own failure (an mcp error result, a repository tool's `error: …`) goes back as isError.
+        is_error = bool(agent_structured and agent_structured.get("isError" if domain.name == "mcp" else "error"))
         if domain.name == "mcp" and (is_error or not tool.output_schema):
             agent_structured = None  # MCP: structured content only for tools that declare an outputSchema
         real = await real_run if real_run is not None else None
@@ -325,7 +326,7 @@ class Simulator:
         row.update(observation=parsed.text if parsed else None, structured=parsed.structured if parsed else None,
                    provenance=provenance, where=where, prompt_tokens=tokens[0], completion_tokens=tokens[1],
                    repaired=int(bool(parsed) and (parsed.repaired or attempt > 0)))
-        return StepResult(index, agent_text, agent_structured, provenance, is_error and provenance == "model")
+        return StepResult(index, agent_text, agent_structured, provenance, is_error and provenance != "real")
 
     async def _predict(self, ep: Episode, index: int, domain: Domain, fmt: Any, tool_name: str,
                        arguments: dict[str, Any], state: dict[str, Any], history: list[Turn], action: str,
@@ -345,7 +346,7 @@ class Simulator:
                 messages=rendered.messages, max_tokens=domain.max_tokens, prefill=rendered.prefill,
                 stop=rendered.stop, seed=_step_seed(ep.seed, index, attempt),
                 temperature=self.sampling.temperature if attempt == 0 else self.sampling.repair_temperature,
-                top_p=self.sampling.top_p, extra=self._extra(domain),
+                top_p=self.sampling.top_p, extra=self._extra(domain, tool_name),
             )
             completion = await engine.complete(request)
             self._learn_ratio(rendered, completion.prompt_tokens)
@@ -407,12 +408,13 @@ class Simulator:
                               f"{errors[0].message[:200]}")
         return value, used
 
-    def _extra(self, domain: Domain) -> dict[str, Any]:
+    def _extra(self, domain: Domain, tool: str) -> dict[str, Any]:
         extra = self.sampling.extra()
-        if domain.grammar and self.sampling.constrained:
+        grammar = domain.grammar_for(tool)
+        if grammar and self.sampling.constrained:
             # Measured on the embedded model: free-running, 0 of 6 Android answers were valid dumps
             # (nodes without bounds); under the grammar every answer parses.
-            extra["structured_outputs"] = {"grammar": domain.grammar}
+            extra["structured_outputs"] = {"grammar": grammar}
         return extra
 
     def _cache_key(self, ep: Episode, domain: Domain, tool: str, arguments: dict[str, Any], state: dict[str, Any],
@@ -458,6 +460,10 @@ class Simulator:
             if domain.name == "mcp":
                 hit = state_doc.mcp_answer(state, self.tools[tool], arguments)
                 return Parsed(hit[0], hit[1] or {}) if hit else None
+            if domain.name == "swe":
+                return state_doc.repo.answer(state, tool, self.tools[tool].with_defaults(arguments))
+            if domain.name == "os":
+                return state_doc.desktop.answer(state, tool, arguments)
             if domain.name == "android":
                 dump = state_doc.android_answer(state, tool, arguments)
                 if dump is None:
@@ -483,6 +489,9 @@ class Simulator:
                                              structured)
             elif domain == "mcp" and tool in self.tools:
                 new = state_doc.mcp_apply(state, self.tools[tool], arguments, observation, structured)
+            elif domain in ("swe", "os"):
+                module = state_doc.repo if domain == "swe" else state_doc.desktop
+                new = state_doc.validated(domain, module.apply(state, tool, arguments, observation, structured))
             else:
                 return
         except (state_doc.StateError, ValueError) as err:

@@ -73,6 +73,51 @@ class TerminalSeed(BaseModel):
     notes: str = ""
 
 
+class RepoSeed(BaseModel):
+    """The swe domain's seed: a code base (paths relative to its root) and how its tests run."""
+
+    model_config = ConfigDict(extra="forbid")
+    root: str = "/workspace/project"
+    language: str = "python"
+    files: dict[str, str | None] = Field(default_factory=dict)  # path -> contents (None: exists, unknown)
+    complete: bool = True  # `files` lists the whole repository: anything else does not exist
+    test_command: str = "pytest"
+    failing_tests: list[str] = Field(default_factory=list)  # test ids that fail at the start
+    notes: str = ""
+
+    @field_validator("files")
+    @classmethod
+    def _relative_paths(cls, value: dict[str, str | None]) -> dict[str, str | None]:
+        bad = [p for p in value if p.startswith("/") or ".." in p.split("/") or not p.strip()]
+        if bad:
+            raise ValueError(f"repository paths are relative to its root, without '..': {bad[:5]}")
+        return value
+
+
+class DesktopSeed(BaseModel):
+    """The os domain's seed: the screen and the accessibility tree shown at the start."""
+
+    model_config = ConfigDict(extra="forbid")
+    width: int = Field(default=1920, ge=320, le=10000)
+    height: int = Field(default=1080, ge=240, le=10000)
+    tree: str  # one node per line, indented by depth (DESIGN.md, os observations)
+    notes: str = ""
+
+    @field_validator("tree")
+    @classmethod
+    def _a_tree(cls, value: str) -> str:
+        from .formats import FormatError, parse_tree
+
+        try:
+            parse_tree(value)
+        except FormatError as err:
+            raise ValueError(f"seed.os.tree is not an accessibility tree: {err}") from None
+        return value
+
+
+SEED_MODELS: dict[str, type[BaseModel]] = {"terminal": TerminalSeed, "swe": RepoSeed, "os": DesktopSeed}
+
+
 class World(BaseModel):
     """One world. The same object appears inline in the episode interchange format."""
 
@@ -102,8 +147,8 @@ class World(BaseModel):
     @classmethod
     def _seed_per_domain(cls, value: dict[str, Any], info: Any) -> dict[str, Any]:
         for key, seed in value.items():
-            if key == "terminal" and isinstance(seed, dict):
-                TerminalSeed.model_validate(seed)
+            if key in SEED_MODELS and isinstance(seed, dict):
+                SEED_MODELS[key].model_validate(seed)
             elif not isinstance(seed, (str, dict)):
                 raise ValueError(f"seed.{key} must be text or a mapping, got {type(seed).__name__}")
         return value
@@ -132,6 +177,14 @@ class World(BaseModel):
         if isinstance(seed, dict):
             return TerminalSeed.model_validate(seed)
         return TerminalSeed(notes=seed or "")
+
+    def repo_seed(self) -> RepoSeed:
+        seed = self.seed.get("swe")
+        return RepoSeed.model_validate(seed) if isinstance(seed, dict) else RepoSeed(notes=seed or "", complete=False)
+
+    def desktop_seed(self) -> DesktopSeed | None:
+        seed = self.seed.get("os")
+        return DesktopSeed.model_validate(seed) if isinstance(seed, dict) else None
 
     def seed_text(self, domain: str) -> str:
         """The domain's seed as text for a prompt."""

@@ -55,5 +55,5 @@ def test_malformed_world_files_get_an_error_naming_the_field(tmp_path, text, exp
 
 
 def test_an_unknown_world_name_lists_the_shipped_worlds():
-    with pytest.raises(WorldFileError, match="shipped worlds: devbox"):
+    with pytest.raises(WorldFileError, match="shipped worlds: desktop, devbox, helpdesk"):
         load_world("atlantis")

@@ -378,8 +378,11 @@ def _schema_validator(schema: dict[str, Any]):
     return validator_for(schema)(schema)
 
 
+from .desktop import DesktopFormat, parse_tree as parse_tree  # noqa: E402  (they build on the definitions above)
+from .repo import RepoFormat  # noqa: E402
+
 FORMATS: dict[str, Format] = {f.name: f for f in (TerminalFormat(), HtmlFormat(), UiautomatorFormat(), SearchFormat(),
-                                                   McpFormat())}
+                                                   McpFormat(), RepoFormat(), DesktopFormat())}
 
 
 def get_format(name: str) -> Format:

@@ -5,6 +5,9 @@ per domain, kept beside the history so the world does not contradict itself.
               folders, environment variables, git (branch, branches, commits)
     browser   current URL and title, the pages seen (URL -> HTML), the back stack, typed form values
     android   the current screen (its last dump), the foreground package, typed text, toggles
+    search    the results and pages shown; mcp: results of read-only calls since the last write
+    swe       the repository's files, what was edited, the last test run (state/repo.py)
+    os        the desktop's accessibility tree, typed text, toggles, keys (state/desktop.py)
 
 How it is kept up to date. The small instruct models cannot be trusted to write state documents (a
 135M model's JSON is unreliable, STACK.md), so the state is derived by **rules** from each action and
@@ -32,6 +35,8 @@ from typing import Any
 
 from lxml import etree, html as lxml_html
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from . import desktop, repo
 
 MODES = ("off", "prompt", "full")
 MAX_PAGES = 8  # pages remembered per browser episode
@@ -93,7 +98,8 @@ class SearchState(BaseModel):
 
 
 DOCUMENTS: dict[str, type[BaseModel]] = {"terminal": TerminalState, "browser": BrowserState, "android": AndroidState,
-                                         "mcp": McpState, "search": SearchState}
+                                         "mcp": McpState, "search": SearchState, "swe": repo.RepoState,
+                                         "os": desktop.DesktopState}
 
 
 class StateError(ValueError):
@@ -138,6 +144,10 @@ def initial(world: Any, domain: str) -> dict[str, Any]:
         return McpState().model_dump()
     if domain == "search":
         return SearchState().model_dump()
+    if domain == "swe":
+        return repo.initial(world)
+    if domain == "os":
+        return desktop.initial(world)
     return {}
 
 
@@ -203,7 +213,7 @@ def mcp_apply(state: dict[str, Any], tool: Any, arguments: dict[str, Any], text:
 
 def _split(command: str) -> list[list[str]] | None:
     """Simple commands joined by && or ; (None when the line has pipes or anything fancier)."""
-    from .formats import shell_words
+    from ..formats import shell_words
 
     words = shell_words(command)
     if words is None:
@@ -722,8 +732,12 @@ def summary(domain: str, state: dict[str, Any]) -> str:
             s4 = SearchState.model_validate(state)
             text = ("results shown so far: " + "; ".join(f"{u} ({t[:80]})" for u, t in list(s4.listed.items())[-12:])
                     if s4.listed else "")
+        elif domain == "swe":
+            text = repo.summary(state)
+        elif domain == "os":
+            text = desktop.summary(state)
         else:
             return ""
-    except ValidationError:
+    except (ValidationError, ValueError):
         return ""
     return text if len(text) <= MAX_SUMMARY_CHARS else text[: MAX_SUMMARY_CHARS - 3] + "..."
