@@ -51,7 +51,12 @@ def serve(
         "--engine", envvar="MCP_WORLD_ENGINE",
         help="'embedded' or an OpenAI-compatible URL (repeat for several; an episode sticks to one).")] = ["embedded"],
     model: Annotated[Optional[str], typer.Option(help="Model name at the engine (default: its first).")] = None,
-    dialect: Annotated[str, typer.Option(help="Prompt dialect.")] = "instruct",
+    dialect: Annotated[str, typer.Option(
+        help="Prompt dialect: auto (by the engine's model name), instruct (small instruct models), or "
+             "agentworld (Qwen-AgentWorld's own format).")] = "auto",
+    thinking: Annotated[bool, typer.Option(help="agentworld: let the world model think before it answers.")] = True,
+    thinking_budget: Annotated[int, typer.Option(
+        help="agentworld: most tokens one step's thinking may take (on top of the observation's).")] = 4096,
     seed: Annotated[Optional[int], typer.Option(help="Sampling seed for every episode (reproducible answers).")] = None,
     engine_timeout: Annotated[float, typer.Option(help="Seconds to wait for one engine answer.")] = 120.0,
     temperature: Annotated[float, typer.Option(help="World-model sampling temperature.")] = 0.3,
@@ -92,7 +97,7 @@ def serve(
         w = load_world(world)
         cfg = ServeConfig(
             world=w, db=db.expanduser(), engines=tuple(engine), model=model, dialect=dialect,
-            transport=transport, host=host, port=port, seed=seed, engine_timeout_s=engine_timeout,
+            thinking=thinking, thinking_budget=thinking_budget, transport=transport, host=host, port=port, seed=seed, engine_timeout_s=engine_timeout,
             token=token, allowed_hosts=tuple(allowed_host),
             shadow=tuple(shadow), real=tuple(real), shadow_timeout_s=shadow_timeout,
             shadow_origins=tuple(shadow_origin), state_mode=state, replay_cache=replay_cache,
@@ -127,7 +132,7 @@ def mirror(
     engine: Annotated[list[str], typer.Option("--engine", envvar="MCP_WORLD_ENGINE",
                                               help="World model for the predictions: 'embedded' or a URL.")] = ["embedded"],
     model: Annotated[Optional[str], typer.Option(help="Model name at the engine.")] = None,
-    dialect: Annotated[str, typer.Option(help="Prompt dialect.")] = "instruct",
+    dialect: Annotated[str, typer.Option(help="Prompt dialect: auto, instruct or agentworld.")] = "auto",
     predict: Annotated[bool, typer.Option(help="Log the world model's prediction beside each real result.")] = True,
     upstream_timeout: Annotated[float, typer.Option(help="Seconds to wait for the real server's answer.")] = 60.0,
     drain_timeout: Annotated[float, typer.Option(help="Seconds to let predictions finish at exit.")] = 120.0,
@@ -495,6 +500,9 @@ def eval_(
     limit: Annotated[Optional[int], typer.Option(help="Score at most this many steps.")] = None,
     tau: Annotated[float, typer.Option(help="Similarity threshold of the binary score.")] = 0.8,
     json_out: Annotated[Optional[Path], typer.Option("--json", help="Write the report as JSON here.")] = None,
+    dialect: Annotated[str, typer.Option(help="Prompt dialect: auto (by the model's name), instruct or agentworld.")] = "auto",
+    thinking: Annotated[bool, typer.Option(help="agentworld: let the world model think before it answers.")] = True,
+    thinking_budget: Annotated[int, typer.Option(help="agentworld: most tokens one step's thinking may take.")] = 4096,
     db: DbOpt = DEFAULT_DB,
     cache: CacheOpt = None,
 ) -> None:
@@ -508,6 +516,12 @@ def eval_(
     from .serving import Running, ServeConfig, make_engines
     from .store import Store
 
+    from .dialects import get_dialect
+
+    try:
+        get_dialect(dialect)
+    except ValueError as err:
+        _err(str(err))
     try:
         records = [r for path in data for r in read_records(path)]
         if not records:
@@ -522,7 +536,9 @@ def eval_(
 
         async def run(progress):
             try:
-                return await evaluate(records, pool, store, Embedder(), tau=tau, limit=limit, progress=progress)
+                return await evaluate(records, pool, store, Embedder(), dialect=dialect, tau=tau, limit=limit,
+                                      progress=progress,
+                                      dialect_options={"thinking": thinking, "thinking_budget": thinking_budget})
             finally:
                 await pool.aclose()
 

@@ -35,6 +35,7 @@ class Completion:
     truncated: bool  # stopped at max_tokens
     model: str
     latency_ms: float
+    reasoning: str = ""  # the thinking, when the engine's reasoning parser separates it
 
 
 class StartGate:
@@ -147,6 +148,7 @@ class OpenAIEngine:
             data = r.json()
             choice = data["choices"][0]
             text = choice["message"]["content"] or ""
+            reasoning = choice["message"].get("reasoning_content") or choice["message"].get("reasoning") or ""
             usage = data.get("usage") or {}
         except (ValueError, KeyError, IndexError, TypeError):
             raise AgentFault(FaultKind.MALFORMED_OBSERVATION,
@@ -167,6 +169,7 @@ class OpenAIEngine:
             truncated=choice.get("finish_reason") == "length",
             model=model,
             latency_ms=latency,
+            reasoning=reasoning if isinstance(reasoning, str) else "",
         )
 
     async def aclose(self) -> None:

@@ -56,18 +56,26 @@ class Report:
 
 
 async def evaluate(records: list[EpisodeRecord], engines: EnginePool, store: Store, embedder: Embedder,
-                   dialect: str = "instruct", tau: float = 0.8, limit: int | None = None,
-                   progress: Any = None) -> Report:
+                   dialect: str = "auto", tau: float = 0.8, limit: int | None = None,
+                   progress: Any = None, dialect_options: dict[str, Any] | None = None) -> Report:
     report = Report(tau)
     run_id = uuid.uuid4().hex[:8]
     done = 0
     for rec in records:
-        sim = Simulator(rec.world, engines, store, get_dialect(dialect), seed=0)
-        engine = engines.for_episode(rec.id)
-        ep = Episode(f"eval-{run_id}-{rec.id}", rec.world, 0, engine.url, initial_state(rec.world))
+        sim = Simulator(rec.world, engines, store, get_dialect(dialect, **(dialect_options or {})), seed=0)
+        ep = Episode(f"eval-{run_id}-{rec.id}", rec.world, 0, "", initial_state(rec.world))
+        engine = engines.for_episode(ep.id)
+        ep.engine_url = engine.url
+        if hasattr(engine, "resolve_model"):
+            try:
+                await engine.resolve_model()  # `auto` picks the dialect by the model's name
+            except AgentFault:
+                pass  # the engine is down: each step reports it
+        ep.dialect = sim._dialect(ep)
         await store.add_episode(id=ep.id, world_name=rec.world.name,
                                 world=rec.world.model_dump(by_alias=True, exclude_defaults=True),
-                                engine_url=engine.url, model=engine.model, dialect=dialect, seed=0, source="eval",
+                                engine_url=engine.url, model=engine.model, dialect=ep.dialect.name, seed=0,
+                                source="eval",
                                 state={})
         for idx, step in enumerate(rec.steps):
             if limit is not None and done >= limit:
@@ -79,7 +87,7 @@ async def evaluate(records: list[EpisodeRecord], engines: EnginePool, store: Sto
             fmt = get_format(domain.format)
             state = ep.state.setdefault(domain.name, {})
             history = ep.history.setdefault(domain.name, [])
-            action = tool.render_action(step.arguments)
+            action = ep.dialect.action_text(tool, step.arguments)
             t0 = time.perf_counter()
             prediction, error = None, None
             try:

@@ -242,7 +242,7 @@ class Mirror:
             history = list(ep.sim.history.get("mcp", []))
             spec = self.sim.tools.get(name) if self.sim else None
             if spec is not None:
-                ep.sim.history.setdefault("mcp", []).append(Turn(spec.render_action(arguments or {}), text))
+                ep.sim.history.setdefault("mcp", []).append(Turn(self.sim._dialect(ep.sim).action_text(spec, arguments or {}), text))
         if self.sim is not None and spec is not None:
             self._schedule(ep, index, step_id, name, arguments or {}, history)
         meta = dict(result.meta or {}) if hasattr(result, "meta") else {}
@@ -273,7 +273,7 @@ class Mirror:
             update: dict[str, Any]
             try:
                 parsed, _, tokens = await self.sim._predict(ep.sim, index, domain, fmt, name, arguments, {},
-                                                            history, tool.render_action(arguments), engine,
+                                                            history, self.sim._dialect(ep.sim).action_text(tool, arguments), engine,
                                                             structured=False)
                 update = {"observation": parsed.text, "provenance": "real",
                           "structured": json.dumps(parsed.structured) if parsed.structured else None,

@@ -34,7 +34,9 @@ class ServeConfig:
     db: Path
     engines: tuple[str, ...] = ("embedded",)  # "embedded" or OpenAI-compatible base URLs
     model: str | None = None  # the engine's model name; default: what it lists first
-    dialect: str = "instruct"
+    dialect: str = "auto"  # auto: by the engine's model name (dialects.dialect_for_model)
+    thinking: bool = True  # agentworld: let the model think before answering
+    thinking_budget: int = 4096  # agentworld: tokens the thinking may take, on top of the observation's
     transport: str = "http"  # http | stdio
     host: str = "127.0.0.1"
     port: int = 8765
@@ -184,7 +186,8 @@ def serve(cfg: ServeConfig, say: Say) -> None:
         stdio = cfg.transport == "stdio"
         shadow = make_shadow(cfg)  # before any engine starts: a bad --shadow/--real fails at once
         pool = make_engines(cfg, running, say, background_start=stdio)
-        sim = Simulator(cfg.world, pool, store, get_dialect(cfg.dialect), cfg.limits, cfg.seed, cfg.sampling,
+        sim = Simulator(cfg.world, pool, store, get_dialect(cfg.dialect, thinking=cfg.thinking, thinking_budget=cfg.thinking_budget),
+                        cfg.limits, cfg.seed, cfg.sampling,
                         shadow=shadow, real=frozenset(cfg.real), state_mode=cfg.state_mode,
                         replay_cache=cfg.replay_cache)
         if stdio:

@@ -76,6 +76,7 @@ class Episode:
     history: dict[str, list[Turn]] = field(default_factory=dict)  # per domain, successful steps
     next_index: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    dialect: Dialect | None = None  # chosen when the episode starts (auto: by the engine's model name)
 
 
 def initial_state(world: World) -> dict[str, dict[str, Any]]:
@@ -173,9 +174,10 @@ class Simulator:
                 model = await resolve()
             except AgentFault:
                 pass  # the engine is down; the episode starts anyway and the call reports it
+        ep.dialect = self.dialect.for_model(model) if hasattr(self.dialect, "for_model") else self.dialect
         await self.store.add_episode(
             id=episode_id, world_name=world.name, world=world.model_dump(by_alias=True, exclude_defaults=True),
-            engine_url=engine.url, model=model, dialect=self.dialect.name, seed=ep_seed,
+            engine_url=engine.url, model=model, dialect=ep.dialect.name, seed=ep_seed,
             source="sim", state=ep.state,
         )
         return ep
@@ -204,6 +206,7 @@ class Simulator:
             except state_doc.StateError as err:
                 log.warning("episode %s: stored %s state ignored (%s)", row["id"], d, err)
         ep = Episode(row["id"], world, row["seed"], row["engine_url"], state)
+        ep.dialect = self._dialect(ep, row["dialect"])
         for s in self.store.steps(row["id"]):
             ep.next_index = s["idx"] + 1
             if s["error_kind"] or s["observation"] is None:
@@ -211,11 +214,26 @@ class Simulator:
             tool = self.tools.get(s["tool"])
             if tool is not None:
                 ep.history.setdefault(tool.domain, []).append(Turn(
-                    tool.render_action(json.loads(s["arguments"] or "{}")), s["observation"],
+                    ep.dialect.action_text(tool, json.loads(s["arguments"] or "{}")), s["observation"],
                     where=s["where"] or ""))
         self._episodes[key] = ep
         log.info("resumed episode %s at step %d", ep.id, ep.next_index)
         return ep
+
+    def _dialect(self, ep: Episode, name: str | None = None) -> Dialect:
+        """The episode's dialect: chosen at its start; a resumed one keeps the dialect it was logged with."""
+        if ep.dialect is not None:
+            return ep.dialect
+        if name and name not in ("auto", getattr(self.dialect, "name", "")):
+            from .dialects import get_dialect
+
+            try:
+                return get_dialect(name, **getattr(self.dialect, "options", {}))
+            except (ValueError, TypeError):
+                pass
+        if hasattr(self.dialect, "for_model"):
+            return self.dialect.for_model(self.engines.for_episode(ep.id).model)
+        return self.dialect
 
     # -- one call -------------------------------------------------------------------------------
     async def call(self, key: str, tool_name: str, arguments: dict[str, Any] | None) -> StepResult:
@@ -266,7 +284,7 @@ class Simulator:
         domain = self.domains[tool.domain]
         fmt = get_format(domain.format)
         state = ep.state.setdefault(domain.name, {})
-        action = tool.render_action(arguments)
+        action = self._dialect(ep).action_text(tool, arguments)
         history = ep.history.setdefault(domain.name, [])
         engine = self.engines.for_episode(ep.id)
         row["domain"] = domain.name
@@ -323,6 +341,8 @@ class Simulator:
         self._update_state(domain.name, state, tool_name, arguments, seen or {}, agent_text)
         # The world stays consistent with what the agent was shown.
         history.append(Turn(action, agent_text, where))
+        if parsed is not None and parsed.thinking:
+            row["thinking"] = parsed.thinking
         row.update(observation=parsed.text if parsed else None, structured=parsed.structured if parsed else None,
                    provenance=provenance, where=where, prompt_tokens=tokens[0], completion_tokens=tokens[1],
                    repaired=int(bool(parsed) and (parsed.repaired or attempt > 0)))
@@ -333,27 +353,32 @@ class Simulator:
                        engine: Any, structured: bool = True) -> tuple[Any, int, tuple[int, int]]:
         """The world model's observation for this action (with the bounded repair). `structured`:
         also produce structured content an outputSchema asks for (eval and mirror score the text)."""
-        budget = int((self.limits.context_tokens - domain.max_tokens - 64) / self._token_ratio)
+        dialect = self._dialect(ep)
+        reserve = domain.max_tokens + getattr(dialect, "extra_tokens", 0)
+        budget = int((self.limits.context_tokens - reserve - 64) / self._token_ratio)
         spec = self.tools.get(tool_name)
         call = Call(tool_name, arguments, state, spec=spec)
         answer_prefix = fmt.prefill(call)
         note = state_doc.summary(domain.name, state) if self.state_mode != "off" else ""
-        rendered = self.dialect.render(ep.world, domain, state, history, action, answer_prefix, budget, note)
+        rendered = dialect.render(ep.world, domain, state, history, action, answer_prefix, budget, note)
         problems: list[str] = []
         prompt_tokens = completion_tokens = 0
         for attempt in range(1 + self.limits.repair_attempts):
             request = CompletionRequest(
-                messages=rendered.messages, max_tokens=domain.max_tokens, prefill=rendered.prefill,
+                messages=rendered.messages, max_tokens=domain.max_tokens + rendered.extra_tokens,
+                prefill=rendered.prefill,
                 stop=rendered.stop, seed=_step_seed(ep.seed, index, attempt),
                 temperature=self.sampling.temperature if attempt == 0 else self.sampling.repair_temperature,
-                top_p=self.sampling.top_p, extra=self._extra(domain, tool_name),
+                top_p=self.sampling.top_p,
+                extra={**self._extra(domain, tool_name, rendered.constrained), **rendered.extra},
             )
             completion = await engine.complete(request)
             self._learn_ratio(rendered, completion.prompt_tokens)
             prompt_tokens += completion.prompt_tokens
             completion_tokens += completion.completion_tokens
-            raw = self.dialect.extract(completion.text)
+            thinking = completion.reasoning or dialect.thinking_of(completion.text)
             try:
+                raw = dialect.extract(completion.text)
                 parsed = fmt.parse(rendered.answer_prefix + raw,
                                    Call(tool_name, arguments, state, completion.truncated, spec))
                 if parsed.needs_structured and structured:
@@ -364,6 +389,7 @@ class Simulator:
             except FormatError as err:
                 problems.append(str(err))
                 continue
+            parsed.thinking = thinking
             break
         else:
             raise AgentFault(
@@ -408,10 +434,10 @@ class Simulator:
                               f"{errors[0].message[:200]}")
         return value, used
 
-    def _extra(self, domain: Domain, tool: str) -> dict[str, Any]:
+    def _extra(self, domain: Domain, tool: str, constrained: bool = True) -> dict[str, Any]:
         extra = self.sampling.extra()
         grammar = domain.grammar_for(tool)
-        if grammar and self.sampling.constrained:
+        if grammar and self.sampling.constrained and constrained:
             # Measured on the embedded model: free-running, 0 of 6 Android answers were valid dumps
             # (nodes without bounds); under the grammar every answer parses.
             extra["structured_outputs"] = {"grammar": grammar}
@@ -426,7 +452,7 @@ class Simulator:
 
         material = json.dumps({
             "world": ep.world.model_dump(by_alias=True, exclude_defaults=True), "model": engine.model,
-            "engine": engine.url, "dialect": self.dialect.name, "state_mode": self.state_mode,
+            "engine": engine.url, "dialect": self._dialect(ep).name, "state_mode": self.state_mode,
             "sampling": [self.sampling.temperature, self.sampling.top_p, self.sampling.repetition_penalty],
             "state": state, "history": [[t.action, t.observation, t.where] for t in history],
             "tool": tool, "arguments": self.tools[tool].with_defaults(arguments),

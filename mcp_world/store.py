@@ -36,6 +36,7 @@ STEP_COLUMNS = {
     "error_kind": str, "error": str, "repaired": int, "similarity": float, "created_at": float,
     # mirror mode: the prediction is made after the real result went back to the agent
     "prediction_error": str, "prediction_ms": float,
+    "thinking": str,  # the world model's reasoning (agentworld dialect), never shown to the agent
 }
 
 

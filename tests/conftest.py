@@ -70,13 +70,13 @@ def make_rig(tmp_path: Path) -> Iterator[Callable[..., Rig]]:
     stores: list[Store] = []
 
     def make(world: str = "devbox", engine=None, limits: Limits = Limits(), seed: int | None = 7,
-             state_mode: str = "off") -> Rig:
+             state_mode: str = "off", dialect: str = "instruct") -> Rig:
         """`state_mode` off by default: these rigs test the engine path (answers from the explicit
         state are tested on their own)."""
         db = tmp_path / f"episodes-{len(stores)}.db"
         store = Store(db)
         stores.append(store)
-        sim = Simulator(load_world(world), EnginePool([engine]), store, get_dialect("instruct"), limits, seed,
+        sim = Simulator(load_world(world), EnginePool([engine]), store, get_dialect(dialect), limits, seed,
                         state_mode=state_mode)
         return Rig(sim, store, db)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..domain import Domain
@@ -27,6 +27,9 @@ class Rendered:
     answer_prefix: str = ""  # the part of the prefill that belongs to the observation itself
     stop: tuple[str, ...] = ()
     history_used: int = 0  # how many of the offered history turns fit the budget
+    extra: dict[str, Any] = field(default_factory=dict)  # request fields the dialect needs (chat template kwargs)
+    extra_tokens: int = 0  # tokens the answer may spend before the observation (thinking)
+    constrained: bool = True  # a domain's grammar may apply (not when the answer is wrapped in markup)
 
 
 class Dialect(Protocol):
@@ -37,8 +40,16 @@ class Dialect(Protocol):
         """`note`: the explicit state's summary, placed after the history (the prefix stays stable)."""
         ...
 
+    def action_text(self, tool: Any, arguments: dict[str, Any]) -> str:
+        """The action as this dialect shows it to the model."""
+        ...
+
     def extract(self, completion: str) -> str:
         """The observation inside a raw completion (dialects with markers or thinking strip them)."""
+        ...
+
+    def thinking_of(self, completion: str) -> str:
+        """The reasoning in a raw completion, logged beside the step and never shown to the agent."""
         ...
 
 

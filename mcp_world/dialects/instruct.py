@@ -85,8 +85,14 @@ class InstructDialect:
                         stop=(f"\n{seed.user}@{seed.hostname}:", f"{seed.user}@{seed.hostname}:"),
                         history_used=len(kept_history))
 
+    def action_text(self, tool: Any, arguments: dict[str, Any]) -> str:
+        return tool.render_action(arguments)
+
     def extract(self, completion: str) -> str:
         return completion
+
+    def thinking_of(self, completion: str) -> str:
+        return ""
 
 
 def _tool_line(tool: Any) -> str:

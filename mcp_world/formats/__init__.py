@@ -29,6 +29,7 @@ class Parsed:
     structured: dict[str, Any] = field(default_factory=dict)
     repaired: bool = False  # closed a truncated document; recorded on the step
     needs_structured: bool = False  # the tool has an outputSchema the text alone does not satisfy
+    thinking: str = ""  # the world model's reasoning before this answer: logged, never shown to the agent
 
 
 @dataclass(frozen=True)
@@ -142,8 +143,9 @@ class TerminalFormat:
             text = fence.group(1) + "\n"
         command = str(call.arguments.get("command", "")).strip()
         lines = text.split("\n")
-        # An echoed prompt line ("$ ls") is not part of the output.
-        if lines and lines[0].strip() in (f"$ {command}", f"# {command}", command) and command:
+        # An echoed prompt line ("$ ls", or a screen's "user@devbox:~/app$ ls") is not part of the output.
+        if lines and command and re.fullmatch(r"\s*(?:\S+@[\w.-]+:[^\n]*?[$#] ?|[$#] )?" + re.escape(command) + r"\s*",
+                                              lines[0]):
             lines = lines[1:]
         while lines and re.fullmatch(r"\s*(\S+@\S+[:~\w/]*)?[$#]\s*", lines[-1]):
             lines.pop()
