@@ -76,6 +76,9 @@ def serve(
                                             "determines), prompt (summary only) or off (history only).")] = "full",
     replay_cache: Annotated[bool, typer.Option(help="Reuse the answer given before to exactly the same situation "
                                                     "(world, model, state, history, action), from the log.")] = False,
+    adapter: Annotated[Optional[Path], typer.Option(
+        help="Serve the world model with this LoRA adapter (from `mcp-world train`): the embedded engine "
+             "starts with it; a URL engine has it hot-loaded.")] = None,
     token: Annotated[Optional[str], typer.Option(envvar="MCP_WORLD_TOKEN",
                      help="Bearer token every HTTP request must carry; required to bind beyond 127.0.0.1.")] = None,
     allowed_host: Annotated[list[str], typer.Option(
@@ -95,6 +98,12 @@ def serve(
         _err(f"--state must be full, prompt or off, not {state!r}")
     try:
         w = load_world(world)
+        lora = None
+        if adapter is not None:
+            from .training import use_adapter
+
+            lora, adapter_model = use_adapter(adapter, tuple(engine), cache)
+            model = adapter_model or model
         cfg = ServeConfig(
             world=w, db=db.expanduser(), engines=tuple(engine), model=model, dialect=dialect,
             thinking=thinking, thinking_budget=thinking_budget, transport=transport, host=host, port=port, seed=seed, engine_timeout_s=engine_timeout,
@@ -104,7 +113,7 @@ def serve(
             limits=Limits(max_argument_chars=max_argument_chars, max_observation_chars=max_observation_chars,
                           context_tokens=context_tokens, max_episodes=max_episodes),
             sampling=Sampling(temperature=temperature),
-            embedded=embedded.EmbeddedConfig(cache=cache_dir(cache)),
+            embedded=embedded.EmbeddedConfig(cache=cache_dir(cache), adapter=lora),
         )
         from .dialects import get_dialect
 
@@ -492,6 +501,56 @@ def import_(
     typer.echo(f"imported {episodes} episodes ({steps} real steps) into {db}")
 
 
+@app.command()
+def train(
+    out: Annotated[Path, typer.Option("--out", help="Folder for the adapter, report.json and training.png.")],
+    db: Annotated[Optional[Path], typer.Option("--db", help="A store whose steps have real observations.")] = None,
+    data: Annotated[list[Path], typer.Option("--data", help="Real episodes in the interchange format (repeatable).")] = [],
+    base: Annotated[Optional[Path], typer.Option(help="Base model folder (Hugging Face); default: the embedded model.")] = None,
+    engine: Annotated[str, typer.Option(help="Serves the base and the adapter for the filter and the "
+                                             "evaluations: 'embedded' or a vLLM URL with LoRA enabled.")] = "embedded",
+    preset: Annotated[str, typer.Option(help="cpu (sized to finish on two cores) or gpu (the paper's settings: "
+                                             "group 8, lr 1e-6, KL 0.001, batch 32, binary reward).")] = "cpu",
+    max_steps: Annotated[Optional[int], typer.Option(help="Most GRPO steps.")] = None,
+    time_budget: Annotated[Optional[float], typer.Option(help="Most seconds of GRPO.")] = None,
+    group: Annotated[Optional[int], typer.Option(help="Completions per prompt (GRPO group size).")] = None,
+    batch: Annotated[Optional[int], typer.Option(help="Completions per optimizer step (a multiple of --group).")] = None,
+    learning_rate: Annotated[Optional[float], typer.Option(help="Learning rate of the LoRA adapter.")] = None,
+    reward: Annotated[Optional[str], typer.Option(help="binary (1 at similarity >= tau) or continuous.")] = None,
+    max_completion: Annotated[Optional[int], typer.Option(help="Most tokens of one sampled prediction.")] = None,
+    easy_samples: Annotated[Optional[int], typer.Option(help="Predictions per item for the too-easy filter.")] = None,
+    tau: Annotated[float, typer.Option(help="Similarity threshold of the binary reward and score.")] = 0.8,
+    keep_easy: Annotated[float, typer.Option(help="Share of too-easy items kept (RWML: 0.1).")] = 0.1,
+    held_out: Annotated[float, typer.Option(help="Share of episodes held out for the before/after eval.")] = 0.2,
+    seed: Annotated[int, typer.Option(help="Seed of the split, the filter and GRPO.")] = 0,
+    deploy: Annotated[Optional[str], typer.Option(help="Hot-load the adapter into this engine URL if held-out "
+                                                       "fidelity improved.")] = None,
+    cache: CacheOpt = None,
+) -> None:
+    """Align the world model with reality: RWML (GRPO, embedding-similarity reward) on real steps."""
+    from .training import TrainJob, train as run
+    from .training.rwml import Settings
+
+    if preset not in ("cpu", "gpu"):
+        _err(f"--preset must be cpu or gpu, not {preset!r}")
+    if reward not in (None, "binary", "continuous"):
+        _err(f"--reward must be binary or continuous, not {reward!r}")
+    if db is None and not data:
+        _err("give --db (a store with real observations) and/or --data FILE.jsonl")
+    overrides = {k: v for k, v in {"max_steps": max_steps, "time_budget_s": time_budget, "group": group,
+                                   "batch": batch, "learning_rate": learning_rate, "reward": reward,
+                                   "max_completion_tokens": max_completion, "easy_samples": easy_samples}.items()
+                 if v is not None}
+    settings = (Settings.gpu if preset == "gpu" else Settings.cpu)(tau=tau, keep_easy=keep_easy, seed=seed,
+                                                                   **overrides)
+    job = TrainJob(out=out.expanduser(), db=db, data=tuple(data), base=base, engine=engine, held_out=held_out,
+                   deploy=deploy, cache=cache, settings=settings)
+    try:
+        run(job, _say)
+    except MCPWorldError as err:
+        _err(str(err))
+
+
 @app.command("eval")
 def eval_(
     data: Annotated[list[Path], typer.Option("--data", help="Real episodes in the interchange format (JSONL; repeatable).")],
@@ -503,6 +562,7 @@ def eval_(
     dialect: Annotated[str, typer.Option(help="Prompt dialect: auto (by the model's name), instruct or agentworld.")] = "auto",
     thinking: Annotated[bool, typer.Option(help="agentworld: let the world model think before it answers.")] = True,
     thinking_budget: Annotated[int, typer.Option(help="agentworld: most tokens one step's thinking may take.")] = 4096,
+    adapter: Annotated[Optional[Path], typer.Option(help="Score the world model with this LoRA adapter.")] = None,
     db: DbOpt = DEFAULT_DB,
     cache: CacheOpt = None,
 ) -> None:
@@ -528,8 +588,14 @@ def eval_(
             _err(f"{', '.join(map(str, data))} hold no episodes")
         total = sum(len(r.steps) for r in records)
         total = min(total, limit) if limit is not None else total
+        lora = None
+        if adapter is not None:
+            from .training import use_adapter
+
+            lora, adapter_model = use_adapter(adapter, (engine,), cache)
+            model = adapter_model or model
         cfg = ServeConfig(world=records[0].world, db=db, engines=(engine,), model=model,
-                          embedded=embedded.EmbeddedConfig(cache=cache_dir(cache)))
+                          embedded=embedded.EmbeddedConfig(cache=cache_dir(cache), adapter=lora))
         running = Running(_say)
         pool = make_engines(cfg, running, _say, background_start=False)
         store = Store(db.expanduser())

@@ -112,15 +112,21 @@ async def evaluate(records: list[EpisodeRecord], engines: EnginePool, store: Sto
                                   "latency_ms": (time.perf_counter() - t0) * 1000,
                                   "error_kind": error.kind.value if error else None,
                                   "error": error.message if error else None})
-            # Teacher forcing: the next step sees the real observation, and the state it implies.
-            where = state.get("cwd", "")
-            try:
-                real_structured = fmt.parse(step.observation, Call(step.tool, step.arguments, state, spec=tool)).structured
-            except FormatError:
-                real_structured = step.structured or {}
-            sim._update_state(domain.name, state, step.tool, step.arguments, real_structured, step.observation)
-            history.append(Turn(action, step.observation, where))
+            teacher_force(sim, domain, fmt, tool, step, state, history, action)
             done += 1
             if progress:
                 progress(done)
     return report
+
+
+def teacher_force(sim: Simulator, domain: Any, fmt: Any, tool: Any, step: Any, state: dict[str, Any],
+                  history: list[Turn], action: str) -> None:
+    """Advance an episode by a real step: the next step sees the real observation and the state it
+    implies (eval predicts from the real prefix; the trainer builds its prompts the same way)."""
+    where = state.get("cwd", "")
+    try:
+        real_structured = fmt.parse(step.observation, Call(step.tool, step.arguments, state, spec=tool)).structured
+    except FormatError:
+        real_structured = step.structured or {}
+    sim._update_state(domain.name, state, step.tool, step.arguments, real_structured, step.observation)
+    history.append(Turn(action, step.observation, where))

@@ -354,13 +354,8 @@ class Simulator:
         """The world model's observation for this action (with the bounded repair). `structured`:
         also produce structured content an outputSchema asks for (eval and mirror score the text)."""
         dialect = self._dialect(ep)
-        reserve = domain.max_tokens + getattr(dialect, "extra_tokens", 0)
-        budget = int((self.limits.context_tokens - reserve - 64) / self._token_ratio)
         spec = self.tools.get(tool_name)
-        call = Call(tool_name, arguments, state, spec=spec)
-        answer_prefix = fmt.prefill(call)
-        note = state_doc.summary(domain.name, state) if self.state_mode != "off" else ""
-        rendered = dialect.render(ep.world, domain, state, history, action, answer_prefix, budget, note)
+        rendered = self.render(ep, domain, fmt, tool_name, arguments, state, history, action)
         problems: list[str] = []
         prompt_tokens = completion_tokens = 0
         for attempt in range(1 + self.limits.repair_attempts):
@@ -398,6 +393,16 @@ class Simulator:
                 f"{1 + self.limits.repair_attempts} attempts ({'; '.join(problems)}); try the call again",
             )
         return parsed, attempt, (prompt_tokens, completion_tokens)
+
+    def render(self, ep: Episode, domain: Domain, fmt: Any, tool_name: str, arguments: dict[str, Any],
+               state: dict[str, Any], history: list[Turn], action: str) -> Any:
+        """The prompt the world model gets for this action (the trainer renders the same)."""
+        dialect = self._dialect(ep)
+        reserve = domain.max_tokens + getattr(dialect, "extra_tokens", 0)
+        budget = int((self.limits.context_tokens - reserve - 64) / self._token_ratio)
+        answer_prefix = fmt.prefill(Call(tool_name, arguments, state, spec=self.tools.get(tool_name)))
+        note = state_doc.summary(domain.name, state) if self.state_mode != "off" else ""
+        return dialect.render(ep.world, domain, state, history, action, answer_prefix, budget, note)
 
     def _learn_ratio(self, rendered: Any, real_tokens: int) -> None:
         """When the engine counts more prompt tokens than we estimated, shrink later budgets to match."""

@@ -58,7 +58,8 @@ def test_typing_toggling_and_focus_follow_the_state():
 
 
 async def test_the_desktop_world_over_mcp_on_the_embedded_engine(engine_url, tmp_path):
-    async with stdio_client(engine_url, tmp_path / "d.db", "--world", "desktop", "--seed", "5") as c:
+    async with stdio_client(engine_url, tmp_path / "d.db", "--world", "desktop", "--seed", "5",
+                            "--engine-timeout", "600") as c:
         names = {t.name for t in (await c.list_tools()).tools}
         first = await c.call_tool("desktop_get_tree", {})
         wifi = await c.call_tool("desktop_click", {"target": "Wi-Fi"})

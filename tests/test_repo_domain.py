@@ -69,7 +69,8 @@ def test_known_files_answer_views_edits_searches_and_listings_exactly():
 
 async def test_the_repo_world_over_mcp_on_the_embedded_engine(engine_url, tmp_path):
     fix = {"path": "textstats/core.py", "old_str": 'r"\\w+"', "new_str": "r\"\\w+(?:'\\w+)*\""}
-    async with stdio_client(engine_url, tmp_path / "r.db", "--world", "repo", "--seed", "3") as c:
+    async with stdio_client(engine_url, tmp_path / "r.db", "--world", "repo", "--seed", "3",
+                            "--engine-timeout", "600") as c:
         names = {t.name for t in (await c.list_tools()).tools}
         listing = await c.call_tool("repo_list", {})
         edit = await c.call_tool("repo_replace", fix)

@@ -1,0 +1,248 @@
+"""The companion trainer (DESIGN.md, "Training (RWML)"): align the world model with reality.
+
+`train(job, say)`:
+  1. items from every step with a real observation (store and/or interchange files), rendered as
+     the server renders them (items.py); train and held-out split by episode
+  2. held-out fidelity of the base model (`eval`'s code)
+  3. the too-easy filter, then GRPO with a LoRA adapter (rwml.py)
+  4. held-out fidelity with the adapter (served by the engine: the embedded one starts with it)
+  5. report.json and a training-curve PNG in the output folder; `deploy` hot-loads the adapter
+     into a running engine only when held-out fidelity improved
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import MCPWorldError
+from .rwml import Settings
+
+Say = Callable[[str], None]
+ADAPTER_NAME = "mcp-world-adapter"
+
+
+@dataclass(frozen=True)
+class TrainJob:
+    out: Path
+    db: Path | None = None
+    data: tuple[Path, ...] = ()
+    base: Path | None = None  # a Hugging Face model folder; None: the embedded model
+    engine: str = "embedded"  # serves the base (and the adapter) for the filter and the evaluations
+    dialect: str = "instruct"
+    held_out: float = 0.2
+    deploy: str | None = None  # an engine URL to hot-load the adapter into when it improved
+    cache: Path | None = None
+    settings: Settings = field(default_factory=Settings)
+
+
+def check_adapter(adapter: Path, base: Path) -> None:
+    """A clear error unless `adapter` is a LoRA adapter folder whose shapes fit `base`."""
+    from safetensors import safe_open
+
+    config_path, weights = adapter / "adapter_config.json", adapter / "adapter_model.safetensors"
+    if not adapter.is_dir() or not config_path.exists() or not weights.exists():
+        raise MCPWorldError(f"{adapter} is not a LoRA adapter folder (adapter_config.json and "
+                            "adapter_model.safetensors, as `mcp-world train` writes)")
+    base_config = json.loads((base / "config.json").read_text())
+    hidden = base_config.get("hidden_size")
+    config = json.loads(config_path.read_text())
+    if int(config.get("r", 0)) > 16:
+        raise MCPWorldError(f"the adapter's rank is {config.get('r')}; the engine serves ranks up to 16")
+    with safe_open(str(weights), framework="numpy") as f:
+        for key in f.keys():
+            if "lora_A" in key and key.endswith(("q_proj.lora_A.weight", "q_proj.lora_A.default.weight")):
+                in_features = f.get_slice(key).get_shape()[1]
+                if hidden and in_features != hidden:
+                    raise MCPWorldError(
+                        f"the adapter does not match the base model: it was trained for hidden size {in_features}, "
+                        f"{base} has {hidden} (adapter base: {config.get('base_model_name_or_path')})")
+                return
+
+
+def _base_model(job: TrainJob, say: Say) -> Path:
+    from .. import embedded
+    from ..paths import cache_dir
+
+    if job.base is None:
+        return embedded.prepare_model(cache_dir(job.cache), say=say)
+    base = job.base.expanduser()
+    if not (base / "config.json").exists():
+        raise MCPWorldError(f"--base {base} is not a Hugging Face model folder (no config.json there)")
+    return base
+
+
+def train(job: TrainJob, say: Say = print) -> dict[str, Any]:
+    import anyio
+
+    from ..dialects import get_dialect
+    from ..metric import Embedder
+    from .items import build_items, records_from, split_episodes
+    from .rwml import grpo, too_easy_filter
+
+    t0 = time.monotonic()
+    s = job.settings
+    records = records_from(job.db, list(job.data))
+    base = _base_model(job, say)
+    train_records, held = split_episodes(records, job.held_out, s.seed)
+    items, by_state = build_items(train_records, job.dialect)
+    if not items:
+        raise MCPWorldError("every real step of the training episodes is answered by the explicit state; "
+                            "there is nothing for the world model to learn")
+    say(f"{len(records)} episodes: {len(train_records)} for training ({len(items)} items; {by_state} steps "
+        f"the explicit state answers left out), {len(held)} held out")
+    dialect = get_dialect(job.dialect)
+    embedder = Embedder()
+    job.out.mkdir(parents=True, exist_ok=True)
+    adapter = job.out / "adapter"
+
+    before = anyio.run(_heldout, job, held, None, say) if held else None
+    kept, easy = anyio.run(_filter, job, items, dialect, embedder, say, too_easy_filter)
+    say(f"too-easy filter: {easy} of {len(items)} items were easy (mean reward ≥ {s.tau_easy}); "
+        f"{len(kept)} kept for GRPO")
+    history = grpo(kept, base, adapter, dialect, embedder, s, say)
+    check_adapter(adapter, base)
+    after = anyio.run(_heldout, job, held, adapter, say) if held else None
+    improved = bool(before and after and after["mean_similarity"] > before["mean_similarity"])
+    report = {
+        "base": str(base), "adapter": str(adapter), "dialect": job.dialect, "settings": asdict(s),
+        "episodes": {"train": len(train_records), "held_out": len(held)},
+        "items": {"built": len(items), "answered_by_state": by_state, "easy": easy, "trained_on": len(kept)},
+        "held_out_before": before, "held_out_after": after, "improved": improved,
+        "steps": history, "seconds": round(time.monotonic() - t0, 1),
+    }
+    (job.out / "report.json").write_text(json.dumps(report, indent=2))
+    _plot(report, job.out / "training.png")
+    say(f"held-out mean similarity {_fmt(before, 'mean_similarity')} → {_fmt(after, 'mean_similarity')}, "
+        f"binary {_fmt(before, 'binary_score')} → {_fmt(after, 'binary_score')}; report in {job.out / 'report.json'}")
+    if job.deploy:
+        if improved:
+            load_adapter(job.deploy, adapter)
+            say(f"deployed: {job.deploy} now serves the adapter as model {ADAPTER_NAME!r}")
+        else:
+            say(f"not deployed: held-out fidelity did not improve; {job.deploy} is left as it was")
+    return report
+
+
+def _fmt(row: dict | None, key: str) -> str:
+    return f"{row[key]:.3f}" if row else "n/a"
+
+
+async def _filter(job: TrainJob, items: list, dialect: Any, embedder: Any, say: Say, fn: Any) -> tuple[list, int]:
+    pool, running = _engines(job, None, say)
+    try:
+        return await fn(items, pool.engines[0], dialect, embedder, job.settings, say)
+    finally:
+        await pool.aclose()
+        running.stop()
+
+
+async def _heldout(job: TrainJob, held: list, adapter: Path | None, say: Say) -> dict[str, Any]:
+    from ..evaluate import evaluate
+    from ..metric import Embedder
+    from ..store import Store
+
+    pool, running = _engines(job, adapter, say)
+    store = Store(job.out / "eval.db")
+    try:
+        report = await evaluate(held, pool, store, Embedder(), dialect=job.dialect, tau=job.settings.tau)
+    finally:
+        await pool.aclose()
+        running.stop()
+        store.close()
+    result = report.as_json()["overall"]
+    say(f"held-out ({'adapter' if adapter else 'base'}): {result['steps']} steps, mean similarity "
+        f"{result['mean_similarity']:.3f}, binary {result['binary_score']:.3f}")
+    return result
+
+
+def _engines(job: TrainJob, adapter: Path | None, say: Say) -> tuple[Any, Any]:
+    """The engine pool for the base model, or for the adapter (the embedded engine starts with it; a
+    URL engine has it hot-loaded)."""
+    from .. import embedded
+    from ..engine import EnginePool, OpenAIEngine
+    from ..paths import cache_dir
+    from ..serving import Running, ServeConfig, make_engines
+    from ..world import load_world
+
+    running = Running(say)
+    if job.engine != "embedded":
+        model = None
+        if adapter is not None:
+            load_adapter(job.engine, adapter)
+            model = ADAPTER_NAME
+        return EnginePool([OpenAIEngine(job.engine, model=model, timeout_s=600)]), running
+    cfg = ServeConfig(world=load_world("devbox"), db=job.out / "eval.db", engines=("embedded",),
+                      embedded=embedded.EmbeddedConfig(cache=cache_dir(job.cache), adapter=adapter),
+                      engine_timeout_s=600)
+    return make_engines(cfg, running, say, background_start=False), running
+
+
+def use_adapter(adapter: Path, engines: tuple[str, ...], cache: Path | None) -> tuple[Any, str | None]:
+    """`--adapter` on serve and eval: the embedded engine starts with it (returned: its EmbeddedConfig
+    adapter); URL engines get it hot-loaded (returned: the model name to ask for)."""
+    from .. import embedded
+    from ..paths import cache_dir
+
+    adapter = adapter.expanduser().resolve()
+    if "embedded" in engines:
+        check_adapter(adapter, embedded.prepare_model(cache_dir(cache)))
+    for url in engines:
+        if url != "embedded":
+            load_adapter(url, adapter)
+    return adapter, (ADAPTER_NAME if any(e != "embedded" for e in engines) else None)
+
+
+def load_adapter(url: str, adapter: Path, name: str = ADAPTER_NAME) -> None:
+    """Hot-load (or replace) a LoRA adapter in a running vLLM (`/v1/load_lora_adapter`, load_inplace)."""
+    import httpx
+
+    base = url.rstrip("/").removesuffix("/v1")
+    try:
+        r = httpx.post(f"{base}/v1/load_lora_adapter", timeout=300,
+                       json={"lora_name": name, "lora_path": str(adapter.resolve()), "load_inplace": True})
+    except httpx.HTTPError as err:
+        raise MCPWorldError(f"could not reach {base} to load the adapter: {err}") from None
+    if r.status_code != 200:
+        raise MCPWorldError(f"{base} refused the adapter (HTTP {r.status_code}: {r.text[:300]}); the engine must "
+                            "run with --enable-lora and VLLM_ALLOW_RUNTIME_LORA_UPDATING=1")
+
+
+def _plot(report: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = report["steps"]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
+    if steps:
+        xs = [r["step"] for r in steps]
+        mean = [r["reward"] for r in steps]
+        std = [r["reward_std"] for r in steps]
+        a.plot(xs, mean, label="reward (mean)")
+        a.fill_between(xs, [m - s for m, s in zip(mean, std)], [m + s for m, s in zip(mean, std)], alpha=0.2)
+        a.plot(xs, [r["groups_with_spread"] for r in steps], label="groups with differing rewards", ls="--")
+    a.set_xlabel("GRPO step")
+    a.set_title("training")
+    a.legend(loc="best")
+    labels, sims, bins = [], [], []
+    for name in ("before", "after"):
+        row = report.get(f"held_out_{name}")
+        if row:
+            labels.append(name)
+            sims.append(row["mean_similarity"])
+            bins.append(row["binary_score"])
+    x = range(len(labels))
+    b.bar([i - 0.2 for i in x], sims, width=0.4, label="mean similarity")
+    b.bar([i + 0.2 for i in x], bins, width=0.4, label="binary score")
+    b.set_xticks(list(x), labels)
+    b.set_ylim(0, 1)
+    b.set_title("held-out fidelity")
+    b.legend(loc="best")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

@@ -1,0 +1,103 @@
+"""The RWML trainer: items rendered as the server renders them, rewards that vary, a LoRA adapter
+written, the embedded engine serving it, eval running on it — and clear errors for bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcp_world.dialects import get_dialect
+from mcp_world.errors import MCPWorldError
+from mcp_world.metric import Embedder
+from mcp_world.paths import FIXTURES_DIR
+from mcp_world.store import Store
+from mcp_world.training import check_adapter
+from mcp_world.training.items import build_items, records_from, split_episodes
+from mcp_world.training.rwml import Settings
+
+REAL = FIXTURES_DIR / "real" / "devbox-terminal.jsonl"
+
+
+def _cli(*args: str, timeout: float = 1500) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mcp_world", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_items_are_the_prompts_the_server_sends_for_real_steps_the_state_does_not_answer():
+    records = records_from(None, [REAL])
+    items, by_state = build_items(records)
+    assert len(items) + by_state == sum(len(r.steps) for r in records)
+    assert by_state > 0 and items  # pwd, cat of a seeded file… never reach the model
+    first = items[0]
+    assert first.messages[0]["role"] == "system" and first.prefill.endswith("\n")
+    assert first.prefill.rstrip("\n").endswith(first.arguments["command"])  # the transcript ends at the command
+    train, held = split_episodes(records, 0.2, 0)
+    assert len(held) == 2 and not {r.id for r in train} & {r.id for r in held}
+    # The reward reads a completion the way the server reads an answer: a right one scores high,
+    # an explanation is penalised as the wrong format.
+    s, dialect, embedder = Settings(), get_dialect("instruct"), Embedder()
+    assert s.score(first, first.real + "user@devbox:~$ ls\n", dialect, embedder) > 0.95
+    assert s.score(first, "This command shows the status.", dialect, embedder) < 0.0
+    assert Settings(reward="binary").score(first, first.real, dialect, embedder) == 1.0
+
+
+def test_bad_input_gets_clear_errors(tmp_path):
+    empty = tmp_path / "empty.db"
+    Store(empty).close()
+    with pytest.raises(MCPWorldError, match="no steps with a real observation"):
+        records_from(empty, [])
+    r = _cli("train", "--db", str(empty), "--out", str(tmp_path / "o"), timeout=120)
+    assert r.returncode != 0 and "no steps with a real observation" in r.stderr
+    r = _cli("train", "--data", str(REAL), "--base", str(tmp_path / "nowhere"), "--out", str(tmp_path / "o"), timeout=120)
+    assert r.returncode != 0 and "not a Hugging Face model folder" in r.stderr
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "config.json").write_text(json.dumps({"hidden_size": 576}))
+    with pytest.raises(MCPWorldError, match="not a LoRA adapter folder"):
+        check_adapter(tmp_path, base)
+
+
+def _fake_adapter(folder: Path, hidden: int) -> Path:
+    import numpy as np
+    from safetensors.numpy import save_file
+
+    folder.mkdir()
+    (folder / "adapter_config.json").write_text(json.dumps({"r": 4, "base_model_name_or_path": "some-7b"}))
+    save_file({"base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight": np.zeros((4, hidden), np.float32)},
+              str(folder / "adapter_model.safetensors"))
+    return folder
+
+
+def test_an_adapter_for_another_base_is_refused(tmp_path):
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "config.json").write_text(json.dumps({"hidden_size": 576}))
+    check_adapter(_fake_adapter(tmp_path / "fits", 576), base)
+    with pytest.raises(MCPWorldError, match="does not match the base model.*4096"):
+        check_adapter(_fake_adapter(tmp_path / "other", 4096), base)
+
+
+def test_a_tiny_training_run_writes_an_adapter_the_embedded_engine_serves(tmp_path):
+    """A few GRPO steps on two real episodes, end to end through the CLI: filter, GRPO, held-out
+    eval before and after (the embedded engine started with the adapter), report and plot."""
+    data = tmp_path / "small.jsonl"
+    data.write_text("".join(REAL.read_text().splitlines(keepends=True)[:3]))
+    out = tmp_path / "run"
+    r = _cli("train", "--data", str(data), "--out", str(out), "--max-steps", "2", "--group", "2", "--batch", "2",
+             "--held-out", "0.34", "--max-completion", "32", "--easy-samples", "2")
+    assert r.returncode == 0, r.stderr[-3000:]
+    report = json.loads((out / "report.json").read_text())
+    assert report["items"]["built"] > 0 and report["items"]["trained_on"] > 0
+    assert len(report["steps"]) == 2 and all("reward" in s and "groups_with_spread" in s for s in report["steps"])
+    assert any(s["reward_std"] > 0 for s in report["steps"])  # rewards vary within groups: something to learn
+    assert report["held_out_before"]["steps"] > 0 and report["held_out_after"]["steps"] > 0
+    assert (out / "adapter" / "adapter_model.safetensors").exists() and (out / "training.png").stat().st_size > 0
+    assert "held-out mean similarity" in r.stdout + r.stderr
+    # eval scores the adapter on any interchange file
+    e = _cli("eval", "--data", str(data), "--adapter", str(out / "adapter"), "--limit", "2",
+             "--db", str(tmp_path / "e.db"), "--json", str(tmp_path / "e.json"))
+    assert e.returncode == 0, e.stderr[-3000:]
+    assert json.loads((tmp_path / "e.json").read_text())["overall"]["steps"] == 2
