@@ -141,7 +141,10 @@ def grpo(items: list[Item], base: Path, out: Path, dialect: Any, embedder: Embed
     on_cpu = not torch.cuda.is_available()
     config = GRPOConfig(
         output_dir=str(out / "checkpoints"), max_steps=s.max_steps, learning_rate=s.learning_rate, beta=s.beta,
-        num_generations=s.group, per_device_train_batch_size=s.batch, gradient_accumulation_steps=1,
+        # Micro-batches of two sequences: a whole batch of 1,500-token prompts at once ran a 24 GiB
+        # machine out of memory (activations); accumulation keeps the effective batch.
+        num_generations=s.group, per_device_train_batch_size=min(2, s.batch),
+        gradient_accumulation_steps=max(1, s.batch // 2),
         max_completion_length=s.max_completion_tokens, temperature=s.temperature, top_p=1.0,
         logging_steps=1, save_strategy="no", report_to="none", seed=s.seed, use_cpu=on_cpu, bf16=not on_cpu,
         gradient_checkpointing=False, disable_tqdm=False, log_completions=False,
