@@ -140,7 +140,7 @@ def grpo(items: list[Item], base: Path, out: Path, dialect: Any, embedder: Embed
 
     on_cpu = not torch.cuda.is_available()
     config = GRPOConfig(
-        output_dir=str(out / "checkpoints"), max_steps=s.max_steps, learning_rate=s.learning_rate, beta=s.beta,
+        output_dir=str(out.parent / "trainer-state"), max_steps=s.max_steps, learning_rate=s.learning_rate, beta=s.beta,
         # Micro-batches of two sequences: a whole batch of 1,500-token prompts at once ran a 24 GiB
         # machine out of memory (activations); accumulation keeps the effective batch.
         num_generations=s.group, per_device_train_batch_size=min(2, s.batch),
