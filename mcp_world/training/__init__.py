@@ -99,13 +99,13 @@ def train(job: TrainJob, say: Say = print) -> dict[str, Any]:
     job.out.mkdir(parents=True, exist_ok=True)
     adapter = job.out / "adapter"
 
-    before = anyio.run(_heldout, job, held, None, say) if held else None
-    kept, easy = anyio.run(_filter, job, items, dialect, embedder, say, too_easy_filter)
+    # One engine for the base model serves the held-out eval and the filter (a start costs ~45 s).
+    before, (kept, easy) = anyio.run(_with_base, job, held, items, dialect, embedder, say, too_easy_filter)
     say(f"too-easy filter: {easy} of {len(items)} items were easy (mean reward ≥ {s.tau_easy}); "
         f"{len(kept)} kept for GRPO")
     history = grpo(kept, base, adapter, dialect, embedder, s, say)
     check_adapter(adapter, base)
-    after = anyio.run(_heldout, job, held, adapter, say) if held else None
+    after = anyio.run(_with_adapter, job, held, adapter, say) if held else None
     improved = bool(before and after and after["mean_similarity"] > before["mean_similarity"])
     report = {
         "base": str(base), "adapter": str(adapter), "dialect": job.dialect, "settings": asdict(s),
@@ -131,30 +131,38 @@ def _fmt(row: dict | None, key: str) -> str:
     return f"{row[key]:.3f}" if row else "n/a"
 
 
-async def _filter(job: TrainJob, items: list, dialect: Any, embedder: Any, say: Say, fn: Any) -> tuple[list, int]:
+async def _with_base(job: TrainJob, held: list, items: list, dialect: Any, embedder: Any, say: Say,
+                     filter_fn: Any) -> tuple[dict[str, Any] | None, tuple[list, int]]:
     pool, running = _engines(job, None, say)
     try:
-        return await fn(items, pool.engines[0], dialect, embedder, job.settings, say)
+        before = await _heldout(job, held, pool, say, "base") if held else None
+        return before, await filter_fn(items, pool.engines[0], dialect, embedder, job.settings, say)
     finally:
         await pool.aclose()
         running.stop()
 
 
-async def _heldout(job: TrainJob, held: list, adapter: Path | None, say: Say) -> dict[str, Any]:
+async def _with_adapter(job: TrainJob, held: list, adapter: Path, say: Say) -> dict[str, Any]:
+    pool, running = _engines(job, adapter, say)
+    try:
+        return await _heldout(job, held, pool, say, "adapter")
+    finally:
+        await pool.aclose()
+        running.stop()
+
+
+async def _heldout(job: TrainJob, held: list, pool: Any, say: Say, label: str) -> dict[str, Any]:
     from ..evaluate import evaluate
     from ..metric import Embedder
     from ..store import Store
 
-    pool, running = _engines(job, adapter, say)
     store = Store(job.out / "eval.db")
     try:
         report = await evaluate(held, pool, store, Embedder(), dialect=job.dialect, tau=job.settings.tau)
     finally:
-        await pool.aclose()
-        running.stop()
         store.close()
     result = report.as_json()["overall"]
-    say(f"held-out ({'adapter' if adapter else 'base'}): {result['steps']} steps, mean similarity "
+    say(f"held-out ({label}): {result['steps']} steps, mean similarity "
         f"{result['mean_similarity']:.3f}, binary {result['binary_score']:.3f}")
     return result
 
