@@ -512,13 +512,15 @@ def train(
     preset: Annotated[str, typer.Option(help="cpu (sized to finish on two cores) or gpu (the paper's settings: "
                                              "group 8, lr 1e-6, KL 0.001, batch 32, binary reward).")] = "cpu",
     max_steps: Annotated[Optional[int], typer.Option(help="Most GRPO steps.")] = None,
-    time_budget: Annotated[Optional[float], typer.Option(help="Most seconds of GRPO.")] = None,
+    time_budget: Annotated[Optional[float], typer.Option(help="Most seconds of training (the warm start, the filter and GRPO together).")] = None,
     group: Annotated[Optional[int], typer.Option(help="Completions per prompt (GRPO group size).")] = None,
     batch: Annotated[Optional[int], typer.Option(help="Completions per optimizer step (a multiple of --group).")] = None,
     learning_rate: Annotated[Optional[float], typer.Option(help="Learning rate of the LoRA adapter.")] = None,
     reward: Annotated[Optional[str], typer.Option(help="binary (1 at similarity >= tau) or continuous.")] = None,
     max_completion: Annotated[Optional[int], typer.Option(help="Most tokens of one sampled prediction.")] = None,
     easy_samples: Annotated[Optional[int], typer.Option(help="Predictions per item for the too-easy filter.")] = None,
+    warmup_sft: Annotated[int, typer.Option(help="Epochs of supervised fine-tuning on the real observations "
+                                                 "before GRPO (0: none), reported as its own stage.")] = 0,
     tau: Annotated[float, typer.Option(help="Similarity threshold of the binary reward and score.")] = 0.8,
     keep_easy: Annotated[float, typer.Option(help="Share of too-easy items kept (RWML: 0.1).")] = 0.1,
     held_out: Annotated[float, typer.Option(help="Share of episodes held out for the before/after eval.")] = 0.2,
@@ -541,8 +543,10 @@ def train(
                                    "batch": batch, "learning_rate": learning_rate, "reward": reward,
                                    "max_completion_tokens": max_completion, "easy_samples": easy_samples}.items()
                  if v is not None}
+    if warmup_sft < 0:
+        _err(f"--warmup-sft takes a number of epochs (0 or more), not {warmup_sft}")
     settings = (Settings.gpu if preset == "gpu" else Settings.cpu)(tau=tau, keep_easy=keep_easy, seed=seed,
-                                                                   **overrides)
+                                                                   sft_epochs=warmup_sft, **overrides)
     job = TrainJob(out=out.expanduser(), db=db, data=tuple(data), base=base, engine=engine, held_out=held_out,
                    deploy=deploy, cache=cache, settings=settings)
     try:

@@ -53,7 +53,7 @@ class EmbeddedConfig:
     max_num_seqs: int = 32
     enforce_eager: bool = True  # starts in ~20 s instead of ~30-90 s; ~15% slower decoding
     threads: str | None = None  # VLLM_CPU_OMP_THREADS_BIND; None: all cores
-    adapter: Path | None = None  # a LoRA adapter folder to serve as "<SERVED_NAME>-adapter"
+    adapter: Path | None = None  # a LoRA adapter folder, merged into the model and served as "<SERVED_NAME>-adapter"
     start_timeout_s: float = 300.0
 
 
@@ -118,6 +118,44 @@ def prepare_model(cache: Path, say: Say = _quiet) -> Path:
         raise EngineSetupError(f"converting {GGUF_FILE} failed:\n{proc.stderr[-3000:]}")
     _fix_generation_config(tmp)
     tmp.parent.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(target, ignore_errors=True)
+    tmp.rename(target)
+    return target
+
+
+def merged_model(cache: Path, adapter: Path, say: Say = _quiet) -> Path:
+    """The packaged model with a LoRA adapter merged into its weights, made once per adapter (keyed
+    by the adapter's weights) in the cache directory.
+
+    vLLM-CPU can serve the adapter as LoRA, but decodes ~2.4x slower that way (8 vs 19 tokens/s on
+    two cores, measured with the engine's own throughput log); a merged model costs nothing per token."""
+    import hashlib
+
+    base = prepare_model(cache, say)
+    weights = adapter / "adapter_model.safetensors"
+    digest = hashlib.sha256(weights.read_bytes() + (adapter / "adapter_config.json").read_bytes()).hexdigest()[:16]
+    target = cache / "models" / f"{MODEL_NAME}+{digest}"
+    if (target / "config.json").exists() and any(target.glob("*.safetensors")):
+        return target
+    say(f"merging the adapter {adapter} into {MODEL_NAME} (once, about 15 s): {target}")
+    tmp = target.with_name(target.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    code = (
+        "import sys, torch\n"
+        "from peft import PeftModel\n"
+        "from transformers import AutoModelForCausalLM, AutoTokenizer\n"
+        "base, adapter, out = sys.argv[1], sys.argv[2], sys.argv[3]\n"
+        "model = AutoModelForCausalLM.from_pretrained(base, dtype=torch.float32)\n"
+        "model = PeftModel.from_pretrained(model, adapter).merge_and_unload()\n"
+        "model.to(torch.bfloat16).save_pretrained(out)\n"
+        "AutoTokenizer.from_pretrained(base).save_pretrained(out)\n"
+    )
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    proc = subprocess.run([sys.executable, "-c", code, str(base), str(adapter), str(tmp)],
+                          capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        raise EngineSetupError(f"merging the adapter {adapter} failed:\n{proc.stderr[-3000:]}")
+    _fix_generation_config(tmp)
     shutil.rmtree(target, ignore_errors=True)
     tmp.rename(target)
     return target
@@ -218,9 +256,8 @@ def engine_command(cfg: EmbeddedConfig, model: Path, port: int) -> list[str]:
     ]
     if cfg.enforce_eager:
         cmd.append("--enforce-eager")
-    if cfg.adapter is not None:
-        cmd += ["--enable-lora", "--max-lora-rank", "16",
-                "--lora-modules", f"{SERVED_NAME}-adapter={cfg.adapter}"]
+    if cfg.adapter is not None:  # `model` is the merged one
+        cmd[cmd.index("--served-model-name") + 1] = f"{SERVED_NAME}-adapter"
     return cmd
 
 
@@ -243,7 +280,7 @@ def engine_env(cfg: EmbeddedConfig) -> dict[str, str]:
 
 def start(cfg: EmbeddedConfig, *, detach: bool = False, say: Say = _quiet) -> EmbeddedEngineProcess:
     """Start vLLM-CPU and wait until it answers. Detached engines outlive this process."""
-    model = prepare_model(cfg.cache, say)
+    model = merged_model(cfg.cache, cfg.adapter, say) if cfg.adapter is not None else prepare_model(cfg.cache, say)
     port = cfg.port or free_port(cfg.host)
     url = f"http://{cfg.host}:{port}"
     logs = cfg.cache / "logs"

@@ -45,6 +45,22 @@ def test_items_are_the_prompts_the_server_sends_for_real_steps_the_state_does_no
     assert Settings(reward="binary").score(first, first.real, dialect, embedder) == 1.0
 
 
+@pytest.mark.parametrize("dialect", ["instruct", "agentworld"])
+@pytest.mark.parametrize("name", ["devbox-sessions.jsonl", "memory-mirror.jsonl", "git-mirror.jsonl"])
+def test_the_warm_start_target_reads_back_as_the_real_observation(dialect, name):
+    """What the supervised warm start teaches is an answer the server reads as the real observation."""
+    from mcp_world.formats import Call, get_format
+    from mcp_world.training.items import is_valid
+
+    items, _ = build_items(records_from(None, [FIXTURES_DIR / "real" / name]), dialect)
+    assert items
+    for it in items:
+        text, valid = is_valid(it, it.target, get_dialect(dialect))
+        assert valid, (it.episode, it.step, it.target[:200])
+        real = get_format(it.format).parse(it.real, Call(it.tool, it.arguments, it.state, spec=it.spec)).text
+        assert text.rstrip() == real.rstrip(), (it.episode, it.step)  # markup may trim trailing blanks
+
+
 def test_bad_input_gets_clear_errors(tmp_path):
     empty = tmp_path / "empty.db"
     Store(empty).close()
@@ -54,6 +70,10 @@ def test_bad_input_gets_clear_errors(tmp_path):
     assert r.returncode != 0 and "no steps with a real observation" in r.stderr
     r = _cli("train", "--data", str(REAL), "--base", str(tmp_path / "nowhere"), "--out", str(tmp_path / "o"), timeout=120)
     assert r.returncode != 0 and "not a Hugging Face model folder" in r.stderr
+    r = _cli("train", "--data", str(REAL), "--max-steps", "0", "--out", str(tmp_path / "o"), timeout=120)
+    assert r.returncode != 0 and "nothing to train" in r.stderr
+    r = _cli("train", "--data", str(REAL), "--warmup-sft", "-1", "--out", str(tmp_path / "o"), timeout=120)
+    assert r.returncode != 0 and "--warmup-sft takes a number of epochs" in r.stderr
     base = tmp_path / "base"
     base.mkdir()
     (base / "config.json").write_text(json.dumps({"hidden_size": 576}))
@@ -87,15 +107,19 @@ def test_an_adapter_for_another_base_is_refused(tmp_path):
 
 @pytest.mark.timeout(1500)
 def test_a_tiny_training_run_writes_an_adapter_the_embedded_engine_serves(tmp_path):
-    """A few GRPO steps on two real episodes, end to end through the CLI: filter, GRPO, held-out
-    eval before and after (the embedded engine started with the adapter), report and plot."""
+    """A warm start and a few GRPO steps on two real episodes, end to end through the CLI: held-out
+    eval before, after the warm start and after GRPO (the embedded engine started with the adapter),
+    the filter on the warm-started model, report and plot."""
     data = tmp_path / "small.jsonl"
     data.write_text("".join(REAL.read_text().splitlines(keepends=True)[:3]))
     out = tmp_path / "run"
     r = _cli("train", "--data", str(data), "--out", str(out), "--max-steps", "2", "--group", "2", "--batch", "2",
-             "--held-out", "0.34", "--max-completion", "32", "--easy-samples", "2")
+             "--held-out", "0.34", "--max-completion", "32", "--easy-samples", "2", "--warmup-sft", "1")
     assert r.returncode == 0, r.stderr[-3000:]
     report = json.loads((out / "report.json").read_text())
+    sft = report["stages"]["warmup_sft"]
+    assert sft["steps"] and all(s["loss"] > 0 for s in sft["steps"]) and sft["held_out_after"]["steps"] > 0
+    assert "held-out (after the warm start)" in r.stderr
     assert report["items"]["built"] > 0 and report["items"]["trained_on"] > 0
     assert len(report["steps"]) == 2 and all("reward" in s and "groups_with_spread" in s for s in report["steps"])
     assert any(s["reward_std"] > 0 for s in report["steps"])  # rewards vary within groups: something to learn

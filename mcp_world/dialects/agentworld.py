@@ -148,6 +148,10 @@ class AgentWorldDialect:
     def thinking_of(self, completion: str) -> str:
         return split(completion)[0]
 
+    def completion_for(self, observation: str, rendered: Rendered) -> str:
+        # As earlier turns are shown in the history (real data has no thinking to imitate).
+        return f"{MARKER}\n{observation}"
+
 
 def action_json(tool: str, arguments: dict[str, Any]) -> str:
     """The action as this model reads it: a JSON block naming the action and its arguments."""

@@ -52,6 +52,11 @@ class Dialect(Protocol):
         """The reasoning in a raw completion, logged beside the step and never shown to the agent."""
         ...
 
+    def completion_for(self, observation: str, rendered: Rendered) -> str:
+        """The answer that, read as the server reads an answer, gives `observation` (the supervised
+        warm start's target; the end-of-turn token is the trainer's to add)."""
+        ...
+
 
 def estimate_tokens(text: str) -> int:
     """A cheap, deliberately pessimistic token estimate: 2.5 characters a token (markup and prose run

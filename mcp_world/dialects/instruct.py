@@ -94,6 +94,13 @@ class InstructDialect:
     def thinking_of(self, completion: str) -> str:
         return ""
 
+    def completion_for(self, observation: str, rendered: Rendered) -> str:
+        if rendered.stop:  # a transcript: the output, then the next prompt line (where the server stops)
+            if observation and not observation.endswith("\n"):
+                observation += "\n"
+            return observation + rendered.stop[-1]
+        return observation.removeprefix(rendered.answer_prefix)
+
 
 def _tool_line(tool: Any) -> str:
     schema = json.dumps(tool.input_schema.get("properties", {}), ensure_ascii=False, separators=(",", ":"))

@@ -4,7 +4,9 @@
   1. items from every step with a real observation (store and/or interchange files), rendered as
      the server renders them (items.py); train and held-out split by episode
   2. held-out fidelity of the base model (`eval`'s code)
-  3. the too-easy filter, then GRPO with a LoRA adapter (rwml.py)
+  3. optionally a supervised warm start of the adapter on the real observations (--warmup-sft) and
+     the held-out fidelity after it; the too-easy filter on the current model, then GRPO with a
+     LoRA adapter (rwml.py)
   4. held-out fidelity with the adapter (served by the engine: the embedded one starts with it)
   5. report.json and a training-curve PNG in the output folder; `deploy` hot-loads the adapter
      into a running engine only when held-out fidelity improved
@@ -81,7 +83,7 @@ def train(job: TrainJob, say: Say = print) -> dict[str, Any]:
     from ..dialects import get_dialect
     from ..metric import Embedder
     from .items import build_items, records_from, split_episodes
-    from .rwml import grpo, too_easy_filter
+    from .rwml import grpo, too_easy_filter, warmup_sft
 
     t0 = time.monotonic()
     s = job.settings
@@ -99,20 +101,42 @@ def train(job: TrainJob, say: Say = print) -> dict[str, Any]:
     job.out.mkdir(parents=True, exist_ok=True)
     adapter = job.out / "adapter"
 
-    # One engine for the base model serves the held-out eval and the filter (a start costs ~45 s).
-    before, (kept, easy) = anyio.run(_with_base, job, held, items, dialect, embedder, say, too_easy_filter)
-    say(f"too-easy filter: {easy} of {len(items)} items were easy (mean reward ≥ {s.tau_easy}); "
-        f"{len(kept)} kept for GRPO")
-    history = grpo(kept, base, adapter, dialect, embedder, s, say)
-    check_adapter(adapter, base)
-    after = anyio.run(_with_adapter, job, held, adapter, say) if held else None
+    if s.sft_epochs <= 0 and s.max_steps <= 0:
+        raise MCPWorldError("nothing to train: give GRPO steps (--max-steps) and/or a warm start (--warmup-sft N)")
+    stages: dict[str, Any] = {}
+    filter_fn = too_easy_filter if s.max_steps > 0 else None
+    deadline: float | None = None  # the time budget bounds the training stages together
+    if s.sft_epochs > 0:
+        before, _ = anyio.run(_with_engine, job, held, None, "base", items, dialect, embedder, say, None)
+        deadline = time.monotonic() + s.time_budget_s
+        sft_log = warmup_sft(items, base, adapter, s, say, deadline)
+        check_adapter(adapter, base)
+        after_sft, filtered = anyio.run(_with_engine, job, held, adapter, "after the warm start", items, dialect,
+                                        embedder, say, filter_fn)
+        stages["warmup_sft"] = {"epochs": s.sft_epochs, "items": len(items), "steps": sft_log,
+                                "held_out_after": after_sft}
+    else:
+        # One engine for the base model serves the held-out eval and the filter (a start costs ~45 s).
+        before, filtered = anyio.run(_with_engine, job, held, None, "base", items, dialect, embedder, say, filter_fn)
+        after_sft = None
+    history: list[dict[str, float]] = []
+    kept, easy = filtered if filtered else (items, 0)
+    if s.max_steps > 0:
+        say(f"too-easy filter: {easy} of {len(items)} items were easy (mean reward ≥ {s.tau_easy}); "
+            f"{len(kept)} kept for GRPO")
+        history = grpo(kept, base, adapter, dialect, embedder, s, say, start=adapter if s.sft_epochs > 0 else None,
+                       deadline=deadline)
+        check_adapter(adapter, base)
+        after = anyio.run(_with_engine, job, held, adapter, "adapter", [], dialect, embedder, say, None)[0]
+    else:
+        after = after_sft
     improved = bool(before and after and after["mean_similarity"] > before["mean_similarity"])
     report = {
         "base": str(base), "adapter": str(adapter), "dialect": job.dialect, "settings": asdict(s),
         "episodes": {"train": len(train_records), "held_out": len(held)},
         "items": {"built": len(items), "answered_by_state": by_state, "easy": easy, "trained_on": len(kept)},
         "held_out_before": before, "held_out_after": after, "improved": improved,
-        "steps": history, "seconds": round(time.monotonic() - t0, 1),
+        "stages": stages, "steps": history, "seconds": round(time.monotonic() - t0, 1),
     }
     (job.out / "report.json").write_text(json.dumps(report, indent=2))
     _plot(report, job.out / "training.png")
@@ -131,21 +155,15 @@ def _fmt(row: dict | None, key: str) -> str:
     return f"{row[key]:.3f}" if row else "n/a"
 
 
-async def _with_base(job: TrainJob, held: list, items: list, dialect: Any, embedder: Any, say: Say,
-                     filter_fn: Any) -> tuple[dict[str, Any] | None, tuple[list, int]]:
-    pool, running = _engines(job, None, say)
-    try:
-        before = await _heldout(job, held, pool, say, "base") if held else None
-        return before, await filter_fn(items, pool.engines[0], dialect, embedder, job.settings, say)
-    finally:
-        await pool.aclose()
-        running.stop()
-
-
-async def _with_adapter(job: TrainJob, held: list, adapter: Path, say: Say) -> dict[str, Any]:
+async def _with_engine(job: TrainJob, held: list, adapter: Path | None, label: str, items: list, dialect: Any,
+                       embedder: Any, say: Say, filter_fn: Any) -> tuple[dict[str, Any] | None, Any]:
+    """One engine (the base model, or the adapter) serves the held-out eval and then, when given, the
+    too-easy filter on the current model."""
     pool, running = _engines(job, adapter, say)
     try:
-        return await _heldout(job, held, pool, say, "adapter")
+        result = await _heldout(job, held, pool, say, label) if held else None
+        filtered = await filter_fn(items, pool.engines[0], dialect, embedder, job.settings, say) if filter_fn else None
+        return result, filtered
     finally:
         await pool.aclose()
         running.stop()
@@ -234,12 +252,19 @@ def _plot(report: dict[str, Any], path: Path) -> None:
         a.plot(xs, mean, label="reward (mean)")
         a.fill_between(xs, [m - s for m, s in zip(mean, std)], [m + s for m, s in zip(mean, std)], alpha=0.2)
         a.plot(xs, [r["groups_with_spread"] for r in steps], label="groups with differing rewards", ls="--")
-    a.set_xlabel("GRPO step")
+    sft = report.get("stages", {}).get("warmup_sft")
+    if sft and sft.get("steps"):
+        a.plot([r["step"] for r in sft["steps"]], [r["loss"] for r in sft["steps"]], label="warm start loss", ls=":")
+    a.set_xlabel("step")
     a.set_title("training")
     a.legend(loc="best")
     labels, sims, bins = [], [], []
-    for name in ("before", "after"):
-        row = report.get(f"held_out_{name}")
+    sft = report.get("stages", {}).get("warmup_sft")
+    rows = [("before", report.get("held_out_before"))]
+    if sft and report["steps"]:
+        rows.append(("warm start", sft.get("held_out_after")))
+    rows.append(("after", report.get("held_out_after")))
+    for name, row in rows:
         if row:
             labels.append(name)
             sims.append(row["mean_similarity"])

@@ -37,6 +37,7 @@ class Item:
     format: str
     state: dict[str, Any] = field(default_factory=dict)  # the domain's state before the step (parsing needs it)
     spec: Any = None
+    target: str = ""  # the answer that gives the real observation (the supervised warm start's target)
 
     def observation(self, completion: str, dialect: Any) -> Parsed:
         """The completion read as the server reads it (cut at the stop strings, the dialect's markers
@@ -116,7 +117,8 @@ def build_items(records: list[EpisodeRecord], dialect: str = "instruct", model: 
             else:
                 r = sim.render(ep, domain, fmt, step.tool, step.arguments, state, history, action)
                 items.append(Item(rec.id, idx, domain.name, step.tool, dict(step.arguments), r.messages, r.prefill,
-                                  r.answer_prefix, tuple(r.stop), step.observation, domain.format, dict(state), tool))
+                                  r.answer_prefix, tuple(r.stop), step.observation, domain.format, dict(state), tool,
+                                  ep.dialect.completion_for(step.observation, r)))
             teacher_force(sim, domain, fmt, tool, step, state, history, action)
     return items, by_state
 
