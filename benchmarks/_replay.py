@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import time
 
-from mcp_world import embedded
 from mcp_world.engine import OpenAIEngine
 
 
@@ -22,7 +21,7 @@ class Recording(OpenAIEngine):
 
 async def replay_seconds(url: str, requests: list, concurrency: int) -> float:
     """Wall seconds to send `requests` straight to the engine at `concurrency`."""
-    engine = OpenAIEngine(url, model=embedded.SERVED_NAME, timeout_s=600)
+    engine = OpenAIEngine(url, model=None, timeout_s=600)
     sem = asyncio.Semaphore(concurrency)
 
     async def one(r):

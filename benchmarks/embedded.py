@@ -68,7 +68,7 @@ class PeakRSS:
 async def run_domain(url, domain, steps, concurrency, db):
     world, plan = PLANS[domain]
     plan = plan[:steps]
-    engine = Recording(url, model=embedded.SERVED_NAME, timeout_s=600)
+    engine = Recording(url, model=None, timeout_s=600)
     store = Store(db)
     sim = Simulator(load_world(world), EnginePool([engine]), store, get_dialect("instruct"), seed=1)
     lat, errors = [], 0

@@ -45,7 +45,7 @@ async def main() -> None:
             tasks = [tf.tasks[i % len(tf.tasks)].model_copy(update={"id": f"{tf.tasks[i % len(tf.tasks)].id}-{i}"})
                      for i in range(n)]
             with tempfile.TemporaryDirectory() as tmp:
-                engine = Recording(url, model=embedded.SERVED_NAME, timeout_s=600)
+                engine = Recording(url, model=None, timeout_s=600)
                 cfg = GenerateConfig(ServeConfig(world=world, db=Path(tmp) / "g.db"), tasks, "scripted",
                                      concurrency=c, seed=c, run_id=f"bench-{c}")
                 summary = await generate(cfg, EnginePool([engine]))

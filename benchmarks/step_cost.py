@@ -79,7 +79,7 @@ async def main() -> None:
     ap.add_argument("--context-tokens", type=int, default=8192)
     a = ap.parse_args()
     url, started = (a.engine, None) if a.engine else embedded.background_or_start(cache_dir(None), say=print)
-    model = a.model or (None if a.engine else embedded.SERVED_NAME)
+    model = a.model  # None: the engine says which model it serves
     try:
         with tempfile.TemporaryDirectory() as tmp:
             store = Store(Path(tmp) / "cost.db")

@@ -8,7 +8,7 @@ import sys
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -76,9 +76,10 @@ def serve(
                                             "determines), prompt (summary only) or off (history only).")] = "full",
     replay_cache: Annotated[bool, typer.Option(help="Reuse the answer given before to exactly the same situation "
                                                     "(world, model, state, history, action), from the log.")] = False,
-    adapter: Annotated[Optional[Path], typer.Option(
-        help="Serve the world model with this LoRA adapter (from `mcp-world train`): the embedded engine "
-             "starts with it; a URL engine has it hot-loaded.")] = None,
+    adapter: Annotated[Optional[str], typer.Option(
+        help="A LoRA adapter folder (from `mcp-world train`): the embedded engine serves it merged into its "
+             "model, a URL engine has it hot-loaded. Default: the embedded engine serves the shipped adapter "
+             "(adapters/devbox-rwml); 'none': the bare model.")] = None,
     token: Annotated[Optional[str], typer.Option(envvar="MCP_WORLD_TOKEN",
                      help="Bearer token every HTTP request must carry; required to bind beyond 127.0.0.1.")] = None,
     allowed_host: Annotated[list[str], typer.Option(
@@ -98,12 +99,7 @@ def serve(
         _err(f"--state must be full, prompt or off, not {state!r}")
     try:
         w = load_world(world)
-        lora = None
-        if adapter is not None:
-            from .training import use_adapter
-
-            lora, adapter_model = use_adapter(adapter, tuple(engine), cache)
-            model = adapter_model or model
+        lora, model = _adapter(adapter, tuple(engine), cache, model)
         cfg = ServeConfig(
             world=w, db=db.expanduser(), engines=tuple(engine), model=model, dialect=dialect,
             thinking=thinking, thinking_budget=thinking_budget, transport=transport, host=host, port=port, seed=seed, engine_timeout_s=engine_timeout,
@@ -501,6 +497,19 @@ def import_(
     typer.echo(f"imported {episodes} episodes ({steps} real steps) into {db}")
 
 
+def _adapter(option: str | None, engines: tuple[str, ...], cache: Any, model: str | None) -> tuple[Any, str | None]:
+    """`--adapter`: the adapter the embedded engine serves merged (the shipped one when unset, None for
+    'none') and the model name to ask URL engines for (the adapter hot-loaded into them)."""
+    from . import embedded
+
+    if option is None or option.strip().lower() == "none":
+        return embedded.resolve_adapter(option), model
+    from .training import use_adapter
+
+    lora, adapter_model = use_adapter(Path(option), engines, cache)
+    return lora, adapter_model or model
+
+
 @app.command()
 def train(
     out: Annotated[Path, typer.Option("--out", help="Folder for the adapter, report.json and training.png.")],
@@ -566,7 +575,8 @@ def eval_(
     dialect: Annotated[str, typer.Option(help="Prompt dialect: auto (by the model's name), instruct or agentworld.")] = "auto",
     thinking: Annotated[bool, typer.Option(help="agentworld: let the world model think before it answers.")] = True,
     thinking_budget: Annotated[int, typer.Option(help="agentworld: most tokens one step's thinking may take.")] = 4096,
-    adapter: Annotated[Optional[Path], typer.Option(help="Score the world model with this LoRA adapter.")] = None,
+    adapter: Annotated[Optional[str], typer.Option(help="Score the world model with this LoRA adapter; 'none': the "
+                                                        "bare embedded model (default: the shipped adapter).")] = None,
     db: DbOpt = DEFAULT_DB,
     cache: CacheOpt = None,
 ) -> None:
@@ -592,12 +602,7 @@ def eval_(
             _err(f"{', '.join(map(str, data))} hold no episodes")
         total = sum(len(r.steps) for r in records)
         total = min(total, limit) if limit is not None else total
-        lora = None
-        if adapter is not None:
-            from .training import use_adapter
-
-            lora, adapter_model = use_adapter(adapter, (engine,), cache)
-            model = adapter_model or model
+        lora, model = _adapter(adapter, (engine,), cache, model)
         cfg = ServeConfig(world=records[0].world, db=db, engines=(engine,), model=model,
                           embedded=embedded.EmbeddedConfig(cache=cache_dir(cache), adapter=lora))
         running = Running(_say)
@@ -706,7 +711,10 @@ def world_from_dir(
 
 @engine_app.command("start")
 def engine_start(cache: CacheOpt = None, port: int = 0, kv_cache_gib: int = 2,
-                 compile: Annotated[bool, typer.Option(help="torch.compile the model (slower start, ~15% faster).")] = False) -> None:
+                 compile: Annotated[bool, typer.Option(help="torch.compile the model (slower start, ~15% faster).")] = False,
+                 adapter: Annotated[Optional[str], typer.Option(
+                     help="A LoRA adapter folder to serve merged into the model; 'none': the bare model "
+                          "(default: the shipped adapter).")] = None) -> None:
     """Start the embedded engine in the background; other commands reuse it."""
     from . import embedded
     from .paths import cache_dir
@@ -714,11 +722,12 @@ def engine_start(cache: CacheOpt = None, port: int = 0, kv_cache_gib: int = 2,
     c = cache_dir(cache)
     running = embedded.find_background(c)
     if running:
-        typer.echo(f"already running at {running.url} (pid {running.pid})")
+        typer.echo(f"already running at {running.url} (pid {running.pid}, model {running.model})")
         return
     try:
+        lora, _ = _adapter(adapter, ("embedded",), cache, None)
         e = embedded.start(embedded.EmbeddedConfig(cache=c, port=port, kv_cache_gib=kv_cache_gib,
-                                                   enforce_eager=not compile), detach=True, say=_say)
+                                                   enforce_eager=not compile, adapter=lora), detach=True, say=_say)
     except MCPWorldError as err:
         _err(str(err))
     typer.echo(f"embedded engine running at {e.url} (pid {e.pid}); stop it with `mcp-world engine stop`")
@@ -749,12 +758,16 @@ def engine_stop(cache: CacheOpt = None) -> None:
 
 @engine_app.command("prepare")
 def engine_prepare(cache: CacheOpt = None) -> None:
-    """Convert the packaged model into the cache directory (done automatically on first start)."""
+    """Convert the packaged model into the cache directory, and merge the shipped adapter into it
+    (both done automatically on first start)."""
     from . import embedded
     from .paths import cache_dir
 
     try:
         typer.echo(embedded.prepare_model(cache_dir(cache), _say))
+        shipped = embedded.default_adapter()
+        if shipped is not None:
+            typer.echo(embedded.merged_model(cache_dir(cache), shipped, _say))
     except MCPWorldError as err:
         _err(str(err))
 

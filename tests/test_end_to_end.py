@@ -8,6 +8,8 @@ import anyio
 import pytest
 from lxml import etree, html
 
+from mcp_world import embedded
+
 from .helpers import http_client, http_server, stdio_client
 
 pytestmark = pytest.mark.anyio
@@ -45,7 +47,7 @@ async def test_a_five_step_terminal_episode_over_stdio(engine_url, tmp_path):
     assert [r["idx"] for r in logged] == [0, 1, 2, 3, 4]
     assert [json.loads(r["arguments"])["command"] for r in logged] == commands
     (ep,) = episodes(db)
-    assert ep["world_name"] == "devbox" and ep["model"] == "smollm2-135m-instruct" and ep["seed"] == 11
+    assert ep["world_name"] == "devbox" and ep["model"] == embedded.served_name(embedded.default_adapter()) and ep["seed"] == 11
     for res, row in zip(results, logged):
         if res.is_error:  # a clear error, logged as such; never an invented observation
             assert row["error_kind"] and row["observation"] is None

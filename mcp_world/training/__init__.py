@@ -176,7 +176,7 @@ async def _heldout(job: TrainJob, held: list, pool: Any, say: Say, label: str) -
 
     store = Store(job.out / "eval.db")
     try:
-        report = await evaluate(held, pool, store, Embedder(), dialect=job.dialect, tau=job.settings.tau)
+        report = await evaluate(held, pool, store, Embedder(), dialect=job.dialect, tau=job.settings.tau, concurrency=8)
     finally:
         store.close()
     result = report.as_json()["overall"]

@@ -51,7 +51,8 @@ class Settings:
     lora_r: int = 16
     sft_epochs: int = 0  # the supervised warm start (0: none)
     sft_learning_rate: float = 2e-4
-    max_steps: int = 40
+    sft_empty_weight: float = 0.25  # the weight of answers with no output in the warm start's loss
+    max_steps: int = 8  # ~2.5 min a step on two cores
     time_budget_s: float = 1200.0
     seed: int = 0
 
@@ -154,7 +155,8 @@ def warmup_sft(items: list[Item], base: Path, out: Path, s: Settings, say: Say,
     for prompt, it in zip(_prompts(items, tokenizer), items):
         p = tokenizer(prompt, add_special_tokens=False)["input_ids"]
         a = tokenizer(it.target, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
-        sequences.append((torch.tensor([p + a]), len(a)))
+        weight = s.sft_empty_weight if not it.real.strip() else 1.0
+        sequences.append((torch.tensor([p + a]), len(a), weight))
     model = get_peft_model(_model(base, None), _lora(s))
     model.train()
     device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -173,19 +175,25 @@ def warmup_sft(items: list[Item], base: Path, out: Path, s: Settings, say: Say,
         rng.shuffle(order)
         for first in range(0, len(order), accumulate):
             chunk = order[first:first + accumulate]
-            losses = []
+            # The loss is averaged over the answers' tokens, not over answers, and an answer with no
+            # output (`git add`, `cd`, `echo … >> f`: the next prompt line alone) weighs a quarter.
+            # Averaged per answer at full weight, the many empty outputs taught the model to answer
+            # most commands with nothing: they all start with the same token while real outputs
+            # spread over many, so under greedy decoding "nothing" won every uncertain command.
+            tokens = sum(sequences[i][1] * sequences[i][2] for i in chunk)
+            total_loss = 0.0
             for i in chunk:
-                ids, n = sequences[i]
+                ids, n, weight = sequences[i]
                 ids = ids.to(device)
                 # logits for the positions that predict the answer's tokens only
                 logits = model(input_ids=ids[:, :-1], logits_to_keep=n).logits[0]
-                loss = torch.nn.functional.cross_entropy(logits.float(), ids[0, -n:])
-                (loss / len(chunk)).backward()
-                losses.append(float(loss))
+                loss = torch.nn.functional.cross_entropy(logits.float(), ids[0, -n:], reduction="sum")
+                (loss * weight / tokens).backward()
+                total_loss += float(loss.detach()) * weight
             optimizer.step()
             optimizer.zero_grad()
             step += 1
-            row = {"step": step, "loss": sum(losses) / len(losses), "epoch": round(epoch + (first + len(chunk)) / len(order), 3),
+            row = {"step": step, "loss": total_loss / tokens, "epoch": round(epoch + (first + len(chunk)) / len(order), 3),
                    "seconds": round(time.monotonic() - started, 1)}
             history.append(row)
             bar.update(1)
