@@ -75,15 +75,15 @@ async def evaluate(records: list[EpisodeRecord], engines: EnginePool, store: Sto
             budget.append((rec, n))
         if left is not None:
             left -= n
-    for rec, _ in budget:  # a bad episode is refused before anything runs
-        tools = Simulator(rec.world, engines, None, get_dialect(dialect, **(dialect_options or {})), seed=0).tools
+    sims = [Simulator(rec.world, engines, store, get_dialect(dialect, **(dialect_options or {})), seed=0)
+            for rec, _ in budget]
+    for (rec, _), sim in zip(budget, sims):  # a bad episode is refused before anything runs
         for idx, step in enumerate(rec.steps):
-            if step.tool not in tools:
+            if step.tool not in sim.tools:
                 raise MCPWorldError(f"episode {rec.id} step {idx}: tool {step.tool!r} is not in its world's domains")
 
-    async def one(rec: EpisodeRecord, n: int) -> None:
+    async def one(rec: EpisodeRecord, n: int, sim: Simulator) -> None:
         nonlocal done
-        sim = Simulator(rec.world, engines, store, get_dialect(dialect, **(dialect_options or {})), seed=0)
         ep = Episode(f"eval-{run_id}-{rec.id}", rec.world, 0, "", initial_state(rec.world))
         engine = engines.for_episode(ep.id)
         ep.engine_url = engine.url
@@ -136,13 +136,13 @@ async def evaluate(records: list[EpisodeRecord], engines: EnginePool, store: Sto
 
     gate = anyio.Semaphore(max(1, concurrency))
 
-    async def gated(rec: EpisodeRecord, n: int) -> None:
+    async def gated(rec: EpisodeRecord, n: int, sim: Simulator) -> None:
         async with gate:
-            await one(rec, n)
+            await one(rec, n, sim)
 
     async with anyio.create_task_group() as tg:
-        for rec, n in budget:
-            tg.start_soon(gated, rec, n)
+        for (rec, n), sim in zip(budget, sims):
+            tg.start_soon(gated, rec, n, sim)
     order = {rec.id: n for n, (rec, _) in enumerate(budget)}
     report.steps.sort(key=lambda r: (order[r["episode"]], r["step"]))  # as the records came
     return report

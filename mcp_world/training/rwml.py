@@ -5,7 +5,7 @@ real one in embedding space (metric.rwml_reward), with a LoRA adapter (PEFT) on 
                       whose mean reward is at least tau_easy is kept with probability keep_easy
                       (RWML keeps 10%: without that subsampling training collapsed)
     warm start        (--warmup-sft) supervised fine-tuning of the adapter on the real observations
-                      (TRL's SFTTrainer, loss on the answer only), before GRPO
+                      (loss on the answer's tokens only), before GRPO
     GRPO              TRL's GRPOTrainer on the items' prompts, exactly as the server renders them;
                       each completion is read as the server reads an answer (stop strings, dialect,
                       format) and rewarded; logs reward mean and spread, the share of groups whose
