@@ -1,7 +1,7 @@
 """The fidelity baseline: `mcp-world eval` on the project's own real data in fixtures/real/ — the
 devbox terminal episodes recorded by the shadow executor, and the mirror sessions of the reference
 MCP servers server-memory and mcp-server-git — on the embedded engine. devbox-sessions.jsonl is
-left out: it is what the shipped adapter was trained on.
+left out: the shipped adapter was trained on it (and on 8 of the 10 devbox-terminal episodes).
 
     .venv/bin/python benchmarks/fidelity.py [--limit N] [--adapter none|DIR]
 """

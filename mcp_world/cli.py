@@ -78,8 +78,8 @@ def serve(
                                                     "(world, model, state, history, action), from the log.")] = False,
     adapter: Annotated[Optional[str], typer.Option(
         help="A LoRA adapter folder (from `mcp-world train`): the embedded engine serves it merged into its "
-             "model, a URL engine has it hot-loaded. Default: the adapter shipped in adapters/devbox-rwml when "
-             "there is one (none yet), else the bare model; 'none': the bare model.")] = None,
+             "model, a URL engine has it hot-loaded. Default: the adapter shipped in adapters/devbox-rwml "
+             "(trained on real terminal episodes); 'none': the bare model.")] = None,
     token: Annotated[Optional[str], typer.Option(envvar="MCP_WORLD_TOKEN",
                      help="Bearer token every HTTP request must carry; required to bind beyond 127.0.0.1.")] = None,
     allowed_host: Annotated[list[str], typer.Option(
@@ -576,7 +576,7 @@ def eval_(
     thinking: Annotated[bool, typer.Option(help="agentworld: let the world model think before it answers.")] = True,
     thinking_budget: Annotated[int, typer.Option(help="agentworld: most tokens one step's thinking may take.")] = 4096,
     adapter: Annotated[Optional[str], typer.Option(help="Score the world model with this LoRA adapter; 'none': the "
-                                                        "bare embedded model (default: the shipped adapter, when there is one).")] = None,
+                                                        "bare embedded model (default: the shipped adapter, adapters/devbox-rwml).")] = None,
     db: DbOpt = DEFAULT_DB,
     cache: CacheOpt = None,
 ) -> None:
@@ -714,7 +714,10 @@ def engine_start(cache: CacheOpt = None, port: int = 0, kv_cache_gib: int = 2,
                  compile: Annotated[bool, typer.Option(help="torch.compile the model (slower start, ~15% faster).")] = False,
                  adapter: Annotated[Optional[str], typer.Option(
                      help="A LoRA adapter folder to serve merged into the model; 'none': the bare model "
-                          "(default: the shipped adapter, when there is one).")] = None) -> None:
+                          "(default: the shipped adapter, adapters/devbox-rwml).")] = None,
+                 lora: Annotated[bool, typer.Option(
+                     help="Accept LoRA adapters at run time (`train --deploy URL`); decoding is ~2.4x slower.")] = False,
+                 ) -> None:
     """Start the embedded engine in the background; other commands reuse it."""
     from . import embedded
     from .paths import cache_dir
@@ -725,9 +728,10 @@ def engine_start(cache: CacheOpt = None, port: int = 0, kv_cache_gib: int = 2,
         typer.echo(f"already running at {running.url} (pid {running.pid}, model {running.model})")
         return
     try:
-        lora, _ = _adapter(adapter, ("embedded",), cache, None)
+        merged, _ = _adapter(adapter, ("embedded",), cache, None)
         e = embedded.start(embedded.EmbeddedConfig(cache=c, port=port, kv_cache_gib=kv_cache_gib,
-                                                   enforce_eager=not compile, adapter=lora), detach=True, say=_say)
+                                                   enforce_eager=not compile, adapter=merged, lora=lora),
+                           detach=True, say=_say)
     except MCPWorldError as err:
         _err(str(err))
     typer.echo(f"embedded engine running at {e.url} (pid {e.pid}); stop it with `mcp-world engine stop`")

@@ -86,6 +86,9 @@ class EmbeddedConfig:
     threads: str | None = None  # VLLM_CPU_OMP_THREADS_BIND; None: all cores
     # A LoRA adapter folder merged into the model (None: the bare model); the shipped one by default.
     adapter: Path | None = field(default_factory=default_adapter)
+    # Accept LoRA adapters at run time (`train --deploy URL`, `/v1/load_lora_adapter`); decoding
+    # through LoRA is ~2.4x slower on CPU, so only when asked.
+    lora: bool = False
     start_timeout_s: float = 300.0
 
 
@@ -281,6 +284,8 @@ def engine_command(cfg: EmbeddedConfig, model: Path, port: int) -> list[str]:
     ]
     if cfg.enforce_eager:
         cmd.append("--enforce-eager")
+    if cfg.lora:
+        cmd += ["--enable-lora", "--max-lora-rank", "16", "--max-loras", "1"]
     cmd[cmd.index("--served-model-name") + 1] = served_name(cfg.adapter)  # `model` is the merged one
     return cmd
 

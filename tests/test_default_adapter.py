@@ -1,6 +1,6 @@
-"""Which model the embedded engine serves: the bare packaged model, an adapter given with
-`--adapter DIR` (merged into the weights), or — once one is shipped in adapters/devbox-rwml because
-it beat the bare model on held-out fidelity — that adapter by default, `--adapter none` opting out."""
+"""Which model the embedded engine serves: the adapter shipped in adapters/devbox-rwml (it beat the
+bare model on held-out fidelity; merged into the weights) by default, the bare packaged model with
+`--adapter none`, or an adapter given with `--adapter DIR`."""
 
 from __future__ import annotations
 
@@ -22,14 +22,21 @@ def _adapter(folder: Path) -> Path:
     return folder
 
 
-def test_nothing_is_shipped_so_the_default_is_the_bare_model(engine_url):
-    assert embedded.default_adapter() is None  # no adapter has yet cleared the bar (README, RWML)
-    assert embedded.EmbeddedConfig().adapter is None
+def test_the_shipped_adapter_is_served_by_default_with_the_report_that_earned_it(engine_url):
+    shipped = embedded.DEFAULT_ADAPTER
+    assert embedded.default_adapter() == shipped and embedded.EmbeddedConfig().adapter == shipped
     models = [m["id"] for m in httpx.get(f"{engine_url}/v1/models", timeout=10).json()["data"]]
-    assert models == ["smollm2-135m-instruct"]
+    assert models == ["smollm2-135m-instruct-devbox-rwml"]
+    report = json.loads((shipped / "report.json").read_text())
+    before, after = report["held_out_before"], report["held_out_after"]
+    assert report["improved"] and after["mean_similarity"] > before["mean_similarity"]
+    assert after["binary_score"] > before["binary_score"] and report["change"]["better"] > report["change"]["worse"]
+    from mcp_world.training import check_adapter
+
+    check_adapter(shipped, embedded.prepare_model(embedded.cache_dir()))  # it fits the packaged model
 
 
-def test_a_shipped_adapter_would_be_served_by_default_and_none_opts_out(tmp_path, monkeypatch):
+def test_the_default_none_and_a_folder_each_name_what_is_served(tmp_path, monkeypatch):
     shipped = _adapter(tmp_path / "devbox-rwml")
     monkeypatch.setattr(embedded, "DEFAULT_ADAPTER", shipped)
     assert embedded.default_adapter() == shipped and embedded.EmbeddedConfig().adapter == shipped

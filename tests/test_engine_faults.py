@@ -27,9 +27,14 @@ class FaultyEngine(http.server.BaseHTTPRequestHandler):
     """A deliberately broken OpenAI-compatible endpoint (a fault injector, not a world model)."""
 
     mode = "garbage"
+    posts = 0
 
     def do_POST(self):  # noqa: N802
         self.rfile.read(int(self.headers.get("content-length", 0)))
+        FaultyEngine.posts += 1
+        if FaultyEngine.mode == "drop" or (FaultyEngine.mode == "drop-once" and FaultyEngine.posts == 1):
+            self.close_connection = True  # the connection closes under the request, no answer
+            return
         if FaultyEngine.mode == "slow":
             time.sleep(3)
         if FaultyEngine.mode == "error":
@@ -60,6 +65,23 @@ def faulty_url():
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{srv.server_address[1]}"
     srv.shutdown()
+
+
+async def test_a_connection_dropped_under_a_request_is_retried_once(faulty_url):
+    from mcp_world.engine import CompletionRequest
+    from mcp_world.errors import AgentFault
+
+    engine = OpenAIEngine(faulty_url, model="m", timeout_s=5.0)
+    request = CompletionRequest(messages=[{"role": "user", "content": "ls"}], max_tokens=8, seed=0)
+    try:
+        FaultyEngine.mode, FaultyEngine.posts = "drop-once", 0
+        assert (await engine.complete(request)).text == "fine\n" and FaultyEngine.posts == 2
+        FaultyEngine.mode, FaultyEngine.posts = "drop", 0
+        with pytest.raises(AgentFault, match="unreachable"):
+            await engine.complete(request)
+        assert FaultyEngine.posts == 2  # once more, not forever
+    finally:
+        await engine.aclose()
 
 
 async def test_slow_garbage_and_failing_engines_give_clear_errors_and_the_log_stays_whole(make_rig, faulty_url):

@@ -27,11 +27,14 @@ def _cli(*args: str, timeout: float = 1500) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "mcp_world", *args], capture_output=True, text=True, timeout=timeout)
 
 
-def test_items_are_the_prompts_the_server_sends_for_real_steps_the_state_does_not_answer():
+def test_items_are_the_prompts_the_server_sends_for_every_real_step():
     records = records_from(None, [REAL])
     items, by_state = build_items(records)
-    assert len(items) + by_state == sum(len(r.steps) for r in records)
-    assert by_state > 0 and items  # pwd, cat of a seeded file… never reach the model
+    assert len(items) == sum(len(r.steps) for r in records)
+    # pwd, cat of a seeded file…: the state answers them when serving with --state full; they are
+    # items too (eval and --state prompt ask the model, and the answer is in the prompt's state line)
+    assert 0 < by_state == sum(it.by_state for it in items) < len(items)
+    assert any(it.by_state and it.arguments["command"] == "pwd" for it in items)
     first = items[0]
     assert first.messages[0]["role"] == "system" and first.prefill.endswith("\n")
     assert first.prefill.rstrip("\n").endswith(first.arguments["command"])  # the transcript ends at the command
@@ -59,6 +62,64 @@ def test_the_warm_start_target_reads_back_as_the_real_observation(dialect, name)
         assert valid, (it.episode, it.step, it.target[:200])
         real = get_format(it.format).parse(it.real, Call(it.tool, it.arguments, it.state, spec=it.spec)).text
         assert text.rstrip() == real.rstrip(), (it.episode, it.step)  # markup may trim trailing blanks
+
+
+def test_the_warm_start_batch_gives_the_loss_and_gradient_of_one_item_at_a_time():
+    """Items of one step share their prompts' common prefix (computed once, its keys and values
+    repeated per row) and run right-padded after it; that must change nothing but the speed."""
+    import random
+
+    import torch
+    from peft import get_peft_model
+
+    from mcp_world import embedded
+    from mcp_world.paths import cache_dir
+    from mcp_world.training.rwml import _answer_losses, _batches, _lora, _model, _prompts, _Sequence
+
+    base = embedded.prepare_model(cache_dir(None))
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(base))
+    items, _ = build_items(records_from(None, [REAL]))
+    sequences = [_Sequence(tokenizer(p, add_special_tokens=False)["input_ids"],
+                           tokenizer(it.target, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id],
+                           1.0, it.messages[0]["content"]) for p, it in zip(_prompts(items, tokenizer), items)]
+    chunk = _batches(sequences, random.Random(0))[0]
+    assert len(chunk) == 4 and len({len(q.prompt + q.answer) for q in chunk}) > 1  # padding is exercised
+    torch.manual_seed(0)
+    model = get_peft_model(_model(base, None), _lora(Settings()))
+    trainable = [(n, w) for n, w in model.named_parameters() if w.requires_grad]
+
+    def grads() -> dict[str, torch.Tensor]:
+        g = {n: w.grad.clone() for n, w in trainable}
+        model.zero_grad()
+        return g
+
+    def plain(q: _Sequence) -> torch.Tensor:  # the whole sequence through the model, nothing shared
+        ids = torch.tensor([q.prompt + q.answer])
+        logits = model(input_ids=ids[:, :-1]).logits[0, -len(q.answer):]
+        return torch.nn.functional.cross_entropy(logits, ids[0, -len(q.answer):], reduction="sum")
+
+    one_by_one = [plain(q) for q in chunk]
+    sum(one_by_one).backward()
+    expected = grads()
+    together = _answer_losses(model, chunk, tokenizer.eos_token_id, "cpu")
+    sum(together).backward()
+    got = grads()
+    for a, b in zip(one_by_one, together):
+        assert abs(float(a.detach()) - float(b.detach())) < 1e-3 * float(a.detach())
+    scale = max(float(g.abs().max()) for g in expected.values())
+    assert max(float((expected[n] - got[n]).abs().max()) for n in expected) < 1e-4 * scale
+
+
+def test_paired_change_calls_a_gain_clear_only_when_the_interval_is_above_zero():
+    from mcp_world.training import paired_change
+
+    clear = paired_change([0.2] * 40, [0.3] * 30 + [0.1] * 10)
+    assert clear["clear"] and clear["low"] > 0 and clear["better"] == 30 and clear["worse"] == 10
+    noisy = paired_change([0.2] * 40, [0.6] * 10 + [0.0] * 30)
+    assert not noisy["clear"] and noisy["low"] < 0 < noisy["high"]
+    assert paired_change([], []) is None
 
 
 def test_bad_input_gets_clear_errors(tmp_path):
@@ -123,7 +184,12 @@ def test_a_tiny_training_run_writes_an_adapter_the_embedded_engine_serves(tmp_pa
     assert report["items"]["built"] > 0 and report["items"]["trained_on"] > 0
     assert len(report["steps"]) == 2 and all("reward" in s and "groups_with_spread" in s for s in report["steps"])
     assert any(s["reward_std"] > 0 for s in report["steps"])  # rewards vary within groups: something to learn
-    assert report["held_out_before"]["steps"] > 0 and report["held_out_after"]["steps"] > 0
+    before, after = report["held_out_before"], report["held_out_after"]
+    assert before["steps"] > 0 and after["steps"] > 0 and 0 < before["served"]["steps"] <= before["steps"]
+    change = report["change"]  # paired over the same held-out steps, with its interval
+    assert change["steps"] == before["steps"] and change["low"] <= change["mean"] <= change["high"]
+    assert abs(change["mean"] - (after["mean_similarity"] - before["mean_similarity"])) < 0.01
+    assert "per_step" not in before and "per_step" not in after
     assert (out / "adapter" / "adapter_model.safetensors").exists() and (out / "training.png").stat().st_size > 0
     assert "held-out mean similarity" in r.stdout + r.stderr
     assert "held-out (adapter)" in r.stderr  # scored with the embedded engine serving the adapter

@@ -24,7 +24,8 @@ from ..errors import MCPWorldError
 from .rwml import Settings
 
 Say = Callable[[str], None]
-ADAPTER_NAME = "mcp-world-adapter"
+ADAPTER_NAME = "mcp-world-adapter"  # what `--deploy` and `serve/eval --adapter` load into a URL engine
+CANDIDATE_NAME = "mcp-world-candidate"  # the adapter under evaluation, unloaded afterwards
 
 
 @dataclass(frozen=True)
@@ -91,11 +92,8 @@ def train(job: TrainJob, say: Say = print) -> dict[str, Any]:
     base = _base_model(job, say)
     train_records, held = split_episodes(records, job.held_out, s.seed)
     items, by_state = build_items(train_records, job.dialect)
-    if not items:
-        raise MCPWorldError("every real step of the training episodes is answered by the explicit state; "
-                            "there is nothing for the world model to learn")
-    say(f"{len(records)} episodes: {len(train_records)} for training ({len(items)} items; {by_state} steps "
-        f"the explicit state answers left out), {len(held)} held out")
+    say(f"{len(records)} episodes: {len(train_records)} for training ({len(items)} items, {by_state} of them "
+        f"steps the explicit state answers when serving with --state full), {len(held)} held out")
     dialect = get_dialect(job.dialect)
     embedder = Embedder()
     job.out.mkdir(parents=True, exist_ok=True)
@@ -131,24 +129,36 @@ def train(job: TrainJob, say: Say = print) -> dict[str, Any]:
     else:
         after = after_sft
     improved = bool(before and after and after["mean_similarity"] > before["mean_similarity"])
+    change = paired_change(before.pop("per_step"), after.pop("per_step")) if before and after else None
+    if after_sft and after_sft is not after:
+        after_sft.pop("per_step")
     report = {
         "base": str(base), "adapter": str(adapter), "dialect": job.dialect, "settings": asdict(s),
         "episodes": {"train": len(train_records), "held_out": len(held)},
         "items": {"built": len(items), "answered_by_state": by_state, "easy": easy, "trained_on": len(kept)},
-        "held_out_before": before, "held_out_after": after, "improved": improved,
+        "held_out_before": before, "held_out_after": after, "improved": improved, "change": change,
         "stages": stages, "steps": history, "seconds": round(time.monotonic() - t0, 1),
     }
     (job.out / "report.json").write_text(json.dumps(report, indent=2))
     _plot(report, job.out / "training.png")
     say(f"held-out mean similarity {_fmt(before, 'mean_similarity')} → {_fmt(after, 'mean_similarity')}, "
         f"binary {_fmt(before, 'binary_score')} → {_fmt(after, 'binary_score')}; report in {job.out / 'report.json'}")
+    if change:
+        say(f"change in held-out mean similarity {change['mean']:+.3f} (95% interval {change['low']:+.3f} to "
+            f"{change['high']:+.3f}, paired bootstrap over {change['steps']} steps; {change['better']} better, "
+            f"{change['worse']} worse): {'a clear gain' if change['clear'] else 'not a clear gain'}")
     if job.deploy:
-        if improved:
-            load_adapter(job.deploy, adapter)
-            say(f"deployed: {job.deploy} now serves the adapter as model {ADAPTER_NAME!r}")
-        else:
-            say(f"not deployed: held-out fidelity did not improve; {job.deploy} is left as it was")
+        deploy(job.deploy, adapter, improved, say)
     return report
+
+
+def deploy(url: str, adapter: Path, improved: bool, say: Say) -> None:
+    """Hot-load the adapter into the engine at `url` as ADAPTER_NAME, only when it improved."""
+    if improved:
+        load_adapter(url, adapter)
+        say(f"deployed: {url} now serves the adapter as model {ADAPTER_NAME!r}")
+    else:
+        say(f"not deployed: held-out fidelity did not improve; {url} is left as it was")
 
 
 def _fmt(row: dict | None, key: str) -> str:
@@ -167,6 +177,8 @@ async def _with_engine(job: TrainJob, held: list, adapter: Path | None, label: s
     finally:
         await pool.aclose()
         running.stop()
+        if adapter is not None and job.engine != "embedded":
+            unload_adapter(job.engine, CANDIDATE_NAME, say)  # the engine is left as it was
 
 
 async def _heldout(job: TrainJob, held: list, pool: Any, say: Say, label: str) -> dict[str, Any]:
@@ -174,15 +186,43 @@ async def _heldout(job: TrainJob, held: list, pool: Any, say: Say, label: str) -
     from ..metric import Embedder
     from ..store import Store
 
+    from .items import build_items
+
     store = Store(job.out / "eval.db")
     try:
         report = await evaluate(held, pool, store, Embedder(), dialect=job.dialect, tau=job.settings.tau, concurrency=8)
     finally:
         store.close()
     result = report.as_json()["overall"]
-    say(f"held-out ({label}): {result['steps']} steps, mean similarity "
-        f"{result['mean_similarity']:.3f}, binary {result['binary_score']:.3f}")
+    # The steps the model answers when serving (`--state full` answers the others from the state).
+    by_state = {(it.episode, it.step) for it in build_items(held, job.dialect)[0] if it.by_state}
+    served = [r for r in report.steps if (r["episode"], r["step"]) not in by_state]
+    n = max(len(served), 1)
+    result["served"] = {"steps": len(served),
+                        "mean_similarity": round(sum(r["similarity"] for r in served) / n, 4),
+                        "binary_score": round(sum(r["similarity"] >= job.settings.tau for r in served) / n, 4)}
+    result["per_step"] = [r["similarity"] for r in report.steps]  # in record order: before and after pair up
+    say(f"held-out ({label}): {result['steps']} steps, mean similarity {result['mean_similarity']:.3f}, binary "
+        f"{result['binary_score']:.3f} (the {len(served)} steps the model answers when serving: "
+        f"{result['served']['mean_similarity']:.3f}, {result['served']['binary_score']:.3f})")
     return result
+
+
+def paired_change(before: list[float], after: list[float], resamples: int = 2000,
+                  seed: int = 0) -> dict[str, Any] | None:
+    """The change in mean similarity over the same held-out steps, with a 95% paired bootstrap interval;
+    `clear` when the interval lies above zero."""
+    import random
+
+    diffs = [a - b for a, b in zip(after, before)]
+    n = len(diffs)
+    if not n:
+        return None
+    rng = random.Random(seed)
+    means = sorted(sum(rng.choice(diffs) for _ in range(n)) / n for _ in range(resamples))
+    low, high = means[int(0.025 * resamples)], means[int(0.975 * resamples) - 1]
+    return {"steps": n, "mean": round(sum(diffs) / n, 4), "low": round(low, 4), "high": round(high, 4),
+            "better": sum(d > 0.01 for d in diffs), "worse": sum(d < -0.01 for d in diffs), "clear": low > 0}
 
 
 def _engines(job: TrainJob, adapter: Path | None, say: Say) -> tuple[Any, Any]:
@@ -198,8 +238,8 @@ def _engines(job: TrainJob, adapter: Path | None, say: Say) -> tuple[Any, Any]:
     if job.engine != "embedded":
         model = None
         if adapter is not None:
-            load_adapter(job.engine, adapter)
-            model = ADAPTER_NAME
+            load_adapter(job.engine, adapter, CANDIDATE_NAME)
+            model = CANDIDATE_NAME
         return EnginePool([OpenAIEngine(job.engine, model=model, timeout_s=600)]), running
     cfg = ServeConfig(world=load_world("devbox"), db=job.out / "eval.db", engines=("embedded",),
                       embedded=embedded.EmbeddedConfig(cache=cache_dir(job.cache), adapter=adapter),
@@ -235,6 +275,18 @@ def load_adapter(url: str, adapter: Path, name: str = ADAPTER_NAME) -> None:
     if r.status_code != 200:
         raise MCPWorldError(f"{base} refused the adapter (HTTP {r.status_code}: {r.text[:300]}); the engine must "
                             "run with --enable-lora and VLLM_ALLOW_RUNTIME_LORA_UPDATING=1")
+
+
+def unload_adapter(url: str, name: str, say: Say) -> None:
+    import httpx
+
+    base = url.rstrip("/").removesuffix("/v1")
+    try:
+        r = httpx.post(f"{base}/v1/unload_lora_adapter", json={"lora_name": name}, timeout=60)
+        if r.status_code != 200:
+            say(f"warning: {base} did not unload adapter {name!r} (HTTP {r.status_code}: {r.text[:200]})")
+    except httpx.HTTPError as err:
+        say(f"warning: could not reach {base} to unload adapter {name!r}: {err}")
 
 
 def _plot(report: dict[str, Any], path: Path) -> None:

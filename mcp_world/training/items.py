@@ -1,9 +1,12 @@
-"""Training items: one per real step the world model would have to answer.
+"""Training items: one per real step.
 
 An item is what the server would send the engine for that step — the same dialect, explicit state,
 history window and prefill (the real prefix of the episode, teacher-forced, as `eval` does) — plus
-the real observation it should have predicted. Steps the explicit state answers by itself are left
-out: the model never sees them when serving. Items are split into train and held-out by episode.
+the real observation it should have predicted. Steps the explicit state answers by itself (`pwd`,
+`cat` of a known file…) are items too, flagged `by_state`: the server in `--state full` answers
+them without the model, but `--state prompt` and `eval` ask the model, and the answer is in the
+prompt's state line — the model learning to read it is the point. Items are split into train and
+held-out by episode.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ class Item:
     state: dict[str, Any] = field(default_factory=dict)  # the domain's state before the step (parsing needs it)
     spec: Any = None
     target: str = ""  # the answer that gives the real observation (the supervised warm start's target)
+    by_state: bool = False  # the explicit state answers this step when serving with `--state full`
 
     def observation(self, completion: str, dialect: Any) -> Parsed:
         """The completion read as the server reads it (cut at the stop strings, the dialect's markers
@@ -95,7 +99,7 @@ def records_from(db: Path | None, data: list[Path]) -> list[EpisodeRecord]:
 
 def build_items(records: list[EpisodeRecord], dialect: str = "instruct", model: str = "base",
                 context_tokens: int = 8192, state_mode: str = "full") -> tuple[list[Item], int]:
-    """Items for every real step the model would answer, and how many steps the state answers."""
+    """Items for every real step, and how many of them the explicit state answers when serving."""
     items: list[Item] = []
     by_state = 0
     for rec in records:
@@ -112,13 +116,12 @@ def build_items(records: list[EpisodeRecord], dialect: str = "instruct", model: 
             state = ep.state.setdefault(domain.name, {})
             history = ep.history.setdefault(domain.name, [])
             action = ep.dialect.action_text(tool, step.arguments)
-            if sim._from_state(domain, state, step.tool, step.arguments) is not None:
-                by_state += 1
-            else:
-                r = sim.render(ep, domain, fmt, step.tool, step.arguments, state, history, action)
-                items.append(Item(rec.id, idx, domain.name, step.tool, dict(step.arguments), r.messages, r.prefill,
-                                  r.answer_prefix, tuple(r.stop), step.observation, domain.format, dict(state), tool,
-                                  ep.dialect.completion_for(step.observation, r)))
+            known = sim._from_state(domain, state, step.tool, step.arguments) is not None
+            by_state += known
+            r = sim.render(ep, domain, fmt, step.tool, step.arguments, state, history, action)
+            items.append(Item(rec.id, idx, domain.name, step.tool, dict(step.arguments), r.messages, r.prefill,
+                              r.answer_prefix, tuple(r.stop), step.observation, domain.format, dict(state), tool,
+                              ep.dialect.completion_for(step.observation, r), known))
             teacher_force(sim, domain, fmt, tool, step, state, history, action)
     return items, by_state
 
