@@ -5,6 +5,7 @@ it was."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -33,7 +34,7 @@ def adapter(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def lora_engine() -> str:
+def lora_engine() -> Iterator[str]:
     proc = embedded.start(embedded.EmbeddedConfig(adapter=None, lora=True))
     try:
         yield proc.url
