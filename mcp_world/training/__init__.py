@@ -182,7 +182,7 @@ async def _with_engine(job: TrainJob, held: list, adapter: Path | None, label: s
 
 
 async def _heldout(job: TrainJob, held: list, pool: Any, say: Say, label: str) -> dict[str, Any]:
-    from ..evaluate import evaluate
+    from ..evaluate import Tally, evaluate
     from ..metric import Embedder
     from ..store import Store
 
@@ -196,14 +196,14 @@ async def _heldout(job: TrainJob, held: list, pool: Any, say: Say, label: str) -
     result = report.as_json()["overall"]
     # The steps the model answers when serving (`--state full` answers the others from the state).
     by_state = {(it.episode, it.step) for it in build_items(held, job.dialect)[0] if it.by_state}
-    served = [r for r in report.steps if (r["episode"], r["step"]) not in by_state]
-    n = max(len(served), 1)
-    result["served"] = {"steps": len(served),
-                        "mean_similarity": round(sum(r["similarity"] for r in served) / n, 4),
-                        "binary_score": round(sum(r["similarity"] >= job.settings.tau for r in served) / n, 4)}
+    served = Tally()
+    for r in report.steps:
+        if (r["episode"], r["step"]) not in by_state:
+            served.add(r["similarity"], job.settings.tau, r["exact"], r["format_valid"])
+    result["served"] = served.summary()
     result["per_step"] = [r["similarity"] for r in report.steps]  # in record order: before and after pair up
     say(f"held-out ({label}): {result['steps']} steps, mean similarity {result['mean_similarity']:.3f}, binary "
-        f"{result['binary_score']:.3f} (the {len(served)} steps the model answers when serving: "
+        f"{result['binary_score']:.3f} (the {served.steps} steps the model answers when serving: "
         f"{result['served']['mean_similarity']:.3f}, {result['served']['binary_score']:.3f})")
     return result
 
