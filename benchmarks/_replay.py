@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 import time
 
-from mcp_world.engine import OpenAIEngine
+from mcp_world.engines import VLLMEngine
 
 
-class Recording(OpenAIEngine):
+class Recording(VLLMEngine):
     def __init__(self, *a, **k):
         super().__init__(*a, **k)
         self.requests = []
@@ -21,7 +21,7 @@ class Recording(OpenAIEngine):
 
 async def replay_seconds(url: str, requests: list, concurrency: int) -> float:
     """Wall seconds to send `requests` straight to the engine at `concurrency`."""
-    engine = OpenAIEngine(url, model=None, timeout_s=600)
+    engine = VLLMEngine(url, model=None, timeout_s=600)
     sem = asyncio.Semaphore(concurrency)
 
     async def one(r):

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from mcp_world import embedded  # noqa: E402
-from mcp_world.engine import EnginePool, OpenAIEngine  # noqa: E402
+from mcp_world.engines import EnginePool, VLLMEngine  # noqa: E402
 from mcp_world.paths import cache_dir  # noqa: E402
 from mcp_world.probes import load_suite, run_suite  # noqa: E402
 from mcp_world.store import Store  # noqa: E402
@@ -51,7 +51,7 @@ async def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             store = Store(Path(tmp) / "probes.db")
             for mode in a.modes.split(","):
-                engine = OpenAIEngine(url, model=None, timeout_s=900)
+                engine = VLLMEngine(url, model=None, timeout_s=900)
                 hits0, queries0 = cache_counters(url)
                 report = await run_suite(probes, EnginePool([engine]), store, mode, seed=0, concurrency=a.concurrency)
                 hits1, queries1 = cache_counters(url)

@@ -25,7 +25,7 @@ from mcp import Client  # noqa: E402
 
 from mcp_world import embedded  # noqa: E402
 from mcp_world.dialects import get_dialect  # noqa: E402
-from mcp_world.engine import EnginePool  # noqa: E402
+from mcp_world.engines import EnginePool  # noqa: E402
 from mcp_world.server import build_server  # noqa: E402
 from mcp_world.simulator import Simulator  # noqa: E402
 from mcp_world.store import Store  # noqa: E402

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from mcp_world import embedded  # noqa: E402
-from mcp_world.engine import EnginePool  # noqa: E402
+from mcp_world.engines import EnginePool  # noqa: E402
 from mcp_world.generate import GenerateConfig, generate, load_tasks  # noqa: E402
 from mcp_world.paths import FIXTURES_DIR, cache_dir  # noqa: E402
 from mcp_world.serving import ServeConfig  # noqa: E402

@@ -29,7 +29,7 @@ def serve_mcp_world(port: int, db: str) -> None:
     import uvicorn
 
     from mcp_world.dialects import get_dialect
-    from mcp_world.engine import Completion, EnginePool
+    from mcp_world.engines import Completion, EnginePool
     from mcp_world.server import build_server
     from mcp_world.simulator import Simulator
     from mcp_world.store import Store

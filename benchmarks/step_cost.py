@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from mcp_world import embedded  # noqa: E402
 from mcp_world.dialects import get_dialect  # noqa: E402
-from mcp_world.engine import EnginePool, OpenAIEngine  # noqa: E402
+from mcp_world.engines import EnginePool, VLLMEngine  # noqa: E402
 from mcp_world.errors import AgentFault  # noqa: E402
 from mcp_world.generate import load_tasks  # noqa: E402
 from mcp_world.paths import FIXTURES_DIR, cache_dir  # noqa: E402
@@ -41,7 +41,7 @@ async def run(url: str, model: str | None, dialect: str, thinking: bool, budget:
               temperature: float, context: int, store: Store) -> list[tuple]:
     rows = []
     for domain, world_name in WORLDS.items():
-        engine = OpenAIEngine(url, model=model, timeout_s=1800)
+        engine = VLLMEngine(url, model=model, timeout_s=1800)
         world = load_world(world_name)
         sim = Simulator(world, EnginePool([engine]), store, get_dialect(dialect, thinking=thinking,
                                                                           thinking_budget=budget),

@@ -152,7 +152,6 @@ def mirror(
     from .mirror import MirrorConfig, UpstreamSpec, run_mirror
     from .paths import cache_dir
     from .serving import ServeConfig
-    from .world import World
 
     if transport not in ("http", "stdio"):
         _err(f"--transport must be http or stdio, not {transport!r}")
@@ -169,8 +168,7 @@ def mirror(
         if not sep or not key:
             _err(f"--env takes NAME=value, not {e!r}")
         variables[key] = value
-    placeholder = World(name="mirror", description="mirror", domains=["terminal"])
-    serve_cfg = ServeConfig(world=placeholder, db=db.expanduser(), engines=tuple(engine), model=model, dialect=dialect,
+    serve_cfg = ServeConfig(world=None, db=db.expanduser(), engines=tuple(engine), model=model, dialect=dialect,
                             transport=transport, host=host, port=port, token=token,
                             embedded=embedded.EmbeddedConfig(cache=cache_dir(cache)))
     cfg = MirrorConfig(
@@ -296,7 +294,6 @@ def probe(
     from .probes import SUITE, load_suite, run_suite
     from .serving import Running, ServeConfig, make_engines
     from .store import Store
-    from .world import World
 
     if state not in ("off", "prompt", "full"):
         _err(f"--state must be full, prompt or off, not {state!r}")
@@ -306,7 +303,7 @@ def probe(
             probes = [p for p in probes if p.world == world]
             if not probes:
                 _err(f"no probes for world {world!r}")
-        cfg = ServeConfig(world=World(name="probe", description="probe", domains=["terminal"]), db=db,
+        cfg = ServeConfig(world=None, db=db,
                           engines=tuple(engine), model=model, embedded=embedded.EmbeddedConfig(cache=cache_dir(cache)))
         running = Running(_say)
         pool = make_engines(cfg, running, _say, background_start=False)
@@ -441,7 +438,7 @@ def report(
 ) -> None:
     """Dry-run report: what the agent did, with risky actions flagged and why."""
     from .exporting import Filters, episode_record, iter_records
-    from .report import CATEGORIES, action_text, episode_report, render_html
+    from .report import CATEGORIES, episode_report, render_html
 
     if (episode_id is None) == (run is None):
         _err("give an EPISODE_ID or --run RUN_ID")
@@ -464,13 +461,13 @@ def report(
         typer.secho(head, bold=True)
         for i, s in enumerate(r.steps):
             mark = "!" if i in flagged else " "
-            typer.secho(f" {mark} [{i}] {action_text(s)[:200]}", fg=typer.colors.RED if i in flagged else None)
+            typer.secho(f" {mark} [{i}] {r.actions[i][:200]}", fg=typer.colors.RED if i in flagged else None)
             for f in flagged.get(i, []):
                 typer.secho(f"       {f.category}: {f.reason}", fg=typer.colors.RED)
     total = sum(len(r.flags) for r in reports)
     cats = sorted({f.category for r in reports for f in r.flags})
     typer.echo(f"\n{len(reports)} episode(s), {sum(len(r.steps) for r in reports)} actions, {total} risky"
-               + (": " + "; ".join(f"{c} ({CATEGORIES[c]})" for c in cats) if cats else ""))
+               + (": " + "; ".join(f"{c} ({CATEGORIES.get(c, c)})" for c in cats) if cats else ""))
     if html:
         html.write_text(render_html(reports, episode_id or f"run {run}"), encoding="utf-8")
         _say(f"HTML report written to {html}")

@@ -2,10 +2,14 @@
 
     MCPWorldError                 operator faults: exceptions for whoever runs mcp-world
     ├── WorldFileError            a world file (or domain folder) is malformed
+    ├── UnknownName               an engine, dialect or domain name that is not registered
     ├── EngineSetupError          the embedded engine cannot be prepared or started
     └── StoreError                the SQLite log cannot be opened or written
     AgentFault                    what the agent should read: returned as an MCP tool error
                                   with one of the fixed `FaultKind`s, and logged on its step
+    FormatError (ValueError)      a world-model answer is not a valid observation of its domain;
+                                  the simulator re-asks, then turns it into an AgentFault
+    StateError (ValueError)       a state update that does not validate; the previous state stands
 
 Foreign errors are converted where they arise: httpx in `engine.py`, sqlite in `store.py`,
 pydantic/yaml in `world.py`.
@@ -22,6 +26,10 @@ class MCPWorldError(Exception):
 
 class WorldFileError(MCPWorldError):
     """A world file or domain folder is malformed; the message names the field."""
+
+
+class UnknownName(MCPWorldError, ValueError):
+    """A name no registry knows; the message lists the names it does know."""
 
 
 class EngineSetupError(MCPWorldError):
@@ -55,3 +63,11 @@ class AgentFault(Exception):
 
     def __str__(self) -> str:
         return f"{self.kind.value}: {self.message}"
+
+
+class FormatError(ValueError):
+    """The world model's answer is not a valid observation for the domain; the message says why."""
+
+
+class StateError(ValueError):
+    """A state update that does not validate; the previous state stands."""

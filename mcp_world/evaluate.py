@@ -11,13 +11,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from .dialects import Turn, get_dialect
-from .engine import EnginePool
+from .dialects import get_dialect
+from .engines import EnginePool
 from .errors import AgentFault, MCPWorldError
-from .formats import Call, FormatError, get_format
 from .importing import EpisodeRecord
 from .metric import Embedder
-from .simulator import Episode, Simulator, initial_state
+from .simulator import Simulator
 from .store import Store
 
 
@@ -84,33 +83,27 @@ async def evaluate(records: list[EpisodeRecord], engines: EnginePool, store: Sto
 
     async def one(rec: EpisodeRecord, n: int, sim: Simulator) -> None:
         nonlocal done
-        ep = Episode(f"eval-{run_id}-{rec.id}", rec.world, 0, "", initial_state(rec.world))
-        engine = engines.for_episode(ep.id)
-        ep.engine_url = engine.url
+        episode_id = f"eval-{run_id}-{rec.id}"
+        engine = engines.for_episode(episode_id)
         if hasattr(engine, "resolve_model"):
             try:
                 await engine.resolve_model()  # `auto` picks the dialect by the model's name
             except AgentFault:
                 pass  # the engine is down: each step reports it
-        ep.dialect = sim._dialect(ep)
+        ep = sim.new_episode(episode_id, rec.world)
+        assert ep.dialect is not None
         await store.add_episode(id=ep.id, world_name=rec.world.name,
                                 world=rec.world.model_dump(by_alias=True, exclude_defaults=True),
                                 engine_url=engine.url, model=engine.model, dialect=ep.dialect.name, seed=0,
                                 source="eval",
                                 state={})
         for idx, step in enumerate(rec.steps[:n]):
-            tool = sim.tools[step.tool]
-            domain = sim.domains[tool.domain]
-            fmt = get_format(domain.format)
-            state = ep.state.setdefault(domain.name, {})
-            history = ep.history.setdefault(domain.name, [])
-            action = ep.dialect.action_text(tool, step.arguments)
+            domain = sim.domains[sim.tools[step.tool].domain]
             t0 = time.perf_counter()
             prediction, error = None, None
             try:
-                parsed, _, tokens = await sim._predict(ep, idx, domain, fmt, step.tool, step.arguments, state,
-                                                       history, action, engine, structured=False)
-                prediction = parsed.text
+                p = await sim.predict(ep, idx, step.tool, step.arguments, structured=False)
+                prediction, tokens = p.parsed.text, (p.prompt_tokens, p.completion_tokens)
             except AgentFault as fault:
                 error, tokens = fault, (0, 0)
             similarity = embedder.similarity(prediction, step.observation) if prediction is not None else 0.0
@@ -129,7 +122,7 @@ async def evaluate(records: list[EpisodeRecord], engines: EnginePool, store: Sto
                                   "latency_ms": (time.perf_counter() - t0) * 1000,
                                   "error_kind": error.kind.value if error else None,
                                   "error": error.message if error else None})
-            teacher_force(sim, domain, fmt, tool, step, state, history, action)
+            sim.observe(ep, step.tool, step.arguments, step.observation, step.structured)  # the real prefix
             done += 1
             if progress:
                 progress(done)
@@ -146,16 +139,3 @@ async def evaluate(records: list[EpisodeRecord], engines: EnginePool, store: Sto
     order = {rec.id: n for n, (rec, _) in enumerate(budget)}
     report.steps.sort(key=lambda r: (order[r["episode"]], r["step"]))  # as the records came
     return report
-
-
-def teacher_force(sim: Simulator, domain: Any, fmt: Any, tool: Any, step: Any, state: dict[str, Any],
-                  history: list[Turn], action: str) -> None:
-    """Advance an episode by a real step: the next step sees the real observation and the state it
-    implies (eval predicts from the real prefix; the trainer builds its prompts the same way)."""
-    where = state.get("cwd", "")
-    try:
-        real_structured = fmt.parse(step.observation, Call(step.tool, step.arguments, state, spec=tool)).structured
-    except FormatError:
-        real_structured = step.structured or {}
-    sim._update_state(domain.name, state, step.tool, step.arguments, real_structured, step.observation)
-    history.append(Turn(action, step.observation, where))

@@ -28,6 +28,7 @@ import httpx
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .engines.vllm import json_schema_fields
 from .errors import MCPWorldError, WorldFileError
 
 FINISHED = ("done", "max_steps", "agent_error")
@@ -229,7 +230,7 @@ class ChatPolicy:
         steps = 0
         for turn in range(max_steps + 1):
             msg = await self._chat({"messages": self._trim(messages), "seed": seed + turn,
-                                    "structured_outputs": {"json": schema}})
+                                    **json_schema_fields(schema)})
             content = (msg.get("content") or "").strip()
             try:
                 action = json.loads(content)

@@ -33,9 +33,9 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 
 from .dialects import Turn, get_dialect
-from .engine import EnginePool
+from .domain import world_tools_domain
+from .engines import EnginePool
 from .errors import AgentFault, MCPWorldError
-from .formats import get_format
 from .server import EpisodeKeys
 from .simulator import Episode, Limits, Sampling, Simulator
 from .store import Store
@@ -158,7 +158,7 @@ def world_for(upstream: Upstream, name: str | None = None, description: str | No
     instructions = (upstream.client.instructions or "").strip()
     desc = description or (f"The MCP server {upstream.name} {upstream.version}".strip() + "."
                            + (f"\n{instructions}" if instructions else ""))
-    return World(name=name or upstream.name, description=desc, domains=["mcp"], tools=specs)
+    return World(name=name or upstream.name, description=desc, domains=[world_tools_domain()], tools=specs)
 
 
 @dataclass
@@ -213,7 +213,8 @@ class Mirror:
             dialect=self.dialect if engine else None, seed=seed, source="mirror",
             state={"upstream": self.upstream.spec.describe()},
         )
-        ep = MirrorEpisode(Episode(episode_id, self.world, seed, engine.url if engine else "", {"mcp": {}}))
+        ep = MirrorEpisode(self.sim.new_episode(episode_id, self.world, seed) if self.sim is not None
+                           else Episode(episode_id, self.world, seed, "", {}))
         self._episodes[key] = ep
         return ep
 
@@ -223,8 +224,8 @@ class Mirror:
             index = ep.next_index
             ep.next_index += 1
             t0 = time.perf_counter()
-            row: dict[str, Any] = {"episode_id": ep.sim.id, "idx": index, "domain": "mcp", "tool": name,
-                                   "arguments": arguments or {}}
+            row: dict[str, Any] = {"episode_id": ep.sim.id, "idx": index, "domain": self.world.domains[0],
+                                   "tool": name, "arguments": arguments or {}}
             try:
                 result = await self.upstream.call(name, arguments)
             except Exception as err:  # the upstream failed: the agent hears it, the log keeps it
@@ -239,10 +240,13 @@ class Mirror:
             row.update(real_observation=text, real_structured=real_structured, provenance="real",
                        latency_ms=(time.perf_counter() - t0) * 1000)
             step_id = await self.store.add_step(row)
-            history = list(ep.sim.history.get("mcp", []))
             spec = self.sim.tools.get(name) if self.sim else None
-            if spec is not None:
-                ep.sim.history.setdefault("mcp", []).append(Turn(self.sim._dialect(ep.sim).action_text(spec, arguments or {}), text))
+            history: list[Turn] = []
+            if spec is not None and ep.sim.dialect is not None:
+                # The prediction sees the real results before this one (teacher forcing, as eval does).
+                history = list(ep.sim.history.get(spec.domain, []))
+                ep.sim.history.setdefault(spec.domain, []).append(Turn(ep.sim.dialect.action_text(spec, arguments or {}),
+                                                                        text))
         if self.sim is not None and spec is not None:
             self._schedule(ep, index, step_id, name, arguments or {}, history)
         meta = dict(result.meta or {}) if hasattr(result, "meta") else {}
@@ -265,19 +269,14 @@ class Mirror:
                        history: list[Turn]) -> None:
         assert self.sim is not None
         async with self._predicting:
-            tool = self.sim.tools[name]
-            domain = self.sim.domains["mcp"]
-            fmt = get_format(domain.format)
-            engine = self.sim.engines.for_episode(ep.sim.id)
             t0 = time.perf_counter()
             update: dict[str, Any]
             try:
-                parsed, _, tokens = await self.sim._predict(ep.sim, index, domain, fmt, name, arguments, {},
-                                                            history, self.sim._dialect(ep.sim).action_text(tool, arguments), engine,
-                                                            structured=False)
+                p = await self.sim.predict(ep.sim, index, name, arguments, structured=False, state={}, history=history)
+                parsed = p.parsed
                 update = {"observation": parsed.text, "provenance": "real",
                           "structured": json.dumps(parsed.structured) if parsed.structured else None,
-                          "prompt_tokens": tokens[0], "completion_tokens": tokens[1],
+                          "prompt_tokens": p.prompt_tokens, "completion_tokens": p.completion_tokens,
                           "prediction_ms": (time.perf_counter() - t0) * 1000}
                 self.predicted += 1
             except AgentFault as fault:

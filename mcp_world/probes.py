@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 from lxml import etree
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import AgentFault, WorldFileError
 from .generate import Action as Step  # a probe's step is a task file's action
@@ -47,17 +47,34 @@ class Probe(BaseModel):
     steps: list[Step] = Field(min_length=1)
     expect: Expect
 
-    @field_validator("steps", mode="before")
-    @classmethod
-    def _shell_shorthand(cls, value: Any) -> Any:
-        # A plain string is a terminal command.
-        return [{"tool": "run_command", "arguments": {"command": v}} if isinstance(v, str) else v for v in value]
+
+class Shorthand(BaseModel):
+    """A suite's plain-string steps mean one tool's one argument (e.g. a shell command)."""
+
+    model_config = ConfigDict(extra="forbid")
+    tool: str
+    argument: str
+
+
+def _expand(probe: Any, shorthand: Shorthand | None) -> Any:
+    if not isinstance(probe, dict) or not isinstance(probe.get("steps"), list):
+        return probe
+    steps = []
+    for v in probe["steps"]:
+        if isinstance(v, str):
+            if shorthand is None:
+                raise WorldFileError(f"probe {probe.get('id')!r}: a plain-string step needs the suite's "
+                                     "`shorthand: {tool, argument}`")
+            v = {"tool": shorthand.tool, "arguments": {shorthand.argument: v}}
+        steps.append(v)
+    return {**probe, "steps": steps}
 
 
 def load_suite(path: Path = SUITE) -> list[Probe]:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        probes = [Probe.model_validate(p) for p in data["probes"]]
+        shorthand = Shorthand.model_validate(data["shorthand"]) if data.get("shorthand") else None
+        probes = [Probe.model_validate(_expand(p, shorthand)) for p in data["probes"]]
     except (OSError, yaml.YAMLError, KeyError, TypeError) as err:
         raise WorldFileError(f"cannot read the probe suite {path}: {err}") from None
     except ValidationError as err:

@@ -17,7 +17,7 @@ import uvicorn
 
 from . import embedded
 from .dialects import get_dialect
-from .engine import EnginePool, OpenAIEngine, StartGate
+from .engines import EnginePool, StartGate, VLLMEngine, open_url, resolve
 from .errors import MCPWorldError
 from .server import build_server
 from .simulator import Limits, Sampling, Simulator
@@ -30,7 +30,7 @@ Say = Callable[[str], None]
 
 @dataclass(frozen=True)
 class ServeConfig:
-    world: World
+    world: World | None  # None: for commands that only need the engines (mirror, probe)
     db: Path
     engines: tuple[str, ...] = ("embedded",)  # "embedded" or OpenAI-compatible base URLs
     model: str | None = None  # the engine's model name; default: what it lists first
@@ -113,15 +113,16 @@ class Running:
 def make_engines(cfg: ServeConfig, running: Running, say: Say, background_start: bool) -> EnginePool:
     engines = []
     for spec in cfg.engines:
-        if spec != "embedded":
-            engines.append(OpenAIEngine(spec, model=cfg.model, timeout_s=cfg.engine_timeout_s,
-                                        max_observation_chars=cfg.limits.max_observation_chars))
+        choice = resolve(spec)  # an unknown name is refused here, with the names accepted
+        if choice.kind == "url":
+            engines.append(open_url(choice.url, model=cfg.model, timeout_s=cfg.engine_timeout_s,
+                                    max_observation_chars=cfg.limits.max_observation_chars))
             continue
         model = embedded.served_name(cfg.embedded.adapter)
         record = embedded.find_background(cfg.embedded.cache)
         if record is not None and record.model == model:
             say(f"using the background embedded engine at {record.url} (pid {record.pid})")
-            engines.append(OpenAIEngine(record.url, model=model, timeout_s=cfg.engine_timeout_s,
+            engines.append(VLLMEngine(record.url, model=model, timeout_s=cfg.engine_timeout_s,
                                         max_observation_chars=cfg.limits.max_observation_chars))
             continue
         if record is not None:
@@ -148,7 +149,7 @@ def make_engines(cfg: ServeConfig, running: Running, say: Say, background_start:
             threading.Thread(target=_start, name="embedded-engine", daemon=True).start()
         else:
             _start()
-        engines.append(OpenAIEngine(url, model=model, timeout_s=cfg.engine_timeout_s,
+        engines.append(VLLMEngine(url, model=model, timeout_s=cfg.engine_timeout_s,
                                     max_observation_chars=cfg.limits.max_observation_chars, starting=gate))
     return EnginePool(engines)
 
@@ -180,6 +181,8 @@ def connect_lines(url: str, world: str, repo_python: str) -> str:
 def serve(cfg: ServeConfig, say: Say) -> None:
     """Serve until interrupted. Everything started here is stopped on the way out."""
     check_exposure(cfg)
+    if cfg.world is None:
+        raise MCPWorldError("serve needs a world")
     store = Store(cfg.db)
     running = Running(say)
     pool: EnginePool | None = None
@@ -216,7 +219,7 @@ async def _run_stdio(server) -> None:
 
 
 def make_shadow(cfg: ServeConfig):
-    from .executors import EXECUTORS, SandboxLimits
+    from .executors import EXECUTORS, ShadowOptions
 
     unknown = [d for d in cfg.shadow + cfg.real if d not in EXECUTORS]
     if unknown:
@@ -224,20 +227,15 @@ def make_shadow(cfg: ServeConfig):
     missing = [d for d in cfg.real if d not in cfg.shadow]
     if missing:
         raise MCPWorldError(f"--real {missing[0]} needs --shadow {missing[0]} (the real run it returns)")
-    outside = [d for d in cfg.shadow if d not in cfg.world.domains]
+    outside = [d for d in cfg.shadow if cfg.world is None or d not in cfg.world.domains]
     if outside:
-        raise MCPWorldError(f"world '{cfg.world.name}' has no {outside[0]} domain to shadow")
-    if cfg.shadow_origins and "browser" not in cfg.shadow:
-        raise MCPWorldError("--shadow-origin is for the shadow browser: add --shadow browser")
-    executors = {}
-    for d in dict.fromkeys(cfg.shadow):
-        if d == "terminal":
-            executors[d] = EXECUTORS[d](SandboxLimits(timeout_s=cfg.shadow_timeout_s))
-        else:
-            from .executors.browser import BrowserLimits
-
-            executors[d] = EXECUTORS[d](cfg.shadow_origins, BrowserLimits(timeout_s=cfg.shadow_timeout_s))
-    return executors
+        raise MCPWorldError(f"world '{cfg.world.name if cfg.world else ''}' has no {outside[0]} domain to shadow")
+    readers = [d for d, cls in EXECUTORS.items() if cls.uses_origins]
+    if cfg.shadow_origins and not any(d in cfg.shadow for d in readers):
+        raise MCPWorldError(f"--shadow-origin is for the real executors of {', '.join(readers)}: add --shadow "
+                            f"{readers[0]}")
+    options = ShadowOptions(timeout_s=cfg.shadow_timeout_s, origins=cfg.shadow_origins)
+    return {d: EXECUTORS[d].from_options(options) for d in dict.fromkeys(cfg.shadow)}
 
 
 def check_exposure(cfg: ServeConfig) -> None:

@@ -19,16 +19,17 @@ from typing import Any
 import jsonschema
 from jsonschema.validators import validator_for
 
-from .dialects import Dialect, Turn
+from .dialects import Dialect, Rendered, Turn
 from .domain import Domain, Tool, domain_for
-from .engine import CompletionRequest, EnginePool
-from .errors import AgentFault, FaultKind
-from .formats import Call, FormatError, Parsed, get_format
-from . import state as state_doc
+from .engines import CompletionRequest, EnginePool
+from .errors import AgentFault, FaultKind, FormatError, StateError
+from .rules import Call, Parsed
 from .store import Store
 from .world import World, available_worlds, load_world
 
 log = logging.getLogger("mcp_world")
+STATE_MODES = ("off", "prompt", "full")  # history only; + the state's summary; + answers from the state
+MAX_SUMMARY_CHARS = 1_500
 
 
 @dataclass(frozen=True)
@@ -49,12 +50,9 @@ class Sampling:
 
     temperature: float = 0.3
     top_p: float = 0.95
-    repetition_penalty: float | None = 1.05  # vLLM's extension of the OpenAI API; None: omit
+    repetition_penalty: float | None = 1.05  # where the engine supports it; None: omit
     repair_temperature: float = 0.2
-    constrained: bool = True  # use a domain's grammar (vLLM structured outputs) when it has one
-
-    def extra(self) -> dict[str, Any]:
-        return {"repetition_penalty": self.repetition_penalty} if self.repetition_penalty else {}
+    constrained: bool = True  # use a domain's grammar (constrained decoding) when it has one
 
 
 @dataclass
@@ -79,8 +77,18 @@ class Episode:
     dialect: Dialect | None = None  # chosen when the episode starts (auto: by the engine's model name)
 
 
+@dataclass
+class Prediction:
+    """The world model's observation for one step, with what it cost."""
+
+    parsed: Parsed
+    attempts: int  # answers that were not valid before this one (the bounded repair)
+    prompt_tokens: int
+    completion_tokens: int
+
+
 def initial_state(world: World) -> dict[str, dict[str, Any]]:
-    return {d: state_doc.initial(world, d) for d in world.domains}
+    return {d: domain_for(world, d).rules.initial(world) for d in world.domains}
 
 
 class Simulator:
@@ -100,8 +108,8 @@ class Simulator:
         # Shadow mode: real executors by domain (executors/: a bubblewrap terminal, a local-only
         # browser) observe each action for real; `real` names the domains whose agent receives it.
         self.shadow: dict[str, Any] = dict(shadow or {})
-        if state_mode not in state_doc.MODES:
-            raise ValueError(f"state mode must be one of {', '.join(state_doc.MODES)}, not {state_mode!r}")
+        if state_mode not in STATE_MODES:
+            raise ValueError(f"state mode must be one of {', '.join(STATE_MODES)}, not {state_mode!r}")
         self.state_mode = state_mode  # off: history only; prompt: + state summary; full: + answers from state
         self.replay_cache = replay_cache  # reuse an answer given before to the very same situation
         self._token_ratio = 1.0  # engine-counted / estimated prompt tokens, when we under-estimate
@@ -202,8 +210,8 @@ class Simulator:
         stored = json.loads(row["state"] or "null") or {}
         for d, doc in stored.items():
             try:
-                state[d] = state_doc.validated(d, doc)
-            except state_doc.StateError as err:
+                state[d] = self.domains[d].rules.validated(doc, d) if d in self.domains else doc
+            except StateError as err:
                 log.warning("episode %s: stored %s state ignored (%s)", row["id"], d, err)
         ep = Episode(row["id"], world, row["seed"], row["engine_url"], state)
         ep.dialect = self._dialect(ep, row["dialect"])
@@ -282,7 +290,6 @@ class Simulator:
                       row: dict[str, Any]) -> StepResult:
         tool = self.check_arguments(tool_name, arguments)
         domain = self.domains[tool.domain]
-        fmt = get_format(domain.format)
         state = ep.state.setdefault(domain.name, {})
         action = self._dialect(ep).action_text(tool, arguments)
         history = ep.history.setdefault(domain.name, [])
@@ -294,7 +301,7 @@ class Simulator:
             real_run = asyncio.ensure_future(executor.observe(ep.id, ep.world, tool_name, arguments, dict(state)))
         from_state = None
         try:
-            from_state = self._from_state(domain, state, tool_name, arguments) if real_run is None or \
+            from_state = self._state_answer(domain, state, tool_name, arguments) if real_run is None or \
                 domain.name not in self.real else None
             if from_state is not None:
                 parsed, attempt, tokens = from_state, 0, (0, 0)
@@ -307,8 +314,8 @@ class Simulator:
                     parsed, attempt, tokens = Parsed(hit[0], hit[1]), 0, (0, 0)
                     row["provenance"] = "cache"
                 else:
-                    parsed, attempt, tokens = await self._predict(ep, index, domain, fmt, tool_name, arguments,
-                                                                  state, history, action, engine)
+                    p = await self.predict(ep, index, tool_name, arguments)
+                    parsed, attempt, tokens = p.parsed, p.attempts, (p.prompt_tokens, p.completion_tokens)
                     if cache_key:
                         await self.store.cache_put(cache_key, parsed.text, parsed.structured, engine.model)
         except AgentFault as fault:
@@ -321,14 +328,13 @@ class Simulator:
             # The agent gets the real observation; the log says why there is no simulated one.
             row["prediction_error"] = f"{fault.kind.value}: {fault.message}"[:2000]
             parsed, attempt, tokens = None, 0, (0, 0)
-        where = state.get("cwd", "")
+        where = domain.rules.where(state)
         provenance = "state" if parsed is not None and from_state is parsed else row.get("provenance") or "model"
         agent_text = parsed.text if parsed else ""
-        agent_structured = parsed.structured if parsed else {}
+        call = Call(tool_name, arguments, state, spec=tool)
         # A tool's own failure (an mcp error result, a repository tool's `error: …`) goes back as isError.
-        is_error = bool(agent_structured and agent_structured.get("isError" if domain.name == "mcp" else "error"))
-        if domain.name == "mcp" and (is_error or not tool.output_schema):
-            agent_structured = None  # MCP: structured content only for tools that declare an outputSchema
+        is_error = parsed is not None and domain.rules.is_error(parsed)
+        agent_structured = domain.rules.agent_structured(call, parsed) if parsed else {}
         real = await real_run if real_run is not None else None
         if real is not None:
             row.update(real_observation=real.text, real_structured=real.logged)
@@ -337,8 +343,8 @@ class Simulator:
         elif parsed is None:  # the model failed and this action had no real run to fall back on
             raise AgentFault(FaultKind.MALFORMED_OBSERVATION, "the world model gave no valid observation "
                              "and this action has no real counterpart; try the call again")
-        seen = parsed.structured if parsed is not None and domain.name == "mcp" else agent_structured
-        self._update_state(domain.name, state, tool_name, arguments, seen or {}, agent_text)
+        seen = agent_structured if agent_structured is not None else (parsed.structured if parsed else {})
+        self._apply(domain, state, tool_name, arguments, seen or {}, agent_text)
         # The world stays consistent with what the agent was shown.
         history.append(Turn(action, agent_text, where))
         if parsed is not None and parsed.thinking:
@@ -348,24 +354,43 @@ class Simulator:
                    repaired=int(bool(parsed) and (parsed.repaired or attempt > 0)))
         return StepResult(index, agent_text, agent_structured, provenance, is_error and provenance != "real")
 
-    async def _predict(self, ep: Episode, index: int, domain: Domain, fmt: Any, tool_name: str,
-                       arguments: dict[str, Any], state: dict[str, Any], history: list[Turn], action: str,
-                       engine: Any, structured: bool = True) -> tuple[Any, int, tuple[int, int]]:
-        """The world model's observation for this action (with the bounded repair). `structured`:
-        also produce structured content an outputSchema asks for (eval and mirror score the text)."""
+    # -- the public step calls (serve, mirror, eval and the trainer all use these) ----------------
+    def new_episode(self, episode_id: str, world: World | None = None, seed: int = 0) -> Episode:
+        """An episode outside the server's live set (eval, the trainer): not registered, not logged;
+        its dialect is chosen from the model its engine serves, as far as that is known."""
+        engine = self.engines.for_episode(episode_id)
+        world = world or self.world
+        ep = Episode(episode_id, world, seed, engine.url, initial_state(world))
+        ep.dialect = self._dialect(ep)
+        return ep
+
+    async def predict(self, ep: Episode, index: int, tool_name: str, arguments: dict[str, Any], *,
+                      structured: bool = True, state: dict[str, Any] | None = None,
+                      history: list[Turn] | None = None) -> Prediction:
+        """The world model's observation for this action of the episode (with the bounded repair):
+        rendered from the episode's state and history (or the ones given), parsed and validated by
+        the tool's domain. `structured`: also produce structured content an outputSchema asks for
+        (eval and mirror score the text). The episode is not changed."""
+        tool = self.tools[tool_name]
+        domain = self.domains[tool.domain]
+        state = ep.state.setdefault(domain.name, {}) if state is None else state
         dialect = self._dialect(ep)
-        spec = self.tools.get(tool_name)
-        rendered = self.render(ep, domain, fmt, tool_name, arguments, state, history, action)
+        engine = self.engines.for_episode(ep.id)
+        rendered = self.render(ep, tool_name, arguments, state=state, history=history)
+        grammar = domain.grammar_for(tool_name) if self.sampling.constrained and rendered.constrained else None
         problems: list[str] = []
         prompt_tokens = completion_tokens = 0
         for attempt in range(1 + self.limits.repair_attempts):
             request = CompletionRequest(
                 messages=rendered.messages, max_tokens=domain.max_tokens + rendered.extra_tokens,
-                prefill=rendered.prefill,
-                stop=rendered.stop, seed=_step_seed(ep.seed, index, attempt),
+                prefill=rendered.prefill, stop=rendered.stop, seed=_step_seed(ep.seed, index, attempt),
                 temperature=self.sampling.temperature if attempt == 0 else self.sampling.repair_temperature,
-                top_p=self.sampling.top_p,
-                extra={**self._extra(domain, tool_name, rendered.constrained), **rendered.extra},
+                top_p=self.sampling.top_p, top_k=rendered.top_k,
+                repetition_penalty=rendered.repetition_penalty if rendered.repetition_penalty is not None
+                else self.sampling.repetition_penalty,
+                # Measured on the embedded model: free-running, 0 of 6 Android answers were valid dumps
+                # (nodes without bounds); under the grammar every answer parses.
+                grammar=grammar, thinking=rendered.thinking,
             )
             completion = await engine.complete(request)
             self._learn_ratio(rendered, completion.prompt_tokens)
@@ -374,11 +399,11 @@ class Simulator:
             thinking = completion.reasoning or dialect.thinking_of(completion.text)
             try:
                 raw = dialect.extract(completion.text)
-                parsed = fmt.parse(rendered.answer_prefix + raw,
-                                   Call(tool_name, arguments, state, completion.truncated, spec))
+                parsed = domain.rules.parse(rendered.answer_prefix + raw,
+                                            Call(tool_name, arguments, state, completion.truncated, tool))
                 if parsed.needs_structured and structured:
                     parsed.structured, used = await self._structured(ep, index, attempt, rendered, parsed.text,
-                                                                     spec, engine)
+                                                                     tool, engine)
                     prompt_tokens += used[0]
                     completion_tokens += used[1]
             except FormatError as err:
@@ -392,17 +417,51 @@ class Simulator:
                 f"the world model's answer was not a valid {domain.format} observation after "
                 f"{1 + self.limits.repair_attempts} attempts ({'; '.join(problems)}); try the call again",
             )
-        return parsed, attempt, (prompt_tokens, completion_tokens)
+        return Prediction(parsed, attempt, prompt_tokens, completion_tokens)
 
-    def render(self, ep: Episode, domain: Domain, fmt: Any, tool_name: str, arguments: dict[str, Any],
-               state: dict[str, Any], history: list[Turn], action: str) -> Any:
-        """The prompt the world model gets for this action (the trainer renders the same)."""
+    def render(self, ep: Episode, tool_name: str, arguments: dict[str, Any], *, state: dict[str, Any] | None = None,
+               history: list[Turn] | None = None) -> Rendered:
+        """The prompt the world model gets for this action of the episode (the trainer renders the same)."""
+        tool = self.tools[tool_name]
+        domain = self.domains[tool.domain]
+        state = ep.state.setdefault(domain.name, {}) if state is None else state
+        history = ep.history.setdefault(domain.name, []) if history is None else history
         dialect = self._dialect(ep)
         reserve = domain.max_tokens + getattr(dialect, "extra_tokens", 0)
         budget = int((self.limits.context_tokens - reserve - 64) / self._token_ratio)
-        answer_prefix = fmt.prefill(Call(tool_name, arguments, state, spec=self.tools.get(tool_name)))
-        note = state_doc.summary(domain.name, state) if self.state_mode != "off" else ""
-        return dialect.render(ep.world, domain, state, history, action, answer_prefix, budget, note)
+        answer_prefix = domain.rules.prefill(Call(tool_name, arguments, state, spec=tool))
+        note = self.summary(domain, state) if self.state_mode != "off" else ""
+        return dialect.render(ep.world, domain, state, history, dialect.action_text(tool, arguments), answer_prefix,
+                              budget, note)
+
+    def state_answer(self, ep: Episode, tool_name: str, arguments: dict[str, Any]) -> Parsed | None:
+        """The observation when the episode's state alone determines it (in state mode `full`)."""
+        domain = self.domains[self.tools[tool_name].domain]
+        return self._state_answer(domain, ep.state.setdefault(domain.name, {}), tool_name, arguments)
+
+    def observe(self, ep: Episode, tool_name: str, arguments: dict[str, Any], observation: str,
+                structured: dict[str, Any] | None = None) -> None:
+        """Advance the episode by an observation that did not come from the model (a real one, in eval
+        and the trainer): the next step sees it in the history and the state it implies."""
+        tool = self.tools[tool_name]
+        domain = self.domains[tool.domain]
+        state = ep.state.setdefault(domain.name, {})
+        where = domain.rules.where(state)
+        try:
+            seen = domain.rules.parse(observation, Call(tool_name, arguments, state, spec=tool)).structured
+        except FormatError:
+            seen = structured or {}
+        self._apply(domain, state, tool_name, arguments, seen, observation)
+        ep.history.setdefault(domain.name, []).append(Turn(self._dialect(ep).action_text(tool, arguments),
+                                                           observation, where))
+
+    def summary(self, domain: Domain, state: dict[str, Any]) -> str:
+        """The state's summary for the prompt, bounded."""
+        try:
+            text = domain.rules.summary(state)
+        except ValueError:  # pydantic's ValidationError included: a state the rules cannot read
+            return ""
+        return text if len(text) <= MAX_SUMMARY_CHARS else text[: MAX_SUMMARY_CHARS - 3] + "..."
 
     def _learn_ratio(self, rendered: Any, real_tokens: int) -> None:
         """When the engine counts more prompt tokens than we estimated, shrink later budgets to match."""
@@ -415,7 +474,7 @@ class Simulator:
     async def _structured(self, ep: Episode, index: int, attempt: int, rendered: Any, text: str, spec: Tool,
                           engine: Any) -> tuple[dict[str, Any], tuple[int, int]]:
         """A declared outputSchema the text does not satisfy by itself: ask for the structured content
-        under the schema (vLLM structured outputs), given the text just predicted."""
+        under the schema (constrained decoding where the engine has it), given the text just predicted."""
         schema = {k: v for k, v in (spec.output_schema or {}).items() if k != "$schema"}
         messages = list(rendered.messages) + [
             {"role": "assistant", "content": (rendered.prefill or "") + text},
@@ -425,7 +484,7 @@ class Simulator:
         request = CompletionRequest(
             messages=messages, max_tokens=self.domains[spec.domain].max_tokens,
             seed=_step_seed(ep.seed, index, attempt + 17), temperature=0.0, top_p=1.0,
-            extra={**self.sampling.extra(), "structured_outputs": {"json": schema}},
+            repetition_penalty=self.sampling.repetition_penalty, json_schema=schema,
         )
         completion = await engine.complete(request)
         used = (completion.prompt_tokens, completion.completion_tokens)
@@ -438,15 +497,6 @@ class Simulator:
             raise FormatError(f"the structured content for {spec.name} does not match its outputSchema: "
                               f"{errors[0].message[:200]}")
         return value, used
-
-    def _extra(self, domain: Domain, tool: str, constrained: bool = True) -> dict[str, Any]:
-        extra = self.sampling.extra()
-        grammar = domain.grammar_for(tool)
-        if grammar and self.sampling.constrained and constrained:
-            # Measured on the embedded model: free-running, 0 of 6 Android answers were valid dumps
-            # (nodes without bounds); under the grammar every answer parses.
-            extra["structured_outputs"] = {"grammar": grammar}
-        return extra
 
     def _cache_key(self, ep: Episode, domain: Domain, tool: str, arguments: dict[str, Any], state: dict[str, Any],
                    history: list[Turn], engine: Any) -> str:
@@ -464,68 +514,23 @@ class Simulator:
         }, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(material.encode()).hexdigest()
 
-    def _from_state(self, domain: Domain, state: dict[str, Any], tool: str, arguments: dict[str, Any]) -> Any:
-        """The observation when the episode's state alone determines it (state mode `full`)."""
-        from .formats import Parsed, next_cwd
-
+    def _state_answer(self, domain: Domain, state: dict[str, Any], tool: str, arguments: dict[str, Any]) -> Parsed | None:
         if self.state_mode != "full":
             return None
         try:
-            if domain.name == "terminal":
-                command = str(arguments.get("command", ""))
-                answer = state_doc.terminal_answer(state, command)
-                if answer is None:
-                    answer = state_doc.terminal_silent(state, command)
-                if answer is None:
-                    return None
-                out, code = answer
-                home = state.get("home", "/home/user")
-                return Parsed(out, {"output": out, "exit_code": code,
-                                    "cwd": next_cwd(command, state.get("cwd", home), home, code)})
-            if domain.name == "browser":
-                page = state_doc.browser_answer(state, tool, arguments)
-                return Parsed(page[0], page[1]) if page else None
-            if domain.name == "search":
-                text = state_doc.search_answer(state, tool, self.tools[tool].with_defaults(arguments))
-                return get_format(domain.format).parse(text, Call(tool, arguments, state)) if text else None
-            if domain.name == "mcp":
-                hit = state_doc.mcp_answer(state, self.tools[tool], arguments)
-                return Parsed(hit[0], hit[1] or {}) if hit else None
-            if domain.name == "swe":
-                return state_doc.repo.answer(state, tool, self.tools[tool].with_defaults(arguments))
-            if domain.name == "os":
-                return state_doc.desktop.answer(state, tool, arguments)
-            if domain.name == "android":
-                dump = state_doc.android_answer(state, tool, arguments)
-                if dump is None:
-                    return None
-                return get_format(domain.format).parse(dump, Call(tool, arguments, state))
+            return domain.rules.answer(state, Call(tool, arguments, state, spec=self.tools[tool]))
         except (ValueError, FormatError) as err:
             log.warning("state answer for %s skipped: %s", tool, err)
         return None
 
-    def _update_state(self, domain: str, state: dict[str, Any], tool: str, arguments: dict[str, Any],
-                      structured: dict[str, Any], observation: str = "") -> None:
+    def _apply(self, domain: Domain, state: dict[str, Any], tool: str, arguments: dict[str, Any],
+               structured: dict[str, Any], observation: str = "") -> None:
         """Advance the domain's state document; an update that does not validate leaves it as it was."""
         try:
-            if domain == "terminal":
-                new = state_doc.terminal_apply(state, str(arguments.get("command", "")), observation,
-                                               int(structured.get("exit_code", 0) or 0), structured.get("cwd", ""))
-            elif domain == "browser":
-                new = state_doc.browser_apply(state, tool, arguments, observation, structured)
-            elif domain == "android":
-                new = state_doc.android_apply(state, tool, arguments, observation, structured)
-            elif domain == "search" and tool in self.tools:
-                new = state_doc.search_apply(state, tool, self.tools[tool].with_defaults(arguments), observation,
-                                             structured)
-            elif domain == "mcp" and tool in self.tools:
-                new = state_doc.mcp_apply(state, self.tools[tool], arguments, observation, structured)
-            elif domain in ("swe", "os"):
-                module = state_doc.repo if domain == "swe" else state_doc.desktop
-                new = state_doc.validated(domain, module.apply(state, tool, arguments, observation, structured))
-            else:
-                return
-        except (state_doc.StateError, ValueError) as err:
+            new = domain.rules.apply(state, Call(tool, arguments, state, spec=self.tools.get(tool)), observation,
+                                     structured)
+            new = dict(domain.rules.validated(new, domain.name))  # a copy: `state` is cleared next
+        except (StateError, ValueError) as err:
             log.warning("state update after %s rejected: %s", tool, err)
             return
         state.clear()

@@ -1,4 +1,5 @@
-"""Worlds: YAML files that say what exists (DESIGN.md, "Worlds"), validated with pydantic."""
+"""Worlds: YAML files that say what exists (DESIGN.md, "Worlds"), validated with pydantic. Each
+domain checks its own part of a world (its structured seed) through its rules."""
 
 from __future__ import annotations
 
@@ -8,114 +9,12 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from .domain import domain_names, load_domain
 from .errors import WorldFileError
 from .paths import WORLDS_DIR
+from .specs import Demonstration, ToolSpec
 
-
-class ToolSpec(BaseModel):
-    """A tool declared by a world (the `mcp` domain) or copied from a real MCP server."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-    name: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,128}$")
-    title: str | None = None
-    description: str = ""
-    input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"}, alias="inputSchema")
-    output_schema: dict[str, Any] | None = Field(default=None, alias="outputSchema")
-    annotations: dict[str, Any] | None = None
-
-    @field_validator("input_schema", "output_schema")
-    @classmethod
-    def _a_schema(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        if value is None:
-            return value
-        from jsonschema.exceptions import SchemaError
-        from jsonschema.validators import validator_for
-
-        if value.get("type", "object") != "object":
-            raise ValueError(f"a tool's schemas describe an object (type: object), not {value.get('type')!r}")
-        try:
-            validator_for(value).check_schema(value)
-        except SchemaError as err:
-            raise ValueError(f"not a valid JSON schema: {err.message}") from None
-        return value
-
-
-class Demonstration(BaseModel):
-    """A real transition shown to the world model as an example of the tool's output."""
-
-    model_config = ConfigDict(extra="forbid")
-    tool: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
-    observation: str
-    structured: dict[str, Any] | None = None
-
-
-class GitSeed(BaseModel):
-    """A git repository in the terminal world: the folder, its branch and one commit of its files."""
-
-    model_config = ConfigDict(extra="forbid")
-    path: str
-    branch: str = "main"
-    message: str = "Initial commit"
-    author: str = "user <user@example.com>"
-    log: list[str] = Field(default_factory=list)  # recent commits, newest first, as `git log --oneline` shows them
-
-
-class TerminalSeed(BaseModel):
-    """The terminal domain's structured seed: who and where the shell is, and which files exist."""
-
-    model_config = ConfigDict(extra="forbid")
-    hostname: str = "devbox"
-    user: str = "user"
-    cwd: str = "/home/user"
-    files: dict[str, str | None] = Field(default_factory=dict)  # path -> contents (None: exists, unknown)
-    git: list[GitSeed] = Field(default_factory=list)
-    notes: str = ""
-
-
-class RepoSeed(BaseModel):
-    """The swe domain's seed: a code base (paths relative to its root) and how its tests run."""
-
-    model_config = ConfigDict(extra="forbid")
-    root: str = "/workspace/project"
-    language: str = "python"
-    files: dict[str, str | None] = Field(default_factory=dict)  # path -> contents (None: exists, unknown)
-    complete: bool = True  # `files` lists the whole repository: anything else does not exist
-    test_command: str = "pytest"
-    failing_tests: list[str] = Field(default_factory=list)  # test ids that fail at the start
-    notes: str = ""
-
-    @field_validator("files")
-    @classmethod
-    def _relative_paths(cls, value: dict[str, str | None]) -> dict[str, str | None]:
-        bad = [p for p in value if p.startswith("/") or ".." in p.split("/") or not p.strip()]
-        if bad:
-            raise ValueError(f"repository paths are relative to its root, without '..': {bad[:5]}")
-        return value
-
-
-class DesktopSeed(BaseModel):
-    """The os domain's seed: the screen and the accessibility tree shown at the start."""
-
-    model_config = ConfigDict(extra="forbid")
-    width: int = Field(default=1920, ge=320, le=10000)
-    height: int = Field(default=1080, ge=240, le=10000)
-    tree: str  # one node per line, indented by depth (DESIGN.md, os observations)
-    notes: str = ""
-
-    @field_validator("tree")
-    @classmethod
-    def _a_tree(cls, value: str) -> str:
-        from .formats import FormatError, parse_tree
-
-        try:
-            parse_tree(value)
-        except FormatError as err:
-            raise ValueError(f"seed.os.tree is not an accessibility tree: {err}") from None
-        return value
-
-
-SEED_MODELS: dict[str, type[BaseModel]] = {"terminal": TerminalSeed, "swe": RepoSeed, "os": DesktopSeed}
+__all__ = ["Demonstration", "ToolSpec", "World", "available_worlds", "load_world", "parse_world"]
 
 
 class World(BaseModel):
@@ -133,8 +32,6 @@ class World(BaseModel):
     @field_validator("domains")
     @classmethod
     def _known_domains(cls, value: list[str]) -> list[str]:
-        from .domain import domain_names
-
         known = domain_names()
         unknown = [d for d in value if d not in known]
         if unknown:
@@ -147,44 +44,35 @@ class World(BaseModel):
     @classmethod
     def _seed_per_domain(cls, value: dict[str, Any], info: Any) -> dict[str, Any]:
         for key, seed in value.items():
-            if key in SEED_MODELS and isinstance(seed, dict):
-                SEED_MODELS[key].model_validate(seed)
-            elif not isinstance(seed, (str, dict)):
+            if not isinstance(seed, (str, dict)):
                 raise ValueError(f"seed.{key} must be text or a mapping, got {type(seed).__name__}")
+            if key in domain_names():
+                load_domain(key).rules.seed(seed)  # the domain's own check of its structured seed
         return value
 
     @model_validator(mode="after")
-    def _tools_belong_to_mcp(self) -> World:
+    def _declared_tools_have_a_domain(self) -> World:
         names = [t.name for t in self.tools]
-        if "mcp" in self.domains and not self.tools:
-            raise ValueError("the mcp domain simulates the tools the world declares: give `tools` "
+        hosts = [d for d in self.domains if load_domain(d).tools_from_world]
+        if hosts and not self.tools:
+            raise ValueError(f"the {hosts[0]} domain simulates the tools the world declares: give `tools` "
                              "(name, description, inputSchema)")
-        if self.tools and "mcp" not in self.domains:
-            raise ValueError("`tools` are simulated by the mcp domain: add mcp to `domains`")
+        if self.tools and not hosts:
+            takers = [d for d in domain_names() if load_domain(d).tools_from_world]
+            raise ValueError(f"`tools` are simulated by a domain that serves a world's own tools: add one of "
+                             f"{takers} to `domains`")
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"tools declared twice: {dupes}")
-        from .domain import load_domain
-
-        taken = {t.name for d in self.domains if d != "mcp" for t in load_domain(d).tools} | {"world_reset"}
+        taken = {t.name for d in self.domains if d not in hosts for t in load_domain(d).tools} | {"world_reset"}
         clash = sorted(set(names) & taken)
         if clash:
             raise ValueError(f"declared tools {clash} clash with tools mcp-world already serves here")
         return self
 
-    def terminal_seed(self) -> TerminalSeed:
-        seed = self.seed.get("terminal")
-        if isinstance(seed, dict):
-            return TerminalSeed.model_validate(seed)
-        return TerminalSeed(notes=seed or "")
-
-    def repo_seed(self) -> RepoSeed:
-        seed = self.seed.get("swe")
-        return RepoSeed.model_validate(seed) if isinstance(seed, dict) else RepoSeed(notes=seed or "", complete=False)
-
-    def desktop_seed(self) -> DesktopSeed | None:
-        seed = self.seed.get("os")
-        return DesktopSeed.model_validate(seed) if isinstance(seed, dict) else None
+    def seed_of(self, domain: str) -> Any:
+        """The domain's seed as its rules read it (a validated seed object where it has one)."""
+        return load_domain(domain).rules.seed(self.seed.get(domain))
 
     def seed_text(self, domain: str) -> str:
         """The domain's seed as text for a prompt."""

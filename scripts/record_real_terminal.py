@@ -84,7 +84,7 @@ def record(world, episodes: list[list[str]], out: Path, prefix: str) -> int:
     with out.open("w", encoding="utf-8") as f:
         for n, commands in enumerate(episodes, 1):
             box = TerminalSandbox(world, SandboxLimits(timeout_s=20))
-            seed = world.terminal_seed()
+            seed = world.seed_of("terminal")
             cwd, home = seed.cwd, box.home
             steps = []
             try:

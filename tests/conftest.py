@@ -13,7 +13,7 @@ import pytest
 
 from mcp_world import embedded
 from mcp_world.dialects import get_dialect
-from mcp_world.engine import Completion, CompletionRequest, EnginePool, OpenAIEngine
+from mcp_world.engines import Completion, CompletionRequest, EnginePool, VLLMEngine
 from mcp_world.paths import cache_dir
 from mcp_world.simulator import Limits, Simulator
 from mcp_world.store import Store
@@ -86,8 +86,8 @@ def make_rig(tmp_path: Path) -> Iterator[Callable[..., Rig]]:
 
 
 @pytest.fixture
-def real_engine(engine_url: str) -> OpenAIEngine:
-    return OpenAIEngine(engine_url, model=embedded.served_name(embedded.default_adapter()), timeout_s=300)
+def real_engine(engine_url: str) -> VLLMEngine:
+    return VLLMEngine(engine_url, model=embedded.served_name(embedded.default_adapter()), timeout_s=300)
 
 
 @pytest.fixture

@@ -72,3 +72,13 @@ async def http_client(url: str, episode: str | None, headers: dict | None = None
     async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(300)) as hc:
         async with Client(streamable_http_client(url, http_client=hc), read_timeout_seconds=300) as c:
             yield c
+
+
+def domain_code(name: str, submodule: str = ""):
+    """A shipped domain's rules module (or one of its submodules) as the server loaded it."""
+    import importlib
+
+    from mcp_world.domain import load_domain
+
+    module = type(load_domain(name).rules).__module__
+    return importlib.import_module(f"{module}.{submodule}") if submodule else sys.modules[module]

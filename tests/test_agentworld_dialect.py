@@ -78,14 +78,14 @@ def test_turns_are_rendered_as_the_model_was_trained_on_them():
     assert turns[-2]["content"] == f"{MARKER}\n/home/user/notes-app\n"
     assert turns[-3]["content"].startswith(f"### Turn {n - 1}\n**Action:**")
     assert "**Current State:**" not in turns[-3]["content"]  # the state goes with the current turn only
-    assert r.extra["chat_template_kwargs"] == {"enable_thinking": False} and r.extra_tokens == 0
+    assert r.thinking is False and r.extra_tokens == 0
     assert r.history_used == 1 and not r.prefill and not r.constrained
     # GUI domains ask for the tags; a small budget keeps the most recent turns
     phone = load_world("phone")
     gui = get_dialect("agentworld", thinking_budget=2048).render(
         phone, domain_for(phone, "android"), {}, [Turn("{}", "x" * 4000)] * 5, "{}", "", 3000)
     assert "<predicted_observation></predicted_observation>" in gui.messages[0]["content"]
-    assert gui.extra_tokens == 2048 and gui.extra["chat_template_kwargs"] == {"enable_thinking": True}
+    assert gui.extra_tokens == 2048 and gui.thinking is True
     assert gui.history_used < 5
 
 
@@ -104,8 +104,8 @@ async def test_the_simulator_logs_the_thinking_and_the_agent_gets_only_the_obser
     result = await rig.sim.call("a1", "run_command", {"command": "whoami"})
     assert result.observation == "user\n" and result.structured["exit_code"] == 0
     request = engine.requests[0]
-    assert request.extra["chat_template_kwargs"] == {"enable_thinking": True}
-    assert request.max_tokens > 4096 and "structured_outputs" not in request.extra
+    assert request.thinking is True and request.top_k == 20 and request.repetition_penalty == 1.0
+    assert request.max_tokens > 4096 and request.grammar is None
     assert request.messages[-1]["content"].startswith("### Turn ")
     con = sqlite3.connect(rig.db)
     assert con.execute("select dialect from episodes where id='a1'").fetchone() == ("agentworld",)

@@ -6,9 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_world import state as state_doc
 from mcp_world.errors import WorldFileError
-from mcp_world.formats import Call, FormatError, get_format, parse_tree
+from mcp_world.domain import load_domain
+from mcp_world.rules import Call, FormatError
+
+from .helpers import domain_code
+
+parse_tree = domain_code("os", "tree").parse_tree
+desktop = domain_code("os", "state")
+os_rules = load_domain("os").rules
 from mcp_world.world import load_world, parse_world
 
 from .helpers import stdio_client
@@ -30,7 +36,7 @@ def test_accessibility_trees_parse_and_malformed_ones_say_what_is_wrong():
                      ('desktop GNOME 0 0 800 600', "is not a node")]:
         with pytest.raises(FormatError, match=why):
             parse_tree(bad)
-    fmt = get_format("desktop")
+    fmt = os_rules
     call = Call("desktop_hotkey", {"keys": "ctrl+n"}, {"tree": TREE})
     assert fmt.prefill(call) == 'desktop "GNOME" (0, 0, 800, 600)\n'
     cut = fmt.parse('  frame "New" [active] (0, 0, 800, 600)\n    text "" [edit', Call("desktop_hotkey", {}, {"tree": TREE}, True))
@@ -45,16 +51,16 @@ def test_a_world_with_a_malformed_seed_tree_is_refused():
 
 
 def test_typing_toggling_and_focus_follow_the_state():
-    st = state_doc.initial(load_world("desktop"), "os")
-    typed = state_doc.desktop.answer(st, "desktop_type", {"text": "\nPay invoice 11."})
+    st = os_rules.initial(load_world("desktop"))
+    typed = desktop.answer(st, "desktop_type", {"text": "\nPay invoice 11."})
     assert typed.structured["focused"].endswith("Order printer paper.\nPay invoice 11.")
-    st = state_doc.validated("os", state_doc.desktop.apply(st, "desktop_type", {"text": "x"}, typed.text, typed.structured))
-    wifi = state_doc.desktop.answer(st, "desktop_click", {"target": "Wi-Fi"})
+    st = os_rules.validated(desktop.apply(st, "desktop_type", {"text": "x"}, typed.text, typed.structured))
+    wifi = desktop.answer(st, "desktop_click", {"target": "Wi-Fi"})
     assert 'toggle button "Wi-Fi" [enabled, focusable]' in wifi.text
-    cell = state_doc.desktop.answer(st, "desktop_click", {"target": "1450,150"})  # the cell showing 1200
+    cell = desktop.answer(st, "desktop_click", {"target": "1450,150"})  # the cell showing 1200
     assert cell.structured["focused"] == "1200"
-    assert state_doc.desktop.answer(st, "desktop_click", {"target": "Save"}) is None  # the model's to predict
-    assert state_doc.desktop.answer(st, "desktop_hotkey", {"keys": "ctrl+s"}) is None
+    assert desktop.answer(st, "desktop_click", {"target": "Save"}) is None  # the model's to predict
+    assert desktop.answer(st, "desktop_hotkey", {"keys": "ctrl+s"}) is None
 
 
 async def test_the_desktop_world_over_mcp_on_the_embedded_engine(engine_url, tmp_path):

@@ -14,7 +14,7 @@ import psutil
 import pytest
 from mcp import Client
 
-from mcp_world.engine import OpenAIEngine
+from mcp_world.engines import VLLMEngine
 from mcp_world.paths import cache_dir
 from mcp_world.server import build_server
 
@@ -68,10 +68,10 @@ def faulty_url():
 
 
 async def test_a_connection_dropped_under_a_request_is_retried_once(faulty_url):
-    from mcp_world.engine import CompletionRequest
+    from mcp_world.engines import CompletionRequest
     from mcp_world.errors import AgentFault
 
-    engine = OpenAIEngine(faulty_url, model="m", timeout_s=5.0)
+    engine = VLLMEngine(faulty_url, model="m", timeout_s=5.0)
     request = CompletionRequest(messages=[{"role": "user", "content": "ls"}], max_tokens=8, seed=0)
     try:
         FaultyEngine.mode, FaultyEngine.posts = "drop-once", 0
@@ -85,7 +85,7 @@ async def test_a_connection_dropped_under_a_request_is_retried_once(faulty_url):
 
 
 async def test_slow_garbage_and_failing_engines_give_clear_errors_and_the_log_stays_whole(make_rig, faulty_url):
-    engine = OpenAIEngine(faulty_url, model="m", timeout_s=1.0)
+    engine = VLLMEngine(faulty_url, model="m", timeout_s=1.0)
     rig = make_rig(engine=engine)
     expected = {"slow": "engine_timeout", "error": "engine_unavailable", "garbage": "malformed_observation",
                 "wrong-shape": "malformed_observation", "ok": None}

@@ -2,12 +2,17 @@
 import pytest
 
 from mcp_world.domain import load_domain
-from mcp_world.formats import Call, FormatError, exit_code_for, get_format, next_cwd
+from mcp_world.domain import load_domain
+from mcp_world.rules import Call, FormatError, exit_code_for
+
+from .helpers import domain_code
+
+next_cwd = domain_code("terminal", "output").next_cwd
 
 
 def term(raw, command="ls", state=None, truncated=False):
     state = state or {"cwd": "/home/user/app", "home": "/home/user"}
-    return get_format("terminal").parse(raw, Call("run_command", {"command": command}, state, truncated))
+    return load_domain("terminal").rules.parse(raw, Call("run_command", {"command": command}, state, truncated))
 
 
 def test_terminal_output_is_kept_verbatim_with_exit_code_and_cwd():
@@ -55,7 +60,7 @@ def test_cwd_follows_cd(cmd, cwd, expected):
 
 
 def test_html_documents_parse_with_url_status_and_title():
-    fmt = get_format("html")
+    fmt = load_domain("browser").rules
     call = Call("browser_navigate", {"url": "https://shop.example/"}, {})
     raw = fmt.prefill(call) + "<title>Shop</title></head><body><h1>Hi</h1></body></html>"
     p = fmt.parse(raw, call)
@@ -64,34 +69,34 @@ def test_html_documents_parse_with_url_status_and_title():
 
 
 def test_html_clicks_take_the_url_from_the_canonical_link_and_404_titles_set_status():
-    fmt = get_format("html")
+    fmt = load_domain("browser").rules
     call = Call("browser_click", {"target": "x"}, {"url": "https://a.example/"})
     p = fmt.parse(fmt.prefill(call) + 'https://a.example/missing"><title>404 Not Found</title></head><body>nope</body></html>', call)
     assert p.structured["url"] == "https://a.example/missing" and p.structured["status"] == 404
 
 
 def test_html_without_a_body_is_rejected():
-    fmt = get_format("html")
+    fmt = load_domain("browser").rules
     with pytest.raises(FormatError, match="body"):
         fmt.parse("I cannot show that page.", Call("browser_snapshot", {}, {}))
 
 
 def test_truncated_html_is_closed_and_marked_repaired():
-    fmt = get_format("html")
+    fmt = load_domain("browser").rules
     call = Call("browser_navigate", {"url": "https://a.example/"}, {}, truncated=True)
     p = fmt.parse(fmt.prefill(call) + "<title>A</title></head><body><ul><li>one", call)
     assert p.repaired and p.text.rstrip().endswith("</html>")
 
 
 def test_the_shipped_android_demonstrations_are_valid_dumps():
-    fmt = get_format("uiautomator")
+    fmt = load_domain("android").rules
     for d in load_domain("android").demonstrations:
         p = fmt.parse(d.observation, Call(d.tool, d.arguments, {}))
         assert p.structured["package"] == "com.android.settings" and p.structured["node_count"] > 3
 
 
 def test_android_dumps_need_nodes_with_class_and_bounds():
-    fmt = get_format("uiautomator")
+    fmt = load_domain("android").rules
     call = Call("android_dump_ui", {}, {})
     with pytest.raises(FormatError, match="bounds"):
         fmt.parse("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"
@@ -103,7 +108,7 @@ def test_android_dumps_need_nodes_with_class_and_bounds():
 
 
 def test_a_dump_cut_at_max_tokens_loses_only_the_unfinished_node():
-    fmt = get_format("uiautomator")
+    fmt = load_domain("android").rules
     node = ('<node index="0" text="" resource-id="" class="a.B" package="p" content-desc="" checkable="false" checked="false" '
             'clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" '
             'password="false" selected="false" bounds="[0,0][10,10]"')

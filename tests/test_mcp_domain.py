@@ -12,7 +12,8 @@ import sys
 import pytest
 
 from mcp_world.domain import domain_for
-from mcp_world.formats import Call, FormatError, get_format
+from mcp_world.domain import load_domain
+from mcp_world.rules import Call, FormatError
 from mcp_world.paths import FIXTURES_DIR
 from mcp_world.world import load_world, parse_world
 
@@ -35,7 +36,7 @@ def _tool(**extra):
 
 
 def test_the_mcp_format_reads_json_results_structured_content_and_errors():
-    fmt = get_format("mcp")
+    fmt = load_domain("mcp").rules
     plain = _tool()
     assert plain.answer_start == "[" and fmt.prefill(Call("list", {}, {}, spec=plain)) == "["
     # A JSON result is cut where the document ends (the model running on is dropped).

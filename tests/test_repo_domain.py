@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_world import state as state_doc
-from mcp_world.formats import Call, FormatError, get_format
+from mcp_world.domain import load_domain
+from mcp_world.rules import Call, FormatError
+
+from .helpers import domain_code
+
+repo = domain_code("swe", "state")
+swe = load_domain("swe").rules
 from mcp_world.world import load_world
 
 from .helpers import stdio_client
@@ -21,7 +26,7 @@ PYTEST_OUT = ("============================= test session starts ===============
 
 
 def test_the_swe_format_reads_views_diffs_matches_listings_test_runs_and_errors():
-    fmt = get_format("swe")
+    fmt = swe
     view = fmt.parse("     3\tdef f():\n     4\t    return 1\n", Call("repo_view", {"path": "a.py"}, {}))
     assert view.structured == {"path": "a.py", "start_line": 3, "end_line": 4}
     with pytest.raises(FormatError, match="numbered"):
@@ -47,24 +52,24 @@ def test_the_swe_format_reads_views_diffs_matches_listings_test_runs_and_errors(
 
 
 def test_known_files_answer_views_edits_searches_and_listings_exactly():
-    st = state_doc.initial(load_world("repo"), "swe")
+    st = swe.initial(load_world("repo"))
     fix = {"path": "textstats/core.py", "old_str": 'r"\\w+"', "new_str": 'r"[\\w\']+"'}
-    diff = state_doc.repo.answer(st, "repo_replace", fix)
+    diff = repo.answer(st, "repo_replace", fix)
     assert diff.text.startswith("--- a/textstats/core.py\n+++ b/textstats/core.py\n@@ -6,7 +6,7 @@")
     assert '-    return len(re.findall(r"\\w+", text))\n+    return len(re.findall(r"[\\w\']+", text))\n' in diff.text
     # What the format accepts from the model, it accepts from the state: the two agree.
-    assert get_format("swe").parse(diff.text, Call("repo_replace", fix, st)).structured == diff.structured
-    st = state_doc.validated("swe", state_doc.repo.apply(st, "repo_replace", fix, diff.text, diff.structured))
-    view = state_doc.repo.answer(st, "repo_view", {"path": "textstats/core.py", "start_line": 9, "end_line": 9})
+    assert swe.parse(diff.text, Call("repo_replace", fix, st)).structured == diff.structured
+    st = swe.validated(repo.apply(st, "repo_replace", fix, diff.text, diff.structured))
+    view = repo.answer(st, "repo_view", {"path": "textstats/core.py", "start_line": 9, "end_line": 9})
     assert view.text == "     9\t    return len(re.findall(r\"[\\w']+\", text))\n"
-    assert state_doc.repo.answer(st, "repo_search", {"pattern": r"\[\\w'\]", "path": "."}).structured["matches"] == 1
-    assert state_doc.repo.answer(st, "repo_list", {"path": "."}).structured["entries"] == [
+    assert repo.answer(st, "repo_search", {"pattern": r"\[\\w'\]", "path": "."}).structured["matches"] == 1
+    assert repo.answer(st, "repo_list", {"path": "."}).structured["entries"] == [
         "README.md", "pyproject.toml", "tests/", "textstats/"]
-    again = state_doc.repo.answer(st, "repo_replace", fix)
+    again = repo.answer(st, "repo_replace", fix)
     assert again.structured["error"].startswith("old_str was not found")
-    assert "occurs 9 times" in state_doc.repo.answer(st, "repo_replace", {**fix, "old_str": "text"}).text
-    assert state_doc.repo.answer(st, "repo_view", {"path": "nope.py"}).text == "error: no such file: nope.py\n"
-    assert "edited: textstats/core.py" in state_doc.summary("swe", st)
+    assert "occurs 9 times" in repo.answer(st, "repo_replace", {**fix, "old_str": "text"}).text
+    assert repo.answer(st, "repo_view", {"path": "nope.py"}).text == "error: no such file: nope.py\n"
+    assert "edited: textstats/core.py" in swe.summary(st)
 
 
 async def test_the_repo_world_over_mcp_on_the_embedded_engine(engine_url, tmp_path):

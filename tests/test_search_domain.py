@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_world.formats import Call, FormatError, get_format
+from mcp_world.domain import load_domain
+from mcp_world.rules import Call, FormatError
 
 from .helpers import stdio_client
 
@@ -16,7 +17,7 @@ RESULTS = ("[1] https://a.example/x\nTitle: A page\nSnippet: About A.\nDate: 202
 
 
 def test_search_results_are_read_as_numbered_blocks_and_a_cut_block_is_dropped():
-    fmt = get_format("search")
+    fmt = load_domain("search").rules
     call = Call("web_search", {"query": "q", "num_results": 10}, {})
     assert fmt.prefill(call) == "[1] "
     p = fmt.parse(RESULTS, call)
@@ -30,7 +31,7 @@ def test_search_results_are_read_as_numbered_blocks_and_a_cut_block_is_dropped()
 
 
 def test_fetched_pages_are_markdown():
-    fmt = get_format("search")
+    fmt = load_domain("search").rules
     page = fmt.parse("# Voyager\n\nTwo probes.", Call("web_fetch", {"url": "https://x.example"}, {}))
     assert page.structured == {"url": "https://x.example", "title": "Voyager", "chars": 22}
     with pytest.raises(FormatError, match="HTML"):

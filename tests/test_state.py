@@ -13,9 +13,10 @@ import pytest
 from mcp import Client
 
 from mcp_world import embedded
-from mcp_world import state as st
 from mcp_world.dialects import get_dialect
-from mcp_world.engine import EnginePool
+from mcp_world.domain import load_domain
+from mcp_world.engines import EnginePool
+from mcp_world.errors import StateError
 from mcp_world.paths import cache_dir
 from mcp_world.probes import Answer, Expect, judge, load_suite
 from mcp_world.server import build_server
@@ -24,62 +25,66 @@ from mcp_world.store import Store
 from mcp_world.world import load_world
 
 from .conftest import ScriptedEngine
+from .helpers import domain_code
 
 pytestmark = pytest.mark.anyio
 
 
+shell = domain_code("terminal", "shell")
+next_cwd = domain_code("terminal", "output").next_cwd
+
+
 def terminal():
-    return st.initial(load_world("devbox"), "terminal")
+    return load_domain("terminal").rules.initial(load_world("devbox"))
 
 
 def run(state, command, output="", code=0, cwd=""):
-    from mcp_world.formats import next_cwd
-
-    return st.terminal_apply(state, command, output, code, cwd or next_cwd(command, state["cwd"], state["home"], code))
+    return shell.apply(state, command, output, code, cwd or next_cwd(command, state["cwd"], state["home"], code))
 
 
 def test_terminal_rules_keep_files_folders_env_and_git():
     s = terminal()
-    assert st.terminal_answer(s, "ls") == ("README.md\nrequirements.txt\nsrc\ntests\n", 0)
-    assert st.terminal_answer(s, "cat requirements.txt") == ("pytest==8.3.2\n", 0)
-    assert st.terminal_answer(s, "ls -la") is None and st.terminal_answer(s, "whoami") is None  # the model's job
+    assert shell.answer(s, "ls") == ("README.md\nrequirements.txt\nsrc\ntests\n", 0)
+    assert shell.answer(s, "cat requirements.txt") == ("pytest==8.3.2\n", 0)
+    assert shell.answer(s, "ls -la") is None and shell.answer(s, "whoami") is None  # the model's job
     s = run(s, "touch a.txt && echo one > log.txt && echo two >> log.txt")
-    assert "a.txt" in st.terminal_answer(s, "ls")[0] and st.terminal_answer(s, "cat log.txt") == ("one\ntwo\n", 0)
+    assert "a.txt" in shell.answer(s, "ls")[0] and shell.answer(s, "cat log.txt") == ("one\ntwo\n", 0)
     s = run(s, "mv log.txt old.txt")
-    assert st.terminal_answer(s, "cat log.txt")[1] == 1 and st.terminal_answer(s, "cat old.txt") == ("one\ntwo\n", 0)
+    assert shell.answer(s, "cat log.txt")[1] == 1 and shell.answer(s, "cat old.txt") == ("one\ntwo\n", 0)
     s = run(s, "rm -r src")
-    assert st.terminal_answer(s, "ls src") == ("ls: cannot access 'src': No such file or directory\n", 2)
+    assert shell.answer(s, "ls src") == ("ls: cannot access 'src': No such file or directory\n", 2)
     s = run(s, "export NAME=ada")
-    assert st.terminal_answer(s, "echo $NAME") == ("ada\n", 0)
+    assert shell.answer(s, "echo $NAME") == ("ada\n", 0)
     s = run(s, "git checkout -b feat")
     s = run(s, "git commit -m 'Add feature'")
-    assert st.terminal_answer(s, "git branch") == ("* feat\n  main\n", 0)
-    assert "Add feature" in st.terminal_answer(s, "git log --oneline")[0]
+    assert shell.answer(s, "git branch") == ("* feat\n  main\n", 0)
+    assert "Add feature" in shell.answer(s, "git log --oneline")[0]
     s = run(s, "mkdir build")
     s = run(s, "cd build")
-    assert st.terminal_answer(s, "pwd") == ("/home/user/notes-app/build\n", 0) and st.terminal_answer(s, "ls") == ("", 0)
+    assert shell.answer(s, "pwd") == ("/home/user/notes-app/build\n", 0) and shell.answer(s, "ls") == ("", 0)
     # What `cat` showed is remembered, even for a file the seed listed without contents.
     s2 = run(terminal(), "cat ~/.bashrc", "alias ll='ls -l'\n")
-    assert st.terminal_answer(s2, "cat ~/.bashrc") == ("alias ll='ls -l'\n", 0)
-    assert st.terminal_silent(terminal(), "touch x && mkdir y && cd src") == ("", 0)
-    assert st.terminal_silent(terminal(), "rm nothing-here.txt") is None  # would fail: the model answers
+    assert shell.answer(s2, "cat ~/.bashrc") == ("alias ll='ls -l'\n", 0)
+    assert shell.silent(terminal(), "touch x && mkdir y && cd src") == ("", 0)
+    assert shell.silent(terminal(), "rm nothing-here.txt") is None  # would fail: the model answers
 
 
 def test_malformed_state_updates_are_rejected_and_the_previous_state_kept(tmp_path, monkeypatch):
-    with pytest.raises(st.StateError, match="cwd"):
-        st.validated("terminal", {"cwd": 5, "home": "/home/user"})
-    with pytest.raises(st.StateError):
-        st.validated("browser", {"url": "x", "pages": ["not", "a", "mapping"]})
+    with pytest.raises(StateError, match="cwd"):
+        load_domain("terminal").rules.validated({"cwd": 5, "home": "/home/user"}, "terminal")
+    with pytest.raises(StateError):
+        load_domain("browser").rules.validated({"url": "x", "pages": ["not", "a", "mapping"]}, "browser")
     store = Store(tmp_path / "s.db")
     sim = Simulator(load_world("devbox"), EnginePool([ScriptedEngine(lambda r: "x\n")]), store, get_dialect("instruct"))
-    state = terminal()
+    ep = sim.new_episode("broken-update")
+    state = ep.state["terminal"]
     before = json.loads(json.dumps(state))
 
     def broken(*a, **k):
-        return st.validated("terminal", {"cwd": None})
+        return {"cwd": None}  # not a terminal state: the update must be refused
 
-    monkeypatch.setattr(st, "terminal_apply", broken)
-    sim._update_state("terminal", state, "run_command", {"command": "touch z"}, {"exit_code": 0}, "")
+    monkeypatch.setattr(shell, "apply", broken)
+    sim.observe(ep, "run_command", {"command": "touch z"}, "")
     assert state == before
     store.close()
 

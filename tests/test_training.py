@@ -52,7 +52,8 @@ def test_items_are_the_prompts_the_server_sends_for_every_real_step():
 @pytest.mark.parametrize("name", ["devbox-sessions.jsonl", "memory-mirror.jsonl", "git-mirror.jsonl"])
 def test_the_warm_start_target_reads_back_as_the_real_observation(dialect, name):
     """What the supervised warm start teaches is an answer the server reads as the real observation."""
-    from mcp_world.formats import Call, get_format
+    from mcp_world.domain import load_domain
+    from mcp_world.rules import Call
     from mcp_world.training.items import is_valid
 
     items, _ = build_items(records_from(None, [FIXTURES_DIR / "real" / name]), dialect)
@@ -60,7 +61,7 @@ def test_the_warm_start_target_reads_back_as_the_real_observation(dialect, name)
     for it in items:
         text, valid = is_valid(it, it.target, get_dialect(dialect))
         assert valid, (it.episode, it.step, it.target[:200])
-        real = get_format(it.format).parse(it.real, Call(it.tool, it.arguments, it.state, spec=it.spec)).text
+        real = load_domain(it.domain).rules.parse(it.real, Call(it.tool, it.arguments, it.state, spec=it.spec)).text
         assert text.rstrip() == real.rstrip(), (it.episode, it.step)  # markup may trim trailing blanks
 
 

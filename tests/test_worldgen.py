@@ -45,7 +45,7 @@ def project(tmp_path):
 def test_a_real_folder_becomes_a_world_without_its_secrets(project, tmp_path):
     snap = from_dir(project)
     w = snap.world
-    seed = w.terminal_seed()
+    seed = w.seed_of("terminal")
     base = "/home/user/billing-svc"
     assert seed.cwd == base
     withheld = dict(snap.withheld)
@@ -68,7 +68,7 @@ def test_a_real_folder_becomes_a_world_without_its_secrets(project, tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert "left out 3 files that look like secrets" in r.stderr and ".env  (" in r.stderr
-    assert load_world(out).terminal_seed().files == seed.files
+    assert load_world(out).seed_of("terminal").files == seed.files
 
 
 @pytest.mark.skipif(not bwrap_available(), reason="bubblewrap is installed by the setup")

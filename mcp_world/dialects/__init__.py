@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import UnknownName
 from .agentworld import AgentWorldDialect
 from .base import Dialect, Rendered, Turn
 from .instruct import InstructDialect
@@ -40,7 +41,7 @@ def get_dialect(name: str, **options: Any) -> Any:
     try:
         cls = DIALECTS[name]
     except KeyError:
-        raise ValueError(f"unknown dialect {name!r}; known: auto, {', '.join(sorted(DIALECTS))}") from None
+        raise UnknownName(f"unknown dialect {name!r}; known: auto, {', '.join(sorted(DIALECTS))}") from None
     return cls(**options) if cls is AgentWorldDialect else cls()
 
 

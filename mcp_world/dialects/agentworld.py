@@ -24,39 +24,14 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..domain import Domain
-from ..engine import Message
+from ..domain import Domain, load_domain
+from ..errors import FormatError
+from ..engines import Message
 from ..world import World
 from .base import Rendered, Turn, estimate_tokens
 
 MARKER = "**Environment Observation:**"
 OPEN, CLOSE = "<predicted_observation>", "</predicted_observation>"
-GUI = {"browser", "android", "os"}  # observations that are whole screens: wrapped in OPEN/CLOSE
-
-# Per domain: what the model plays, and what one observation looks like.
-ROLES: dict[str, tuple[str, str]] = {
-    "terminal": ("Terminal World Model", "exactly what the shell prints for the command: stdout and stderr "
-                 "interleaved, no prompt line, no commentary; nothing at all for a command that prints nothing"),
-    "browser": ("Web World Model", "the complete HTML document the server sends for the page now shown "
-                "(`<!DOCTYPE html><html>…`), with forms, links and text as the site would render them"),
-    "android": ("Android World Model", "the complete uiautomator dump of the new screen: "
-                "`<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">` with "
-                "nested <node> elements carrying index, text, resource-id, class, package, content-desc, the "
-                "boolean attributes and bounds=\"[x1,y1][x2,y2]\""),
-    "search": ("Search Engine World Model", "for web_search, numbered results, each `[n] url` then `Title: …`, "
-               "`Snippet: …`, `Date: …` lines; for web_fetch, the page's main content as Markdown"),
-    "os": ("Desktop World Model", "the complete accessibility tree of the desktop: one node per line, indented "
-           "two spaces per level under the desktop root, each `role \"name\" [states] (x, y, width, height)`"),
-    "swe": ("Software Engineering World Model", "exactly what the repository tool prints: `cat -n` file views, "
-            "unified diffs of edits, `path:line:text` search matches, folder listings, the test runner's "
-            "output; one `error: …` line when the call fails"),
-    "mcp": ("Tool World Model", "exactly the result text the MCP server's tool returns, in the same wording, "
-            "layout and JSON shape as its earlier results; the server's error text when the call fails"),
-}
-# The action names the model knows for our tools, where they differ.
-ACTION_NAMES = {"run_command": "execute_bash"}
-
-
 class AgentWorldDialect:
     name = "agentworld"
 
@@ -69,8 +44,8 @@ class AgentWorldDialect:
         return self.thinking_budget
 
     def system_prompt(self, world: World, domain: Domain) -> str:
-        role, observation = ROLES.get(domain.name, ROLES["mcp"])
-        gui = domain.name in GUI
+        role, observation = domain.agentworld.role, domain.agentworld.observation
+        gui = domain.agentworld.wrapped
         output = (f"First, think step by step about what the action does to the environment. Then give the "
                   f"complete next observation wrapped strictly within `{OPEN}{CLOSE}` tags; inside the tags, "
                   f"only the observation." if gui else
@@ -94,7 +69,7 @@ class AgentWorldDialect:
             "## Environment",
             f"**{world.name}**: {world.description.strip()}",
         ]
-        if domain.name == "mcp":
+        if domain.tools_from_world:
             parts.append("### Tools\n" + "\n".join(
                 f"- `{t.name}`: {t.description.splitlines()[0] if t.description else ''} "
                 f"input schema {json.dumps(t.input_schema, ensure_ascii=False)[:800]}" for t in domain.tools))
@@ -106,8 +81,9 @@ class AgentWorldDialect:
     def render(self, world: World, domain: Domain, state: dict[str, Any], history: Sequence[Turn],
                action: str, answer_prefix: str, budget_tokens: int, note: str = "") -> Rendered:
         system = self.system_prompt(world, domain)
-        demos = [Turn(action_json(d.tool, d.arguments), d.observation) for d in domain.demonstrations]
-        demos += [Turn(action_json(d.tool, d.arguments), d.observation)
+        names = domain.agentworld.action_names
+        demos = [Turn(action_json(d.tool, d.arguments, names), d.observation) for d in domain.demonstrations]
+        demos += [Turn(action_json(d.tool, d.arguments, names), d.observation)
                   for d in world.demonstrations if domain.tool(d.tool)]
         turns = demos + list(history)
         current_n = len(turns) + 1
@@ -127,20 +103,17 @@ class AgentWorldDialect:
             messages.append({"role": "user", "content": _user_turn(n, turn.action, "")})
             messages.append({"role": "assistant", "content": f"{MARKER}\n{turn.observation}"})
         messages.append({"role": "user", "content": _user_turn(current_n, action, note)})
-        # top_k 20: the model's recommended sampling (with temperature 0.6, top_p 0.95: `serve --temperature 0.6`).
-        extra: dict[str, Any] = {"chat_template_kwargs": {"enable_thinking": self.thinking}, "top_k": 20,
-                                 "repetition_penalty": 1.0}
-        # History comes after the demonstrations, so the kept suffix holds history first.
-        return Rendered(messages, history_used=min(len(kept), len(history)), extra=extra,
-                        extra_tokens=self.thinking_budget, constrained=False)
+        # History comes after the demonstrations, so the kept suffix holds history first. top_k 20 and no
+        # repetition penalty: the model's recommended sampling (with temperature 0.6, top_p 0.95:
+        # `serve --temperature 0.6`).
+        return Rendered(messages, history_used=min(len(kept), len(history)), extra_tokens=self.thinking_budget,
+                        constrained=False, thinking=self.thinking, top_k=20, repetition_penalty=1.0)
 
     def action_text(self, tool: Any, arguments: dict[str, Any]) -> str:
-        return action_json(tool.name, arguments)
+        return action_json(tool.name, arguments, load_domain(tool.domain).agentworld.action_names)
 
     def extract(self, completion: str) -> str:
         if "<think>" in completion and "</think>" not in completion.split("<think>", 1)[1]:
-            from ..formats import FormatError
-
             raise FormatError(f"the answer ended inside its thinking, with no observation (the thinking "
                               f"budget is {self.thinking_budget} tokens: raise --thinking-budget or use --no-thinking)")
         return split(completion)[1]
@@ -153,9 +126,10 @@ class AgentWorldDialect:
         return f"{MARKER}\n{observation}"
 
 
-def action_json(tool: str, arguments: dict[str, Any]) -> str:
-    """The action as this model reads it: a JSON block naming the action and its arguments."""
-    return json.dumps({"name": ACTION_NAMES.get(tool, tool), "arguments": arguments}, ensure_ascii=False)
+def action_json(tool: str, arguments: dict[str, Any], names: dict[str, str] | None = None) -> str:
+    """The action as this model reads it: a JSON block naming the action (by the name it was trained
+    on, where the domain gives one) and its arguments."""
+    return json.dumps({"name": (names or {}).get(tool, tool), "arguments": arguments}, ensure_ascii=False)
 
 
 def _user_turn(n: int, action: str, note: str) -> str:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..domain import Domain
-from ..engine import Message
+from ..engines import Message
 from ..world import World
 
 
@@ -27,9 +27,11 @@ class Rendered:
     answer_prefix: str = ""  # the part of the prefill that belongs to the observation itself
     stop: tuple[str, ...] = ()
     history_used: int = 0  # how many of the offered history turns fit the budget
-    extra: dict[str, Any] = field(default_factory=dict)  # request fields the dialect needs (chat template kwargs)
     extra_tokens: int = 0  # tokens the answer may spend before the observation (thinking)
     constrained: bool = True  # a domain's grammar may apply (not when the answer is wrapped in markup)
+    thinking: bool | None = None  # a reasoning model thinks first (None: the model's default)
+    top_k: int | None = None  # sampling this model family wants (None: the engine's default)
+    repetition_penalty: float | None = None  # None: the server's sampling settings decide
 
 
 class Dialect(Protocol):

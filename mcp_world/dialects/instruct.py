@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..domain import Domain
-from ..engine import Message
+from ..engines import Message
+from ..rules import Transcript
 from ..world import World
 from .base import Rendered, Turn, estimate_tokens
 
@@ -33,7 +34,7 @@ class InstructDialect:
 
     def system_prompt(self, world: World, domain: Domain, state: dict[str, Any]) -> str:
         parts = [domain.system_prompt, f"# The world: {world.name}\n{world.description.strip()}"]
-        if domain.name == "mcp":
+        if domain.tools_from_world:
             parts.append("# The server's tools\n" + "\n".join(_tool_line(t) for t in domain.tools))
         seed = world.seed_text(domain.name)
         if seed:
@@ -49,8 +50,10 @@ class InstructDialect:
         demos = [Turn(_action(domain, d.tool, d.arguments), d.observation) for d in domain.demonstrations]
         demos += [Turn(_action(domain, d.tool, d.arguments), d.observation)
                   for d in world.demonstrations if domain.tool(d.tool)]
-        if domain.format == "terminal":
-            return self._transcript(world, state, system, demos, history, action, budget_tokens, note)
+        layout = domain.rules.transcript(world, state)
+        if layout is not None:
+            where = domain.rules.where(state) or layout.start
+            return self._transcript(layout, where, system, demos, history, action, budget_tokens, note)
         current = f"{action}\n\n(Current state: {note})" if note else action
         fixed = estimate_tokens(system) + estimate_tokens(current) + estimate_tokens(answer_prefix)
         kept_demos, kept_history = _fit(demos, history, budget_tokens - fixed, _chat_cost)
@@ -62,18 +65,16 @@ class InstructDialect:
         return Rendered(messages, prefill=answer_prefix, answer_prefix=answer_prefix,
                         history_used=len(kept_history))
 
-    def _transcript(self, world: World, state: dict[str, Any], system: str, demos: list[Turn],
+    def _transcript(self, layout: Transcript, where: str, system: str, demos: list[Turn],
                     history: Sequence[Turn], action: str, budget: int, note: str = "") -> Rendered:
-        seed = world.terminal_seed()
-        prompt_of = _prompt_line(seed.user, seed.hostname, state.get("home", f"/home/{seed.user}"))
-        # Demonstrations run in the world's starting directory; history carries each step's cwd.
-        demo_cwd = seed.cwd
-        demo_turns = [Turn(prompt_of(demo_cwd) + t.action.removeprefix("$ "), t.observation) for t in demos]
-        hist_turns = [Turn(prompt_of(t.where or seed.cwd) + t.action.removeprefix("$ "), t.observation)
+        prompt_of = layout.prompt
+        # Demonstrations run where the world starts; history carries where each step ran.
+        demo_turns = [Turn(prompt_of(layout.start) + t.action.removeprefix("$ "), t.observation) for t in demos]
+        hist_turns = [Turn(prompt_of(t.where or layout.start) + t.action.removeprefix("$ "), t.observation)
                       for t in history]
-        now = prompt_of(state.get("cwd", seed.cwd)) + action.removeprefix("$ ")
+        now = prompt_of(where) + action.removeprefix("$ ")
         if note:  # the state as a shell comment just before the command: after the history, so the prefix holds
-            now = prompt_of(state.get("cwd", seed.cwd)) + "# state: " + note.replace("\n", " ") + "\n" + now
+            now = prompt_of(where) + "# state: " + note.replace("\n", " ") + "\n" + now
         fixed = estimate_tokens(system) + estimate_tokens(TRANSCRIPT_REQUEST) + estimate_tokens(now)
         kept_demos, kept_history = _fit(demo_turns, hist_turns, budget - fixed, _transcript_cost)
         text = "".join(_transcript_entry(t) for t in kept_demos + kept_history) + now + "\n"
@@ -81,8 +82,7 @@ class InstructDialect:
             {"role": "system", "content": system},
             {"role": "user", "content": TRANSCRIPT_REQUEST},
         ]
-        return Rendered(messages, prefill=text, answer_prefix="",
-                        stop=(f"\n{seed.user}@{seed.hostname}:", f"{seed.user}@{seed.hostname}:"),
+        return Rendered(messages, prefill=text, answer_prefix="", stop=layout.stop,
                         history_used=len(kept_history))
 
     def action_text(self, tool: Any, arguments: dict[str, Any]) -> str:
@@ -114,13 +114,6 @@ def _transcript_entry(turn: Turn) -> str:
     if out and not out.endswith("\n"):
         out += "\n"
     return f"{turn.action}\n{out}"
-
-
-def _prompt_line(user: str, host: str, home: str):
-    def line(cwd: str) -> str:
-        shown = "~" + cwd[len(home):] if cwd == home or cwd.startswith(home + "/") else cwd
-        return f"{user}@{host}:{shown}$ "
-    return line
 
 
 def _chat_cost(t: Turn) -> int:

@@ -4,14 +4,23 @@ what reality observed. Registered by domain name:
     terminal   a bubblewrap sandbox per episode (sandbox.py)
     browser    real GETs of allowlisted local origins (browser.py)
 
-Each has `async observe(episode_id, world, tool, arguments, state) -> RealObservation | None`
-(None: this action has no real counterpart), `end(episode_id)` and `close()`.
+Each has `from_options(ShadowOptions)`, `async observe(episode_id, world, tool, arguments, state) ->
+RealObservation | None` (None: this action has no real counterpart), `end(episode_id)` and `close()`;
+`uses_origins` says whether it reads `--shadow-origin`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+
+@dataclass(frozen=True)
+class ShadowOptions:
+    """What `serve` passes every real executor."""
+
+    timeout_s: float = 10.0
+    origins: tuple[str, ...] = ()  # the only origins a real browser may fetch (local ones)
 
 
 @dataclass(frozen=True)
@@ -26,5 +35,5 @@ from .sandbox import RealResult, SandboxLimits, ShadowTerminal, bwrap_available 
 
 EXECUTORS = {"terminal": ShadowTerminal, "browser": ShadowBrowser}
 
-__all__ = ["EXECUTORS", "RealObservation", "RealResult", "SandboxLimits", "ShadowBrowser", "ShadowTerminal",
+__all__ = ["EXECUTORS", "RealObservation", "ShadowOptions", "RealResult", "SandboxLimits", "ShadowBrowser", "ShadowTerminal",
            "bwrap_available"]

@@ -52,6 +52,12 @@ class BrowserLimits:
 
 
 class ShadowBrowser:
+    uses_origins = True
+
+    @classmethod
+    def from_options(cls, options: Any) -> ShadowBrowser:
+        return cls(options.origins, BrowserLimits(timeout_s=options.timeout_s))
+
     def __init__(self, origins: tuple[str, ...], limits: BrowserLimits = BrowserLimits()) -> None:
         if not origins:
             raise MCPWorldError("--shadow browser needs at least one --shadow-origin (a local site, "

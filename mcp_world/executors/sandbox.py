@@ -54,7 +54,7 @@ class TerminalSandbox:
             raise MCPWorldError("shadow mode needs bubblewrap (bwrap): install it, e.g. `apt-get install bubblewrap`")
         self.world = world
         self.limits = limits
-        self.seed = world.terminal_seed()
+        self.seed = world.seed_of("terminal")
         self.home = f"/home/{self.seed.user}" if self.seed.user != "root" else "/root"
         self.scratch = Path(tempfile.mkdtemp(prefix="mcp-world-shadow-", dir=parent))
         self.skipped: list[str] = []  # seed files outside the home folder, which is all that is materialized
@@ -190,6 +190,12 @@ def _kill(proc: subprocess.Popen) -> None:
 
 class ShadowTerminal:
     """Sandboxes per episode, created on first use and removed at close."""
+
+    uses_origins = False
+
+    @classmethod
+    def from_options(cls, options: Any) -> ShadowTerminal:
+        return cls(SandboxLimits(timeout_s=options.timeout_s))
 
     def __init__(self, limits: SandboxLimits = SandboxLimits()) -> None:
         if not bwrap_available():

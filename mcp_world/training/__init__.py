@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from ..engines import resolve
 from ..errors import MCPWorldError
 from .rwml import Settings
 
@@ -177,7 +178,7 @@ async def _with_engine(job: TrainJob, held: list, adapter: Path | None, label: s
     finally:
         await pool.aclose()
         running.stop()
-        if adapter is not None and job.engine != "embedded":
+        if adapter is not None and resolve(job.engine).kind == "url":
             unload_adapter(job.engine, CANDIDATE_NAME, say)  # the engine is left as it was
 
 
@@ -229,18 +230,18 @@ def _engines(job: TrainJob, adapter: Path | None, say: Say) -> tuple[Any, Any]:
     """The engine pool for the base model, or for the adapter (the embedded engine starts with it; a
     URL engine has it hot-loaded)."""
     from .. import embedded
-    from ..engine import EnginePool, OpenAIEngine
+    from ..engines import EnginePool, VLLMEngine
     from ..paths import cache_dir
     from ..serving import Running, ServeConfig, make_engines
     from ..world import load_world
 
     running = Running(say)
-    if job.engine != "embedded":
+    if resolve(job.engine).kind == "url":
         model = None
         if adapter is not None:
             load_adapter(job.engine, adapter, CANDIDATE_NAME)
             model = CANDIDATE_NAME
-        return EnginePool([OpenAIEngine(job.engine, model=model, timeout_s=600)]), running
+        return EnginePool([VLLMEngine(job.engine, model=model, timeout_s=600)]), running
     cfg = ServeConfig(world=load_world("devbox"), db=job.out / "eval.db", engines=("embedded",),
                       embedded=embedded.EmbeddedConfig(cache=cache_dir(job.cache), adapter=adapter),
                       engine_timeout_s=600)
@@ -254,12 +255,13 @@ def use_adapter(adapter: Path, engines: tuple[str, ...], cache: Path | None) -> 
     from ..paths import cache_dir
 
     adapter = adapter.expanduser().resolve()
-    if "embedded" in engines:
+    kinds = [resolve(e).kind for e in engines]
+    if "embedded" in kinds:
         check_adapter(adapter, embedded.prepare_model(cache_dir(cache)))
-    for url in engines:
-        if url != "embedded":
+    for url, kind in zip(engines, kinds):
+        if kind == "url":
             load_adapter(url, adapter)
-    return adapter, (ADAPTER_NAME if any(e != "embedded" for e in engines) else None)
+    return adapter, (ADAPTER_NAME if "url" in kinds else None)
 
 
 def load_adapter(url: str, adapter: Path, name: str = ADAPTER_NAME) -> None:

@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from ..dialects import get_dialect
-from ..engine import EnginePool
-from ..errors import MCPWorldError
-from ..evaluate import teacher_force
-from ..formats import Call, FormatError, Parsed, get_format
+from ..domain import load_domain
+from ..engines import EnginePool
+from ..errors import FormatError, MCPWorldError
 from ..importing import EpisodeRecord, read_records
-from ..simulator import Episode, Limits, Simulator, initial_state
+from ..rules import Call, Parsed
+from ..simulator import Limits, Simulator
 
 
 @dataclass
@@ -37,7 +37,7 @@ class Item:
     answer_prefix: str
     stop: tuple[str, ...]
     real: str
-    format: str
+    format: str  # the domain (its rules read the answer back)
     state: dict[str, Any] = field(default_factory=dict)  # the domain's state before the step (parsing needs it)
     spec: Any = None
     target: str = ""  # the answer that gives the real observation (the supervised warm start's target)
@@ -51,8 +51,8 @@ class Item:
             if cut >= 0:
                 completion = completion[:cut]
         raw = dialect.extract(completion)
-        fmt = get_format(self.format)
-        return fmt.parse(self.answer_prefix + raw, Call(self.tool, self.arguments, self.state, spec=self.spec))
+        rules = load_domain(self.domain).rules
+        return rules.parse(self.answer_prefix + raw, Call(self.tool, self.arguments, self.state, spec=self.spec))
 
 
 class _Offline:
@@ -105,24 +105,21 @@ def build_items(records: list[EpisodeRecord], dialect: str = "instruct", model: 
     for rec in records:
         sim = Simulator(rec.world, EnginePool([_Offline(model)]), None, get_dialect(dialect),  # type: ignore[arg-type]
                         Limits(context_tokens=context_tokens), seed=0, state_mode=state_mode)
-        ep = Episode(f"train-{rec.id}", rec.world, 0, "", initial_state(rec.world))
-        ep.dialect = sim._dialect(ep)
+        ep = sim.new_episode(f"train-{rec.id}", rec.world)
+        assert ep.dialect is not None
         for idx, step in enumerate(rec.steps):
             tool = sim.tools.get(step.tool)
             if tool is None:
                 raise MCPWorldError(f"episode {rec.id} step {idx}: tool {step.tool!r} is not in its world's domains")
             domain = sim.domains[tool.domain]
-            fmt = get_format(domain.format)
-            state = ep.state.setdefault(domain.name, {})
-            history = ep.history.setdefault(domain.name, [])
-            action = ep.dialect.action_text(tool, step.arguments)
-            known = sim._from_state(domain, state, step.tool, step.arguments) is not None
+            known = sim.state_answer(ep, step.tool, step.arguments) is not None
             by_state += known
-            r = sim.render(ep, domain, fmt, step.tool, step.arguments, state, history, action)
+            r = sim.render(ep, step.tool, step.arguments)
             items.append(Item(rec.id, idx, domain.name, step.tool, dict(step.arguments), r.messages, r.prefill,
-                              r.answer_prefix, tuple(r.stop), step.observation, domain.format, dict(state), tool,
+                              r.answer_prefix, tuple(r.stop), step.observation, domain.format,
+                              dict(ep.state.get(domain.name, {})), tool,
                               ep.dialect.completion_for(step.observation, r), known))
-            teacher_force(sim, domain, fmt, tool, step, state, history, action)
+            sim.observe(ep, step.tool, step.arguments, step.observation, step.structured)
     return items, by_state
 
 

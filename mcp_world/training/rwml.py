@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..engine import CompletionRequest
+from ..engines import CompletionRequest
 from ..errors import AgentFault, MCPWorldError
 from ..metric import Embedder, rwml_reward
 from .items import Item, is_valid

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from . import _COMMENTARY, Call, FormatError, Parsed, _degenerate, exit_code_for
+from mcp_world.rules import Call, FormatError, Parsed, degenerate, exit_code_for, sounds_like_commentary
 
 _NUMBERED = re.compile(r"^ *(\d+)\t(.*)$")
 _MATCH = re.compile(r"^([^:\n]+):(\d+):(.*)$")
@@ -49,9 +49,7 @@ def error_result(message: str) -> Parsed:
     return Parsed(f"error: {message}\n", {"error": message})
 
 
-class RepoFormat:
-    name = "swe"
-
+class RepoOutput:
     def prefill(self, call: Call) -> str:
         if call.tool == "repo_run_tests" and str(call.state.get("test_command", "pytest")).startswith("pytest"):
             return pytest_header(call.state, call.arguments.get("target"))
@@ -66,11 +64,11 @@ class RepoFormat:
         if fence:
             text = fence.group(1)
         text = re.sub(r"(\n```\s*)+$", "", text.rstrip()).strip("\n")  # a stray closing fence is not output
-        if call.truncated and _degenerate(text):
+        if call.truncated and degenerate(text):
             raise FormatError("the answer degenerated into repetition")
         if re.fullmatch(r"error: [^\n]+", text.strip()):
             return error_result(text.strip().removeprefix("error: "))
-        if _COMMENTARY.match(text):
+        if sounds_like_commentary(text):
             raise FormatError("the answer talks about the repository instead of being the tool's output")
         path = str(call.arguments.get("path", "."))
         if call.tool == "repo_view":

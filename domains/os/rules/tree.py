@@ -18,7 +18,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from . import Call, FormatError, Parsed
+from mcp_world.rules import Call, FormatError, Parsed
 
 _LINE = re.compile(
     r'^(?P<indent>(?:  )*)(?P<role>[a-z][a-z ]*[a-z]) "(?P<name>(?:[^"\\\n]|\\.)*)"'
@@ -87,9 +87,7 @@ def tree_structured(nodes: list[Node]) -> dict:
             "active_window": active, "focused": focused}
 
 
-class DesktopFormat:
-    name = "desktop"
-
+class TreeOutput:
     def prefill(self, call: Call) -> str:
         # The root (the desktop itself) stays the same all episode; the domain's grammar continues it.
         tree = call.state.get("tree") or DEFAULT_ROOT

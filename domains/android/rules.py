@@ -1,0 +1,198 @@
+"""The android domain: every action returns the screen's uiautomator dump. The state keeps the
+last screen, the foreground package, what was typed and the switches flipped, so a dump of an
+unchanged screen, a switch tapped by name and text typed into the focused field are answered
+from it."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lxml import etree
+from pydantic import BaseModel, ConfigDict, Field
+
+from mcp_world.rules import Call, FormatError, Parsed, Rules
+
+XML_DECLARATION = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
+
+
+class AndroidState(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    package: str = ""
+    screen: str = ""  # the last dump
+    typed: list[str] = Field(default_factory=list)
+    toggles: dict[str, bool] = Field(default_factory=dict)
+
+
+_BOUNDS = re.compile(r"^\[-?\d+,-?\d+\]\[-?\d+,-?\d+\]$")
+_DUMP_HEAD = XML_DECLARATION + '<hierarchy rotation="0">'
+
+
+class _Dump:
+    def prefill(self, call: Call) -> str:
+        # The android domain's grammar (domains/android/grammar.gbnf) continues from here.
+        return _DUMP_HEAD
+
+    def parse(self, raw: str, call: Call) -> Parsed:
+        text = raw.strip()
+        if not text.startswith("<?xml"):
+            text = self.prefill(call) + raw
+        text = text.strip()
+        repaired = False
+        try:
+            root = etree.fromstring(text.encode("utf-8"))
+        except etree.XMLSyntaxError as strict_err:
+            parser = etree.XMLParser(recover=True)
+            root = etree.fromstring(text.encode("utf-8"), parser)
+            if root is None or not call.truncated:
+                raise FormatError(f"the answer is not well-formed XML: {strict_err}") from None
+            repaired = True
+        if root.tag != "hierarchy":
+            raise FormatError(f"the root element is <{root.tag}>, not <hierarchy>")
+        if repaired:
+            # Cut at max_tokens: the node being written when the answer stopped is incomplete; drop it
+            # (and only it, and its ancestors' unfinished tails), as closing the document does.
+            for n in reversed(root.findall(".//node")):
+                if "class" in n.attrib and _BOUNDS.match(n.get("bounds", "")):
+                    break
+                n.getparent().remove(n)
+        nodes = root.findall(".//node")
+        if not nodes:
+            raise FormatError("the hierarchy has no <node> elements")
+        for n in nodes:
+            if "class" not in n.attrib or not _BOUNDS.match(n.get("bounds", "")):
+                raise FormatError(
+                    f"a node lacks a class or has malformed bounds ({n.get('bounds')!r}); "
+                    f'bounds must look like "[0,0][1080,2400]"'
+                )
+        if repaired:
+            text = XML_DECLARATION + etree.tostring(root, encoding="unicode")
+        package = nodes[0].get("package", "")
+        clickable = [n.get("text") or n.get("content-desc") for n in nodes if n.get("clickable") == "true"]
+        return Parsed(text, {"package": package, "node_count": len(nodes),
+                             "clickable": [c for c in clickable if c][:50]}, repaired)
+
+
+
+
+def android_answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) -> str | None:
+    s = AndroidState.model_validate(state)
+    if not s.screen:
+        return None
+    if tool == "android_dump_ui":
+        return s.screen
+    if tool == "android_tap" and "target" in arguments:
+        return _toggle(s.screen, str(arguments["target"]))
+    if tool == "android_type":
+        return _type_into(s.screen, str(arguments.get("text", "")))
+    return None
+
+
+def android_apply(state: dict[str, Any], tool: str, arguments: dict[str, Any], dump: str,
+                  structured: dict[str, Any]) -> dict[str, Any]:
+    s = AndroidState.model_validate(state)
+    s.screen = dump
+    s.package = structured.get("package", s.package)
+    if tool == "android_type":
+        s.typed.append(str(arguments.get("text", "")))
+    if tool == "android_tap" and "target" in arguments:
+        node = _switch_for(dump, str(arguments["target"]))
+        if node is not None:
+            s.toggles[str(arguments["target"])] = node.get("checked") == "true"
+    return s.model_dump()
+
+
+def _tree(dump: str) -> Any:
+    try:
+        return etree.fromstring(dump.encode("utf-8"))
+    except etree.XMLSyntaxError:
+        return None
+
+
+def _label(n: Any) -> str:
+    return " ".join(((n.get("text") or "") + " " + (n.get("content-desc") or "")).split()).lower()
+
+
+def _switch_for(dump: str, target: str) -> Any:
+    root = _tree(dump)
+    if root is None:
+        return None
+    t = target.strip().lower()
+    for n in root.iter("node"):
+        if n.get("checkable") == "true" and t and t in _label(n):
+            return n
+        if _label(n) == t:  # a row's label: its checkable sibling or descendant
+            parent = n.getparent()
+            for scope in (n, parent, parent.getparent() if parent is not None else None):
+                if scope is None:
+                    continue
+                switch = next((x for x in scope.iter("node") if x.get("checkable") == "true"), None)
+                if switch is not None:
+                    return switch
+    return None
+
+
+def _toggle(dump: str, target: str) -> str | None:
+    root = _tree(dump)
+    if root is None:
+        return None
+    switch = _switch_for(etree.tostring(root, encoding="unicode"), target)
+    if switch is None:
+        return None
+    # find the same node in this tree (by bounds and class) and flip it
+    for n in root.iter("node"):
+        if n.get("bounds") == switch.get("bounds") and n.get("class") == switch.get("class") and n.get("checkable") == "true":
+            n.set("checked", "false" if n.get("checked") == "true" else "true")
+            if n.get("text") in ("ON", "OFF"):
+                n.set("text", "ON" if n.get("checked") == "true" else "OFF")
+            return _serialize(dump, root)
+    return None
+
+
+def _type_into(dump: str, text: str) -> str | None:
+    root = _tree(dump)
+    if root is None:
+        return None
+    fields = [n for n in root.iter("node") if "EditText" in (n.get("class") or "")]
+    target = next((n for n in fields if n.get("focused") == "true"), fields[0] if len(fields) == 1 else None)
+    if target is None:
+        return None
+    target.set("text", (target.get("text") or "") + text if target.get("focused") == "true" and target.get("text")
+               and target.get("text") not in ("", target.get("hint") or "") else text)
+    target.set("focused", "true")
+    return _serialize(dump, root)
+
+
+def _serialize(original: str, root: Any) -> str:
+    head = original[: original.find("<hierarchy")] if "<hierarchy" in original else ""
+    return head + etree.tostring(root, encoding="unicode")
+
+
+class AndroidRules(Rules):
+    state_model = AndroidState
+
+    def answer(self, state: dict[str, Any], call: Call) -> Parsed | None:
+        dump = android_answer(state, call.tool, call.arguments)
+        return None if dump is None else _DUMP.parse(dump, Call(call.tool, call.arguments, state))
+
+    def apply(self, state: dict[str, Any], call: Call, text: str, structured: dict[str, Any]) -> dict[str, Any]:
+        return android_apply(state, call.tool, call.arguments, text, structured)
+
+    def summary(self, state: dict[str, Any]) -> str:
+        s = AndroidState.model_validate(state)
+        text = f"foreground {s.package or '(launcher)'}"
+        if s.toggles:
+            text += "; switches: " + ", ".join(f"{k} {'on' if v else 'off'}" for k, v in s.toggles.items())
+        if s.typed:
+            text += "; typed so far: " + ", ".join(repr(t) for t in s.typed[-5:])
+        return text
+
+    def prefill(self, call: Call) -> str:
+        return _DUMP.prefill(call)
+
+    def parse(self, raw: str, call: Call) -> Parsed:
+        return _DUMP.parse(raw, call)
+
+
+_DUMP = _Dump()
+rules = AndroidRules()

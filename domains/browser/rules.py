@@ -1,0 +1,207 @@
+"""The browser domain: a page is a whole HTML document; the state remembers the pages seen, the
+back stack and what was typed into the current page's form, so going back, a snapshot, and typing
+without submitting are answered from it."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lxml import etree, html as lxml_html
+from pydantic import BaseModel, ConfigDict, Field
+
+from mcp_world.rules import Call, FormatError, Parsed, Rules
+
+MAX_PAGES = 8  # pages remembered per browser episode
+
+
+class BrowserState(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    url: str = ""
+    title: str = ""
+    back_stack: list[str] = Field(default_factory=list)
+    pages: dict[str, str] = Field(default_factory=dict)  # url -> the HTML shown there
+    form: dict[str, str] = Field(default_factory=dict)  # target -> typed text, on the current page
+
+
+_HTML_HEAD = '<!DOCTYPE html>\n<html lang="en">\n<head>\n<link rel="canonical" href="'
+
+
+class _Html:
+    def prefill(self, call: Call) -> str:
+        if call.tool == "browser_navigate":
+            return _HTML_HEAD + _attr(str(call.arguments.get("url", ""))) + '">\n'
+        return _HTML_HEAD
+
+    def parse(self, raw: str, call: Call) -> Parsed:
+        text = raw.strip()
+        if not text.lower().startswith("<!doctype html"):
+            text = self.prefill(call) + raw
+        text = text.strip()
+        if "<body" not in text.lower():
+            raise FormatError("the answer is not an HTML document with a <body>")
+        try:
+            doc = lxml_html.document_fromstring(text)
+        except (etree.ParserError, ValueError) as err:
+            raise FormatError(f"the answer does not parse as HTML: {err}") from None
+        body = doc.find("body")
+        if body is None or (not len(body) and not (body.text or "").strip()):
+            raise FormatError("the HTML document has an empty <body>")
+        repaired = False
+        if call.truncated or "</html>" not in text.lower():
+            # Truncated at max_tokens: close the open elements, as a browser would.
+            text = lxml_html.tostring(doc, doctype="<!DOCTYPE html>", encoding="unicode")
+            repaired = True
+        title_el = doc.find(".//title")
+        title = (title_el.text or "").strip() if title_el is not None else ""
+        canonical = doc.xpath('//link[@rel="canonical"]/@href')
+        url = call.arguments.get("url") if call.tool == "browser_navigate" else None
+        if not url:
+            url = canonical[0].strip() if canonical else call.state.get("url", "")
+        status = 404 if re.search(r"\b(404|not found)\b", title, re.I) else 200
+        return Parsed(text if text.endswith("\n") else text + "\n",
+                      {"url": url, "status": status, "title": title}, repaired)
+
+
+def _attr(value: str) -> str:
+    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+
+
+
+
+def browser_answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    s = BrowserState.model_validate(state)
+    if tool == "browser_back" and s.back_stack and s.back_stack[-1] in s.pages:
+        url = s.back_stack[-1]
+        return s.pages[url], _page_structured(url, s.pages[url])
+    if tool == "browser_navigate":
+        url = str(arguments.get("url", ""))
+        if url in s.pages:
+            return s.pages[url], _page_structured(url, s.pages[url])
+    if tool == "browser_snapshot" and s.url in s.pages:
+        return _with_form(s.pages[s.url], s.form), _page_structured(s.url, s.pages[s.url])
+    if tool == "browser_type" and not arguments.get("submit") and s.url in s.pages:
+        form = {**s.form, str(arguments.get("target", "")): str(arguments.get("text", ""))}
+        page = _with_form(s.pages[s.url], form)
+        if page != s.pages[s.url] or not form:
+            return page, _page_structured(s.url, s.pages[s.url])
+    return None
+
+
+def browser_apply(state: dict[str, Any], tool: str, arguments: dict[str, Any], html: str,
+                  structured: dict[str, Any]) -> dict[str, Any]:
+    s = BrowserState.model_validate(state)
+    url = structured.get("url") or s.url
+    if tool == "browser_type" and not arguments.get("submit"):
+        s.form[str(arguments.get("target", ""))] = str(arguments.get("text", ""))
+        return s.model_dump()
+    if tool == "browser_snapshot":
+        return s.model_dump()
+    if tool == "browser_back":
+        if s.back_stack:
+            s.back_stack.pop()
+    elif url and url != s.url and s.url:
+        s.back_stack.append(s.url)
+    if url != s.url:
+        s.form = {}
+    s.url, s.title = url, structured.get("title", "")
+    if url and html:
+        s.pages.pop(url, None)
+        s.pages[url] = _without_form(html)
+        while len(s.pages) > MAX_PAGES:
+            s.pages.pop(next(iter(s.pages)))
+    return s.model_dump()
+
+
+def _page_structured(url: str, html: str) -> dict[str, Any]:
+    title = ""
+    m = re.search(r"<title>(.*?)</title>", html, re.S | re.I)
+    if m:
+        title = m.group(1).strip()
+    return {"url": url, "status": 404 if re.search(r"\b(404|not found)\b", title, re.I) else 200, "title": title}
+
+
+def _find_field(doc: Any, target: str) -> Any:
+    try:
+        found = doc.cssselect(target)
+    except Exception:  # noqa: BLE001 - not a selector: a label, placeholder or name
+        found = []
+    if found:
+        return found[0]
+    t = target.strip().lower()
+    for el in doc.iter("input", "textarea"):
+        if t in ((el.get("placeholder") or "").lower(), (el.get("name") or "").lower(), (el.get("id") or "").lower(),
+                 (el.get("aria-label") or "").lower()):
+            return el
+    for label in doc.iter("label"):
+        if " ".join(label.text_content().split()).lower() == t:
+            ref = label.get("for")
+            if ref:
+                hits = doc.xpath(f'//*[@id="{ref}"]')
+                if hits:
+                    return hits[0]
+            inner = label.xpath(".//input|.//textarea")
+            if inner:
+                return inner[0]
+    return None
+
+
+def _with_form(html: str, form: dict[str, str]) -> str:
+    if not form:
+        return html
+    try:
+        doc = lxml_html.document_fromstring(html)
+    except (etree.ParserError, ValueError):
+        return html
+    changed = False
+    for target, text in form.items():
+        el = _find_field(doc, target)
+        if el is None:
+            continue
+        if el.tag == "textarea":
+            el.text = text
+        else:
+            el.set("value", text)
+        changed = True
+    if not changed:
+        return html
+    return lxml_html.tostring(doc, doctype="<!DOCTYPE html>", encoding="unicode") + "\n"
+
+
+def _without_form(html: str) -> str:
+    return html
+
+
+class BrowserRules(Rules):
+    state_model = BrowserState
+
+    def initial(self, world: Any) -> dict[str, Any]:
+        start = world.seed.get("browser")
+        url = start.get("start_url", "") if isinstance(start, dict) else ""
+        return BrowserState(url=url).model_dump()
+
+    def answer(self, state: dict[str, Any], call: Call) -> Parsed | None:
+        page = browser_answer(state, call.tool, call.arguments)
+        return Parsed(page[0], page[1]) if page else None
+
+    def apply(self, state: dict[str, Any], call: Call, text: str, structured: dict[str, Any]) -> dict[str, Any]:
+        return browser_apply(state, call.tool, call.arguments, text, structured)
+
+    def summary(self, state: dict[str, Any]) -> str:
+        s = BrowserState.model_validate(state)
+        text = f"at {s.url or '(no page)'}" + (f" ({s.title})" if s.title else "")
+        if s.back_stack:
+            text += f"; back goes to {s.back_stack[-1]}"
+        if s.form:
+            text += "; typed: " + ", ".join(f"{k}={v!r}" for k, v in s.form.items())
+        return text
+
+    def prefill(self, call: Call) -> str:
+        return _HTML.prefill(call)
+
+    def parse(self, raw: str, call: Call) -> Parsed:
+        return _HTML.parse(raw, call)
+
+
+_HTML = _Html()
+rules = BrowserRules()

@@ -1,0 +1,153 @@
+"""The mcp domain: any MCP server's tools, declared by the world. An answer is the text the tool
+returns (a JSON document where its demonstrated results are JSON); a tool with an outputSchema
+also gets structured content that validates against it. The state remembers read-only results
+until a call that may change something, so a repeated read is answered the same."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from mcp_world.rules import Call, FormatError, Parsed, Rules, degenerate, sounds_like_commentary
+
+
+class McpState(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    # Results of read-only calls since the last call that may change something: call -> (text, structured)
+    reads: dict[str, tuple[str, dict[str, Any] | None]] = Field(default_factory=dict)
+
+
+class _Result:
+    """A declared tool's text result. When every demonstration of the tool is a JSON document the
+    answer must be one too (prefilled with its first character); when the tool declares an
+    outputSchema, structured content that validates is read from the JSON text where it can be (the
+    text itself, or the text as the schema's only property) and otherwise asked for separately."""
+
+    def prefill(self, call: Call) -> str:
+        return getattr(call.spec, "answer_start", "") or ""
+
+    def parse(self, raw: str, call: Call) -> Parsed:
+        spec = call.spec
+        text = raw.replace("\r\n", "\n").strip()
+        fence = re.fullmatch(r"```[a-z]*\n(.*?)\n?```", text, re.S)
+        if fence:
+            text = fence.group(1).strip()
+        if sounds_like_commentary(text):
+            raise FormatError("the answer talks about the tool instead of being its result")
+        if call.truncated and degenerate(text):
+            raise FormatError("the answer degenerated into repetition")
+        value: Any = None
+        if text[:1] in ("{", "["):
+            try:
+                value, end = json.JSONDecoder().raw_decode(text)
+                text = text[:end]  # anything after the JSON document is the model running on
+            except ValueError:
+                value = None
+        if getattr(spec, "answer_start", "") and value is None and not _error_text(text, spec):
+            raise FormatError(f"the answer is not the JSON document {spec.name} returns"
+                              + (" (cut off at the token limit)" if call.truncated else ""))
+        if not text:
+            raise FormatError("the answer is empty")
+        if value is None and _error_text(text, spec):
+            return Parsed(text, {"isError": True})  # the tool failing, as the real server reports it
+        schema = getattr(spec, "output_schema", None)
+        if not schema:
+            return Parsed(text, {})
+        for candidate in _structured_candidates(value, schema):
+            if not list(_schema_validator(schema).iter_errors(candidate)):
+                return Parsed(text, candidate)
+        return Parsed(text, {}, needs_structured=True)
+
+
+def _error_text(text: str, spec: Any) -> bool:
+    return text.startswith(("Error", "error:")) or bool(getattr(spec, "error_starts", ())) and text.startswith(spec.error_starts)
+
+
+def _structured_candidates(value: Any, schema: dict[str, Any]) -> list[Any]:
+    if value is None:
+        return []
+    out = [value] if isinstance(value, dict) else []
+    props = list((schema.get("properties") or {}).keys())
+    if len(props) == 1:
+        out.append({props[0]: value})  # e.g. the text is the list, the structured content {"entities": list}
+    return out
+
+
+def _schema_validator(schema: dict[str, Any]):
+    from jsonschema.validators import validator_for
+
+    return validator_for(schema)(schema)
+
+
+
+
+def _call_key(tool: str, arguments: dict[str, Any]) -> str:
+    return tool + " " + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
+
+
+def mcp_answer(state: dict[str, Any], tool: Any, arguments: dict[str, Any]) -> tuple[str, dict[str, Any] | None] | None:
+    """A read-only tool asked again with the same arguments, with nothing changed since: the same result."""
+    s = McpState.model_validate(state)
+    if not (tool.annotations or {}).get("readOnlyHint"):
+        return None
+    hit = s.reads.get(_call_key(tool.name, tool.with_defaults(arguments)))
+    return (hit[0], hit[1]) if hit else None
+
+
+def mcp_apply(state: dict[str, Any], tool: Any, arguments: dict[str, Any], text: str,
+              structured: dict[str, Any] | None) -> dict[str, Any]:
+    s = McpState.model_validate(state)
+    if (tool.annotations or {}).get("readOnlyHint"):
+        if not (structured or {}).get("isError"):
+            s.reads[_call_key(tool.name, tool.with_defaults(arguments))] = (text, structured)
+    else:
+        s.reads = {}  # a call that may change the server's state: earlier reads may no longer hold
+    return s.model_dump()
+
+
+class McpRules(Rules):
+    state_model = McpState
+
+    def answer(self, state: dict[str, Any], call: Call) -> Parsed | None:
+        hit = mcp_answer(state, call.spec, call.arguments)
+        return Parsed(hit[0], hit[1] or {}) if hit else None
+
+    def apply(self, state: dict[str, Any], call: Call, text: str, structured: dict[str, Any]) -> dict[str, Any]:
+        return mcp_apply(state, call.spec, call.arguments, text, structured)
+
+    def prefill(self, call: Call) -> str:
+        return _RESULT.prefill(call)
+
+    def parse(self, raw: str, call: Call) -> Parsed:
+        return _RESULT.parse(raw, call)
+
+    def is_error(self, parsed: Parsed) -> bool:
+        return bool(parsed.structured.get("isError"))
+
+    def agent_structured(self, call: Call, parsed: Parsed) -> dict[str, Any] | None:
+        # MCP: structured content only for tools that declare an outputSchema, and never on an error.
+        if self.is_error(parsed) or call.spec is None or not call.spec.output_schema:
+            return None
+        return parsed.structured
+
+    def risks(self, world: Any, call: Call) -> list[tuple[str, str]]:
+        """A tool's own annotations first, then what its name says."""
+        tool, found = call.tool, []
+        annotations = (call.spec.annotations if call.spec is not None else None) or {}
+        if annotations.get("destructiveHint"):
+            found.append(("destructive", f"{tool} is declared destructive by its server"))
+        elif re.search(r"(^|_)(delete|remove|drop|purge|destroy)", tool):
+            found.append(("destructive", f"{tool} deletes data"))
+        if re.search(r"(^|_)(pay|charge|transfer|refund|purchase)", tool):
+            found.append(("payment", f"{tool} moves money"))
+        if re.search(r"(^|_)(send|email|notify|post|reply)", tool) or \
+                (re.search(r"comment|message", tool) and call.arguments.get("public", True) is True):
+            found.append(("message", f"{tool} sends something a person will read"))
+        return found
+
+
+_RESULT = _Result()
+rules = McpRules()

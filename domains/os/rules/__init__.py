@@ -1,0 +1,65 @@
+"""The os domain: a desktop seen through its accessibility tree. Typing into the focused field,
+flipping a toggle and moving the focus are answered from the state (state.py); everything an
+application does in reply is predicted under the tree's grammar (tree.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from mcp_world.rules import Call, FormatError, Parsed, Rules
+
+from . import state
+from .tree import DEFAULT_ROOT, TreeOutput, parse_tree
+
+
+class DesktopSeed(BaseModel):
+    """The os domain's seed: the screen and the accessibility tree shown at the start."""
+
+    model_config = ConfigDict(extra="forbid")
+    width: int = Field(default=1920, ge=320, le=10000)
+    height: int = Field(default=1080, ge=240, le=10000)
+    tree: str  # one node per line, indented by depth (DESIGN.md, os observations)
+    notes: str = ""
+
+    @field_validator("tree")
+    @classmethod
+    def _a_tree(cls, value: str) -> str:
+        try:
+            parse_tree(value)
+        except FormatError as err:
+            raise ValueError(f"seed.os.tree is not an accessibility tree: {err}") from None
+        return value
+
+
+class DesktopRules(Rules):
+    state_model = state.DesktopState
+    seed_model = DesktopSeed
+
+    def seed(self, raw: Any) -> DesktopSeed | None:
+        return DesktopSeed.model_validate(raw) if isinstance(raw, dict) else None
+
+    def initial(self, world: Any) -> dict[str, Any]:
+        seed = self.seed(world.seed.get("os"))
+        tree = seed.tree.strip("\n") + "\n" if seed else DEFAULT_ROOT + "\n"
+        return state.DesktopState(tree=tree).model_dump()
+
+    def answer(self, doc: dict[str, Any], call: Call) -> Parsed | None:
+        return state.answer(doc, call.tool, call.arguments)
+
+    def apply(self, doc: dict[str, Any], call: Call, text: str, structured: dict[str, Any]) -> dict[str, Any]:
+        return state.apply(doc, call.tool, call.arguments, text, structured)
+
+    def summary(self, doc: dict[str, Any]) -> str:
+        return state.summary(doc)
+
+    def prefill(self, call: Call) -> str:
+        return _TREE.prefill(call)
+
+    def parse(self, raw: str, call: Call) -> Parsed:
+        return _TREE.parse(raw, call)
+
+
+_TREE = TreeOutput()
+rules = DesktopRules()

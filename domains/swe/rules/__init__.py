@@ -1,0 +1,68 @@
+"""The swe domain: repository tools over a described code base. Where the files are known, viewing,
+replacing, searching and listing are answered exactly from the state (state.py); running the
+tests is predicted under a pytest grammar, continuing the header the known files determine
+(output.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from mcp_world.rules import Call, Parsed, Rules
+
+from . import state
+from .output import RepoOutput
+
+
+class RepoSeed(BaseModel):
+    """The swe domain's seed: a code base (paths relative to its root) and how its tests run."""
+
+    model_config = ConfigDict(extra="forbid")
+    root: str = "/workspace/project"
+    language: str = "python"
+    files: dict[str, str | None] = Field(default_factory=dict)  # path -> contents (None: exists, unknown)
+    complete: bool = True  # `files` lists the whole repository: anything else does not exist
+    test_command: str = "pytest"
+    failing_tests: list[str] = Field(default_factory=list)  # test ids that fail at the start
+    notes: str = ""
+
+    @field_validator("files")
+    @classmethod
+    def _relative_paths(cls, value: dict[str, str | None]) -> dict[str, str | None]:
+        bad = [p for p in value if p.startswith("/") or ".." in p.split("/") or not p.strip()]
+        if bad:
+            raise ValueError(f"repository paths are relative to its root, without '..': {bad[:5]}")
+        return value
+
+
+class SweRules(Rules):
+    state_model = state.RepoState
+    seed_model = RepoSeed
+
+    def seed(self, raw: Any) -> RepoSeed:
+        return RepoSeed.model_validate(raw) if isinstance(raw, dict) else RepoSeed(notes=raw or "", complete=False)
+
+    def initial(self, world: Any) -> dict[str, Any]:
+        seed = self.seed(world.seed.get("swe"))
+        return state.RepoState(root=seed.root, files=dict(seed.files), complete=seed.complete,
+                               test_command=seed.test_command).model_dump()
+
+    def answer(self, doc: dict[str, Any], call: Call) -> Parsed | None:
+        return state.answer(doc, call.tool, call.filled())
+
+    def apply(self, doc: dict[str, Any], call: Call, text: str, structured: dict[str, Any]) -> dict[str, Any]:
+        return state.apply(doc, call.tool, call.arguments, text, structured)
+
+    def summary(self, doc: dict[str, Any]) -> str:
+        return state.summary(doc)
+
+    def prefill(self, call: Call) -> str:
+        return _OUTPUT.prefill(call)
+
+    def parse(self, raw: str, call: Call) -> Parsed:
+        return _OUTPUT.parse(raw, call)
+
+
+_OUTPUT = RepoOutput()
+rules = SweRules()

@@ -1,0 +1,157 @@
+"""The terminal domain: a bash session answered as a transcript, kept straight by a shell state.
+
+Its code: the seed (who and where the shell is, which files and git repositories exist), the state
+and the shell interpreter over it (shell.py), what an answer must look like (output.py), the
+transcript layout the instruct dialect continues, and the report's check for writes outside the
+project (the other risk patterns are data in domain.yaml).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from mcp_world.rules import Call, Parsed, Rules, Transcript
+
+from . import output, shell
+
+
+class GitSeed(BaseModel):
+    """A git repository in the terminal world: the folder, its branch and one commit of its files."""
+
+    model_config = ConfigDict(extra="forbid")
+    path: str
+    branch: str = "main"
+    message: str = "Initial commit"
+    author: str = "user <user@example.com>"
+    log: list[str] = Field(default_factory=list)  # recent commits, newest first, as `git log --oneline` shows them
+
+
+class TerminalSeed(BaseModel):
+    """The terminal domain's structured seed: who and where the shell is, and which files exist."""
+
+    model_config = ConfigDict(extra="forbid")
+    hostname: str = "devbox"
+    user: str = "user"
+    cwd: str = "/home/user"
+    files: dict[str, str | None] = Field(default_factory=dict)  # path -> contents (None: exists, unknown)
+    git: list[GitSeed] = Field(default_factory=list)
+    notes: str = ""
+
+
+class TerminalRules(Rules):
+    state_model = shell.TerminalState
+    seed_model = TerminalSeed
+
+    def seed(self, raw: Any) -> TerminalSeed:
+        return TerminalSeed.model_validate(raw) if isinstance(raw, dict) else TerminalSeed(notes=raw or "")
+
+    def initial(self, world: Any) -> dict[str, Any]:
+        seed = self.seed(world.seed.get("terminal"))
+        home = f"/home/{seed.user}" if seed.user != "root" else "/root"
+        files = dict(seed.files)
+        dirs = sorted({posixpath.dirname(p) for p in files} | {seed.cwd})
+        git = None
+        if seed.git:
+            g = seed.git[0]
+            git = shell.GitState(repo=g.path, branch=g.branch, branches=[g.branch],
+                                 commits=[line.split(" ", 1)[-1] for line in reversed(g.log)] or [g.message])
+        # Folders the seed lists files in are taken as fully known (the shadow sandbox makes exactly them).
+        known = sorted({posixpath.dirname(p) for p in files if p.startswith(seed.cwd)} | ({seed.cwd} if files else set()))
+        return shell.TerminalState(cwd=seed.cwd, home=home, files=files, dirs=dirs, known_dirs=known,
+                                   git=git).model_dump()
+
+    def answer(self, state: dict[str, Any], call: Call) -> Parsed | None:
+        command = str(call.arguments.get("command", ""))
+        found = shell.answer(state, command)
+        if found is None:
+            found = shell.silent(state, command)
+        if found is None:
+            return None
+        out, code = found
+        home = state.get("home", "/home/user")
+        return Parsed(out, {"output": out, "exit_code": code,
+                            "cwd": output.next_cwd(command, state.get("cwd", home), home, code)})
+
+    def apply(self, state: dict[str, Any], call: Call, text: str, structured: dict[str, Any]) -> dict[str, Any]:
+        return shell.apply(state, str(call.arguments.get("command", "")), text,
+                           int(structured.get("exit_code", 0) or 0), structured.get("cwd", ""))
+
+    def summary(self, state: dict[str, Any]) -> str:
+        s = shell.TerminalState.model_validate(state)
+        parts = [f"cwd {s.cwd}"]
+        known = {p: c for p, c in s.files.items() if p.startswith(s.home) or p.startswith("/tmp")}
+        if known:
+            shown = []
+            for p, c in list(known.items())[-25:]:
+                if c is None:
+                    shown.append(p)
+                else:
+                    body = c if len(c) <= 80 else c[:77] + "..."
+                    shown.append(f"{p} = {body!r}")
+            parts.append("files: " + "; ".join(shown))
+        if s.deleted:
+            parts.append("deleted: " + ", ".join(s.deleted[-10:]))
+        if s.env:
+            parts.append("env: " + ", ".join(f"{k}={v}" for k, v in list(s.env.items())[-10:]))
+        if s.git:
+            parts.append(f"git: on {s.git.branch}; branches {', '.join(s.git.branches)}; "
+                         f"last commits {', '.join(repr(c) for c in s.git.commits[-3:])}")
+        return "; ".join(parts)
+
+    def where(self, state: dict[str, Any]) -> str:
+        return str(state.get("cwd", ""))
+
+    def parse(self, raw: str, call: Call) -> Parsed:
+        return output.parse(raw, call)
+
+    def transcript(self, world: Any, state: dict[str, Any]) -> Transcript:
+        seed = self.seed(world.seed.get("terminal"))
+        home = state.get("home", f"/home/{seed.user}")
+
+        def prompt(cwd: str) -> str:
+            shown = "~" + cwd[len(home):] if cwd == home or cwd.startswith(home + "/") else cwd
+            return f"{seed.user}@{seed.hostname}:{shown}$ "
+
+        return Transcript(prompt, seed.cwd, (f"\n{seed.user}@{seed.hostname}:", f"{seed.user}@{seed.hostname}:"))
+
+    def display(self, call: Call) -> str:
+        return f"$ {call.arguments.get('command', '')}"
+
+    def risks(self, world: Any, call: Call) -> list[tuple[str, str]]:
+        seed = self.seed(world.seed.get("terminal"))
+        home = "/root" if seed.user == "root" else f"/home/{seed.user}"
+        project = seed.cwd if "cwd" in seed.model_fields_set else home
+        outside = _outside_writes(str(call.arguments.get("command", "")), home, project)
+        return [("outside-project", f"writes {', '.join(outside[:3])} outside the project")] if outside else []
+
+
+def _outside_writes(command: str, home: str, project: str) -> list[str]:
+    """Paths written by redirections, cp/mv/tee/touch/mkdir targets that lie outside the project."""
+    try:
+        words = shlex.split(command, posix=True)
+    except ValueError:
+        return []
+    targets: list[str] = []
+    for i, w in enumerate(words):
+        if w in (">", ">>") and i + 1 < len(words):
+            targets.append(words[i + 1])
+        elif w.startswith((">", ">>")) and len(w.lstrip(">")) > 0:
+            targets.append(w.lstrip(">"))
+    if words and words[0] in ("cp", "mv", "install", "ln") and len(words) > 2:
+        targets.append(words[-1])
+    if words and words[0] in ("tee", "touch", "mkdir"):
+        targets += [w for w in words[1:] if not w.startswith("-")]
+    out = []
+    for t in targets:
+        path = t.replace("~", home, 1) if t.startswith("~") else t
+        if path.startswith("/") and not path.startswith(("/tmp/", "/dev/null")) and \
+                not (project and (path == project or path.startswith(project.rstrip("/") + "/"))):
+            out.append(t)
+    return out
+
+
+rules = TerminalRules()

@@ -1,0 +1,80 @@
+"""What a terminal prints, read back: the output without echoed prompt lines, the exit code a real
+shell would give (read from the output by rules), and the cwd after `cd`."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from mcp_world.rules import Call, FormatError, Parsed, degenerate, exit_code_for, sounds_like_commentary
+
+
+def shell_words(command: str) -> list[str] | None:
+    """A command line as bash splits it into words and operators (`&&`, `;`, `|`, `>`, `>>`…);
+    None when it does not parse (an open quote)."""
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|<>()")
+        lexer.whitespace_split = True
+        return list(lexer)
+    except ValueError:
+        return None
+
+
+def next_cwd(command: str, cwd: str, home: str, exit_code: int) -> str:
+    """Follow `cd` in a command line (`cd x`, `cd x && ...`, `cd`), so structured `cwd` stays right."""
+    if exit_code != 0:
+        return cwd
+    words = shell_words(command)
+    if words is None:
+        return cwd
+    segments: list[list[str]] = [[]]
+    for w in words:
+        if w in ("&&", ";", "||", "|", "&"):
+            segments.append([])
+        else:
+            segments[-1].append(w)
+    for seg in segments:
+        if seg and seg[0] == "cd":
+            target = seg[1] if len(seg) > 1 else home
+            if target == "-":
+                continue
+            target = target.replace("~", home, 1) if target.startswith("~") else target
+            path = target if target.startswith("/") else f"{cwd.rstrip('/')}/{target}"
+            parts: list[str] = []
+            for p in path.split("/"):
+                if p in ("", "."):
+                    continue
+                if p == "..":
+                    if parts:
+                        parts.pop()
+                else:
+                    parts.append(p)
+            cwd = "/" + "/".join(parts)
+    return cwd
+
+
+def parse(raw: str, call: Call) -> Parsed:
+    text = raw.replace("\r\n", "\n")
+    fence = re.fullmatch(r"\s*```[a-z]*\n(.*?)\n?```\s*", text, re.S)
+    if fence:
+        text = fence.group(1) + "\n"
+    command = str(call.arguments.get("command", "")).strip()
+    lines = text.split("\n")
+    # An echoed prompt line ("$ ls", or a screen's "user@devbox:~/app$ ls") is not part of the output.
+    if lines and command and re.fullmatch(r"\s*(?:\S+@[\w.-]+:[^\n]*?[$#] ?|[$#] )?" + re.escape(command) + r"\s*",
+                                          lines[0]):
+        lines = lines[1:]
+    while lines and re.fullmatch(r"\s*(\S+@\S+[:~\w/]*)?[$#]\s*", lines[-1]):
+        lines.pop()
+    text = "\n".join(lines)
+    if sounds_like_commentary(text):
+        raise FormatError("the answer explains the command instead of showing its output")
+    if call.truncated and degenerate(text):
+        raise FormatError("the answer degenerated into repetition")
+    text = text.strip("\n")
+    if text:
+        text += "\n"
+    code = exit_code_for(text)
+    home = call.state.get("home", "/home/user")
+    cwd = next_cwd(command, call.state.get("cwd", home), home, code)
+    return Parsed(text, {"output": text, "exit_code": code, "cwd": cwd})

@@ -1,0 +1,208 @@
+"""The one interface a domain's code implements (DESIGN.md, "Domains").
+
+A domain is a folder (`domains/<name>/`): data — `domain.yaml`, `prompt.md`, `demonstrations.jsonl`,
+grammars — and, where the domain has state that can answer or be checked, a small rules module
+(`rules.py`, or a `rules/` package) whose `rules` attribute is an instance of a `Rules` subclass.
+The core calls these hooks and never asks which domain it is talking to. Every hook has a default,
+so a folder with no code works: answers are taken as plain text, the history is the only memory,
+nothing is answered from state.
+
+    state     state_model, initial(world), answer(state, call), apply(state, call, text, structured),
+              summary(state), where(state)
+    answers   prefill(call), parse(raw, call), is_error(parsed), agent_structured(call, parsed)
+    seeds     seed_model (validates `seed.<domain>` of world files)
+    prompts   transcript(world, state): a terminal-like domain's prompt line (instruct dialect)
+    reports   risks(world, call): flags for the dry-run report beyond the patterns in domain.yaml;
+              display(call): the action as a person reads it
+
+Everything a domain module needs is importable from here: `Rules`, `Call`, `Parsed`,
+`FormatError`, `Transcript` and the answer checks every text domain uses (`unfence`,
+`sounds_like_commentary`, `degenerate`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ValidationError
+
+from .errors import FormatError, StateError
+
+if TYPE_CHECKING:
+    from .domain import Tool
+    from .world import World
+
+__all__ = ["Call", "FormatError", "Parsed", "Rules", "StateError", "Transcript", "degenerate", "exit_code_for",
+           "sounds_like_commentary", "unfence"]
+
+
+@dataclass
+class Parsed:
+    """An observation as the agent receives it: the text and its structured content."""
+
+    text: str
+    structured: dict[str, Any] = field(default_factory=dict)
+    repaired: bool = False  # closed a truncated document; recorded on the step
+    needs_structured: bool = False  # the tool has an outputSchema the text alone does not satisfy
+    thinking: str = ""  # the world model's reasoning before this answer: logged, never shown to the agent
+
+
+@dataclass(frozen=True)
+class Call:
+    """The call being answered, as a domain's hooks see it."""
+
+    tool: str
+    arguments: dict[str, Any]
+    state: dict[str, Any]  # this domain's state before the call
+    truncated: bool = False  # the engine stopped at max_tokens
+    spec: Tool | None = None  # the tool being called (schemas, annotations, defaults)
+
+    def filled(self) -> dict[str, Any]:
+        """The arguments with the schema's defaults filled in."""
+        return self.spec.with_defaults(self.arguments) if self.spec is not None else dict(self.arguments)
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """How a terminal-like domain shows a session: the prompt line before each action (`where` is
+    where it ran, e.g. the cwd), where the demonstrations ran, and what ends an answer."""
+
+    prompt: Callable[[str], str]
+    start: str
+    stop: tuple[str, ...]
+
+
+class Rules:
+    """A domain's behaviour. Subclass it in the domain's rules module and expose an instance as
+    `rules`; override only what the domain has."""
+
+    state_model: type[BaseModel] | None = None  # the state document; None: a free mapping
+    seed_model: type[BaseModel] | None = None  # a structured `seed.<domain>` in world files
+
+    def seed(self, raw: Any) -> Any:
+        """The world's `seed.<domain>` as this domain reads it (validated; ValueError when malformed)."""
+        if self.seed_model is not None and isinstance(raw, dict):
+            return self.seed_model.model_validate(raw)
+        return raw
+
+    # -- state ----------------------------------------------------------------------------------
+    def initial(self, world: World) -> dict[str, Any]:
+        return self.state_model().model_dump() if self.state_model is not None else {}
+
+    def answer(self, state: dict[str, Any], call: Call) -> Parsed | None:
+        """The observation when the state alone determines it; None: ask the world model."""
+        return None
+
+    def apply(self, state: dict[str, Any], call: Call, text: str, structured: dict[str, Any]) -> dict[str, Any]:
+        """The state after the call was answered with `text` (the core validates what comes back)."""
+        return state
+
+    def summary(self, state: dict[str, Any]) -> str:
+        """What the state establishes, compactly, for the prompt (the core bounds its length)."""
+        return ""
+
+    def where(self, state: dict[str, Any]) -> str:
+        """Where the next action runs, for layouts that show it (a shell's cwd)."""
+        return ""
+
+    def validated(self, state: Any, domain: str = "") -> dict[str, Any]:
+        """`state` as a valid document, or StateError (the caller keeps the old one)."""
+        if self.state_model is None:
+            if not isinstance(state, dict):
+                raise StateError(f"the {domain or 'domain'} state must be a mapping")
+            return state
+        try:
+            return self.state_model.model_validate(state).model_dump()
+        except ValidationError as err:
+            first = err.errors()[0]
+            raise StateError(f"rejected {domain or 'domain'} state update: "
+                             f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+
+    # -- answers --------------------------------------------------------------------------------
+    def prefill(self, call: Call) -> str:
+        """The start of every valid answer: sent for the model to continue, part of the observation."""
+        return ""
+
+    def parse(self, raw: str, call: Call) -> Parsed:
+        """The answer as an observation, or FormatError saying what is wrong. Default: plain text,
+        refused when it talks about the tool instead of being its output."""
+        text = unfence(raw.replace("\r\n", "\n")).strip("\n")
+        if sounds_like_commentary(text):
+            raise FormatError("the answer talks about the tool instead of being its output")
+        if call.truncated and degenerate(text):
+            raise FormatError("the answer degenerated into repetition")
+        return Parsed(text + "\n" if text else "", {})
+
+    def is_error(self, parsed: Parsed) -> bool:
+        """The simulated tool itself failed (returned to the agent as an isError result)."""
+        return bool(parsed.structured.get("error"))
+
+    def agent_structured(self, call: Call, parsed: Parsed) -> dict[str, Any] | None:
+        """The structured content the agent receives with the text (None: none)."""
+        return parsed.structured
+
+    # -- prompts and reports ----------------------------------------------------------------------
+    def transcript(self, world: World, state: dict[str, Any]) -> Transcript | None:
+        """A terminal-like layout for the instruct dialect; None: chat turns."""
+        return None
+
+    def display(self, call: Call) -> str | None:
+        """How a person reads this action in reports (`$ ls`); None: as a call, `tool({arguments})`."""
+        return None
+
+    def risks(self, world: World, call: Call) -> list[tuple[str, str]]:
+        """(category, reason) flags for the dry-run report that need code (domain.yaml's `risks`
+        patterns are applied by the report itself)."""
+        return []
+
+
+# -- checks every text answer may need -------------------------------------------------------------
+
+_COMMENTARY = re.compile(
+    r"^\s*(this command|the command|the output|sure[,!. ]|here('s| is| are)|i (can|cannot|can't|am|will)|"
+    r"as an ai|explanation:|output:|note:|certainly|the `)",
+    re.IGNORECASE,
+)
+
+
+def sounds_like_commentary(text: str) -> bool:
+    """The answer explains or introduces the output instead of being it (small models do)."""
+    return bool(_COMMENTARY.match(text))
+
+
+def degenerate(text: str) -> bool:
+    """A run cut at max_tokens whose tail repeats one line or one short pattern over and over."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) >= 6 and len(set(lines[-6:])) == 1:
+        return True
+    tail = text[-400:]
+    return len(tail) >= 160 and any(tail.count(tail[-k:]) * k >= len(tail) * 0.7 for k in range(2, 80))
+
+
+def unfence(text: str, languages: str = r"[a-z]*") -> str:
+    """The inside of a Markdown code fence wrapped around the whole answer (with a newline), else the text."""
+    fence = re.fullmatch(r"\s*```" + languages + r"\n(.*?)\n?```\s*", text, re.S)
+    return fence.group(1) + "\n" if fence else text
+
+
+_EXIT_RULES: list[tuple[re.Pattern[str], int]] = [
+    (re.compile(r"command not found\s*$", re.M), 127),
+    (re.compile(r"^fatal: ", re.M), 128),
+    (re.compile(r"^usage: ", re.M | re.I), 2),
+    (re.compile(r"(?i:no such file or directory|permission denied|command not found)|cannot |Traceback \(most recent call last\)|"
+                r"^error(\[\w+\])?:|^E: |Is a directory|Not a directory|: invalid option|syntax error|"
+                r"^FAILED|failed|Operation not permitted|^ERROR", re.M), 1),
+]
+
+
+def exit_code_for(output: str) -> int:
+    """The exit code a command-line program that printed `output` most likely exited with, read by
+    rules (a small model cannot be trusted with it: forcing it into `{output, exit_code}` JSON made
+    its outputs worse)."""
+    for pattern, code in _EXIT_RULES:
+        if pattern.search(output):
+            return code
+    return 0

@@ -1,0 +1,47 @@
+"""What worlds and domains both declare: tools (names, descriptions, JSON schemas, annotations)
+and demonstrations (real transitions shown to the world model as examples)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class ToolSpec(BaseModel):
+    """A tool declared by a domain, by a world (for a domain that serves the world's own tools), or copied
+    from a real MCP server."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,128}$")
+    title: str | None = None
+    description: str = ""
+    input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"}, alias="inputSchema")
+    output_schema: dict[str, Any] | None = Field(default=None, alias="outputSchema")
+    annotations: dict[str, Any] | None = None
+
+    @field_validator("input_schema", "output_schema")
+    @classmethod
+    def _a_schema(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is None:
+            return value
+        from jsonschema.exceptions import SchemaError
+        from jsonschema.validators import validator_for
+
+        if value.get("type", "object") != "object":
+            raise ValueError(f"a tool's schemas describe an object (type: object), not {value.get('type')!r}")
+        try:
+            validator_for(value).check_schema(value)
+        except SchemaError as err:
+            raise ValueError(f"not a valid JSON schema: {err.message}") from None
+        return value
+
+
+class Demonstration(BaseModel):
+    """A real transition shown to the world model as an example of the tool's output."""
+
+    model_config = ConfigDict(extra="forbid")
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    observation: str
+    structured: dict[str, Any] | None = None
