@@ -40,6 +40,41 @@ def _say(msg: str) -> None:
     typer.echo(msg, err=True)
 
 
+DomainsOpt = Annotated[list[Path], typer.Option(
+    "--domains", envvar="MCP_WORLD_DOMAINS",
+    help="A folder holding a domain (a domain.yaml and its files) or several; repeatable (the variable takes "
+         "a list separated by ':'). A domain of the same name as a shipped one replaces it.")]
+
+
+def _use_domains(domains: list[Path]) -> None:
+    from .domain import add_domain_dirs
+
+    try:
+        add_domain_dirs(domains)
+    except MCPWorldError as err:
+        _err(str(err))
+
+
+@app.callback()
+def main(domains: DomainsOpt = []) -> None:
+    """mcp-world: an MCP server whose tools are answered by a language world model."""
+    _use_domains(domains)
+
+
+@app.command()
+def domains() -> None:
+    """List the domains this command can serve (shipped, installed, and from --domains), with their tools."""
+    from .domain import domain_folders, load_domain
+
+    try:
+        for name, folder in sorted(domain_folders().items()):
+            d = load_domain(name)
+            tools = ", ".join(t.name for t in d.tools) or "(the world's own tools)"
+            typer.echo(f"{name:10} {tools}\n{'':10} {folder}")
+    except MCPWorldError as err:
+        _err(str(err))
+
+
 @app.command()
 def serve(
     world: Annotated[str, typer.Option(help="A shipped world's name or a world file (YAML).")] = "devbox",
@@ -64,6 +99,7 @@ def serve(
     max_observation_chars: Annotated[int, typer.Option(help="Largest accepted engine answer.")] = 65_536,
     context_tokens: Annotated[int, typer.Option(help="The engine's context length.")] = 8_192,
     max_episodes: Annotated[int, typer.Option(help="Live episodes kept in memory (older ones resume from the log).")] = 4_096,
+    max_connections: Annotated[int, typer.Option(help="Open HTTP connections at once (beyond: 503 at once).")] = 1_024,
     shadow: Annotated[list[str], typer.Option(
         help="Also observe this domain's actions for real and log both: terminal (a bubblewrap sandbox) "
              "or browser (real GETs of the --shadow-origin sites only).")] = [],
@@ -84,9 +120,11 @@ def serve(
                      help="Bearer token every HTTP request must carry; required to bind beyond 127.0.0.1.")] = None,
     allowed_host: Annotated[list[str], typer.Option(
         help="Host header accepted when bound beyond loopback (DNS-rebinding protection stays on).")] = [],
+    domains: DomainsOpt = [],
     cache: CacheOpt = None,
 ) -> None:
     """Serve a simulated world over MCP (streamable HTTP or stdio)."""
+    _use_domains(domains)
     from . import embedded
     from .paths import cache_dir
     from .serving import ServeConfig, serve as run
@@ -107,7 +145,8 @@ def serve(
             shadow=tuple(shadow), real=tuple(real), shadow_timeout_s=shadow_timeout,
             shadow_origins=tuple(shadow_origin), state_mode=state, replay_cache=replay_cache,
             limits=Limits(max_argument_chars=max_argument_chars, max_observation_chars=max_observation_chars,
-                          context_tokens=context_tokens, max_episodes=max_episodes),
+                          context_tokens=context_tokens, max_episodes=max_episodes,
+                          max_connections=max_connections),
             sampling=Sampling(temperature=temperature),
             embedded=embedded.EmbeddedConfig(cache=cache_dir(cache), adapter=lora),
         )
@@ -128,6 +167,9 @@ def mirror(
     upstream: Annotated[Optional[str], typer.Option(help="Or the real server's streamable-HTTP URL.")] = None,
     upstream_header: Annotated[list[str], typer.Option(help="'Name: value' header for --upstream (repeatable).")] = [],
     env: Annotated[list[str], typer.Option(help="NAME=value for the upstream command's environment (repeatable).")] = [],
+    upstream_env: Annotated[list[str], typer.Option(
+        help="Pass this variable of mcp-world's own environment to the upstream command (repeatable); it gets "
+             "only these, --env and what any program needs to run (PATH, HOME, LANG…).")] = [],
     db: DbOpt = DEFAULT_DB,
     name: Annotated[Optional[str], typer.Option(help="World name for the recorded episodes (default: the server's name).")] = None,
     description: Annotated[Optional[str], typer.Option(help="World description (default: the server's name and instructions).")] = None,
@@ -173,7 +215,7 @@ def mirror(
                             embedded=embedded.EmbeddedConfig(cache=cache_dir(cache)))
     cfg = MirrorConfig(
         upstream=UpstreamSpec(command=tuple(command or ()), url=upstream, env=variables, headers=headers,
-                              timeout_s=upstream_timeout),
+                              timeout_s=upstream_timeout, pass_env=tuple(upstream_env)),
         db=db.expanduser(), serve=serve_cfg, name=name, description=description, predict=predict,
         drain_s=drain_timeout)
     try:
@@ -363,6 +405,7 @@ def episodes_show(episode_id: str, db: DbOpt = DEFAULT_DB,
                   as_json: Annotated[bool, typer.Option("--json", help="Print the interchange record.")] = False) -> None:
     """Show one episode's steps."""
     from .exporting import episode_record
+    from .report import terminal_safe as safe
 
     store = _store(db)
     ep = store.episode(episode_id)
@@ -371,22 +414,23 @@ def episodes_show(episode_id: str, db: DbOpt = DEFAULT_DB,
     if as_json:
         typer.echo(json.dumps(episode_record(store, episode_id, include_errors=True), indent=2, ensure_ascii=False))
         return
-    typer.echo(f"episode {ep['id']}  world {ep['world_name']}  model {ep['model']}  dialect {ep['dialect']}  seed {ep['seed']}")
+    typer.echo(safe(f"episode {ep['id']}  world {ep['world_name']}  model {ep['model']}  dialect {ep['dialect']}  "
+                    f"seed {ep['seed']}"))
     for s in store.steps(episode_id):
-        typer.secho(f"\n[{s['idx']}] {s['tool']} {s['arguments']}", bold=True)
+        typer.secho(safe(f"\n[{s['idx']}] {s['tool']} {s['arguments']}"), bold=True)
         if s["error_kind"]:
-            typer.secho(f"  error {s['error_kind']}: {s['error']}", fg=typer.colors.RED)
+            typer.secho(safe(f"  error {s['error_kind']}: {s['error']}"), fg=typer.colors.RED)
         else:
             typer.echo(f"  ({s['provenance']}, {s['prompt_tokens'] or 0}+{s['completion_tokens'] or 0} tokens, "
                        f"{s['latency_ms'] or 0:.0f} ms)")
             if s["observation"] is not None:
                 typer.secho("  simulated:" if s["real_observation"] is not None else "", fg=typer.colors.BLUE)
-                typer.echo(s["observation"])
+                typer.echo(safe(s["observation"]))
         if s.get("prediction_error"):
-            typer.secho(f"  no simulated observation: {s['prediction_error']}", fg=typer.colors.YELLOW)
+            typer.secho(safe(f"  no simulated observation: {s['prediction_error']}"), fg=typer.colors.YELLOW)
         if s["real_observation"] is not None:
             typer.secho("  real:", fg=typer.colors.GREEN)
-            typer.echo(s["real_observation"])
+            typer.echo(safe(s["real_observation"]))
 
 
 @app.command()
@@ -438,7 +482,7 @@ def report(
 ) -> None:
     """Dry-run report: what the agent did, with risky actions flagged and why."""
     from .exporting import Filters, episode_record, iter_records
-    from .report import CATEGORIES, episode_report, render_html
+    from .report import CATEGORIES, episode_report, render_html, terminal_safe as safe
 
     if (episode_id is None) == (run is None):
         _err("give an EPISODE_ID or --run RUN_ID")
@@ -458,18 +502,20 @@ def report(
         for f in r.flags:
             flagged.setdefault(f.step, []).append(f)
         head = f"{r.id}  world {r.world}" + (f"  task {r.task.get('id')} ({r.task.get('outcome')})" if r.task else "")
-        typer.secho(head, bold=True)
+        typer.secho(safe(head), bold=True)
         for i, s in enumerate(r.steps):
             mark = "!" if i in flagged else " "
-            typer.secho(f" {mark} [{i}] {r.actions[i][:200]}", fg=typer.colors.RED if i in flagged else None)
+            typer.secho(f" {mark} [{i}] {safe(r.actions[i][:200])}", fg=typer.colors.RED if i in flagged else None)
             for f in flagged.get(i, []):
-                typer.secho(f"       {f.category}: {f.reason}", fg=typer.colors.RED)
+                typer.secho(f"       {f.category}: {safe(f.reason)}", fg=typer.colors.RED)
     total = sum(len(r.flags) for r in reports)
     cats = sorted({f.category for r in reports for f in r.flags})
     typer.echo(f"\n{len(reports)} episode(s), {sum(len(r.steps) for r in reports)} actions, {total} risky"
                + (": " + "; ".join(f"{c} ({CATEGORIES.get(c, c)})" for c in cats) if cats else ""))
     if html:
-        html.write_text(render_html(reports, episode_id or f"run {run}"), encoding="utf-8")
+        real = {r.id: {i for i, s in enumerate(store.steps(r.id)) if s["real_observation"] is not None
+                       or s["provenance"] == "real"} for r in reports}
+        html.write_text(render_html(reports, episode_id or f"run {run}", real), encoding="utf-8")
         _say(f"HTML report written to {html}")
 
 
@@ -697,12 +743,17 @@ def world_from_dir(
     _say(f"world {snap.world.name}: {snap.files} files ({snap.with_contents} with contents)"
          + (f", {snap.not_listed} beyond --max-files not listed" if snap.not_listed else ""))
     if snap.withheld:
-        _say(f"left out {len(snap.withheld)} files that look like secrets:")
+        _say(f"left out {len(snap.withheld)} files that look like secrets or are not plain files in the folder:")
         for rel, why in snap.withheld:
             _say(f"  {rel}  ({why})")
+    if snap.redacted:
+        _say(f"redacted {sum(n for _, n in snap.redacted)} secret values (the lines are kept) in "
+             f"{len(snap.redacted)} files: {', '.join(rel for rel, _ in snap.redacted)}")
     header = f"made by `mcp-world world from-dir {path}`"
     if snap.withheld:
-        header += f"; {len(snap.withheld)} files that look like secrets were left out"
+        header += f"; {len(snap.withheld)} files were left out"
+    if snap.redacted:
+        header += f"; secret values redacted in {len(snap.redacted)} files"
     _write_world(world_yaml(snap.world, header), out)
 
 

@@ -30,7 +30,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from jsonschema import validators
+from jsonschema.exceptions import SchemaError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import UnknownName, WorldFileError
 from .paths import DOMAINS_DIR
@@ -49,6 +51,17 @@ class _ToolFile(ToolSpec):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
     # How the action reads in a prompt, e.g. "$ {command}"; several: the first that fits the arguments.
     action: str | list[str] | None = None
+
+    @field_validator("input_schema", "output_schema")
+    @classmethod
+    def _a_schema(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        """A domain's schemas are the operator's code: any valid schema (patterns may need `re`)."""
+        if value is not None:
+            try:
+                validators.validator_for(value).check_schema(value)
+            except SchemaError as err:
+                raise ValueError(f"not a valid JSON schema: {err.message}") from None
+        return value
 
 
 class AgentWorldInfo(BaseModel):

@@ -150,7 +150,11 @@ def _build(target: Path, code: str, args: list[str], what: str) -> Path:
     tmp = target.with_name(target.name + ".partial")
     shutil.rmtree(tmp, ignore_errors=True)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    proc = subprocess.run([sys.executable, "-c", code, *args, str(tmp)], capture_output=True, text=True, env=env)
+    # -I and a fixed working folder: a child started from inside an untrusted checkout must not import
+    # that checkout's .py files (the current directory is first on a plain child's sys.path).
+    target.parent.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run([sys.executable, "-I", "-c", code, *args, str(tmp)], capture_output=True, text=True,
+                          env=env, cwd=target.parent)
     if proc.returncode != 0:
         shutil.rmtree(tmp, ignore_errors=True)
         raise EngineSetupError(f"{what} failed:\n{proc.stderr[-3000:]}")
@@ -268,7 +272,7 @@ def _group_alive(pgid: int) -> bool:
 
 def engine_command(cfg: EmbeddedConfig, model: Path, port: int) -> list[str]:
     cmd = [
-        sys.executable, "-m", "vllm.entrypoints.openai.api_server",
+        sys.executable, "-I", "-u", "-m", "vllm.entrypoints.openai.api_server",  # -I: see _build
         "--model", str(model),
         "--served-model-name", SERVED_NAME,
         "--host", cfg.host, "--port", str(port),
@@ -297,13 +301,16 @@ def engine_env(cfg: EmbeddedConfig) -> dict[str, str]:
         "VLLM_CPU_KVCACHE_SPACE": str(cfg.kv_cache_gib),
         "VLLM_CPU_OMP_THREADS_BIND": cfg.threads or f"0-{cores - 1}",
         "VLLM_USE_AOT_COMPILE": "0",
-        "VLLM_ALLOW_RUNTIME_LORA_UPDATING": "1",
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
         "VLLM_NO_USAGE_STATS": "1",
         "DO_NOT_TRACK": "1",
         "PYTHONUNBUFFERED": "1",
     })
+    # Loading adapters at run time (an unauthenticated endpoint) only for `engine start --lora`.
+    env.pop("VLLM_ALLOW_RUNTIME_LORA_UPDATING", None)
+    if cfg.lora:
+        env["VLLM_ALLOW_RUNTIME_LORA_UPDATING"] = "1"
     return env
 
 
@@ -319,7 +326,7 @@ def start(cfg: EmbeddedConfig, *, detach: bool = False, say: Say = _quiet) -> Em
     say(f"starting the embedded engine (vLLM-CPU, {what}) on {url}; log: {log_path}")
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(
-            engine_command(cfg, model, port), env=engine_env(cfg), stdin=subprocess.DEVNULL,
+            engine_command(cfg, model, port), env=engine_env(cfg), stdin=subprocess.DEVNULL, cwd=cfg.cache,
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             preexec_fn=None if detach else _die_with_parent,
         )
@@ -372,14 +379,28 @@ def background_or_start(cache: Path, say: Say = _quiet) -> tuple[str, EmbeddedEn
 def find_background(cache: Path) -> EngineRecord | None:
     """The engine `engine start` left running, if it is still alive and answering."""
     record = _read_record(cache)
-    if record is None or not _group_alive(record.pid) or not healthy(record.url):
+    if record is None or not _group_alive(record.pid) or not is_our_engine(record) or not healthy(record.url):
         return None
     return record
 
 
+def is_our_engine(record: EngineRecord) -> bool:
+    """The recorded pid still runs the engine we started (vLLM's server on the recorded port), not a
+    process that got the pid after ours died."""
+    try:
+        argv = Path(f"/proc/{record.pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    port = record.url.rsplit(":", 1)[-1].encode()
+    return b"vllm.entrypoints.openai.api_server" in argv and port in argv
+
+
 def stop_background(cache: Path, timeout: float = 20.0) -> EngineRecord | None:
+    """Stop the engine `engine start` left running; a stale record (its pid now someone else's) is
+    only removed."""
     record = _read_record(cache)
     if record is not None:
-        kill_group(record.pid, timeout)
+        if is_our_engine(record):
+            kill_group(record.pid, timeout)
         (cache / RECORD_FILE).unlink(missing_ok=True)
     return record

@@ -283,9 +283,7 @@ class Summary:
 
 
 def _finished(store: Any, key: str) -> bool:
-    rows = store.query("select outcome from episodes where (id = ? or id like ?) and outcome in (?, ?, ?)",
-                       (key, f"{key}.%", *FINISHED))
-    return bool(rows)
+    return any(r["outcome"] in FINISHED for r in store.episodes_of_key(key, "id, outcome"))
 
 
 async def generate(cfg: GenerateConfig, engines: Any, say: Callable[[str], None] = lambda m: None,

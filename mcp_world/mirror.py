@@ -36,12 +36,15 @@ from .dialects import Turn, get_dialect
 from .domain import world_tools_domain
 from .engines import EnginePool
 from .errors import AgentFault, MCPWorldError
+from .redaction import redact, redact_json
 from .server import EpisodeKeys
 from .simulator import Episode, Limits, Sampling, Simulator
 from .store import Store
 from .world import ToolSpec, World
 
 log = logging.getLogger("mcp_world")
+BASE_ENV = {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "TMPDIR", "TZ",
+            "SYSTEMROOT", "NODE_PATH", "VIRTUAL_ENV"}
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,13 @@ class UpstreamSpec:
     env: dict[str, str] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
     timeout_s: float = 60.0
+    pass_env: tuple[str, ...] = ()  # variables of our own environment the upstream may see
+
+    def child_env(self) -> dict[str, str]:
+        """The upstream command's environment: what a program needs to run, the variables asked for,
+        and `env` — never the rest of mcp-world's own (its tokens and keys)."""
+        keep = {k: v for k, v in os.environ.items() if k in BASE_ENV or k.startswith("LC_") or k in self.pass_env}
+        return {**keep, **self.env}
 
     def describe(self) -> str:
         return self.url or " ".join(self.command)
@@ -75,7 +85,7 @@ class Upstream:
         try:
             if self.spec.command:
                 params = StdioServerParameters(command=self.spec.command[0], args=list(self.spec.command[1:]),
-                                               env={**os.environ, **self.spec.env})
+                                               env=self.spec.child_env())
                 self.client = await self._stack.enter_async_context(
                     Client(params, read_timeout_seconds=self.spec.timeout_s))
             else:
@@ -182,12 +192,14 @@ class Mirror:
         self.sim = None if engines is None else Simulator(world, engines, store, get_dialect(dialect), limits,
                                                           sampling=sampling)
         self._episodes: dict[str, MirrorEpisode] = {}
+        self.max_episodes = limits.max_episodes
         self._creating = asyncio.Lock()
         self._predicting = asyncio.Semaphore(predict_concurrency)
         self._pending: dict[asyncio.Task, int] = {}  # prediction task -> its step row
         self.max_backlog = max_backlog
         self.predicted = 0
         self.skipped = 0
+        self.log_failures = 0  # real results that reached the agent but not the log
 
     async def episode(self, key: str) -> MirrorEpisode:
         ep = self._episodes.get(key)
@@ -215,6 +227,8 @@ class Mirror:
         )
         ep = MirrorEpisode(self.sim.new_episode(episode_id, self.world, seed) if self.sim is not None
                            else Episode(episode_id, self.world, seed, "", {}))
+        while len(self._episodes) >= self.max_episodes:  # the oldest first; its log stays in SQLite
+            self._episodes.pop(next(iter(self._episodes)))
         self._episodes[key] = ep
         return ep
 
@@ -224,8 +238,10 @@ class Mirror:
             index = ep.next_index
             ep.next_index += 1
             t0 = time.perf_counter()
+            # What is stored or sent to an engine has its secrets redacted (the agent gets the real result).
+            safe_arguments = redact_json(arguments or {})
             row: dict[str, Any] = {"episode_id": ep.sim.id, "idx": index, "domain": self.world.domains[0],
-                                   "tool": name, "arguments": arguments or {}}
+                                   "tool": name, "arguments": safe_arguments}
             try:
                 result = await self.upstream.call(name, arguments)
             except Exception as err:  # the upstream failed: the agent hears it, the log keeps it
@@ -237,18 +253,28 @@ class Mirror:
             real_structured = dict(result.structured_content) if isinstance(result.structured_content, dict) else None
             if result.is_error:
                 real_structured = {**(real_structured or {}), "isError": True}
-            row.update(real_observation=text, real_structured=real_structured, provenance="real",
-                       latency_ms=(time.perf_counter() - t0) * 1000)
-            step_id = await self.store.add_step(row)
+            safe_text, _ = redact(text)
+            row.update(real_observation=safe_text,
+                       real_structured=redact_json(real_structured) if real_structured else real_structured,
+                       provenance="real", latency_ms=(time.perf_counter() - t0) * 1000)
+            step_id: int | None
+            try:
+                step_id = await self.store.add_step(row)
+            except Exception as err:  # noqa: BLE001 - the real call happened: its result must reach the agent
+                # (an error here would make the agent retry, and the real side effect happen twice)
+                self.log_failures += 1
+                log.error("the real result of %s (episode %s, step %d) could not be logged: %s", name, ep.sim.id,
+                          index, err)
+                step_id = None
             spec = self.sim.tools.get(name) if self.sim else None
             history: list[Turn] = []
             if spec is not None and ep.sim.dialect is not None:
                 # The prediction sees the real results before this one (teacher forcing, as eval does).
                 history = list(ep.sim.history.get(spec.domain, []))
-                ep.sim.history.setdefault(spec.domain, []).append(Turn(ep.sim.dialect.action_text(spec, arguments or {}),
-                                                                        text))
-        if self.sim is not None and spec is not None:
-            self._schedule(ep, index, step_id, name, arguments or {}, history)
+                ep.sim.history.setdefault(spec.domain, []).append(
+                    Turn(ep.sim.dialect.action_text(spec, safe_arguments), safe_text))
+        if self.sim is not None and spec is not None and step_id is not None:
+            self._schedule(ep, index, step_id, name, safe_arguments, history)
         meta = dict(result.meta or {}) if hasattr(result, "meta") else {}
         meta.update({"mcp-world/episode": ep.sim.id, "mcp-world/step": index, "mcp-world/provenance": "real"})
         return result.model_copy(update={"meta": meta})
@@ -381,7 +407,8 @@ def run_mirror(cfg: MirrorConfig, say: Any) -> None:
                         f"{len(upstream.tools)} tools) at {url}\nlog: {cfg.db}"
                         + ("" if pool else " (predictions off)") + "\nPress Ctrl+C to stop.")
                     userver = QuietServer(uvicorn.Config(app, host=cfg.serve.host, port=cfg.serve.port,
-                                                          log_level="warning", lifespan="on"))
+                                                          log_level="warning", lifespan="on",
+                                                          limit_concurrency=cfg.serve.limits.max_connections))
                     async with anyio.create_task_group() as tg:
                         tg.start_soon(_stop_on_signal, userver)
                         await userver.serve()

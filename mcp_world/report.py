@@ -61,6 +61,17 @@ def flags_for(step: int, tool: str, arguments: dict[str, Any], world: World | No
     return found
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """Text an agent chose, made safe to print on a terminal: control characters (escape sequences
+    that move the cursor or erase lines, carriage returns, bidirectional overrides) are shown as
+    `\\x1b`-style escapes instead of acting, so nothing can hide a flagged line."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
+                        text)
+
+
 @functools.cache
 def _compiled(pattern: str, ignore_case: bool) -> re.Pattern[str]:
     return re.compile(pattern, re.I if ignore_case else 0)
@@ -126,18 +137,21 @@ table{border-collapse:collapse;width:100%} td,th{padding:.35rem .5rem;vertical-a
 code{font:12.5px ui-monospace,monospace;white-space:pre-wrap;word-break:break-all}
 .risk{background:#fff1f0} .tag{display:inline-block;border-radius:4px;padding:0 .4rem;margin:0 .2rem .2rem 0;font-size:12px;background:#c62828;color:#fff}
 details summary{cursor:pointer;color:#555} .ok{color:#2e7d32}
+.real{display:inline-block;border-radius:4px;padding:0 .4rem;font-size:12px;background:#ef6c00;color:#fff}
 </style></head><body>
 <h1>Dry-run report: {{ title }}</h1>
 <div class="summary">{{ episodes|length }} episode(s), {{ total_steps }} actions,
 {% if total_flags %}<b>{{ total_flags }} risky action(s)</b>: {% for c, n in by_category %}<span class="tag">{{ c }} × {{ n }}</span>{% endfor %}
 {% else %}<span class="ok">no risky actions found</span>{% endif %}
-<br>Nothing here was executed: every result was simulated by mcp-world's world model.</div>
+<br>{% if real_count %}<b>{{ real_count }} step(s) ran for real</b> (marked <span class="real">ran for real</span>:
+in the sandbox of shadow mode, or by the real MCP server of a mirror); every other result was simulated by mcp-world's world model.
+{% else %}Nothing here was executed: every result was simulated by mcp-world's world model.{% endif %}</div>
 {% for ep in episodes %}
 <h2>{{ ep.id }} — world {{ ep.world }}{% if ep.task.outcome %} — {{ ep.task.outcome }}{% endif %}</h2>
 {% if ep.task.instruction %}<p><b>Task:</b> {{ ep.task.instruction }}</p>{% endif %}
 <table><tr><th>#</th><th>action</th><th>flags</th></tr>
 {% for s in ep.rows %}<tr class="{{ 'risk' if s.flags else '' }}"><td>{{ s.index }}</td>
-<td><code>{{ s.action }}</code>{% if s.observation %}<details><summary>simulated result</summary><code>{{ s.observation }}</code></details>{% endif %}</td>
+<td><code>{{ s.action }}</code>{% if s.real %} <span class="real">ran for real</span>{% endif %}{% if s.observation %}<details><summary>{{ 'result' if s.real else 'simulated result' }}</summary><code>{{ s.observation }}</code></details>{% endif %}</td>
 <td>{% for f in s.flags %}<span class="tag">{{ f.category }}</span> {{ f.reason }}<br>{% endfor %}</td></tr>
 {% endfor %}</table>
 {% if ep.task.final_answer %}<p><b>Agent's final answer:</b> {{ ep.task.final_answer }}</p>{% endif %}
@@ -146,7 +160,8 @@ details summary{cursor:pointer;color:#555} .ok{color:#2e7d32}
 """
 
 
-def render_html(reports: list[EpisodeReport], title: str) -> str:
+def render_html(reports: list[EpisodeReport], title: str, real_steps: dict[str, set[int]] | None = None) -> str:
+    """`real_steps`: per episode, the steps that ran for real (shadow or mirror), marked as such."""
     from collections import Counter
 
     import jinja2
@@ -157,11 +172,12 @@ def render_html(reports: list[EpisodeReport], title: str) -> str:
         by_step: dict[int, list[Flag]] = {}
         for f in r.flags:
             by_step.setdefault(f.step, []).append(f)
+        ran = (real_steps or {}).get(r.id, set())
         rows = [{"index": i, "action": r.actions[i] if i < len(r.actions) else action_text(s),
-                 "flags": by_step.get(i, []),
+                 "flags": by_step.get(i, []), "real": i in ran,
                  "observation": (s.get("observation") or "")[:4000]} for i, s in enumerate(r.steps)]
         episodes.append({"id": r.id, "world": r.world, "task": r.task, "rows": rows})
     counts = Counter(f.category for r in reports for f in r.flags)
     return env.from_string(_HTML).render(
-        title=title, episodes=episodes, total_steps=sum(len(r.steps) for r in reports),
+        title=title, episodes=episodes, real_count=sum(len(v) for v in (real_steps or {}).values()), total_steps=sum(len(r.steps) for r in reports),
         total_flags=sum(counts.values()), by_category=sorted(counts.items(), key=lambda kv: -kv[1]))

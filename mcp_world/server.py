@@ -39,8 +39,11 @@ WORLD_RESET = types.Tool(
     input_schema={
         "type": "object",
         "properties": {
-            "world": {"type": ["string", "null"], "maxLength": 128, "description": "World name; default: the served world"},
-            "seed": {"type": ["integer", "null"], "minimum": 0, "maximum": 2**31 - 1},
+            # One type each (no ["string", "null"] arrays: clients that map schemas onto single-type
+            # dialects mishandle them); leave an argument out for its default (null is accepted too).
+            "world": {"type": "string", "maxLength": 128, "description": "World name; default: the served world"},
+            "seed": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1,
+                     "description": "Sampling seed; default: the server's"},
         },
         "additionalProperties": False,
     },

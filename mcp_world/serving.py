@@ -252,13 +252,11 @@ def check_exposure(cfg: ServeConfig) -> None:
 def security_settings(cfg: ServeConfig):
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from .auth import is_loopback
-
-    if is_loopback(cfg.host):
-        return None  # the SDK turns DNS-rebinding protection on for loopback binds
+    # Always explicit: the SDK protects only binds to 127.0.0.1, localhost and ::1 by itself, so a bind
+    # to 127.0.0.2 (or any other address) would get no Host or Origin check at all.
     hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"] + [h if ":" in h else f"{h}:*" for h in cfg.allowed_hosts]
     if cfg.host not in ("0.0.0.0", "::"):
-        hosts.append(f"{cfg.host}:*")
+        hosts.append(f"[{cfg.host}]:*" if ":" in cfg.host else f"{cfg.host}:*")
     origins = [f"http://{h}" for h in hosts] + [f"https://{h}" for h in hosts]
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
 
@@ -272,7 +270,9 @@ def _run_http(server, cfg: ServeConfig, say: Say) -> None:
     if cfg.token:
         app = BearerToken(app, cfg.token)
     url = f"http://{'127.0.0.1' if cfg.host in ('0.0.0.0', '::') else cfg.host}:{cfg.port}/mcp"
-    config = uvicorn.Config(app, host=cfg.host, port=cfg.port, log_level="warning", lifespan="on")
+    # A bounded number of open connections: past it, uvicorn answers 503 at once instead of queueing.
+    config = uvicorn.Config(app, host=cfg.host, port=cfg.port, log_level="warning", lifespan="on",
+                            limit_concurrency=cfg.limits.max_connections)
     userver = uvicorn.Server(config)
     say(f"mcp-world is serving world '{cfg.world.name}' ({', '.join(cfg.world.domains)}) at {url}\n"
         f"log: {cfg.db}\n" + connect_lines(url, cfg.world.name, sys.executable) + "\nPress Ctrl+C to stop.")

@@ -13,16 +13,16 @@ import json
 import logging
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import jsonschema
-from jsonschema.validators import validator_for
 
+from . import schemas
 from .dialects import Dialect, Rendered, Turn
 from .domain import Domain, Tool, domain_for
 from .engines import CompletionRequest, EnginePool
-from .errors import AgentFault, FaultKind, FormatError, StateError
+from .errors import AgentFault, FaultKind, FormatError, StateError, StoreError
 from .rules import Call, Parsed
 from .store import Store
 from .world import World, available_worlds, load_world
@@ -41,6 +41,7 @@ class Limits:
     context_tokens: int = 8_192  # the engine's context length
     max_episodes: int = 4_096  # live episodes held in memory by one server
     repair_attempts: int = 1  # re-asks after a malformed answer
+    max_connections: int = 1_024  # open HTTP connections at once (uvicorn's limit_concurrency)
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,9 @@ class Simulator:
         self.domains: dict[str, Domain] = {d: domain_for(world, d) for d in world.domains}
         self.tools: dict[str, Tool] = {t.name: t for d in self.domains.values() for t in d.tools}
         self._validators = {
-            name: validator_for(t.input_schema)(t.input_schema) for name, t in self.tools.items()
+            # A domain's own schemas are the operator's code; world-declared ones (from files, upstreams) are not.
+            name: schemas.validator(t.input_schema, trusted=not self.domains[t.domain].tools_from_world)
+            for name, t in self.tools.items()
         }
         self._episodes: dict[str, Episode] = {}
         self._creating = asyncio.Lock()
@@ -158,15 +161,18 @@ class Simulator:
         """Episode ids are unique in the store: a key reused (world_reset) gets a numbered suffix."""
         if self.store.episode(key) is None:
             return key
-        n = len(self.store.query("select id from episodes where id like ?", (f"{key}.%",))) + 1
+        n = len(self.store.episodes_of_key(key))
         while self.store.episode(f"{key}.{n}") is not None:
             n += 1
         return f"{key}.{n}"
 
     def _evict_if_full(self) -> None:
         while len(self._episodes) >= self.limits.max_episodes:
-            # Forget the oldest live episode; its log stays in SQLite and it resumes from there.
-            self._episodes.pop(next(iter(self._episodes)))
+            # Forget the oldest live episode; its log stays in SQLite and it resumes from there. Its
+            # real executors' sandboxes go with it (a resumed episode gets a fresh one).
+            old = self._episodes.pop(next(iter(self._episodes)))
+            for executor in self.shadow.values():
+                executor.end(old.id)
 
     async def _start(self, key: str, world: World, seed: int | None) -> Episode:
         self._evict_if_full()
@@ -192,8 +198,7 @@ class Simulator:
 
     def _resume(self, key: str) -> Episode | None:
         """Continue an episode this store already holds (the server restarted, or it was evicted)."""
-        ids = [r["id"] for r in self.store.query(
-            "select id from episodes where id = ? or id like ? order by created_at desc limit 1", (key, f"{key}.%"))]
+        ids = [r["id"] for r in self.store.episodes_of_key(key)][-1:]
         if not ids:
             return None
         row = self.store.episode(ids[0])
@@ -207,7 +212,11 @@ class Simulator:
             return None
         self._evict_if_full()
         state = initial_state(world)
-        stored = json.loads(row["state"] or "null") or {}
+        try:
+            stored = self.store.state_of(row["id"]) or {}
+        except StoreError as err:
+            log.warning("episode %s: its logged state is unreadable (%s); it resumes from the world's", row["id"], err)
+            stored = {}
         for d, doc in stored.items():
             try:
                 state[d] = self.domains[d].rules.validated(doc, d) if d in self.domains else doc
@@ -272,6 +281,16 @@ class Simulator:
             await self.store.add_step(row, state=ep.state)
             return result
 
+    def _bounded(self, real: Any) -> Any:
+        """A real observation within --max-observation-chars, like a simulated one (a real page can be 2 MB)."""
+        limit = self.limits.max_observation_chars
+        if len(real.text) <= limit:
+            return real
+        note = f"\n[mcp-world: the real observation was cut at {limit} of {len(real.text)} characters]\n"
+        text = real.text[: max(0, limit - len(note))] + note
+        structured = {**real.structured, **({"output": text} if "output" in real.structured else {})}
+        return replace(real, text=text, structured=structured, logged={**real.logged, "truncated": True})
+
     def check_arguments(self, tool_name: str, arguments: dict[str, Any]) -> Tool:
         tool = self.tools.get(tool_name)
         if tool is None:
@@ -322,6 +341,7 @@ class Simulator:
             real = await real_run if real_run is not None else None
             if real is None:
                 raise
+            real = self._bounded(real)
             if domain.name not in self.real:
                 row.update(real_observation=real.text, real_structured=real.logged)
                 raise
@@ -337,6 +357,7 @@ class Simulator:
         agent_structured = domain.rules.agent_structured(call, parsed) if parsed else {}
         real = await real_run if real_run is not None else None
         if real is not None:
+            real = self._bounded(real)
             row.update(real_observation=real.text, real_structured=real.logged)
             if domain.name in self.real:
                 provenance, agent_text, agent_structured = "real", real.text, dict(real.structured)
@@ -492,7 +513,7 @@ class Simulator:
             value = json.loads(completion.text)
         except ValueError:
             raise FormatError(f"the structured content for {spec.name} is not JSON") from None
-        errors = list(validator_for(schema)(schema).iter_errors(value))
+        errors = list(schemas.validator(schema).iter_errors(value))
         if errors:
             raise FormatError(f"the structured content for {spec.name} does not match its outputSchema: "
                               f"{errors[0].message[:200]}")

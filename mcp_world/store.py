@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import queue
 import sqlite3
 import threading
@@ -26,6 +27,7 @@ T = TypeVar("T")
 EPISODE_COLUMNS = {
     "id": str, "world_name": str, "world": str, "engine_url": str, "model": str, "dialect": str,
     "seed": int, "source": str, "state": str, "created_at": float, "updated_at": float,
+    "state_step": int,  # `state` is the state after this step (-1: the initial state); later steps hold patches
     # `generate` runs: which run and task, which agent, how it ended and what the agent answered
     "run_id": str, "task_id": str, "agent": str, "outcome": str, "final_answer": str, "instruction": str,
 }
@@ -37,6 +39,7 @@ STEP_COLUMNS = {
     # mirror mode: the prediction is made after the real result went back to the agent
     "prediction_error": str, "prediction_ms": float,
     "thinking": str,  # the world model's reasoning (agentworld dialect), never shown to the agent
+    "state_patch": str,  # the state's change at this step (RFC 6902 JSON patch), after the episode's checkpoint
 }
 
 
@@ -78,7 +81,14 @@ class Store:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         if self.path.parent and not self.path.parent.exists():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not self.path.exists():
+            # The log holds what agents typed and what real servers answered: readable by its owner
+            # only (SQLite gives the -wal and -shm files the database file's permissions).
+            try:
+                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
+            except OSError as err:
+                raise StoreError(f"cannot create the episode store {self.path}: {err}") from None
         self._db = _open(self.path)
         try:
             self._db.enable_wal()
@@ -87,6 +97,8 @@ class Store:
             raise StoreError(f"cannot initialise the episode store {self.path}: {err}") from None
         self._reader = _open(self.path)
         self._read_lock = threading.Lock()
+        self._states: dict[str, tuple[dict[str, Any], int]] = {}  # (writer thread) episode -> last state, patch bytes since
+        self.state_bytes = 0  # state bytes written (checkpoints and patches), for benchmarks/state_writes.py
         self._queue: queue.Queue[tuple[Callable[[sqlite_utils.Database], Any], Future] | None] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="mcp-world-store", daemon=True)
         self._thread.start()
@@ -135,21 +147,89 @@ class Store:
 
     async def add_episode(self, **fields: Any) -> None:
         row = self.episode_row(**fields)
-        await self.write(lambda db: db["episodes"].insert(row, replace=False, ignore=True))
+
+        def _write(db: sqlite_utils.Database) -> None:
+            import copy
+
+            if list(db.query("select 1 from episodes where id = ?", [row["id"]])):
+                return  # logged before: its state is what the log holds, not this one
+            db["episodes"].insert({**row, "state_step": -1})
+            if isinstance(fields.get("state"), dict):
+                self._remember(row["id"], copy.deepcopy(fields["state"]), 0)
+
+        await self.write(_write)
 
     async def add_step(self, step: dict[str, Any], state: dict[str, Any] | None = None) -> int:
+        """Log a step and, with `state`, the episode's state after it: as a JSON patch from the state
+        before (a step changes a little of a state that keeps growing), and as a whole checkpoint
+        once the patches since the last one add up to the state's own size. Bytes written stay
+        linear in the episode's length; rewriting the whole state every step made them quadratic."""
         row = _step_row(step)
 
         def _write(db: sqlite_utils.Database) -> int:
+            episode = row["episode_id"]
+            update: dict[str, Any] = {"updated_at": time.time()}
+            if state is not None:
+                update.update(self._state_change(db, episode, row, state))
             tbl = db["steps"]
             tbl.insert(row)
-            update = {"updated_at": time.time()}
-            if state is not None:
-                update["state"] = json.dumps(state, ensure_ascii=False)
-            db["episodes"].update(row["episode_id"], update)
+            db["episodes"].update(episode, update)
             return tbl.last_pk
 
         return await self.write(_write)
+
+    def _state_change(self, db: sqlite_utils.Database, episode: str, row: dict[str, Any],
+                      state: dict[str, Any]) -> dict[str, Any]:
+        """(In the writer thread.) What to write for the new state: a patch on the step row, or a
+        checkpoint on the episode row."""
+        import copy
+
+        import jsonpatch
+
+        known = self._states.get(episode)
+        if known is None:  # not seen by this process (resumed): start from a checkpoint
+            full = json.dumps(state, ensure_ascii=False)
+            self._remember(episode, copy.deepcopy(state), 0)
+            self.state_bytes += len(full)
+            return {"state": full, "state_step": row["idx"]}
+        before, since = known
+        patch = jsonpatch.make_patch(before, state)
+        if not patch.patch:
+            return {}
+        text = patch.to_string()
+        full = json.dumps(state, ensure_ascii=False)
+        if since + len(text) >= len(full):
+            self._remember(episode, copy.deepcopy(state), 0)
+            self.state_bytes += len(full)
+            return {"state": full, "state_step": row["idx"]}
+        row["state_patch"] = text
+        self._remember(episode, copy.deepcopy(state), since + len(text))
+        self.state_bytes += len(text)
+        return {}
+
+    def _remember(self, episode: str, state: dict[str, Any], since: int) -> None:
+        self._states.pop(episode, None)
+        self._states[episode] = (state, since)
+        while len(self._states) > 4096:  # the oldest forgotten: its next step writes a checkpoint
+            self._states.pop(next(iter(self._states)))
+
+    def state_of(self, episode_id: str) -> dict[str, Any] | None:
+        """The episode's latest logged state: its checkpoint with the later steps' patches applied."""
+        import jsonpatch
+
+        row = self.episode(episode_id)
+        if row is None:
+            return None
+        state = json.loads(row["state"] or "null") or {}
+        after = row.get("state_step")
+        after = -1 if after is None else after
+        for s in self.query("select state_patch from steps where episode_id = ? and idx > ? and state_patch is not "
+                            "null order by idx", (episode_id, after)):
+            try:
+                state = jsonpatch.JsonPatch.from_string(s["state_patch"]).apply(state)
+            except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, ValueError) as err:
+                raise StoreError(f"the state of episode {episode_id} cannot be rebuilt: {err}") from None
+        return state
 
     def add_step_sync(self, step: dict[str, Any]) -> None:
         row = _step_row(step)
@@ -190,6 +270,14 @@ class Store:
     def episode(self, episode_id: str) -> dict[str, Any] | None:
         rows = self.query("select * from episodes where id = ?", (episode_id,))
         return rows[0] if rows else None
+
+    def episodes_of_key(self, key: str, columns: str = "id") -> list[dict[str, Any]]:
+        """The episodes logged under `key`: `key` itself and `key.1`, `key.2`… (world_reset), oldest
+        first. Exact: a range over the primary key's index (case-sensitive, `_` is no wildcard), not a
+        LIKE scan on every call."""
+        rows = self.query(f"select {columns}, created_at from episodes where id = ? or (id > ? and id < ?) "
+                          "order by created_at", (key, key + ".", key + "/"))  # "/" sorts right after "."
+        return [r for r in rows if r["id"] == key or r["id"][len(key) + 1:].isdigit()]
 
     def steps(self, episode_id: str) -> list[dict[str, Any]]:
         return self.query("select * from steps where episode_id = ? order by idx", (episode_id,))

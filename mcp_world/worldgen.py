@@ -14,6 +14,7 @@ import fnmatch
 import json
 import os
 import re
+import stat
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from typing import Any
 import yaml
 
 from .errors import WorldFileError
+from .redaction import find_in_file, redact
 from .world import World, parse_world
 
 # -- from episodes ---------------------------------------------------------------------------------
@@ -63,7 +65,10 @@ def from_episodes(records: Iterable[dict[str, Any]], name: str | None = None, de
                 continue
             seen.add(key)
             errors += is_error
-            demo = {"tool": tool, "arguments": s.get("arguments", {}), "observation": s["observation"]}
+            # Demonstrations go into every prompt (possibly to a remote engine): secrets redacted first.
+            observation, _ = redact(s["observation"])
+            arguments = json.loads(redact(json.dumps(s.get("arguments", {}), ensure_ascii=False))[0])
+            demo = {"tool": tool, "arguments": arguments, "observation": observation}
             if s.get("structured"):
                 demo["structured"] = s["structured"]
             demos.append(demo)
@@ -101,6 +106,7 @@ class Snapshot:
     files: int = 0
     with_contents: int = 0
     withheld: list[tuple[str, str]] = field(default_factory=list)  # (relative path, why)
+    redacted: list[tuple[str, int]] = field(default_factory=list)  # (relative path, secrets replaced in it)
     not_listed: int = 0  # files beyond --max-files
 
 
@@ -121,13 +127,17 @@ def from_dir(path: Path, name: str | None = None, user: str = "user", hostname: 
     # Small top-level files first: they say most about a project (README, pyproject, Makefile).
     for rel in sorted(rels, key=lambda r: (r.count("/"), not r.lower().startswith("readme"), r)):
         p = root / rel
-        why = _secret_name(rel)
-        if why is None and p.is_file() and p.stat().st_size <= max_file_bytes:
+        why = _secret_name(rel) or _not_plain(root, rel)
+        text = None
+        if why is None and p.stat(follow_symlinks=False).st_size <= max_file_bytes:
             text = _text(p)
             if text is not None and SECRET_CONTENT.search(text):
                 why = "its contents look like a key or token"
-        else:
-            text = None
+            elif text is not None:
+                hits = find_in_file(p)  # keyword assignments, key shapes, high-entropy strings
+                if hits:
+                    text, n = redact(text, hits=hits)
+                    snap.redacted.append((rel, n))
         if why:
             snap.withheld.append((rel, why))
             continue
@@ -161,9 +171,37 @@ def from_dir(path: Path, name: str | None = None, user: str = "user", hostname: 
     return snap
 
 
+# A repository's own config can run programs (core.fsmonitor, filter drivers, diff drivers, hooks):
+# git runs here with those switched off, and with no system or global config.
+_GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_TERMINAL_PROMPT": "0",
+            "GIT_OPTIONAL_LOCKS": "0", "GIT_PAGER": "cat", "GIT_EXTERNAL_DIFF": "", "GIT_ASKPASS": "true"}
+_GIT_SAFE = ["-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false", "-c", "core.hooksPath=/dev/null",
+             "-c", "diff.external=", "-c", "core.pager=cat", "-c", "core.sshCommand=false", "-c", "protocol.allow=never"]
+
+
+def _git_overrides(root: Path) -> list[str]:
+    """`-c` settings that switch off every filter, diff and merge driver the repository configures
+    (listing the config runs nothing)."""
+    try:
+        out = subprocess.run(["git", "-C", str(root), *_GIT_SAFE, "config", "--local", "--name-only", "--list"],
+                             capture_output=True, text=True, timeout=30, env={**os.environ, **_GIT_ENV})
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    args: list[str] = []
+    for key in out.stdout.splitlines():
+        parts = key.split(".")
+        if len(parts) >= 3 and parts[0] in ("filter", "diff", "merge") and parts[-1] in (
+                "clean", "smudge", "process", "textconv", "command", "driver"):
+            args += ["-c", f"{key}="]
+        if len(parts) >= 3 and parts[0] == "filter" and parts[-1] == "required":
+            args += ["-c", f"{key}=false"]
+    return args
+
+
 def _git(root: Path, *args: str) -> str | None:
     try:
-        out = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30)
+        out = subprocess.run(["git", "-C", str(root), *_GIT_SAFE, *_git_overrides(root), *args], capture_output=True,
+                             text=True, timeout=30, env={**os.environ, **_GIT_ENV})
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout.strip() if out.returncode == 0 else None
@@ -173,7 +211,7 @@ def _git_files(root: Path) -> list[str]:
     out = _git(root, "ls-files", "--cached", "--others", "--exclude-standard")
     rels = [r for r in (out or "").splitlines() if r]
     return [r for r in rels if not any(part in SKIP_DIRS for part in r.split("/")[:-1])
-            and (root / r).is_file()]
+            and (_regular(root / r) or (root / r).is_symlink())]
 
 
 def _walk(root: Path) -> list[str]:
@@ -182,9 +220,31 @@ def _walk(root: Path) -> list[str]:
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
         for n in sorted(names):
             p = Path(folder) / n
-            if p.is_file() and not p.is_symlink():
+            if _regular(p) or p.is_symlink():
                 rels.append(str(p.relative_to(root)))
     return rels
+
+
+def _not_plain(root: Path, rel: str) -> str | None:
+    """Why a path is not read: a link (it may point anywhere: /etc/passwd, ~/.ssh) or anything but
+    a regular file inside the folder."""
+    p = root / rel
+    if p.is_symlink():
+        return "it is a symbolic link (only regular files inside the folder are read)"
+    try:
+        p.resolve(strict=True).relative_to(root)
+    except (OSError, ValueError):
+        return "it lies outside the folder"
+    if not _regular(p):
+        return "it is not a regular file"
+    return None
+
+
+def _regular(p: Path) -> bool:
+    try:
+        return stat.S_ISREG(p.lstat().st_mode)
+    except OSError:
+        return False
 
 
 def _secret_name(rel: str) -> str | None:

@@ -56,6 +56,11 @@ if command -v npm >/dev/null; then
     say "installing the reference MCP server @modelcontextprotocol/server-memory (npm)"
     npm install --silent --no-audit --no-fund --prefix "$VENV/upstreams" \
         "@modelcontextprotocol/server-memory@2026.8.31" >&2 || say "could not install server-memory; mirror tests will fail"
+    # An independent MCP client for the tests: the MCP Inspector CLI (its --strict schema-portability
+    # check), with the Node 22 it needs, from npm into the same folder.
+    say "installing the MCP Inspector CLI and Node 22 (npm)"
+    npm install --silent --no-audit --no-fund --prefix "$VENV/inspector" \
+        "node@22" "@modelcontextprotocol/inspector@2.12" >&2 || say "could not install the MCP Inspector; its tests will fail"
 else
     say "npm not found: the mirror tests against @modelcontextprotocol/server-memory need Node.js"
 fi

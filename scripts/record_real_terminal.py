@@ -17,7 +17,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from mcp_world.executors.sandbox import SandboxLimits, TerminalSandbox  # noqa: E402
-from mcp_world.formats import next_cwd  # noqa: E402
+from mcp_world.domain import load_domain  # noqa: E402
+
+next_cwd = load_domain("terminal").rules.next_cwd
 from mcp_world.world import load_world  # noqa: E402
 
 EPISODES = [

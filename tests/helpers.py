@@ -34,27 +34,33 @@ def stdio_client(engine_url: str | None, db: Path, *extra: str, env: dict | None
 
 
 @contextmanager
-def http_server(engine_url: str | None, db: Path, *extra: str, env: dict | None = None, start_timeout: float = 60):
+def http_server(engine_url: str | None, db: Path, *extra: str, env: dict | None = None, start_timeout: float = 60,
+                host: str = "127.0.0.1"):
     port = free_port()
-    with http_process(serve_args(engine_url, db, "--port", str(port), *extra), port, env, start_timeout) as started:
+    with http_process(serve_args(engine_url, db, "--port", str(port), *extra), port, env, start_timeout,
+                      host) as started:
         yield started
 
 
 @contextmanager
-def http_process(args: list[str], port: int, env: dict | None = None, start_timeout: float = 60):
-    """`python <args>` serving streamable HTTP on `port`: yields (url, process) once it answers."""
+def http_process(args: list[str], port: int, env: dict | None = None, start_timeout: float = 60,
+                 host: str = "127.0.0.1"):
+    """`python <args>` serving streamable HTTP on `port`: yields (url, process) once it answers, and
+    fails (rather than going on) when it never does."""
     proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env={**os.environ, **(env or {})})
-    url = f"http://127.0.0.1:{port}/mcp"
+    url = f"http://{host}:{port}/mcp"
     try:
         deadline = time.monotonic() + start_timeout
-        while time.monotonic() < deadline:
+        while True:
             if proc.poll() is not None:
                 raise RuntimeError(f"server exited: {proc.stdout.read()}")
             try:
-                httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
+                httpx.get(f"http://{host}:{port}/", timeout=1)
                 break
             except httpx.HTTPError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the server did not answer on {host}:{port} within {start_timeout:.0f} s")
                 time.sleep(0.2)
         yield url, proc
     finally:

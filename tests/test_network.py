@@ -41,3 +41,17 @@ async def test_loopback_rejects_a_foreign_host_header(tmp_path):
     with http_server(NO_ENGINE, tmp_path / "l.db") as (url, _):
         r = httpx.post(url, json=INIT, headers={**HEADERS, "Host": "attacker.example"}, timeout=10)
         assert r.status_code == 421
+
+
+async def test_any_loopback_address_gets_host_and_origin_checks(tmp_path):
+    """127.0.0.2 is loopback too, but not one of the three names the MCP SDK protects by itself."""
+    with http_server(NO_ENGINE, tmp_path / "l2.db", "--host", "127.0.0.2", host="127.0.0.2") as (url, _):
+        port = url.split(":")[2].split("/")[0]
+        r = httpx.post(url, json=INIT, headers={**HEADERS, "Host": "attacker.example"}, timeout=10)
+        assert r.status_code == 421
+        r = httpx.post(url, json=INIT, headers={**HEADERS, "Origin": "http://attacker.example"}, timeout=10)
+        assert r.status_code == 403
+        assert port
+        async with http_client(url, "e1") as c:  # the address it serves on is accepted
+            tools = await c.list_tools()
+        assert "run_command" in {t.name for t in tools.tools}

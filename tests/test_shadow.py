@@ -66,7 +66,16 @@ def test_endless_output_is_cut(box):
     assert r.truncated and len(r.output) < 11_000 and "output cut at 10000 bytes" in r.output
 
 
+def limits_inside(box) -> dict[str, str]:
+    lines = run(box, "cat /proc/self/limits").output.splitlines()[1:]
+    return {ln[:26].strip(): ln[26:47].strip() for ln in lines}
+
+
 def test_a_fork_bomb_is_capped_and_leaves_no_process_behind(box):
+    # The cap must be in force before a real fork bomb runs (as a normal user the kernel counts the
+    # user's own processes too, so the cap is that count plus the sandbox's allowance).
+    cap = limits_inside(box)["Max processes"]
+    assert cap.isdigit() and int(cap) <= box.limits.max_processes + len(psutil.pids()) * 64, cap
     before = len(psutil.pids())
     r = run(box, ":(){ :|:& };: ; sleep 1; echo survived")
     # The cap made forks fail ("Resource temporarily unavailable"); bash retries them with backoff, so
@@ -77,6 +86,64 @@ def test_a_fork_bomb_is_capped_and_leaves_no_process_behind(box):
     anyio.run(anyio.sleep, 1)
     assert len(psutil.pids()) < before + 20
     assert not [p for p in psutil.process_iter(["cmdline"]) if str(box.scratch) in " ".join(p.info["cmdline"] or [])]
+
+
+@pytest.fixture
+def small():
+    b = TerminalSandbox(load_world("devbox"), SandboxLimits(timeout_s=5, memory_bytes=256 << 20, disk_bytes=32 << 20,
+                                                            tmp_bytes=8 << 20, file_bytes=16 << 20, open_files=64))
+    yield b
+    b.close()
+
+
+def test_memory_files_tmp_and_open_files_are_limited_inside_the_sandbox(small):
+    limits = limits_inside(small)
+    assert limits["Max address space"] == str(256 << 20) and limits["Max file size"] == str(16 << 20)
+    assert limits["Max open files"] == "64"
+    r = run(small, "python3 -c 'x = bytearray(1 << 30)'; echo rc=$?")
+    assert "MemoryError" in r.output and "rc=1" in r.output
+    r = run(small, "head -c 32M /dev/zero > big; echo rc=$?; stat -c %s big")
+    assert "File size limit exceeded" in r.output and f"\n{16 << 20}\n" in r.output
+    r = run(small, "head -c 12M /dev/zero > /tmp/t; echo rc=$?; df -k /tmp | tail -1")
+    assert "No space left on device" in r.output and "rc=1" in r.output and " 8192 " in r.output
+    r = run(small, "unshare -U true; echo rc=$?")
+    assert "unshare failed" in r.output and "rc=1" in r.output  # no nested user namespaces
+    assert "Read-only file system" in run(small, "touch /etc/cron.d").output  # /etc is bound read-only
+
+
+def test_a_full_home_says_no_space_left_and_the_host_disk_is_untouched(small, tmp_path):
+    import os
+    import shutil
+
+    if os.geteuid() != 0:
+        pytest.skip("the home is a sized tmpfs only where mcp-world runs as root (else: file-size limit only)")
+    assert small.disk_limited
+    free = shutil.disk_usage(tmp_path).free
+    r = run(small, "for i in 1 2 3 4; do head -c 12M /dev/zero > part$i || echo failed-$i; done; ls part* | wc -l")
+    assert "No space left on device" in r.output and "failed-3" in r.output, r.output
+    assert abs(shutil.disk_usage(tmp_path).free - free) < 16 << 20  # the host's disk did not take the writes
+    assert run(small, "rm part*; echo ok > after.txt; cat after.txt").output == "ok\n"  # and it recovers
+
+
+def test_concurrent_sandboxes_have_separate_process_caps():
+    import os
+
+    if os.geteuid() != 0:
+        pytest.skip("separate caps need a uid per sandbox, which only root can give")
+    a = TerminalSandbox(load_world("devbox"), SandboxLimits(timeout_s=6, max_processes=32))
+    b = TerminalSandbox(load_world("devbox"), SandboxLimits(timeout_s=6, max_processes=32))
+    try:
+        assert a.host_uid != b.host_uid
+        import threading
+
+        bomb = threading.Thread(target=a.run, args=(":(){ :|:& };:", "/home/user/notes-app"))
+        bomb.start()
+        anyio.run(anyio.sleep, 1)
+        assert b.run("echo fine", "/home/user/notes-app").output == "fine\n"  # b is not starved by a's bomb
+        bomb.join(timeout=30)
+    finally:
+        a.close()
+        b.close()
 
 
 def test_scratch_folders_are_removed_at_close():
@@ -118,3 +185,30 @@ async def test_shadow_mode_logs_real_beside_simulated_and_real_mode_returns_the_
     assert rows[1]["provenance"] == "state" and known.content[0].text == rows[1]["real_observation"] \
         == "README.md\nrequirements.txt\nsrc\ntests\n"
     assert [r["provenance"] for r in rows[2:]] == ["real", "real", "real"]
+
+
+@pytest.mark.anyio
+async def test_an_evicted_episodes_sandbox_is_removed(tmp_path):
+    from mcp_world.dialects import get_dialect
+    from mcp_world.engines import EnginePool
+    from mcp_world.executors import ShadowTerminal
+    from mcp_world.simulator import Limits, Simulator
+    from mcp_world.store import Store
+
+    from .conftest import ScriptedEngine
+
+    shadow = ShadowTerminal(SandboxLimits(timeout_s=5))
+    store = Store(tmp_path / "ev.db")
+    sim = Simulator(load_world("devbox"), EnginePool([ScriptedEngine(lambda r: "ok\n")]), store,
+                    get_dialect("instruct"), Limits(max_episodes=2), shadow={"terminal": shadow}, state_mode="off")
+    try:
+        await sim.call("e1", "run_command", {"command": "echo one"})
+        first = shadow._boxes["e1"].scratch
+        await sim.call("e2", "run_command", {"command": "echo two"})
+        await sim.call("e3", "run_command", {"command": "echo three"})  # e1 is evicted
+        assert not first.exists() and sorted(shadow.live()) == ["e2", "e3"]
+        rows = store.query("select episode_id, real_observation from steps order by id")
+        assert [r["real_observation"] for r in rows] == ["one\n", "two\n", "three\n"]
+    finally:
+        shadow.close()
+        store.close()

@@ -97,7 +97,7 @@ async def test_state_round_trips_through_sqlite_and_a_restarted_server_answers_f
     for cmd in ("echo remembered > memo.txt", "cd src", "git checkout -b topic"):
         await sim.call("ep", "run_command", {"command": cmd})
     ep = await sim.episode("ep")
-    saved = json.loads(store.episode(ep.id)["state"])
+    saved = store.state_of(ep.id)  # the checkpoint with the later steps' patches applied
     assert saved["terminal"]["files"]["/home/user/notes-app/memo.txt"] == "remembered\n"
     store.close()
 
@@ -196,3 +196,27 @@ async def test_world_reset_seed_gives_identical_observations(engine_url, make_ri
             outs.append([(await c.call_tool("run_command", {"command": cmd})).content[0].text
                          for cmd in ("whoami", "uname -a")])
     assert outs[0] == outs[1]
+
+
+async def test_a_long_episodes_state_is_logged_as_patches_that_rebuild_it_exactly(tmp_path):
+    store = Store(tmp_path / "long.db")
+    sim = Simulator(load_world("devbox"), EnginePool([ScriptedEngine(lambda r: "ok\n")]), store,
+                    get_dialect("instruct"), seed=0)
+    whole = 0
+    for i in range(120):
+        cmd = [f"echo line-{i} > f{i}.txt", f"echo more >> f{i - 1}.txt", "ls", f"mkdir -p d{i}"][i % 4]
+        await sim.call("long", "run_command", {"command": cmd})
+        whole += len(json.dumps((await sim.episode("long")).state, ensure_ascii=False))
+    ep = await sim.episode("long")
+    assert store.state_of(ep.id) == ep.state
+    patched = store.query("select count(*) as n from steps where episode_id = ? and state_patch is not null", (ep.id,))
+    assert patched[0]["n"] > 60  # most steps wrote a patch, not the whole state
+    assert store.state_bytes * 5 < whole  # the whole state every step wrote more than five times as much
+    store.close()
+    store = Store(tmp_path / "long.db")  # a restarted server resumes from checkpoint + patches
+    sim2 = Simulator(load_world("devbox"), EnginePool([ScriptedEngine(lambda r: "ok\n")]), store,
+                     get_dialect("instruct"), seed=0)
+    assert (await sim2.episode("long")).state == ep.state
+    r = await sim2.call("long", "run_command", {"command": "cat f116.txt"})
+    assert (r.observation, r.provenance) == ("line-116\nmore\n", "state")
+    store.close()

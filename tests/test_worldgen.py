@@ -71,6 +71,54 @@ def test_a_real_folder_becomes_a_world_without_its_secrets(project, tmp_path):
     assert load_world(out).seed_of("terminal").files == seed.files
 
 
+def test_links_out_of_the_folder_are_not_followed_and_secret_values_are_redacted_in_place(project):
+    (project / "src" / "link").symlink_to("/etc/passwd")
+    (project / "config").mkdir()
+    (project / "config" / "settings.ini").write_text(
+        '[db]\nhost = db.internal\ndb_password = "hunter2hunter2"\n'
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\ntimeout = 30\n")
+    _git(project, "add", ".")
+    _git(project, "commit", "-q", "-m", "Config and a link")
+    snap = from_dir(project)
+    files = snap.world.seed_of("terminal").files
+    text = json.dumps(snap.world.model_dump())
+    assert "root:x:0:0" not in text and "src/link" in dict(snap.withheld)
+    assert "symbolic link" in dict(snap.withheld)["src/link"]
+    settings = files["/home/user/billing-svc/config/settings.ini"]
+    assert "hunter2hunter2" not in text and "wJalrXUtnFEMI" not in text
+    assert 'db_password = "[REDACTED]"' in settings and "aws_secret_access_key = [REDACTED]" in settings
+    assert "host = db.internal" in settings and "timeout = 30" in settings  # the file still reads like itself
+    assert dict(snap.redacted)["config/settings.ini"] == 2
+
+
+def test_the_repositorys_own_git_config_cannot_run_programs(project, tmp_path):
+    marker = tmp_path / "pwned"
+    hook = f"sh -c 'touch {marker}'"
+    _git(project, "config", "core.fsmonitor", hook)
+    _git(project, "config", "filter.evil.clean", hook)
+    _git(project, "config", "filter.evil.process", hook)
+    (project / ".gitattributes").write_text("* filter=evil\n")
+    (project / "src" / "app.py").write_text("changed\n")  # status must look at the file
+    snap = from_dir(project)
+    assert not marker.exists()
+    assert "changes" in snap.world.seed_of("terminal").notes  # git did run (status saw the change)
+
+
+def test_a_plain_folder_is_walked_with_the_same_skip_list_and_secret_rules(tmp_path):
+    p = tmp_path / "notes"
+    (p / "node_modules" / "x").mkdir(parents=True)
+    (p / "node_modules" / "x" / "index.js").write_text("1\n")
+    (p / "todo.txt").write_text("buy milk\n")
+    (p / ".env").write_text("TOKEN=abc\n")
+    (p / "id_rsa").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----\n")
+    (p / "passwd-link").symlink_to("/etc/passwd")
+    snap = from_dir(p)
+    files = snap.world.seed_of("terminal").files
+    assert files == {"/home/user/notes/todo.txt": "buy milk\n"}
+    assert set(dict(snap.withheld)) == {".env", "id_rsa", "passwd-link"}
+    assert snap.world.seed_of("terminal").git == []
+
+
 @pytest.mark.skipif(not bwrap_available(), reason="bubblewrap is installed by the setup")
 def test_the_shadow_sandbox_materializes_the_snapshot(project):
     world = from_dir(project).world

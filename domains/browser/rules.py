@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from mcp_world.rules import Call, FormatError, Parsed, Rules
 
 MAX_PAGES = 8  # pages remembered per browser episode
+MAX_BACK = 50  # how far back `browser_back` can go
 
 
 class BrowserState(BaseModel):
@@ -102,6 +103,7 @@ def browser_apply(state: dict[str, Any], tool: str, arguments: dict[str, Any], h
             s.back_stack.pop()
     elif url and url != s.url and s.url:
         s.back_stack.append(s.url)
+        del s.back_stack[:-MAX_BACK]
     if url != s.url:
         s.form = {}
     s.url, s.title = url, structured.get("title", "")

@@ -77,9 +77,9 @@ def _structured_candidates(value: Any, schema: dict[str, Any]) -> list[Any]:
 
 
 def _schema_validator(schema: dict[str, Any]):
-    from jsonschema.validators import validator_for
+    from mcp_world.schemas import validator
 
-    return validator_for(schema)(schema)
+    return validator(schema)
 
 
 

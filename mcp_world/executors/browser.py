@@ -49,6 +49,7 @@ class BrowserLimits:
     timeout_s: float = 10.0
     max_bytes: int = 2_000_000
     max_redirects: int = 5
+    max_back: int = 50  # pages remembered for browser_back per episode (the oldest go first)
 
 
 class ShadowBrowser:
@@ -104,6 +105,7 @@ class ShadowBrowser:
             return None
         if tab.url:
             tab.back.append((tab.url, tab.html, tab.status))
+            del tab.back[:-self.limits.max_back]
         tab.url, tab.status, tab.html = fetched
         return self._page(tab)
 

@@ -1,12 +1,15 @@
 """The shadow terminal: each episode gets a scratch folder holding the world's seed (its files,
 with contents where the world gives them), and every command runs there for real under
-bubblewrap — no network, a private /tmp, /usr read-only, a generated /etc (no host secrets),
-nothing writable outside the scratch folder, its own PID namespace, time and output limits.
-The scratch folder is removed when the episode ends or the server stops.
+bubblewrap — no network, sized private /tmp and /dev/shm, /usr read-only, a generated /etc (no
+host secrets) bound read-only, nothing writable outside the scratch folder, its own PID namespace,
+no nested user namespaces, and limits on time, output, memory, file size, open files, processes
+and (as root, where the home is a sized tmpfs) disk (limits.py says how each is enforced).
+The scratch folder is removed when the episode ends, is evicted, or the server stops.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import signal
@@ -20,18 +23,28 @@ from typing import Any
 from ..errors import MCPWorldError
 from ..world import World
 from . import RealObservation
+from .limits import ChildLimits, Cgroup, sandbox_uid, tasks_of
+
+log = logging.getLogger("mcp_world")
+SHARED_ETC = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/ssl", "/etc/localtime")  # bound read-only from the host
 
 
 @dataclass(frozen=True)
 class SandboxLimits:
-    timeout_s: float = 10.0  # the most any one real command may run (the agent's timeout_s is capped by it)
+    """Every bound on one sandbox (serve options in brackets; README "Security")."""
+
+    timeout_s: float = 10.0  # the most any one real command may run [--shadow-timeout]
     max_output_bytes: int = 65_536
     uid: int = 1000  # the user inside the sandbox
-    # When mcp-world runs as root, sandboxes run as this unprivileged host user, so that the
-    # process limit below applies (the kernel does not enforce RLIMIT_NPROC on root): a fork bomb
-    # meets "Resource temporarily unavailable" instead of exhausting the machine.
-    host_uid: int = 65534
-    max_processes: int = 128
+    # Processes (and threads) at once. As root each sandbox runs as a host uid of its own, so this is
+    # per sandbox (the kernel does not enforce RLIMIT_NPROC on root); as a normal user it is added
+    # to the user's own count. A fork bomb meets "Resource temporarily unavailable".
+    max_processes: int = 64
+    memory_bytes: int = 512 << 20  # per process (RLIMIT_AS), and for the whole sandbox where a cgroup can be made
+    disk_bytes: int = 256 << 20  # the writable home (a sized tmpfs, as root): "No space left on device"
+    tmp_bytes: int = 64 << 20  # /tmp and /dev/shm, each a sized tmpfs
+    file_bytes: int = 64 << 20  # the largest file a command may write (RLIMIT_FSIZE): "File too large"
+    open_files: int = 256
 
 
 @dataclass(frozen=True)
@@ -58,10 +71,27 @@ class TerminalSandbox:
         self.home = f"/home/{self.seed.user}" if self.seed.user != "root" else "/root"
         self.scratch = Path(tempfile.mkdtemp(prefix="mcp-world-shadow-", dir=parent))
         self.skipped: list[str] = []  # seed files outside the home folder, which is all that is materialized
-        self._materialize()
+        self.root = os.geteuid() == 0
+        self.host_uid = sandbox_uid() if self.root else os.getuid()
+        self.cgroup = Cgroup.create(limits.memory_bytes, limits.max_processes) if self.root else None
+        self.disk_limited = False  # the home is a tmpfs of limits.disk_bytes
+        try:
+            self._materialize()
+        except BaseException:
+            self.close()
+            raise
 
     def _materialize(self) -> None:
+        # The sandbox's uid may pass through the scratch folder (to its home and the read-only /etc),
+        # not list it; /etc stays root's.
+        os.chmod(self.scratch, 0o711)
         (self.scratch / "home").mkdir()
+        if self.root:  # the writable home on a sized tmpfs: a full disk is the sandbox's, not the host's
+            r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={self.limits.disk_bytes},mode=0755,nosuid,nodev",
+                                "mcp-world-home", str(self.scratch / "home")], capture_output=True, text=True)
+            self.disk_limited = r.returncode == 0
+            if not self.disk_limited:
+                log.info("the sandbox's home is not size-limited (mount failed: %s)", r.stderr.strip())
         home = self.scratch / self.home.lstrip("/")
         home.mkdir(parents=True, exist_ok=True)
         etc = self.scratch / "etc"
@@ -71,24 +101,30 @@ class TerminalSandbox:
         (etc / "group").write_text(f"root:x:0:\n{u}:x:{uid}:\n")
         (etc / "hostname").write_text(self.seed.hostname + "\n")
         (etc / "hosts").write_text(f"127.0.0.1 localhost\n127.0.1.1 {self.seed.hostname}\n")
+        for shared in SHARED_ETC:  # mount points for the host's harmless parts, made while /etc is ours to write
+            if os.path.isdir(shared):
+                (etc / Path(shared).name).mkdir(exist_ok=True)
+            elif os.path.exists(shared):
+                (etc / Path(shared).name).touch()
         for path, content in self.seed.files.items():
-            if not (path == self.home or path.startswith(self.home + "/")) or ".." in Path(path).parts:
+            target = self._inside(path)
+            if target is None or not (path == self.home or path.startswith(self.home + "/")):
                 self.skipped.append(path)
                 continue
-            target = self.scratch / path.lstrip("/")
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(content or "")
-        cwd = self.scratch / self.seed.cwd.lstrip("/")
-        if self.seed.cwd.startswith(self.home):
+        cwd = self._inside(self.seed.cwd)
+        if cwd is not None and self.seed.cwd.startswith(self.home):
             cwd.mkdir(parents=True, exist_ok=True)
-        if os.geteuid() == 0:
-            for path in [self.scratch, *self.scratch.rglob("*")]:
-                os.chown(path, self.limits.host_uid, self.limits.host_uid, follow_symlinks=False)
+        if self.root:
+            for path in [self.scratch / "home", *(self.scratch / "home").rglob("*")]:
+                os.chown(path, self.host_uid, self.host_uid, follow_symlinks=False)
         for repo in self.seed.git:
-            if not repo.path.startswith(self.home + "/"):
+            folder = self._inside(repo.path)
+            if folder is None or not repo.path.startswith(self.home + "/"):
                 self.skipped.append(repo.path)
                 continue
-            (self.scratch / repo.path.lstrip("/")).mkdir(parents=True, exist_ok=True)
+            folder.mkdir(parents=True, exist_ok=True)
             name, _, email = repo.author.partition(" <")
             script = (f"git init -q -b {_q(repo.branch)} && git add -A && "
                       f"git -c user.name={_q(name)} -c user.email={_q(email.rstrip('>'))} commit -q -m {_q(repo.message)}")
@@ -96,23 +132,37 @@ class TerminalSandbox:
             if result.exit_code != 0:
                 raise MCPWorldError(f"could not create the world's git repository {repo.path}: {result.output.strip()}")
 
+    def _inside(self, path: str) -> Path | None:
+        """The host-side place of a path of the sandbox, or None when it would resolve outside the
+        scratch folder (`..`, or a link made by an earlier step): checked before anything is created."""
+        target = self.scratch / path.lstrip("/")
+        try:
+            target.resolve().relative_to(self.scratch.resolve())
+        except ValueError:
+            return None
+        return target
+
     def command(self, command: str, cwd: str) -> list[str]:
         inside = self.scratch / cwd.lstrip("/")
         if not (cwd.startswith("/home/") or cwd == "/home") or not inside.is_dir():
             cwd = self.home
         args = [
-            "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
-            "--ro-bind", "/usr", "/usr",
+            # --unshare-user with --disable-userns: the command cannot make nested user namespaces
+            # (the kernel surface behind most container escapes).
+            "bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+            "--clearenv", "--ro-bind", "/usr", "/usr",
             "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
             "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/sbin", "/sbin",
             "--bind", str(self.scratch / "etc"), "/etc",
         ]
-        for shared in ("/etc/alternatives", "/etc/ld.so.cache", "/etc/ssl", "/etc/localtime"):
+        for shared in SHARED_ETC:
             if os.path.exists(shared):
                 args += ["--ro-bind", shared, shared]
+        args += ["--remount-ro", "/etc"]  # the generated /etc: read-only once the shared parts are in
         args += [
             "--bind", str(self.scratch / "home"), "/home",
-            "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
+            "--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
+            "--size", str(self.limits.tmp_bytes), "--tmpfs", "/dev/shm",
             "--remount-ro", "/",  # the sandbox's own root: only /home, /etc (scratch) and /tmp stay writable
             "--uid", str(self.limits.uid), "--gid", str(self.limits.uid),
             "--hostname", self.seed.hostname, "--chdir", cwd,
@@ -126,12 +176,9 @@ class TerminalSandbox:
     def run(self, command: str, cwd: str, timeout_s: float | None = None) -> RealResult:
         timeout = min(timeout_s or self.limits.timeout_s, self.limits.timeout_s)
         args = self.command(command, cwd)
-        drop: dict = {}
-        if os.geteuid() == 0:
-            args = ["prlimit", f"--nproc={self.limits.max_processes}", "--", *args]
-            drop = {"user": self.limits.host_uid, "group": self.limits.host_uid, "extra_groups": []}
-        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True, **drop)
+        limits = self.child_limits(timeout)
+        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, cwd=self.scratch,
+                                stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=limits.enter)
         chunks: list[bytes] = []
         size = 0
         truncated = False
@@ -170,8 +217,21 @@ class TerminalSandbox:
             output += f"\n[mcp-world: output cut at {self.limits.max_output_bytes} bytes]\n"
         return RealResult(output, code if code is not None and code >= 0 else 128 + (-(code or 0)), timed_out, truncated)
 
+    def child_limits(self, timeout: float) -> ChildLimits:
+        processes = self.limits.max_processes
+        if not self.root:  # the kernel counts the user's processes, the server's own among them
+            processes += tasks_of(os.getuid())
+        return ChildLimits(memory_bytes=self.limits.memory_bytes, file_bytes=self.limits.file_bytes,
+                           open_files=self.limits.open_files, cpu_seconds=int(timeout) + 5, processes=processes,
+                           uid=self.host_uid if self.root else None, cgroup=self.cgroup)
+
     def close(self) -> None:
+        if self.disk_limited:
+            subprocess.run(["umount", "-l", str(self.scratch / "home")], capture_output=True)
+            self.disk_limited = False
         shutil.rmtree(self.scratch, ignore_errors=True)
+        if self.cgroup is not None:
+            self.cgroup.remove()
 
 
 def _q(text: str) -> str:
@@ -189,7 +249,10 @@ def _kill(proc: subprocess.Popen) -> None:
 
 
 class ShadowTerminal:
-    """Sandboxes per episode, created on first use and removed at close."""
+    """Sandboxes per episode, created on first use (off the event loop: a sandbox's git repository
+    takes a real command to make) and removed when the episode ends, is evicted, or at close. Real
+    commands run on a pool of their own, `workers` at a time, so they never take the threads the
+    server needs for anything else."""
 
     uses_origins = False
 
@@ -197,12 +260,15 @@ class ShadowTerminal:
     def from_options(cls, options: Any) -> ShadowTerminal:
         return cls(SandboxLimits(timeout_s=options.timeout_s))
 
-    def __init__(self, limits: SandboxLimits = SandboxLimits()) -> None:
+    def __init__(self, limits: SandboxLimits = SandboxLimits(), workers: int = 4) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
         if not bwrap_available():
             raise MCPWorldError("shadow mode needs bubblewrap (bwrap): install it, e.g. `apt-get install bubblewrap`")
         self.limits = limits
         self._boxes: dict[str, TerminalSandbox] = {}
         self._lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="shadow-terminal")
 
     def sandbox(self, episode_id: str, world: World) -> TerminalSandbox:
         with self._lock:
@@ -215,17 +281,18 @@ class ShadowTerminal:
                       state: dict[str, Any]) -> RealObservation | None:
         import asyncio
 
-        from ..formats import next_cwd
+        from ..domain import load_domain
 
         if tool != "run_command":
             return None
-        box = self.sandbox(episode_id, world)
+        loop = asyncio.get_running_loop()
+        box = await loop.run_in_executor(self._pool, self.sandbox, episode_id, world)
         command = str(arguments.get("command", ""))
         cwd = state.get("cwd", box.home)
-        real = await asyncio.to_thread(box.run, command, cwd, arguments.get("timeout_s"))
+        real = await loop.run_in_executor(self._pool, box.run, command, cwd, arguments.get("timeout_s"))
         home = state.get("home", box.home)
         structured = {"output": real.output, "exit_code": real.exit_code,
-                      "cwd": next_cwd(command, cwd, home, real.exit_code)}
+                      "cwd": load_domain("terminal").rules.next_cwd(command, cwd, home, real.exit_code)}
         return RealObservation(real.output, structured,
                                {**structured, "timed_out": real.timed_out, "truncated": real.truncated})
 
@@ -235,8 +302,14 @@ class ShadowTerminal:
         if box:
             box.close()
 
+    def live(self) -> list[str]:
+        """The episodes that have a sandbox now."""
+        with self._lock:
+            return list(self._boxes)
+
     def close(self) -> None:
         with self._lock:
             boxes, self._boxes = list(self._boxes.values()), {}
         for b in boxes:
             b.close()
+        self._pool.shutdown(wait=False, cancel_futures=True)

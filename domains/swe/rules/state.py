@@ -15,7 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+import re2
+
 from mcp_world.rules import Parsed
+from mcp_world.schemas import compile_pattern
 
 from .output import error_result, numbered
 
@@ -104,9 +107,12 @@ def _search(s: RepoState, pattern: str, folder: str) -> Parsed | None:
     if not s.complete or any(c is None for c in scope.values()):
         return None  # some file's contents are unknown: the model answers
     try:
-        rx = re.compile(pattern)
-    except re.error as err:
-        return error_result(f"invalid regular expression {pattern!r}: {err}")
+        # RE2: linear time, so a pattern like (a|aa)*c over a long line cannot freeze the server.
+        rx = compile_pattern(pattern)
+    except re2.error as err:
+        why = err.args[0].decode() if err.args and isinstance(err.args[0], bytes) else str(err)
+        return error_result(f"invalid regular expression {pattern!r}: {why} (RE2 syntax: no lookaround or "
+                            "backreferences)")
     hits = [f"{p}:{n}:{line}" for p, c in sorted(scope.items())
             for n, line in enumerate((c or "").splitlines(), 1) if rx.search(line)]
     if not hits:

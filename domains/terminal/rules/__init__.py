@@ -12,7 +12,7 @@ import posixpath
 import shlex
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from mcp_world.rules import Call, Parsed, Rules, Transcript
 
@@ -24,7 +24,7 @@ class GitSeed(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     path: str
-    branch: str = "main"
+    branch: str = Field(default="main", pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$")
     message: str = "Initial commit"
     author: str = "user <user@example.com>"
     log: list[str] = Field(default_factory=list)  # recent commits, newest first, as `git log --oneline` shows them
@@ -34,12 +34,35 @@ class TerminalSeed(BaseModel):
     """The terminal domain's structured seed: who and where the shell is, and which files exist."""
 
     model_config = ConfigDict(extra="forbid")
-    hostname: str = "devbox"
-    user: str = "user"
+    hostname: str = Field(default="devbox", pattern=r"^[A-Za-z0-9][A-Za-z0-9.-]{0,62}$")
+    user: str = Field(default="user", pattern=r"^[a-z_][a-z0-9_-]{0,31}$")  # a plain user name
     cwd: str = "/home/user"
     files: dict[str, str | None] = Field(default_factory=dict)  # path -> contents (None: exists, unknown)
     git: list[GitSeed] = Field(default_factory=list)
     notes: str = ""
+
+    # World files come from other people (shared worlds, mirrored servers): every path is absolute and
+    # normalized, and the shell's folder and the repositories lie in the user's home, so nothing built
+    # from a seed (the shadow sandbox's scratch folder) can point anywhere else.
+    @field_validator("files")
+    @classmethod
+    def _plain_paths(cls, value: dict[str, str | None]) -> dict[str, str | None]:
+        bad = [p for p in value if not _normalized(p)]
+        if bad:
+            raise ValueError(f"file paths must be absolute and normalized (no '..', '.', '//'): {bad[:3]}")
+        return value
+
+    @model_validator(mode="after")
+    def _inside_home(self) -> TerminalSeed:
+        home = "/root" if self.user == "root" else f"/home/{self.user}"
+        for what, path in [("cwd", self.cwd)] + [("git path", g.path) for g in self.git]:
+            if not _normalized(path) or not (path == home or path.startswith(home + "/")):
+                raise ValueError(f"{what} {path!r} must be an absolute, normalized path inside {home}")
+        return self
+
+
+def _normalized(path: str) -> bool:
+    return path.startswith("/") and posixpath.normpath(path) == path and "\x00" not in path
 
 
 class TerminalRules(Rules):
@@ -101,6 +124,10 @@ class TerminalRules(Rules):
             parts.append(f"git: on {s.git.branch}; branches {', '.join(s.git.branches)}; "
                          f"last commits {', '.join(repr(c) for c in s.git.commits[-3:])}")
         return "; ".join(parts)
+
+    def next_cwd(self, command: str, cwd: str, home: str, exit_code: int) -> str:
+        """The cwd after `command` ran in `cwd` (for the real shell's structured result too)."""
+        return output.next_cwd(command, cwd, home, exit_code)
 
     def where(self, state: dict[str, Any]) -> str:
         return str(state.get("cwd", ""))

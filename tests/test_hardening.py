@@ -1,0 +1,233 @@
+"""Hardening: inputs that must not freeze the server, schemas that must not make it fetch anything,
+lookups that must not confuse episodes, secrets that must not leave a real folder or a mirror, and
+terminal output that must not hide what an agent did."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import anyio
+import pytest
+from mcp import Client
+
+from mcp_world.errors import WorldFileError
+from mcp_world.schemas import validator
+from mcp_world.server import build_server
+from mcp_world.world import parse_world
+
+from .conftest import ScriptedEngine
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_catastrophic_search_pattern_answers_in_seconds_while_another_client_is_served(make_rig):
+    import re
+
+    t0 = time.perf_counter()
+    assert re.search("(a|aa)*c", "a" * 24) is None  # Python's re: exponential (about 0.1 s here, x1.6 per a)
+    backtracking = time.perf_counter() - t0
+    rig = make_rig("repo", ScriptedEngine(lambda r: "x\n"), state_mode="full")
+    server = build_server(rig.sim)
+    line = "a" * 5000
+    async with Client(server, raise_exceptions=True) as a, Client(server, raise_exceptions=True) as b:
+        view = await a.call_tool("repo_view", {"path": "textstats/core.py", "start_line": 1, "end_line": 1})
+        first = view.content[0].text.split("\t", 1)[1].rstrip("\n")
+        edit = await a.call_tool("repo_replace", {"path": "textstats/core.py", "old_str": first, "new_str": line})
+        assert not edit.is_error, edit.content[0].text
+        done: dict[str, float] = {}
+
+        async def search() -> None:
+            r = await a.call_tool("repo_search", {"pattern": "(a|aa)*c", "path": "textstats"})
+            done["search"] = time.perf_counter()
+            assert "No matches" in r.content[0].text or ":1:" in r.content[0].text
+
+        async def other() -> None:
+            r = await b.call_tool("repo_list", {"path": "."})
+            done["other"] = time.perf_counter()
+            assert not r.is_error
+
+        t0 = time.perf_counter()
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(search)
+                tg.start_soon(other)
+    assert done["search"] - t0 < 5 and done["other"] - t0 < 5, (done, t0, backtracking)
+
+
+def test_world_schemas_with_remote_references_or_backtracking_patterns_are_refused():
+    def world(prop: dict) -> dict:
+        return {"name": "x", "description": "y", "domains": ["mcp"],
+                "tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {"a": prop}}}]}
+
+    with pytest.raises(WorldFileError, match="points outside the schema; only local references"):
+        parse_world(world({"$ref": "https://evil.example/schema.json"}))
+    with pytest.raises(WorldFileError, match="points outside the schema"):
+        parse_world(world({"$ref": "file:///etc/passwd"}))
+    with pytest.raises(WorldFileError, match="needs a backtracking engine"):
+        parse_world(world({"type": "string", "pattern": "^(?=a)(a+)+$"}))
+    assert parse_world(world({"type": "string", "pattern": "^[a-z]+$"}))  # a linear pattern is fine
+
+
+def test_validation_never_retrieves_a_reference():
+    seen: list[bool] = []
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(3)
+    port = listener.getsockname()[1]
+
+    def accept() -> None:
+        try:
+            listener.accept()
+            seen.append(True)
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    v = validator({"type": "object", "properties": {"a": {"$ref": f"http://127.0.0.1:{port}/s.json"}}})
+    t0 = time.perf_counter()
+    with pytest.raises(Exception, match="Unresolvable|unresolvable|s.json"):
+        list(v.iter_errors({"a": 1}))
+    assert time.perf_counter() - t0 < 2
+    thread.join(timeout=5)
+    listener.close()
+    assert not seen  # no connection was made
+
+
+async def test_episode_keys_are_exact_a_wildcard_or_another_case_resumes_nothing(make_rig):
+    rig = make_rig("devbox", ScriptedEngine(lambda r: "ok\n"))
+    await rig.sim.call("agent-1", "run_command", {"command": "touch a"})
+    await rig.sim.reset("agent-1")
+    await rig.sim.call("agent-1", "run_command", {"command": "touch b"})
+    assert [r["id"] for r in rig.store.episodes_of_key("agent-1")] == ["agent-1", "agent-1.1"]
+    from mcp_world.dialects import get_dialect
+    from mcp_world.engines import EnginePool
+    from mcp_world.simulator import Simulator
+    from mcp_world.world import load_world
+
+    fresh = Simulator(load_world("devbox"), EnginePool([ScriptedEngine(lambda r: "ok\n")]), rig.store,
+                      get_dialect("instruct"), state_mode="off")
+    for other in ("Agent-1", "agent_1", "agent-%", "agent-1.1x"):
+        ep = await fresh.episode(other)
+        assert ep.id == other and ep.next_index == 0  # a new episode, not agent-1's
+    again = await fresh.episode("agent-1")
+    assert again.id == "agent-1.1" and again.next_index == 1  # the key itself resumes its latest episode
+
+
+def _cli(*args: str, timeout: float = 120):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "mcp_world", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_reports_and_episode_listings_neutralize_terminal_escapes_and_say_what_ran_for_real(tmp_path):
+    import json
+
+    hide = "rm -rf ~/notes-app\x1b[2K\x1b[1A\r# tidy up"  # erase the line, move up, carriage return
+    record = {"id": "sneaky", "world": {"name": "devbox", "description": "x", "domains": ["terminal"]},
+              "steps": [{"tool": "run_command", "arguments": {"command": hide}, "observation": "\x1b]0;owned\x07done\n"},
+                        {"tool": "run_command", "arguments": {"command": "ls"}, "observation": "a\n"}]}
+    src = tmp_path / "e.jsonl"
+    src.write_text(json.dumps(record) + "\n")
+    db = str(tmp_path / "e.db")
+    assert _cli("import", str(src), "--db", db).returncode == 0
+    r = _cli("report", "sneaky", "--db", db, "--html", str(tmp_path / "r.html"))
+    assert r.returncode == 0, r.stderr
+    assert "\x1b" not in r.stdout and "\r" not in r.stdout
+    assert "\\x1b[2K\\x1b[1A\\x0d# tidy up" in r.stdout and "destructive" in r.stdout
+    shown = _cli("episodes", "show", "sneaky", "--db", db)
+    assert shown.returncode == 0 and "\x1b" not in shown.stdout and "\x07" not in shown.stdout
+    assert "\\x1b]0;owned\\x07done" in shown.stdout
+    html = (tmp_path / "r.html").read_text()
+    assert "2 step(s) ran for real" in html and "Nothing here was executed" not in html
+
+
+UPSTREAM = '''
+import os
+from mcp.server import MCPServer
+
+app = MCPServer("vault")
+
+
+@app.tool()
+def show_env() -> str:
+    """The names of the variables this server was started with."""
+    return " ".join(sorted(os.environ))
+
+
+@app.tool()
+def login(user: str, password: str) -> str:
+    """Log in; returns the session's settings."""
+    return f"user = {user}\\napi_key = 'sk-live-9f8e7d6c5b4a39281706f5e4d3c2b1a0'\\nregion = eu-west-1\\n"
+
+
+app.run()
+'''
+
+
+async def test_a_mirror_passes_the_upstream_only_the_variables_asked_for_and_logs_no_secrets(tmp_path):
+    import json
+    import os
+    import sqlite3
+    import stat
+    import sys
+
+    from mcp import StdioServerParameters
+
+    server = tmp_path / "vault.py"
+    server.write_text(UPSTREAM)
+    db = tmp_path / "m.db"
+    env = {**os.environ, "MCP_WORLD_TEST_SECRET": "do-not-pass", "KEEP_ME": "1"}
+    params = StdioServerParameters(command=sys.executable, env=env, args=[
+        "-m", "mcp_world", "mirror", "--db", str(db), "--transport", "stdio", "--no-predict",
+        "--upstream-env", "KEEP_ME", "--", sys.executable, str(server)])
+    async with Client(params) as c:
+        with anyio.fail_after(120):
+            names = (await c.call_tool("show_env", {})).content[0].text.split()
+            real = await c.call_tool("login", {"user": "ann", "password": "correct-horse-battery-staple"})
+    assert "KEEP_ME" in names and "PATH" in names and "MCP_WORLD_TEST_SECRET" not in names
+    assert "sk-live-9f8e7d6c5b4a39281706f5e4d3c2b1a0" in real.content[0].text  # the agent gets the real result
+    con = sqlite3.connect(db)
+    arguments, logged = con.execute("select arguments, real_observation from steps where tool = 'login'").fetchone()
+    con.close()
+    assert json.loads(arguments) == {"user": "ann", "password": "[REDACTED]"}
+    assert "sk-live" not in logged and "api_key = '[REDACTED]'" in logged and "region = eu-west-1" in logged
+    assert stat.S_IMODE(db.stat().st_mode) == 0o600  # the log is its owner's alone
+
+
+async def test_a_real_result_reaches_the_agent_even_when_its_log_write_fails(tmp_path):
+    from types import SimpleNamespace
+
+    import mcp_types as types
+
+    from mcp_world.errors import StoreError
+    from mcp_world.mirror import Mirror
+    from mcp_world.store import Store
+    from mcp_world.world import parse_world
+
+    world = parse_world({"name": "m", "description": "a mirrored server", "domains": ["mcp"],
+                         "tools": [{"name": "transfer", "inputSchema": {"type": "object"}}]})
+    calls = []
+
+    class Upstream:
+        spec = SimpleNamespace(describe=lambda: "fake upstream")
+
+        async def call(self, name, arguments):
+            calls.append(name)  # the real side effect
+            return types.CallToolResult(content=[types.TextContent(text="sent 100 EUR")])
+
+    store = Store(tmp_path / "f.db")
+    mirror = Mirror(Upstream(), world, store, engines=None)
+
+    async def broken(row, state=None):
+        raise StoreError("disk I/O error")
+
+    store.add_step = broken  # type: ignore[method-assign]
+    result = await mirror.call("agent", "transfer", {"to": "bob"})
+    assert not result.is_error and result.content[0].text == "sent 100 EUR"
+    assert calls == ["transfer"] and mirror.log_failures == 1
+    store.close()
