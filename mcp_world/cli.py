@@ -108,6 +108,10 @@ def serve(
     real: Annotated[list[str], typer.Option(
         help="Give the agent the real (sandboxed) observation for this shadowed domain.")] = [],
     shadow_timeout: Annotated[float, typer.Option(help="Most seconds a real sandboxed command may run.")] = 10.0,
+    shadow_memory: Annotated[int, typer.Option(help="MiB of memory a real sandboxed command may use (per process; "
+                                                    "for the whole sandbox where mcp-world may make a cgroup).")] = 512,
+    shadow_disk: Annotated[int, typer.Option(help="MiB the real sandbox's writable home may hold (as root).")] = 256,
+    shadow_processes: Annotated[int, typer.Option(help="Processes a real sandbox may run at once.")] = 64,
     state: Annotated[str, typer.Option(help="Explicit state: full (summary in the prompt, and answers the state "
                                             "determines), prompt (summary only) or off (history only).")] = "full",
     replay_cache: Annotated[bool, typer.Option(help="Reuse the answer given before to exactly the same situation "
@@ -143,6 +147,7 @@ def serve(
             thinking=thinking, thinking_budget=thinking_budget, transport=transport, host=host, port=port, seed=seed, engine_timeout_s=engine_timeout,
             token=token, allowed_hosts=tuple(allowed_host),
             shadow=tuple(shadow), real=tuple(real), shadow_timeout_s=shadow_timeout,
+            shadow_memory_mib=shadow_memory, shadow_disk_mib=shadow_disk, shadow_processes=shadow_processes,
             shadow_origins=tuple(shadow_origin), state_mode=state, replay_cache=replay_cache,
             limits=Limits(max_argument_chars=max_argument_chars, max_observation_chars=max_observation_chars,
                           context_tokens=context_tokens, max_episodes=max_episodes,

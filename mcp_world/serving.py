@@ -45,6 +45,9 @@ class ServeConfig:
     real: tuple[str, ...] = ()  # domains whose agent receives the real observation
     shadow_timeout_s: float = 10.0
     shadow_origins: tuple[str, ...] = ()  # the only origins the shadow browser fetches (local ones)
+    shadow_memory_mib: int = 512
+    shadow_disk_mib: int = 256
+    shadow_processes: int = 64
     token: str | None = None  # bearer token for HTTP; required when binding beyond loopback
     allowed_hosts: tuple[str, ...] = ()  # Host headers accepted beyond loopback (DNS-rebinding protection)
     engine_timeout_s: float = 120.0
@@ -234,7 +237,9 @@ def make_shadow(cfg: ServeConfig):
     if cfg.shadow_origins and not any(d in cfg.shadow for d in readers):
         raise MCPWorldError(f"--shadow-origin is for the real executors of {', '.join(readers)}: add --shadow "
                             f"{readers[0]}")
-    options = ShadowOptions(timeout_s=cfg.shadow_timeout_s, origins=cfg.shadow_origins)
+    options = ShadowOptions(timeout_s=cfg.shadow_timeout_s, origins=cfg.shadow_origins,
+                            memory_mib=cfg.shadow_memory_mib, disk_mib=cfg.shadow_disk_mib,
+                            processes=cfg.shadow_processes)
     return {d: EXECUTORS[d].from_options(options) for d in dict.fromkeys(cfg.shadow)}
 
 

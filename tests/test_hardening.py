@@ -26,7 +26,7 @@ async def test_a_catastrophic_search_pattern_answers_in_seconds_while_another_cl
     import re
 
     t0 = time.perf_counter()
-    assert re.search("(a|aa)*c", "a" * 24) is None  # Python's re: exponential (about 0.1 s here, x1.6 per a)
+    assert re.search("(a|aa)*c", "a" * 24) is None  # Python's re: exponential (0.03 s here, x1.6 per a)
     backtracking = time.perf_counter() - t0
     rig = make_rig("repo", ScriptedEngine(lambda r: "x\n"), state_mode="full")
     server = build_server(rig.sim)
@@ -231,3 +231,99 @@ async def test_a_real_result_reaches_the_agent_even_when_its_log_write_fails(tmp
     assert not result.is_error and result.content[0].text == "sent 100 EUR"
     assert calls == ["transfer"] and mirror.log_failures == 1
     store.close()
+
+
+def test_seed_paths_that_leave_the_home_folder_are_refused():
+    def world(seed: dict) -> dict:
+        return {"name": "x", "description": "y", "domains": ["terminal"], "seed": {"terminal": seed}}
+
+    for seed, says in [({"cwd": "/home/user/../../../../root/x"}, "must be an absolute, normalized path inside"),
+                       ({"user": "../../etc"}, "String should match pattern"),
+                       ({"git": [{"path": "/home/user/../../tmp/r"}]}, "git path"),
+                       ({"files": {"/home/user/../../etc/cron.d/x": "* * * * * root sh"}}, "absolute and normalized"),
+                       ({"hostname": "a b"}, "String should match pattern")]:
+        with pytest.raises(WorldFileError, match=says):
+            parse_world(world(seed))
+    assert parse_world(world({"user": "ann", "cwd": "/home/ann/app", "files": {"/etc/motd": "hi"}}))
+
+
+def test_the_sandbox_never_touches_a_host_path_outside_its_scratch_folder(tmp_path):
+    from mcp_world.executors.sandbox import SandboxLimits, TerminalSandbox, bwrap_available
+    from mcp_world.world import load_world
+
+    if not bwrap_available():
+        pytest.skip("bubblewrap is installed by the setup")
+    box = TerminalSandbox(load_world("devbox"), SandboxLimits(timeout_s=5))
+    try:
+        outside = tmp_path / "outside"
+        outside.mkdir()
+        (box.scratch / "home" / "user" / "escape").symlink_to(outside)  # as a step could leave one
+        assert box._inside("/home/user/escape/x") is None
+        assert box._inside("/home/user/../../../etc") is None
+        assert box._inside("/home/user/notes-app/README.md") is not None
+    finally:
+        box.close()
+    assert list(outside.iterdir()) == []
+
+
+def test_the_embedded_engine_children_do_not_import_from_the_callers_folder(tmp_path, monkeypatch):
+    from mcp_world import embedded
+    from mcp_world.errors import EngineSetupError
+
+    evil = tmp_path / "checkout"
+    evil.mkdir()
+    (evil / "planted.py").write_text(f"open({str(tmp_path / 'ran')!r}, 'w').write('x')\n")
+    monkeypatch.chdir(evil)
+    with pytest.raises(EngineSetupError, match="No module named 'planted'"):
+        embedded._build(tmp_path / "cache" / "model", "import planted", [], "a build")
+    assert not (tmp_path / "ran").exists()
+    cmd = embedded.engine_command(embedded.EmbeddedConfig(cache=tmp_path), tmp_path, 9)
+    assert cmd[1] == "-I"  # the engine too
+
+
+def test_runtime_adapter_loading_is_enabled_only_for_engine_start_lora(tmp_path, monkeypatch):
+    from mcp_world import embedded
+
+    monkeypatch.setenv("VLLM_ALLOW_RUNTIME_LORA_UPDATING", "1")  # even inherited, it is not passed on
+    assert "VLLM_ALLOW_RUNTIME_LORA_UPDATING" not in embedded.engine_env(embedded.EmbeddedConfig(cache=tmp_path))
+    assert embedded.engine_env(embedded.EmbeddedConfig(cache=tmp_path, lora=True))["VLLM_ALLOW_RUNTIME_LORA_UPDATING"] == "1"
+
+
+def test_engine_stop_does_not_kill_a_process_that_got_the_recorded_pid(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    try:
+        (tmp_path / "engine.json").write_text(json.dumps({
+            "url": "http://127.0.0.1:9", "pid": bystander.pid, "model": "m", "log": "", "started_at": 0}))
+        r = _cli("engine", "stop", "--cache", str(tmp_path))
+        assert r.returncode == 0, r.stderr
+        time.sleep(0.5)
+        assert bystander.poll() is None  # still running: it is not our engine
+        assert not (tmp_path / "engine.json").exists()  # the stale record is gone
+    finally:
+        bystander.kill()
+
+
+async def test_a_real_observation_is_bounded_like_a_simulated_one(make_rig):
+    from mcp_world.executors import RealObservation
+    from mcp_world.simulator import Limits
+
+    class HugePage:  # a real executor that returns a 2 MB page (the shadow browser's own limit)
+        async def observe(self, episode_id, world, tool, arguments, state):
+            page = "<!DOCTYPE html><html><body>" + "x" * 2_000_000 + "</body></html>"
+            return RealObservation(page, {"url": "http://127.0.0.1:8000/", "status": 200}, {"status": 200})
+
+        def end(self, episode_id):
+            pass
+
+    rig = make_rig("webshop", ScriptedEngine(lambda r: "<p>sim</p></body></html>"), limits=Limits(max_observation_chars=50_000))
+    rig.sim.shadow = {"browser": HugePage()}
+    rig.sim.real = frozenset({"browser"})
+    r = await rig.sim.call("b", "browser_navigate", {"url": "http://127.0.0.1:8000/"})
+    assert r.provenance == "real" and len(r.observation) <= 50_000
+    assert "cut at 50000 of" in r.observation
+    logged = rig.store.query("select real_observation from steps")[0]["real_observation"]
+    assert len(logged) <= 50_000

@@ -21,6 +21,9 @@ class ShadowOptions:
 
     timeout_s: float = 10.0
     origins: tuple[str, ...] = ()  # the only origins a real browser may fetch (local ones)
+    memory_mib: int = 512  # a real shell's memory (per process; per sandbox where a cgroup can be made)
+    disk_mib: int = 256  # a real shell's writable home
+    processes: int = 64  # a real shell's processes at once
 
 
 @dataclass(frozen=True)

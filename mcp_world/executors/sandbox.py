@@ -258,7 +258,8 @@ class ShadowTerminal:
 
     @classmethod
     def from_options(cls, options: Any) -> ShadowTerminal:
-        return cls(SandboxLimits(timeout_s=options.timeout_s))
+        return cls(SandboxLimits(timeout_s=options.timeout_s, memory_bytes=options.memory_mib << 20,
+                                 disk_bytes=options.disk_mib << 20, max_processes=options.processes))
 
     def __init__(self, limits: SandboxLimits = SandboxLimits(), workers: int = 4) -> None:
         from concurrent.futures import ThreadPoolExecutor
