@@ -680,6 +680,13 @@ def eval_(
     if json_out:
         json_out.write_text(json.dumps(result, indent=2, ensure_ascii=False))
         _say(f"report written to {json_out}")
+    overall = result["overall"]
+    if overall["failed"]:
+        first = next((s["error"] for s in result["steps"] if s["error"]), "")
+        _say(f"{overall['failed']} of {overall['steps']} predictions failed (scored 0); the first: {first[:300]}")
+    if overall["steps"] and overall["failed"] == overall["steps"]:
+        _say("error: no prediction succeeded: the scores above measure nothing")
+        raise typer.Exit(1)
 
 
 def _write_world(text: str, out: Optional[Path]) -> None:

@@ -39,7 +39,7 @@ class Tally:
         n = max(self.steps, 1)
         return {"steps": self.steps, "mean_similarity": round(self.similarity / n, 4),
                 "binary_score": round(self.binary / n, 4), "exact_match": round(self.exact / n, 4),
-                "format_valid": round(self.valid / n, 4)}
+                "format_valid": round(self.valid / n, 4), "failed": self.steps - self.valid}
 
 
 @dataclass

@@ -94,3 +94,14 @@ def real_engine(engine_url: str) -> VLLMEngine:
 def anyio_backend() -> str:
     return "asyncio"
 
+
+
+ENGINE_FIXTURES = {"engine_url", "real_engine", "lora_engine"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that uses the real embedded engine carries the `engine` marker, so
+    `pytest -m "not engine"` runs the fast part without starting it."""
+    for item in items:
+        if ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.engine)

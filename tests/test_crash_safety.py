@@ -15,26 +15,39 @@ pytestmark = pytest.mark.anyio
 async def test_a_server_killed_mid_run_loses_no_answered_step_and_continues_after_restart(engine_url, tmp_path):
     db = tmp_path / "crash.db"
     answered: list[tuple[str, int, str]] = []
+    in_flight: dict[int, str] = {}  # agent -> the command it is waiting on
+    killed = False
+    failures: list[BaseException] = []
 
     async def agent(i, url):
         try:
             async with http_client(url, f"crash-{i}") as c:
                 for n in range(50):
-                    r = await c.call_tool("run_command", {"command": f"echo agent{i} step{n}"})
+                    # Every other step is the world model's (the state cannot answer `whoami`): engine
+                    # requests are in flight when the server is killed.
+                    command = f"echo agent{i} step{n}" if n % 2 == 0 else "whoami"
+                    in_flight[i] = command
+                    r = await c.call_tool("run_command", {"command": command})
+                    del in_flight[i]
                     if not r.is_error:
                         answered.append((f"crash-{i}", r.meta["mcp-world/step"], r.content[0].text))
-        except Exception:  # the server died under us: expected
-            pass
+        except Exception as err:  # noqa: BLE001 - only after the kill is this expected
+            if not killed:
+                failures.append(err)
 
     with http_server(engine_url, db) as (url, proc):
         async with anyio.create_task_group() as tg:
             for i in range(6):
                 tg.start_soon(agent, i, url)
             with anyio.fail_after(300):
-                while len(answered) < 12:
-                    await anyio.sleep(0.2)
+                while len(answered) < 12 or "whoami" not in in_flight.values():
+                    await anyio.sleep(0.05)
+            waiting = dict(in_flight)
+            killed = True
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=30)
+    assert not failures, failures  # no agent failed before the kill
+    assert "whoami" in waiting.values()  # the kill landed while the world model was answering
     assert len(answered) >= 12
     con = sqlite3.connect(db)
     assert con.execute("pragma integrity_check").fetchone()[0] == "ok"

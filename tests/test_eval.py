@@ -44,12 +44,22 @@ def test_eval_scores_real_episodes_on_the_embedded_engine_and_stores_predictions
     assert "terminal" in r.stdout and "overall" in r.stdout
     report = json.loads(out.read_text())
     for row in (report["overall"], report["domains"]["terminal"]):
-        assert set(row) == {"steps", "mean_similarity", "binary_score", "exact_match", "format_valid"}
+        assert set(row) == {"steps", "mean_similarity", "binary_score", "exact_match", "format_valid", "failed"}
         assert row["steps"] == 3 and 0 <= row["mean_similarity"] <= 1
+        assert row["failed"] < 3 and row["format_valid"] > 0  # real predictions, not three scored failures
     con = sqlite3.connect(db)
     rows = con.execute("select s.real_observation, s.observation, e.source from steps s join episodes e on e.id = s.episode_id").fetchall()
     con.close()
     assert len(rows) == 3 and all(real is not None and src == "eval" for real, _, src in rows)
+
+
+def test_eval_with_no_successful_prediction_fails_and_says_so(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "mcp_world", "eval", "--data", str(FIXTURES_DIR / "real" / "devbox-terminal.jsonl"),
+                        "--engine", "http://127.0.0.1:9", "--limit", "2", "--db", str(tmp_path / "e.db")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert "2 of 2 predictions failed" in r.stderr and "unreachable" in r.stderr
+    assert "no prediction succeeded" in r.stderr
 
 
 def test_the_shipped_real_data_is_recorded_by_our_own_executor():

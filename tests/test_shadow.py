@@ -1,6 +1,7 @@
 """Shadow mode: the real terminal in a bubblewrap sandbox, beside the simulated one."""
 
 import json
+from pathlib import Path
 import sqlite3
 import subprocess
 import sys
@@ -45,9 +46,57 @@ def test_writes_outside_the_scratch_folder_are_refused(box, tmp_path):
     assert (box.scratch / "home/user/notes-app/inside.txt").exists()
 
 
-def test_there_is_no_network(box):
-    r = run(box, "python3 -c \"import socket; socket.create_connection(('127.0.0.1', 22), 2)\"")
-    assert r.exit_code != 0 and ("unreachable" in r.output or "refused" in r.output)
+def test_host_files_outside_the_mounts_are_invisible_and_untouched_whatever_the_uid(box):
+    """The checks above would pass on the uid drop alone (as root the sandbox runs unprivileged);
+    these need the mounts: a host file anyone may read is not there, and a host folder anyone may
+    write stays empty."""
+    import os
+
+    shared = Path("/var/tmp") / f"mcp-world-isolation-{os.getpid()}"
+    shared.mkdir(exist_ok=True)
+    os.chmod(shared, 0o777)
+    readable = shared / "readable.txt"
+    readable.write_text("host secret\n")
+    os.chmod(readable, 0o644)
+    try:
+        r = run(box, f"cat {readable}; echo x > {shared}/written; ls /var/tmp; echo done")
+        assert "host secret" not in r.output and "No such file or directory" in r.output and "done" in r.output
+        assert sorted(p.name for p in shared.iterdir()) == ["readable.txt"]  # nothing was written there
+    finally:
+        for p in shared.iterdir():
+            p.unlink()
+        shared.rmdir()
+
+
+def test_there_is_no_network_at_all(box):
+    """Only an isolated network proves it: no interface but loopback, and a listener on the host's
+    loopback sees no connection when the sandbox connects to that address and port."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    listener.settimeout(4)
+    port = listener.getsockname()[1]
+    seen: list[bool] = []
+
+    def accept() -> None:
+        try:
+            listener.accept()
+            seen.append(True)
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    r = run(box, f"tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; echo ---; "
+                 f"(exec 3<>/dev/tcp/127.0.0.1/{port}) 2>&1 | head -1; echo tried")
+    thread.join(timeout=6)
+    listener.close()
+    interfaces = r.output.split("---")[0].split()
+    assert interfaces == ["lo"] and "tried" in r.output, r.output
+    assert not seen  # the host's listener saw nothing: the sandbox's 127.0.0.1 is its own
 
 
 def test_host_secrets_are_not_there(box):
