@@ -30,10 +30,13 @@ def arguments_for(props):
     return st.dictionaries(keys, json_values | st.just(INJECTION), max_size=5)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=96, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_any_arguments_to_any_tool_get_an_observation_or_a_clear_error(make_rig, data):
-    rig = make_rig(world="office", engine=ScriptedEngine(_answer))
+def test_any_arguments_to_any_tool_of_any_world_get_an_observation_or_a_clear_error(make_rig, data):
+    from mcp_world.world import available_worlds
+
+    world = data.draw(st.sampled_from(available_worlds()))  # every shipped world's tools, all seven domains
+    rig = make_rig(world=world, engine=ScriptedEngine(_answer), state_mode=data.draw(st.sampled_from(["off", "full"])))
     tools = sorted(rig.sim.tools) + ["world_reset", "no_such_tool"]
     calls = data.draw(st.lists(st.sampled_from(tools).flatmap(
         lambda t: st.tuples(st.just(t), arguments_for(rig.sim.tools[t].input_schema.get("properties", {})

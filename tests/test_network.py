@@ -55,3 +55,15 @@ async def test_any_loopback_address_gets_host_and_origin_checks(tmp_path):
         async with http_client(url, "e1") as c:  # the address it serves on is accepted
             tools = await c.list_tools()
         assert "run_command" in {t.name for t in tools.tools}
+
+
+async def test_the_token_can_come_from_the_environment_and_allowed_host_adds_a_name(tmp_path):
+    env = {"MCP_WORLD_TOKEN": "from-env"}
+    with http_server(NO_ENGINE, tmp_path / "e.db", "--host", "0.0.0.0", "--allowed-host", "devbox.lan",
+                     env=env) as (url, _):
+        port = url.split(":")[2].split("/")[0]
+        assert httpx.post(url, json=INIT, headers=HEADERS, timeout=10).status_code == 401
+        auth = {**HEADERS, "Authorization": "Bearer from-env"}
+        assert httpx.post(url, json=INIT, headers={**auth, "Host": "other.lan"}, timeout=10).status_code == 421
+        r = httpx.post(url, json=INIT, headers={**auth, "Host": f"devbox.lan:{port}"}, timeout=10)
+        assert r.status_code != 421  # the allowed name passes the Host check

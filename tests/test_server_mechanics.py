@@ -9,7 +9,7 @@ from mcp import Client
 
 from mcp_world.errors import AgentFault, FaultKind
 from mcp_world.server import build_server
-from mcp_world.simulator import Limits
+from mcp_world.simulator import Limits, Simulator
 
 from .conftest import ScriptedEngine
 
@@ -181,3 +181,24 @@ async def test_concurrent_first_calls_of_one_episode_create_it_once(make_rig):
                 tg.start_soon(one)
     assert sorted(r.index for r in results) == [0, 1, 2, 3, 4]
     assert [e["id"] for e in rig.store.query("select id from episodes")] == ["same"]
+
+
+async def test_several_engines_share_the_episodes_and_each_episode_sticks_to_one(tmp_path):
+    from mcp_world.dialects import get_dialect
+    from mcp_world.engines import EnginePool
+    from mcp_world.store import Store
+    from mcp_world.world import load_world
+
+    a, b = ScriptedEngine(lambda r: "from a\n", url="scripted://a"), ScriptedEngine(lambda r: "from b\n", url="scripted://b")
+    store = Store(tmp_path / "two.db")
+    sim = Simulator(load_world("devbox"), EnginePool([a, b]), store, get_dialect("instruct"), state_mode="off")
+    seen: dict[str, set[str]] = {}
+    for n in range(12):
+        for _ in range(3):
+            r = await sim.call(f"ep-{n}", "run_command", {"command": "whoami"})
+            seen.setdefault(f"ep-{n}", set()).add(r.observation)
+    assert all(len(v) == 1 for v in seen.values())  # sticky: one engine per episode
+    assert {o for v in seen.values() for o in v} == {"from a\n", "from b\n"}  # and both engines are used
+    urls = {row["engine_url"] for row in store.query("select engine_url from episodes")}
+    assert urls == {"scripted://a", "scripted://b"}
+    store.close()
