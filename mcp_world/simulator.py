@@ -529,6 +529,8 @@ class Simulator:
         material = json.dumps({
             "world": ep.world.model_dump(by_alias=True, exclude_defaults=True), "model": engine.model,
             "engine": engine.url, "dialect": self._dialect(ep).name, "state_mode": self.state_mode,
+            # thinking on or off, and its budget, change the answer too
+            "thinking": [getattr(self._dialect(ep), "thinking", None), getattr(self._dialect(ep), "thinking_budget", None)],
             "sampling": [self.sampling.temperature, self.sampling.top_p, self.sampling.repetition_penalty],
             "state": state, "history": [[t.action, t.observation, t.where] for t in history],
             "tool": tool, "arguments": self.tools[tool].with_defaults(arguments),

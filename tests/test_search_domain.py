@@ -43,7 +43,10 @@ async def test_search_and_fetch_over_mcp_on_the_embedded_engine(engine_url, tmp_
         names = {t.name for t in (await c.list_tools()).tools}
         first = await c.call_tool("web_search", {"query": "voyager golden record", "num_results": 3})
         again = await c.call_tool("web_search", {"query": "voyager golden record", "num_results": 3})
-        page = await c.call_tool("web_fetch", {"url": "https://science.nasa.gov/mission/voyager/"})
+        for _ in range(3):  # the 135M model's page may fail the format; the capability is that one comes back
+            page = await c.call_tool("web_fetch", {"url": "https://science.nasa.gov/mission/voyager/"})
+            if not page.is_error:
+                break
         bad = await c.call_tool("web_search", {"query": ""})
     assert names == {"web_search", "web_fetch", "world_reset"}
     assert not first.is_error, first.content[0].text
@@ -52,5 +55,7 @@ async def test_search_and_fetch_over_mcp_on_the_embedded_engine(engine_url, tmp_
     assert first.content[0].text.startswith("[1] ")
     # The same search in the same episode gives the same results (the explicit state remembers them).
     assert again.content[0].text == first.content[0].text and again.meta["mcp-world/provenance"] == "state"
-    assert page.is_error or not page.content[0].text.lstrip().lower().startswith("<!doctype")
+    assert not page.is_error, page.content[0].text  # a fetched page, as Markdown (HTML is refused by the format)
+    assert not page.content[0].text.lstrip().lower().startswith(("<!doctype", "<html"))
+    assert page.structured_content["url"] == "https://science.nasa.gov/mission/voyager/"
     assert bad.is_error and "query" in bad.content[0].text

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 
+import anyio
 import pytest
 from mcp import Client
 
@@ -25,7 +27,7 @@ from mcp_world.store import Store
 from mcp_world.world import load_world
 
 from .conftest import ScriptedEngine
-from .helpers import domain_code
+from .helpers import domain_code, stdio_client
 
 pytestmark = pytest.mark.anyio
 
@@ -238,3 +240,99 @@ async def test_a_long_episodes_state_is_logged_as_patches_that_rebuild_it_exactl
     r = await sim2.call("long", "run_command", {"command": "cat f116.txt"})
     assert (r.observation, r.provenance) == ("line-116\nmore\n", "state")
     store.close()
+
+
+PAGE_A = ('<title>Green Leaf Tea</title></head><body><h1>Teas</h1><form><input name="q" placeholder="Search">'
+          '</form><a href="/sencha">Sencha</a></body></html>')
+PAGE_B = "<title>Sencha</title></head><body><h1>Sencha</h1><p>12 EUR</p></body></html>"
+
+
+async def test_the_browser_remembers_pages_going_back_and_typed_values(make_rig):
+    pages = iter([PAGE_A, 'https://greenleaf.example/sencha">\n' + PAGE_B])
+    engine = ScriptedEngine(lambda r: next(pages))  # a click's page states its URL first (the prefill asks)
+    rig = make_rig("webshop", engine, state_mode="full")
+    a = await rig.sim.call("b", "browser_navigate", {"url": "https://greenleaf.example/"})
+    b = await rig.sim.call("b", "browser_click", {"target": "Sencha"})
+    back = await rig.sim.call("b", "browser_back", {})
+    assert (a.provenance, b.provenance, back.provenance) == ("model", "model", "state")
+    assert back.observation == a.observation and back.structured["url"] == "https://greenleaf.example/"
+    typed = await rig.sim.call("b", "browser_type", {"target": "Search", "text": "oolong"})
+    snap = await rig.sim.call("b", "browser_snapshot", {})
+    assert (typed.provenance, snap.provenance) == ("state", "state")
+    assert 'value="oolong"' in snap.observation and len(engine.requests) == 2  # no model call after the two pages
+
+
+SWITCH_SCREEN = ('<node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="com.android.settings" '
+                 'content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" '
+                 'focused="false" scrollable="false" long-clickable="false" password="false" selected="false" '
+                 'bounds="[0,0][1080,2400]"><node index="0" text="Wi-Fi" resource-id="android:id/title" '
+                 'class="android.widget.TextView" package="com.android.settings" content-desc="" checkable="false" '
+                 'checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" '
+                 'long-clickable="false" password="false" selected="false" bounds="[40,300][400,360]" />'
+                 '<node index="1" text="" resource-id="android:id/switch_widget" class="android.widget.Switch" '
+                 'package="com.android.settings" content-desc="" checkable="true" checked="true" clickable="true" '
+                 'enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" '
+                 'password="false" selected="false" bounds="[900,300][1040,360]" /></node></hierarchy>')
+
+
+async def test_the_phone_remembers_its_screen_and_flips_a_switch_by_name(make_rig):
+    engine = ScriptedEngine(lambda r: SWITCH_SCREEN)
+    rig = make_rig("phone", engine, state_mode="full")
+    first = await rig.sim.call("p", "android_launch_app", {"package": "com.android.settings"})
+    again = await rig.sim.call("p", "android_dump_ui", {})
+    flipped = await rig.sim.call("p", "android_tap", {"target": "Wi-Fi"})
+    after = await rig.sim.call("p", "android_dump_ui", {})
+    assert [r.provenance for r in (first, again, flipped, after)] == ["model", "state", "state", "state"]
+    assert again.observation == first.observation
+    assert 'checkable="true" checked="true"' in first.observation
+    assert 'checkable="true" checked="false"' in flipped.observation and after.observation == flipped.observation
+    assert len(engine.requests) == 1
+    assert "Wi-Fi off" in rig.sim.summary(rig.sim.domains["android"], (await rig.sim.episode("p")).state["android"])
+
+
+async def test_a_read_only_mcp_call_repeats_from_the_state_until_something_may_have_changed(make_rig):
+    answers = iter(['{"id": "T-1", "status": "open"}', '{"id": "T-1", "status": "solved"}',
+                    '{"id": "T-1", "status": "solved"}'])
+    engine = ScriptedEngine(lambda r: next(answers).removeprefix(r.prefill[-1:]))  # "{" is prefilled
+    rig = make_rig("helpdesk", engine, state_mode="full")
+    first = await rig.sim.call("h", "get_ticket", {"ticket_id": "T-1"})
+    again = await rig.sim.call("h", "get_ticket", {"ticket_id": "T-1"})
+    assert (first.provenance, again.provenance) == ("model", "state") and again.observation == first.observation
+    await rig.sim.call("h", "update_ticket", {"ticket_id": "T-1", "status": "solved"})  # may change things
+    fresh = await rig.sim.call("h", "get_ticket", {"ticket_id": "T-1"})
+    assert fresh.provenance == "model" and "solved" in fresh.observation and len(engine.requests) == 3
+
+
+async def test_serve_replay_cache_answers_the_same_situation_from_the_log(engine_url, tmp_path):
+    db = tmp_path / "cache.db"
+    seen = []
+    for key in ("first", "second"):
+        async with stdio_client(engine_url, db, "--replay-cache", "--state", "off") as c:
+            with anyio.fail_after(300):
+                for _ in range(3):  # a valid answer to cache (the small model may need another try)
+                    r = await c.call_tool("run_command", {"command": "uname -a"})
+                    if not r.is_error:
+                        break
+            seen.append(r)
+        if key == "first":
+            assert not r.is_error and r.meta["mcp-world/provenance"] == "model", r.content[0].text
+    again = seen[1]
+    # A new episode in the same situation (same world, model, state, history, action): from the cache.
+    assert again.meta["mcp-world/provenance"] == "cache" and again.content[0].text == seen[0].content[0].text
+    con = sqlite3.connect(db)
+    assert con.execute("select sum(hits) from replay_cache").fetchone()[0] == 1
+    con.close()
+
+
+def test_the_replay_cache_key_changes_with_thinking_and_its_budget(make_rig):
+    from mcp_world.dialects import get_dialect
+
+    keys = set()
+    for thinking, budget in ((True, 4096), (False, 4096), (True, 1024)):
+        rig = make_rig(engine=ScriptedEngine(lambda r: "x\n"), dialect="agentworld")
+        rig.sim.dialect = get_dialect("agentworld", thinking=thinking, thinking_budget=budget)
+        ep = rig.sim.new_episode("k")
+        ep.dialect = rig.sim.dialect
+        domain = rig.sim.domains["terminal"]
+        keys.add(rig.sim._cache_key(ep, domain, "run_command", {"command": "ls"}, {}, [], rig.sim.engines.engines[0]))
+    assert len(keys) == 3
