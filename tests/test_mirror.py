@@ -43,6 +43,12 @@ def rows(db: Path, sql: str) -> list[tuple]:
         con.close()
 
 
+def _described(tool) -> tuple:
+    """What a client learns of a tool: name, title, description, both schemas, annotations."""
+    annotations = tool.annotations.model_dump(exclude_none=True) if tool.annotations else None
+    return tool.title, tool.description, tool.input_schema, tool.output_schema, annotations
+
+
 ALICE = {"entities": [{"name": "Alice", "entityType": "person", "observations": ["likes green tea"]}]}
 
 
@@ -51,12 +57,13 @@ async def test_http_mirror_answers_with_real_results_and_logs_predictions_beside
     env = {"MEMORY_FILE_PATH": str(tmp_path / "graph.jsonl")}
     async with Client(StdioServerParameters(command=memory_server[0], args=memory_server[1:],
                                             env={**os.environ, "MEMORY_FILE_PATH": str(tmp_path / "direct.jsonl")})) as direct:
-        upstream_tools = {t.name: t.input_schema for t in (await direct.list_tools()).tools}
+        upstream_tools = {t.name: _described(t) for t in (await direct.list_tools()).tools}
     args = mirror_args(db, "--engine", engine_url, "--port", str(port), "--drain-timeout", "500", "--", *memory_server)
     with http_process(args, port, env) as (url, proc):
         async with http_client(url, "agent-1") as c:
             # The upstream's tools, unchanged.
-            assert {t.name: t.input_schema for t in (await c.list_tools()).tools} == upstream_tools
+            # name, title, description, both schemas, annotations: all of it
+            assert {t.name: _described(t) for t in (await c.list_tools()).tools} == upstream_tools
             created = await c.call_tool("create_entities", ALICE)
             found = await c.call_tool("search_nodes", {"query": "tea"})
             missing = await c.call_tool("add_observations", {"observations": [{"entityName": "Zed", "contents": ["x"]}]})
@@ -157,3 +164,86 @@ def test_the_shipped_mirror_recordings_cover_both_reference_servers():
         assert sum(len(r["steps"]) for r in records) >= least
         assert all(r["world"]["name"] == server and r["world"]["domains"] == ["mcp"] and r["world"]["tools"]
                    for r in records)
+
+
+class _FakeUpstream:
+    """A stand-in upstream for the mirror's own mechanics (the real servers are tested above)."""
+
+    def __init__(self) -> None:
+        from types import SimpleNamespace
+
+        self.spec = SimpleNamespace(describe=lambda: "fake upstream")
+
+    async def call(self, name, arguments):
+        import mcp_types as types
+
+        return types.CallToolResult(content=[types.TextContent(text=f"real {arguments.get('n')}")])
+
+
+class _SlowEngine:
+    """A scripted engine (named so) that takes `delay` seconds and counts how many requests overlap."""
+
+    url, model = "scripted://slow", "scripted"
+
+    def __init__(self, delay: float) -> None:
+        self.delay, self.now, self.most = delay, 0, 0
+
+    async def complete(self, request):
+        import asyncio
+
+        from mcp_world.engines import Completion
+
+        self.now += 1
+        self.most = max(self.most, self.now)
+        try:
+            await asyncio.sleep(self.delay)
+        finally:
+            self.now -= 1
+        return Completion("predicted\n", 10, 2, False, self.model, self.delay * 1000)
+
+    async def aclose(self):
+        pass
+
+
+def _mirror(tmp_path, engine, **options):
+    from mcp_world.engines import EnginePool
+    from mcp_world.mirror import Mirror
+    from mcp_world.store import Store
+    from mcp_world.world import parse_world
+
+    world = parse_world({"name": "m", "description": "a mirrored server", "domains": ["mcp"],
+                         "tools": [{"name": "get", "inputSchema": {"type": "object"},
+                                    "annotations": {"readOnlyHint": True}}]})
+    store = Store(tmp_path / "mech.db")
+    return Mirror(_FakeUpstream(), world, store, EnginePool([engine]), **options), store
+
+
+async def test_the_mirror_agent_never_waits_for_predictions_which_run_two_at_a_time(tmp_path):
+    import time
+
+    engine = _SlowEngine(0.5)
+    mirror, store = _mirror(tmp_path, engine)
+    t0 = time.perf_counter()
+    results = [await mirror.call(f"a{i % 3}", "get", {"n": i}) for i in range(6)]
+    answered_in = time.perf_counter() - t0
+    assert [r.content[0].text for r in results] == [f"real {i}" for i in range(6)]
+    assert answered_in < 0.5  # six real answers before the first prediction could finish
+    assert await mirror.drain(30) == 0
+    assert engine.most == 2  # predict_concurrency: two at a time, never more
+    rows = store.query("select observation, prediction_error from steps order by id")
+    assert [r["observation"] for r in rows] == ["predicted"] * 6  # every step got its prediction
+    store.close()
+
+
+async def test_the_mirror_backlog_is_capped_and_unfinished_predictions_are_marked_abandoned(tmp_path):
+    engine = _SlowEngine(30)
+    mirror, store = _mirror(tmp_path, engine, max_backlog=3)
+    for i in range(5):
+        await mirror.call("a", "get", {"n": i})
+    assert mirror.skipped == 2
+    abandoned = await mirror.drain(0.2)
+    assert abandoned == 3
+    notes = [r["prediction_error"] for r in store.query("select prediction_error from steps order by id")]
+    assert notes[:3] == ["abandoned: the mirror stopped before this prediction finished"] * 3
+    assert all(n.startswith("skipped: 3 predictions were already waiting") for n in notes[3:])
+    store.close()
