@@ -76,7 +76,8 @@ async def main() -> None:
             else:
                 db = work / f"{len(results)}.db"
                 params = StdioServerParameters(command=sys.executable, env=env, args=[
-                    "-m", "mcp_world", "mirror", "--transport", "stdio", "--db", str(db), *mirror, "--", "node", str(MEMORY)])
+                    "-m", "mcp_world", "mirror", "--transport", "stdio", "--db", str(db), "--upstream-env",
+                    "MEMORY_FILE_PATH", *mirror, "--", "node", str(MEMORY)])
             await run(params, seq[:3])  # warm-up: start-up and first-call costs are not what is measured
             lat = await run(params, seq)
             predicted = ""

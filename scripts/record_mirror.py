@@ -132,7 +132,9 @@ def _make_repo() -> None:
 
 
 async def _session(db: Path, name: str, description: str, upstream: list[str], steps: list, env: dict) -> int:
+    # The upstream sees only the variables it is given by name (mcp-world's own stay with it).
     args = ["-m", "mcp_world", "mirror", "--transport", "stdio", "--no-predict", "--db", str(db),
+            *[a for k in env for a in ("--upstream-env", k)],
             "--name", name, "--description", description, "--", *upstream]
     params = StdioServerParameters(command=sys.executable, args=args, env={**os.environ, **env}, cwd=str(ROOT))
     n = 0

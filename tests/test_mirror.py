@@ -32,7 +32,8 @@ def memory_server(tmp_path) -> list[str]:
 
 
 def mirror_args(db: Path, *extra: str) -> list[str]:
-    return ["-m", "mcp_world", "mirror", "--db", str(db), *extra]
+    # The upstream sees only the variables it is given: the memory server's file is passed on by name.
+    return ["-m", "mcp_world", "mirror", "--db", str(db), "--upstream-env", "MEMORY_FILE_PATH", *extra]
 
 
 def rows(db: Path, sql: str) -> list[tuple]:
