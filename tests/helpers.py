@@ -88,3 +88,30 @@ def domain_code(name: str, submodule: str = ""):
 
     module = type(load_domain(name).rules).__module__
     return importlib.import_module(f"{module}.{submodule}") if submodule else sys.modules[module]
+
+
+@contextmanager
+def watched_port(wait_s: float = 4.0):
+    """A listener on the host's loopback that records whether anything connected: yields (port, seen)."""
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    listener.settimeout(wait_s)
+    seen: list[bool] = []
+
+    def accept() -> None:
+        try:
+            listener.accept()
+            seen.append(True)
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1], seen
+    finally:
+        thread.join(timeout=wait_s + 2)
+        listener.close()

@@ -4,8 +4,6 @@ terminal output that must not hide what an agent did."""
 
 from __future__ import annotations
 
-import socket
-import threading
 import time
 
 import anyio
@@ -71,29 +69,14 @@ def test_world_schemas_with_remote_references_or_backtracking_patterns_are_refus
 
 
 def test_validation_never_retrieves_a_reference():
-    seen: list[bool] = []
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(1)
-    listener.settimeout(3)
-    port = listener.getsockname()[1]
+    from .helpers import watched_port
 
-    def accept() -> None:
-        try:
-            listener.accept()
-            seen.append(True)
-        except OSError:
-            pass
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    v = validator({"type": "object", "properties": {"a": {"$ref": f"http://127.0.0.1:{port}/s.json"}}})
-    t0 = time.perf_counter()
-    with pytest.raises(Exception, match="Unresolvable|unresolvable|s.json"):
-        list(v.iter_errors({"a": 1}))
-    assert time.perf_counter() - t0 < 2
-    thread.join(timeout=5)
-    listener.close()
+    with watched_port(3) as (port, seen):
+        v = validator({"type": "object", "properties": {"a": {"$ref": f"http://127.0.0.1:{port}/s.json"}}})
+        t0 = time.perf_counter()
+        with pytest.raises(Exception, match="Unresolvable|unresolvable|s.json"):
+            list(v.iter_errors({"a": 1}))
+        assert time.perf_counter() - t0 < 2
     assert not seen  # no connection was made
 
 

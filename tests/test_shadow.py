@@ -71,29 +71,11 @@ def test_host_files_outside_the_mounts_are_invisible_and_untouched_whatever_the_
 def test_there_is_no_network_at_all(box):
     """Only an isolated network proves it: no interface but loopback, and a listener on the host's
     loopback sees no connection when the sandbox connects to that address and port."""
-    import socket
-    import threading
+    from .helpers import watched_port
 
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(4)
-    listener.settimeout(4)
-    port = listener.getsockname()[1]
-    seen: list[bool] = []
-
-    def accept() -> None:
-        try:
-            listener.accept()
-            seen.append(True)
-        except OSError:
-            pass
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    r = run(box, f"tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; echo ---; "
-                 f"(exec 3<>/dev/tcp/127.0.0.1/{port}) 2>&1 | head -1; echo tried")
-    thread.join(timeout=6)
-    listener.close()
+    with watched_port() as (port, seen):
+        r = run(box, f"tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; echo ---; "
+                     f"(exec 3<>/dev/tcp/127.0.0.1/{port}) 2>&1 | head -1; echo tried")
     interfaces = r.output.split("---")[0].split()
     assert interfaces == ["lo"] and "tried" in r.output, r.output
     assert not seen  # the host's listener saw nothing: the sandbox's 127.0.0.1 is its own
