@@ -124,10 +124,16 @@ def serve(
                      help="Bearer token every HTTP request must carry; required to bind beyond 127.0.0.1.")] = None,
     allowed_host: Annotated[list[str], typer.Option(
         help="Host header accepted when bound beyond loopback (DNS-rebinding protection stays on).")] = [],
+    tasks: Annotated[list[Path], typer.Option("--tasks", help="Task file whose tasks POST /episodes can open "
+                                              "(repeatable; the worlds' shipped tasks always can).")] = [],
+    judge_engine: Annotated[Optional[str], typer.Option(help="Engine URL that scores tasks' judge rubrics at verify.")] = None,
+    public_url: Annotated[Optional[str], typer.Option(help="Base URL put in the mcp_url of episode handles "
+                                                           "(default: the URL the request came to).")] = None,
     domains: DomainsOpt = [],
     cache: CacheOpt = None,
 ) -> None:
-    """Serve a simulated world over MCP (streamable HTTP or stdio)."""
+    """Serve a simulated world over MCP (streamable HTTP or stdio); over HTTP also episode handles
+    (POST /episodes) for RL trainers."""
     _use_domains(domains)
     from . import embedded
     from .paths import cache_dir
@@ -154,10 +160,14 @@ def serve(
                           max_connections=max_connections),
             sampling=Sampling(temperature=temperature),
             embedded=embedded.EmbeddedConfig(cache=cache_dir(cache), adapter=lora),
+            tasks=tuple(tasks), judge_engine=judge_engine, public_url=public_url,
         )
         from .dialects import get_dialect
+        from .tasks import load_tasks
 
         get_dialect(dialect)
+        for path in tasks:  # a malformed task file is refused before any engine starts
+            load_tasks(path, w)
         run(cfg, _say)
     except (MCPWorldError, ValueError) as err:
         _err(str(err))
@@ -233,7 +243,8 @@ def mirror(
 
 @app.command()
 def generate(
-    tasks: Annotated[Path, typer.Option(help="Task file (YAML): {world, tasks: [{id, instruction, actions, max_steps}]}.")],
+    tasks: Annotated[Path, typer.Option(help="Task file (YAML): {world, tasks: [{id, instruction, actions, max_steps, "
+                                             "success, judge}]}.")],
     world: Annotated[Optional[str], typer.Option(help="World name or file (default: the task file's world).")] = None,
     agent: Annotated[str, typer.Option(help="scripted (each task's actions), embedded (the embedded model), "
                                             "or an OpenAI-compatible URL.")] = "scripted",
@@ -251,22 +262,26 @@ def generate(
                                               help="The world model: 'embedded' or a URL (repeatable).")] = ["embedded"],
     engine_model: Annotated[Optional[str], typer.Option(help="The world model's name at the engine.")] = None,
     agent_temperature: Annotated[float, typer.Option(help="The agent model's sampling temperature.")] = 0.7,
+    judge_engine: Annotated[Optional[str], typer.Option(help="An engine URL that scores tasks' judge rubrics "
+                                                             "(default: judge rubrics are not scored).")] = None,
     cache: CacheOpt = None,
 ) -> None:
-    """Walk agent policies through a world over MCP and log the episodes (synthetic data)."""
+    """Walk agent policies through a world over MCP, log the episodes and verify each against its
+    task's success checks (the reward)."""
     import anyio
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from . import embedded
     from .generate import GenerateConfig, generate as run_generate, load_tasks
     from .paths import cache_dir
+    from .engines import open_url
     from .serving import Running, ServeConfig, make_engines
     from .world import load_world
 
     if protocol not in (None, "tools", "json"):
         _err(f"--protocol must be tools or json, not {protocol!r}")
     try:
-        tf = load_tasks(tasks)
+        tf = load_tasks(tasks, load_world(world) if world else None)
         if world is None and tf.world is None:
             _err(f"{tasks} names no world: pass --world")
         w = load_world(world or tf.world)
@@ -304,10 +319,13 @@ def generate(
                 bar.update(job, completed=done_before)
 
                 async def go():
+                    judge = open_url(judge_engine, timeout_s=300) if judge_engine else None
                     try:
-                        return await run_generate(cfg, pool, _say, progress)
+                        return await run_generate(cfg, pool, _say, progress, judge=judge)
                     finally:
                         await pool.aclose()
+                        if judge is not None:
+                            await judge.aclose()
 
                 summary = anyio.run(go)
         finally:
@@ -316,8 +334,11 @@ def generate(
         _err(str(err))
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(summary.outcomes.items())) or "nothing to do"
     rate = summary.steps / summary.seconds if summary.seconds else 0.0
+    rewarded = (f"; mean reward {summary.mean_reward:.3f} over {len(summary.rewards)} verified episodes"
+                if summary.mean_reward is not None else "")
     typer.echo(f"run {run_id}: {summary.planned} episodes planned, {summary.skipped} already finished; "
-               f"this time: {outcomes}; {summary.steps} steps in {summary.seconds:.0f} s ({rate:.2f} steps/s); log: {db}")
+               f"this time: {outcomes}; {summary.steps} steps in {summary.seconds:.0f} s ({rate:.2f} steps/s)"
+               f"{rewarded}; log: {db}")
 
 
 @app.command()
@@ -451,6 +472,7 @@ def export(
     completed: Annotated[bool, typer.Option(help="Only episodes whose agent declared the task done.")] = False,
     min_steps: Annotated[int, typer.Option(help="Only episodes with at least this many steps.")] = 0,
     max_steps: Annotated[Optional[int], typer.Option(help="Only episodes with at most this many steps.")] = None,
+    min_reward: Annotated[Optional[float], typer.Option(help="Only verified episodes whose reward is at least this.")] = None,
     include_errors: bool = False,
 ) -> None:
     """Export episodes: interchange JSONL, chat-format transcripts, or a Hugging Face dataset."""
@@ -463,7 +485,7 @@ def export(
     if format == "hf" and out is None:
         _err("--format hf writes a dataset folder: give it with --out")
     store = _store(db)
-    filters = Filters(world, run, completed, min_steps, max_steps)
+    filters = Filters(world, run, completed, min_steps, max_steps, min_reward)
     if format == "hf":
         n = export_hf(store, out, observations, include_errors, filters)  # type: ignore[arg-type]
         _say(f"exported {n} episodes to {out} (datasets.load_from_disk) and {out}/data.parquet")

@@ -42,6 +42,9 @@ def episode_record(store: Store, episode_id: str, observations: Observations = "
     if ep.get("run_id"):  # a `generate` episode: what the agent was asked, and how it ended
         record["task"] = {"run_id": ep["run_id"], "id": ep["task_id"], "instruction": ep["instruction"],
                           "agent": ep["agent"], "outcome": ep["outcome"], "final_answer": ep["final_answer"]}
+    if ep.get("verdict"):  # verified against its task's success checks
+        record.setdefault("task", {"id": ep.get("task_id"), "instruction": ep.get("instruction")})
+        record["task"].update(reward=ep["reward"], checks=json.loads(ep["verdict"]).get("checks", []))
     return record
 
 
@@ -52,6 +55,7 @@ class Filters:
     completed: bool = False  # only episodes whose agent declared the task done
     min_steps: int = 0
     max_steps: int | None = None
+    min_reward: float | None = None  # only verified episodes with at least this reward
 
     def keep(self, record: dict[str, Any]) -> bool:
         n = len(record["steps"])
@@ -59,7 +63,8 @@ class Filters:
         return ((self.world is None or record["world"].get("name") == self.world)
                 and (self.run is None or task.get("run_id") == self.run)
                 and (not self.completed or task.get("outcome") == "done")
-                and n >= self.min_steps and (self.max_steps is None or n <= self.max_steps))
+                and n >= self.min_steps and (self.max_steps is None or n <= self.max_steps)
+                and (self.min_reward is None or (task.get("reward") is not None and task["reward"] >= self.min_reward)))
 
 
 def export_jsonl(store: Store, out: IO[str], observations: Observations = "best",

@@ -21,59 +21,15 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .engines.vllm import json_schema_fields
-from .errors import MCPWorldError, WorldFileError
+from .errors import MCPWorldError
+from .tasks import Action, Task, TaskFile, load_tasks, verify_logged  # noqa: F401 - re-exported for older imports
 
 FINISHED = ("done", "max_steps", "agent_error")
-
-
-# -- tasks -----------------------------------------------------------------------------------------
-
-
-class Action(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    tool: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
-
-
-class Task(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-    instruction: str = Field(min_length=1)
-    actions: list[Action] | None = None  # for the scripted policy
-    max_steps: int | None = Field(default=None, ge=1, le=500)
-
-
-class TaskFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    world: str | None = None  # the world these tasks are written for
-    tasks: list[Task] = Field(min_length=1)
-
-
-def load_tasks(path: Path) -> TaskFile:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as err:
-        raise WorldFileError(f"cannot read the task file {path}: {err}") from None
-    try:
-        tf = TaskFile.model_validate(data)
-    except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise WorldFileError(f"{path} is not a task file: {where}: {first['msg']} (a task file is "
-                             "{world: NAME, tasks: [{id, instruction, actions: [{tool, arguments}], max_steps}]})") from None
-    ids = [t.id for t in tf.tasks]
-    dupes = sorted({i for i in ids if ids.count(i) > 1})
-    if dupes:
-        raise WorldFileError(f"{path}: task ids must be unique; repeated: {dupes}")
-    return tf
 
 
 # -- policies --------------------------------------------------------------------------------------
@@ -280,6 +236,11 @@ class Summary:
     outcomes: dict[str, int] = field(default_factory=dict)
     steps: int = 0
     seconds: float = 0.0
+    rewards: list[float] = field(default_factory=list)  # the verified episodes' rewards
+
+    @property
+    def mean_reward(self) -> float | None:
+        return sum(self.rewards) / len(self.rewards) if self.rewards else None
 
 
 def _finished(store: Any, key: str) -> bool:
@@ -287,7 +248,7 @@ def _finished(store: Any, key: str) -> bool:
 
 
 async def generate(cfg: GenerateConfig, engines: Any, say: Callable[[str], None] = lambda m: None,
-                   progress: Any = None) -> Summary:
+                   progress: Any = None, judge: Any | None = None) -> Summary:
     """Run every (task, n) episode not finished yet; returns what happened."""
     import httpx2
     from mcp import Client
@@ -357,7 +318,15 @@ async def generate(cfg: GenerateConfig, engines: Any, say: Callable[[str], None]
                 outcome = Outcome("agent_error", f"{type(err).__name__}: {str(err)[:300]}")
             await store.write(lambda db: db["episodes"].update(episode_id, {
                 "run_id": cfg.run_id, "task_id": task.id, "agent": agent_name, "outcome": outcome.status,
-                "final_answer": outcome.answer, "instruction": task.instruction}))
+                "final_answer": outcome.answer, "instruction": task.instruction,
+                "task": task.model_dump_json(exclude_defaults=True)}))
+            if task.verifiable() and store.episode(episode_id) is not None:
+                try:
+                    verdict = await verify_logged(store, episode_id, task, judge_engine=judge)
+                    if verdict.reward is not None:
+                        summary.rewards.append(verdict.reward)
+                except MCPWorldError as err:
+                    say(f"episode {episode_id}: not verified: {err}")
             summary.outcomes[outcome.status] = summary.outcomes.get(outcome.status, 0) + 1
             if progress:
                 progress(episodes=sum(summary.outcomes.values()), steps=summary.steps,

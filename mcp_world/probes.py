@@ -21,7 +21,7 @@ from lxml import etree
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import AgentFault, WorldFileError
-from .generate import Action as Step  # a probe's step is a task file's action
+from .tasks import Action as Step  # a probe's step is a task file's action
 from .paths import FIXTURES_DIR
 
 SUITE = FIXTURES_DIR / "probes.yaml"

@@ -14,6 +14,8 @@ nothing is answered from state.
     prompts   transcript(world, state): a terminal-like domain's prompt line (instruct dialect)
     reports   risks(world, call): flags for the dry-run report beyond the patterns in domain.yaml;
               display(call): the action as a person reads it
+    tasks     checks: the `Check` kinds a task file's `success` list may use for this domain (each
+              reads the episode's explicit state and log, never the agent's claims)
 
 Everything a domain module needs is importable from here: `Rules`, `Call`, `Parsed`,
 `FormatError`, `Transcript` and the answer checks every text domain uses (`unfence`,
@@ -27,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import FormatError, StateError
 
@@ -35,8 +37,8 @@ if TYPE_CHECKING:
     from .domain import Tool
     from .world import World
 
-__all__ = ["Call", "FormatError", "Parsed", "Rules", "StateError", "Transcript", "degenerate", "exit_code_for",
-           "sounds_like_commentary", "unfence"]
+__all__ = ["Call", "Check", "EpisodeView", "FormatError", "Parsed", "Rules", "StateError", "StepView", "Transcript",
+           "degenerate", "exit_code_for", "sounds_like_commentary", "unfence"]
 
 
 @dataclass
@@ -75,11 +77,61 @@ class Transcript:
     stop: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class StepView:
+    """One logged step as a check reads it."""
+
+    tool: str
+    arguments: dict[str, Any]
+    observation: str | None  # what the world model (or the real tool) answered; None: the call failed
+    domain: str | None = None
+    structured: dict[str, Any] | None = None  # the structured content logged with the observation
+    error: str | None = None  # the call was refused or failed (bad arguments, engine down …)
+    is_error: bool = False  # the simulated tool answered with an error result
+
+
+@dataclass(frozen=True)
+class EpisodeView:
+    """What a task's checks read: the world, the explicit state per domain, the log and the final
+    answer. Never the agent's own account of what it did."""
+
+    world: World
+    state: dict[str, dict[str, Any]]
+    steps: tuple[StepView, ...] = ()
+    answer: str = ""
+
+
+class Check(BaseModel):
+    """One success check of a task (`success:` in a task file). A kind is a subclass with
+    `kind: Literal["..."]`, its own fields, and `run`; a domain lists its kinds in `Rules.checks`.
+    `domain` is filled in when the task file loads (the world's domain that owns the kind)."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: str
+    name: str | None = Field(default=None, max_length=200)
+    weight: float = Field(default=1.0, gt=0, le=1000)
+    domain: str | None = None
+
+    def run(self, episode: EpisodeView) -> tuple[bool, str]:
+        """(passed, what was found): the detail says what was checked against what was there."""
+        raise NotImplementedError
+
+    def state(self, episode: EpisodeView) -> dict[str, Any]:
+        """This check's domain's state in the episode."""
+        return episode.state.get(self.domain or "", {})
+
+    def label(self) -> str:
+        fields = self.model_dump(exclude={"kind", "name", "weight", "domain"}, exclude_defaults=True)
+        args = ", ".join(f"{k}={v!r}" for k, v in fields.items())
+        return self.name or f"{self.kind}({args})"
+
+
 class Rules:
     """A domain's behaviour. Subclass it in the domain's rules module and expose an instance as
     `rules`; override only what the domain has."""
 
     state_model: type[BaseModel] | None = None  # the state document; None: a free mapping
+    checks: tuple[type[Check], ...] = ()  # the success-check kinds of this domain's tasks
     seed_model: type[BaseModel] | None = None  # a structured `seed.<domain>` in world files
 
     def seed(self, raw: Any) -> Any:

@@ -6,6 +6,8 @@
     HTTP + legacy MCP session   the session id names it
     HTTP, neither               a fresh episode per connection, which for clients of the
                                 2026-07-28 protocol is one call: send X-Episode-Id to keep a world
+    /episodes/{id}/mcp          the episode the server minted (handles.py): the path names it, no
+                                header needed; there `world_reset` is neither listed nor accepted
 A server built for one connection (stdio, in memory) passes `connection_key`: every call without
 a header belongs to that one episode.
 """
@@ -28,6 +30,7 @@ from .simulator import Simulator
 log = logging.getLogger("mcp_world")
 
 TRANSCRIPT_URI = "episode://current"
+HANDLE_SCOPE_KEY = "mcp_world.episode"  # the ASGI scope entry of a /episodes/{id}/mcp request
 _EPISODE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
 
 WORLD_RESET = types.Tool(
@@ -59,7 +62,16 @@ class EpisodeKeys:
         self.connection_key = connection_key
         self._by_connection: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 
+    @staticmethod
+    def handle(ctx: Any) -> str | None:
+        """The minted episode this request's path names (set by handles.py, never by the client)."""
+        scope = getattr(getattr(ctx, "request", None), "scope", None)
+        return scope.get(HANDLE_SCOPE_KEY) if isinstance(scope, dict) else None
+
     def key(self, ctx: Any) -> str:
+        handle = self.handle(ctx)
+        if handle:
+            return handle
         request = getattr(ctx, "request", None)
         headers = getattr(request, "headers", None)
         if headers is not None:
@@ -105,15 +117,19 @@ def _error(fault: AgentFault) -> types.CallToolResult:
 def build_server(sim: Simulator, name: str = "mcp-world", connection_key: str | None = None) -> Server:
     """`connection_key`: the episode key for calls that name none (stdio and in-memory servers)."""
     keys = EpisodeKeys(connection_key)
-    tools = [_tool(t) for t in sim.tools.values()] + [WORLD_RESET]
+    world_tools = [_tool(t) for t in sim.tools.values()]
+    tools = world_tools + [WORLD_RESET]
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools)
+        return types.ListToolsResult(tools=world_tools if keys.handle(ctx) else tools)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
             key = keys.key(ctx)
             if params.name == "world_reset":
+                if keys.handle(ctx):
+                    raise AgentFault(FaultKind.UNKNOWN_TOOL, "world_reset is not offered on an episode handle: the "
+                                     "handle is one episode; open another with POST /episodes")
                 return await _reset(key, params.arguments or {})
             result = await sim.call(key, params.name, params.arguments)
             ep = await sim.episode(key)

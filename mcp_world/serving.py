@@ -56,6 +56,9 @@ class ServeConfig:
     limits: Limits = field(default_factory=Limits)
     sampling: Sampling = field(default_factory=Sampling)
     embedded: embedded.EmbeddedConfig = field(default_factory=embedded.EmbeddedConfig)
+    tasks: tuple[Path, ...] = ()  # task files whose tasks POST /episodes can open (beside the shipped ones)
+    judge_engine: str | None = None  # an engine URL that scores tasks' judge rubrics
+    public_url: str | None = None  # the base of the mcp_url handed out (default: the request's own)
 
 
 class Running:
@@ -203,7 +206,7 @@ def serve(cfg: ServeConfig, say: Say) -> None:
             anyio.run(_run_stdio, server)
         else:
             server = build_server(sim)
-            _run_http(server, cfg, say)
+            _run_http(server, sim, cfg, say)
     finally:
         for executor in (shadow or {}).values():
             executor.close()
@@ -266,12 +269,24 @@ def security_settings(cfg: ServeConfig):
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
 
 
-def _run_http(server, cfg: ServeConfig, say: Say) -> None:
+def make_handles(sim: Simulator, cfg: ServeConfig):
+    """The episode handles of an HTTP server: its task files loaded (a bad one fails at once)."""
+    from .handles import Handles
+    from .tasks import load_tasks
+
+    files = tuple(load_tasks(p, None) for p in cfg.tasks)
+    judge = open_url(cfg.judge_engine, timeout_s=cfg.engine_timeout_s) if cfg.judge_engine else None
+    return Handles(sim, files, judge=judge, public_url=cfg.public_url)
+
+
+def _run_http(server, sim: Simulator, cfg: ServeConfig, say: Say) -> None:
     import uvicorn
 
     from .auth import BearerToken
+    from .handles import http_app
 
-    app = server.streamable_http_app(host=cfg.host, transport_security=security_settings(cfg))
+    handles = make_handles(sim, cfg)
+    app = http_app(server, handles, host=cfg.host, transport_security=security_settings(cfg))
     if cfg.token:
         app = BearerToken(app, cfg.token)
     url = f"http://{'127.0.0.1' if cfg.host in ('0.0.0.0', '::') else cfg.host}:{cfg.port}/mcp"
@@ -280,5 +295,6 @@ def _run_http(server, cfg: ServeConfig, say: Say) -> None:
                             limit_concurrency=cfg.limits.max_connections)
     userver = uvicorn.Server(config)
     say(f"mcp-world is serving world '{cfg.world.name}' ({', '.join(cfg.world.domains)}) at {url}\n"
-        f"log: {cfg.db}\n" + connect_lines(url, cfg.world.name, sys.executable) + "\nPress Ctrl+C to stop.")
+        f"log: {cfg.db}\n" + connect_lines(url, cfg.world.name, sys.executable)
+        + f"\nEpisode handles (RL): POST {url.removesuffix('/mcp')}/episodes {{\"task\": ID}}\nPress Ctrl+C to stop.")
     userver.run()

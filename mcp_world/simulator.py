@@ -140,12 +140,22 @@ class Simulator:
         world = self.world
         if world_name and world_name != self.world.name:
             world = self._world_for_reset(world_name)
-        old = self._episodes.pop(key, None)
-        if old is not None:
-            log.info("episode %s ended by world_reset", old.id)
-            for executor in self.shadow.values():
-                executor.end(old.id)
+        self.end(key, "world_reset")
         return await self._start(key, world, seed if seed is not None else self.seed)
+
+    def end(self, key: str, why: str = "its end") -> bool:
+        """Forget a live episode (its log stays) and free its real executors' sandboxes."""
+        old = self._episodes.pop(key, None)
+        if old is None:
+            return False
+        log.info("episode %s ended by %s", old.id, why)
+        for executor in self.shadow.values():
+            executor.end(old.id)
+        return True
+
+    def world_named(self, name: str | None) -> World:
+        """The served world, or one this server can serve (its domains and tools are served here)."""
+        return self.world if not name or name == self.world.name else self._world_for_reset(name)
 
     def _world_for_reset(self, name: str) -> World:
         served = set(self.world.domains)
@@ -372,7 +382,8 @@ class Simulator:
             row["thinking"] = parsed.thinking
         row.update(observation=parsed.text if parsed else None, structured=parsed.structured if parsed else None,
                    provenance=provenance, where=where, prompt_tokens=tokens[0], completion_tokens=tokens[1],
-                   repaired=int(bool(parsed) and (parsed.repaired or attempt > 0)))
+                   repaired=int(bool(parsed) and (parsed.repaired or attempt > 0)),
+                   is_error=int(is_error and provenance != "real"))
         return StepResult(index, agent_text, agent_structured, provenance, is_error and provenance != "real")
 
     # -- the public step calls (serve, mirror, eval and the trainer all use these) ----------------

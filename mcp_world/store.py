@@ -30,6 +30,8 @@ EPISODE_COLUMNS = {
     "state_step": int,  # `state` is the state after this step (-1: the initial state); later steps hold patches
     # `generate` runs: which run and task, which agent, how it ended and what the agent answered
     "run_id": str, "task_id": str, "agent": str, "outcome": str, "final_answer": str, "instruction": str,
+    # tasks with success checks: the task itself (JSON), and what `verify` found (reward in [0, 1], checks)
+    "task": str, "reward": float, "verdict": str,
 }
 STEP_COLUMNS = {
     "id": int, "episode_id": str, "idx": int, "domain": str, "tool": str, "arguments": str, "where": str,
@@ -39,6 +41,7 @@ STEP_COLUMNS = {
     # mirror mode: the prediction is made after the real result went back to the agent
     "prediction_error": str, "prediction_ms": float,
     "thinking": str,  # the world model's reasoning (agentworld dialect), never shown to the agent
+    "is_error": int,  # the simulated (or real) tool answered with an error result
     "state_patch": str,  # the state's change at this step (RFC 6902 JSON patch), after the episode's checkpoint
 }
 

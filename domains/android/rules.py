@@ -6,12 +6,12 @@ from it."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from lxml import etree
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_world.rules import Call, FormatError, Parsed, Rules
+from mcp_world.rules import Call, Check, EpisodeView, FormatError, Parsed, Rules
 
 XML_DECLARATION = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
 
@@ -196,3 +196,64 @@ class AndroidRules(Rules):
 
 _DUMP = _Dump()
 rules = AndroidRules()
+
+
+# -- success checks for tasks ---------------------------------------------------------------------
+
+
+class Setting(Check):
+    """A switch (Wi-Fi, Airplane mode …) is on or off: as last tapped by name, else as the last screen shows it."""
+
+    kind: Literal["setting"]
+    name: str = Field(min_length=1)
+    on: bool
+
+    def run(self, episode: EpisodeView) -> tuple[bool, str]:
+        s = self.state(episode)
+        tapped = {k.lower(): v for k, v in s.get("toggles", {}).items()}
+        value = tapped.get(self.name.lower())
+        where = "as last tapped"
+        if value is None and s.get("screen"):
+            node = _switch_for(s["screen"], self.name)
+            value, where = (None if node is None else node.get("checked") == "true"), "on the last screen"
+        if value is None:
+            return False, f"no switch {self.name!r} was tapped or is on the last screen"
+        return value == self.on, f"{self.name} is {'on' if value else 'off'} ({where})"
+
+
+class Typed(Check):
+    """Text the agent typed on the phone (all of it, in order) contains this."""
+
+    kind: Literal["typed"]
+    text: str = Field(min_length=1)
+
+    def run(self, episode: EpisodeView) -> tuple[bool, str]:
+        typed = " ".join(self.state(episode).get("typed", []))
+        return self.text.lower() in typed.lower(), f"typed: {typed[-200:]!r}"
+
+
+class App(Check):
+    """The app in the foreground."""
+
+    kind: Literal["app"]
+    package: str = Field(min_length=1)
+
+    def run(self, episode: EpisodeView) -> tuple[bool, str]:
+        package = self.state(episode).get("package", "")
+        return package == self.package, f"the foreground app is {package or '(unknown)'}"
+
+
+class ScreenContains(Check):
+    """The last screen shows this text (a node's text or description)."""
+
+    kind: Literal["screen_contains"]
+    text: str = Field(min_length=1)
+
+    def run(self, episode: EpisodeView) -> tuple[bool, str]:
+        root = _tree(self.state(episode).get("screen", ""))
+        labels = [] if root is None else [(n.get("text") or "") + " " + (n.get("content-desc") or "") for n in root.iter("node")]
+        found = any(self.text.lower() in label.lower() for label in labels)
+        return found, f"the last screen {'shows' if found else 'does not show'} {self.text!r}"
+
+
+AndroidRules.checks = (Setting, Typed, App, ScreenContains)

@@ -5,12 +5,12 @@ without submitting are answered from it."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from lxml import etree, html as lxml_html
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_world.rules import Call, FormatError, Parsed, Rules
+from mcp_world.rules import Call, Check, EpisodeView, FormatError, Parsed, Rules
 
 MAX_PAGES = 8  # pages remembered per browser episode
 MAX_BACK = 50  # how far back `browser_back` can go
@@ -207,3 +207,65 @@ class BrowserRules(Rules):
 
 _HTML = _Html()
 rules = BrowserRules()
+
+
+# -- success checks for tasks ---------------------------------------------------------------------
+
+
+class Visited(Check):
+    """A page the browser showed during the episode: its URL equal to `url`, or matching `matches` (RE2)."""
+
+    kind: Literal["visited"]
+    url: str | None = None
+    matches: str | None = None
+
+    def run(self, episode: EpisodeView) -> tuple[bool, str]:
+        import re2
+
+        s = self.state(episode)
+        seen = [st.structured.get("url") for st in episode.steps
+                if st.domain == self.domain and st.structured and st.structured.get("url")]
+        seen = list(dict.fromkeys([*seen, *s.get("back_stack", []), *s.get("pages", {}), s.get("url", "")]))
+        seen = [u for u in seen if u]
+        hit = [u for u in seen if (self.url is not None and u.rstrip("/") == self.url.rstrip("/"))
+               or (self.matches is not None and re2.search(self.matches, u))]
+        want = self.url or f"/{self.matches}/"
+        return bool(hit), (f"visited {hit[0]}" if hit else f"never visited {want}; visited: {', '.join(seen[-8:]) or 'nothing'}")
+
+    def model_post_init(self, context: Any) -> None:
+        if (self.url is None) == (self.matches is None):
+            raise ValueError("a visited check takes exactly one of url, matches")
+
+
+class PageContains(Check):
+    """The page the browser is on contains this text (in its HTML)."""
+
+    kind: Literal["page_contains"]
+    text: str = Field(min_length=1)
+
+    def run(self, episode: EpisodeView) -> tuple[bool, str]:
+        s = self.state(episode)
+        page = s.get("pages", {}).get(s.get("url", ""), "")
+        found = self.text.lower() in page.lower()
+        return found, f"the page at {s.get('url') or '(none)'} {'contains' if found else 'lacks'} {self.text!r}"
+
+
+class FormField(Check):
+    """Text typed into a field (by the target the agent named), on the current page or submitted."""
+
+    kind: Literal["form_field"]
+    target: str = Field(min_length=1)
+    equals: str | None = None
+    contains: str | None = None
+
+    def run(self, episode: EpisodeView) -> tuple[bool, str]:
+        typed = [str(st.arguments.get("text", "")) for st in episode.steps
+                 if st.domain == self.domain and "text" in st.arguments and not st.error
+                 and self.target.lower() in str(st.arguments.get("target", "")).lower()]
+        current = {k: v for k, v in self.state(episode).get("form", {}).items() if self.target.lower() in k.lower()}
+        values = typed + list(current.values())
+        ok = [v for v in values if (self.equals is None or v == self.equals) and (self.contains is None or self.contains in v)]
+        return bool(ok), f"typed into {self.target!r}: {', '.join(repr(v) for v in values[-5:]) or 'nothing'}"
+
+
+BrowserRules.checks = (Visited, PageContains, FormField)

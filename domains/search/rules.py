@@ -5,11 +5,11 @@ state with what was shown before."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_world.rules import Call, FormatError, Parsed, Rules, degenerate, sounds_like_commentary
+from mcp_world.rules import Call, Check, EpisodeView, FormatError, Parsed, Rules, degenerate, sounds_like_commentary
 
 
 class SearchState(BaseModel):
@@ -116,3 +116,45 @@ class SearchRules(Rules):
 
 _RESULTS = _Results()
 rules = SearchRules()
+
+
+# -- success checks for tasks ---------------------------------------------------------------------
+
+
+class Fetched(Check):
+    """A page was fetched (web_fetch answered): its URL equal to `url` or matching `matches` (RE2)."""
+
+    kind: Literal["fetched"]
+    url: str | None = None
+    matches: str | None = None
+
+    def run(self, episode: EpisodeView) -> tuple[bool, str]:
+        import re2
+
+        pages = list(self.state(episode).get("pages", {}))
+        hit = [u for u in pages if (self.url is not None and u.rstrip("/") == self.url.rstrip("/"))
+               or (self.matches is not None and re2.search(self.matches, u))]
+        return bool(hit), f"fetched: {', '.join(pages[-6:]) or 'nothing'}"
+
+    def model_post_init(self, context: Any) -> None:
+        if (self.url is None) == (self.matches is None):
+            raise ValueError("a fetched check takes exactly one of url, matches")
+
+
+class Searched(Check):
+    """A search was made whose query matches this pattern (RE2, case-insensitive)."""
+
+    kind: Literal["searched"]
+    matches: str = Field(min_length=1)
+    times: int = Field(default=1, ge=1, le=100)
+
+    def run(self, episode: EpisodeView) -> tuple[bool, str]:
+        import re2
+
+        queries = [str(s.arguments.get("query", "")) for s in episode.steps
+                   if s.domain == self.domain and "query" in s.arguments and not s.error]
+        hits = [q for q in queries if re2.search("(?i)" + self.matches, q)]
+        return len(hits) >= self.times, f"{len(hits)} matching search(es); queries: {', '.join(map(repr, queries[-5:])) or 'none'}"
+
+
+SearchRules.checks = (Fetched, Searched)

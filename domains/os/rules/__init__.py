@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from mcp_world.rules import Call, FormatError, Parsed, Rules
 
+from . import checks as task_checks
 from . import state
 from .tree import DEFAULT_ROOT, TreeOutput, parse_tree
 
@@ -36,6 +37,7 @@ class DesktopSeed(BaseModel):
 class DesktopRules(Rules):
     state_model = state.DesktopState
     seed_model = DesktopSeed
+    checks = task_checks.CHECKS
 
     def seed(self, raw: Any) -> DesktopSeed | None:
         return DesktopSeed.model_validate(raw) if isinstance(raw, dict) else None

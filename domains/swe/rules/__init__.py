@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from mcp_world.rules import Call, Parsed, Rules
 
+from . import checks as task_checks
 from . import state
 from .output import RepoOutput
 
@@ -39,6 +40,7 @@ class RepoSeed(BaseModel):
 class SweRules(Rules):
     state_model = state.RepoState
     seed_model = RepoSeed
+    checks = task_checks.CHECKS
 
     def seed(self, raw: Any) -> RepoSeed:
         return RepoSeed.model_validate(raw) if isinstance(raw, dict) else RepoSeed(notes=raw or "", complete=False)

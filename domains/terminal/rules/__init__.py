@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from mcp_world.rules import Call, Parsed, Rules, Transcript
 
+from . import checks as task_checks
 from . import output, shell
 
 
@@ -68,6 +69,7 @@ def _normalized(path: str) -> bool:
 class TerminalRules(Rules):
     state_model = shell.TerminalState
     seed_model = TerminalSeed
+    checks = task_checks.CHECKS
 
     def seed(self, raw: Any) -> TerminalSeed:
         return TerminalSeed.model_validate(raw) if isinstance(raw, dict) else TerminalSeed(notes=raw or "")

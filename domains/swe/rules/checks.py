@@ -1,0 +1,67 @@
+"""The repository's success checks: file contents as the state knows them, edits, the last test run."""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Literal
+
+from pydantic import Field
+
+from mcp_world.rules import Check, EpisodeView
+
+
+def _rel(path: str) -> str:
+    return posixpath.normpath(path.lstrip("./") if path.startswith("./") else path)
+
+
+class FileContains(Check):
+    """A file (relative to the repository root) contains this text, or with `absent: true` does not."""
+
+    kind: Literal["file_contains"]
+    path: str = Field(min_length=1)
+    text: str = Field(min_length=1)
+    absent: bool = False
+
+    def run(self, episode: EpisodeView) -> tuple[bool, str]:
+        content = self.state(episode).get("files", {}).get(_rel(self.path))
+        if content is None:
+            return False, f"{self.path}: content unknown (never shown whole, or an edit could not be applied)"
+        found = self.text in content
+        return found != self.absent, f"{self.path} {'contains' if found else 'lacks'} {self.text!r}"
+
+
+class Edited(Check):
+    """The agent changed this file (a successful repo_replace)."""
+
+    kind: Literal["edited"]
+    path: str = Field(min_length=1)
+
+    def run(self, episode: EpisodeView) -> tuple[bool, str]:
+        edited = self.state(episode).get("edited", [])
+        return _rel(self.path) in edited, f"edited: {', '.join(edited) or 'nothing'}"
+
+
+class TestsPass(Check):
+    """The last test run, made after the last edit, had no failures or errors (and ran something)."""
+
+    kind: Literal["tests_pass"]
+
+    def run(self, episode: EpisodeView) -> tuple[bool, str]:
+        last_run = last_edit = None
+        for i, s in enumerate(episode.steps):
+            if s.domain != self.domain or s.error:
+                continue
+            if s.tool == "repo_run_tests" and s.structured is not None:
+                last_run = (i, s.structured)
+            elif s.tool == "repo_replace" and not (s.structured or {}).get("error"):
+                last_edit = i
+        if last_run is None:
+            return False, "the tests were never run"
+        i, result = last_run
+        if last_edit is not None and last_edit > i:
+            return False, "the code was edited after the last test run"
+        ok = not result.get("failed") and not result.get("errors") and bool(result.get("passed"))
+        return ok, f"the last run: {result.get('summary') or result}"
+
+
+CHECKS = (FileContains, Edited, TestsPass)
