@@ -2,6 +2,7 @@
 and identity").
 
     POST   /episodes               {world?, task?, seed?} -> {episode_id, mcp_url, instruction, tools, ...}
+    GET    /episodes               {world, live, max_live, tools}: what an adapter needs before any episode
     GET    /episodes/{id}          the transcript, the task and the last verdict
     POST   /episodes/{id}/verify   {answer?} -> {reward, checks: [{name, passed, detail}], judge?}
     DELETE /episodes/{id}          ends it (its sandboxes freed; its log stays)
@@ -226,7 +227,8 @@ class Handles:
             return self.close(request.path_params["episode_id"])
 
         async def list_(request: Request) -> dict[str, Any]:
-            return {"live": len(self.live), "max_live": self.max_live}
+            return {"world": self.sim.world.name, "live": len(self.live), "max_live": self.max_live,
+                    "tools": self.tools()}
 
         class EpisodeMCP:
             """/episodes/{id}/mcp: the server's MCP endpoint, with the episode named by the path."""

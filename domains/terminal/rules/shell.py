@@ -222,6 +222,25 @@ def _write(s: TerminalState, path: str, content: str | None, append: bool = Fals
         s.dirs.append(parent)
 
 
+def _archive_target(cmd: str, args: list[str]) -> str | None:
+    """The archive `tar -czf NAME …` / `tar czf NAME …` / `zip [-r] NAME …` creates (None: not a create)."""
+    if cmd == "zip":
+        plain = [a for a in args if not a.startswith("-")]
+        return plain[0] if plain else None
+    if not args:
+        return None
+    flags = args[0].lstrip("-")
+    if "c" not in flags or "f" not in flags:
+        return None
+    # The file name follows the bundled flags (`czf NAME`) or `-f NAME` / `--file=NAME` later.
+    for i, a in enumerate(args):
+        if a.startswith("--file="):
+            return a.split("=", 1)[1]
+        if a == "-f" and i + 1 < len(args):
+            return args[i + 1]
+    return args[1] if len(args) > 1 and flags.endswith("f") else None
+
+
 def _remove(s: TerminalState, path: str) -> None:
     for p in [p for p in s.files if p == path or p.startswith(path.rstrip("/") + "/")]:
         del s.files[p]
@@ -278,6 +297,8 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
                 del s.files[p]
             if src not in s.deleted:
                 s.deleted.append(src)
+    elif cmd in ("tar", "zip") and _archive_target(cmd, args):
+        _write(s, _abs(_archive_target(cmd, args), s), None)  # an archive now exists; its bytes are unknown
     elif cmd == "cat" and len(plain) == 1 and output is not None and not args[0].startswith("-"):
         p = _abs(plain[0], s)
         if p not in s.dirs:

@@ -1,0 +1,118 @@
+"""RL interfaces on the real server (a subprocess on the real embedded engine): the Gymnasium-style
+env over episode handles, and TRL's `environment_factory` driving a real GRPO step through it."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from mcp_world.rl import EnvError, WorldEnv
+
+from .helpers import http_server
+
+GO_TO_SRC = '{"id": "src", "instruction": "Go to the src folder.", "success": [{"kind": "cwd", "path": "src"}]}'
+
+
+@pytest.fixture(scope="module")
+def server(engine_url, tmp_path_factory):
+    db = tmp_path_factory.mktemp("rl") / "rl.db"
+    with http_server(engine_url, db, "--world", "devbox") as (url, _):
+        yield url.removesuffix("/mcp"), db
+
+
+def test_the_gym_env_steps_tools_and_is_rewarded_by_verify(server):
+    url, db = server
+    env = WorldEnv(url, task="branch", max_steps=3)
+    try:
+        observation, info = env.reset(seed=2)
+        assert observation == "Create a branch feature/search and switch to it."
+        assert info["task"] == "branch" and [t["name"] for t in info["tools"]] == ["run_command"]
+        first = info["episode_id"]
+        text, reward, terminated, truncated, info = env.step(
+            {"tool": "run_command", "arguments": {"command": "git checkout -b feature/search"}})
+        assert (reward, terminated, truncated) == (0.0, False, False) and not info["is_error"]
+        _, reward, terminated, truncated, info = env.step({"answer": "I made the branch."})
+        assert (reward, terminated, truncated) == (1.0, True, False)
+        assert [c["passed"] for c in info["verdict"]["checks"]] == [True, True]
+        with pytest.raises(EnvError, match="the episode is over"):
+            env.step({"answer": "again"})
+
+        # A new episode per reset (the old one ended); past max_steps it is truncated and verified.
+        _, info = env.reset(options={"task": GO_TO_SRC})
+        assert info["episode_id"] != first
+        with pytest.raises(EnvError, match=r'an action is \{"tool"'):
+            env.step({"tool": "run_command", "answer": "both"})
+        for command in ("pwd", "cd tests"):
+            _, reward, _, truncated, _ = env.step({"tool": "run_command", "arguments": {"command": command}})
+            assert not truncated
+        _, reward, terminated, truncated, info = env.step({"tool": "run_command", "arguments": {"command": "cd ../src"}})
+        assert (reward, terminated, truncated) == (1.0, False, True)
+        with pytest.raises(EnvError, match="HTTP 404: no task 'nope'"):
+            env.reset(options={"task": "nope"})
+    finally:
+        env.close()
+    rows = sqlite3.connect(db).execute("select reward from episodes where id = ?", (first,)).fetchall()
+    assert rows == [(1.0,)]  # the verdict is in the log
+    with pytest.raises(EnvError, match="call reset"):
+        WorldEnv(url).step({"answer": "x"})
+
+
+def test_the_trl_environment_class_has_typed_documented_tools_and_a_verified_reward(server):
+    from transformers.utils import get_json_schema
+
+    from mcp_world.rl.trl import environment
+
+    url, _ = server
+    Env = environment(url)
+    schema = get_json_schema(Env.run_command)["function"]
+    assert schema["name"] == "run_command" and schema["parameters"]["required"] == ["command"]
+    assert schema["parameters"]["properties"]["command"]["type"] == "string"
+    assert schema["parameters"]["properties"]["timeout_s"]["type"] == "integer"
+    assert "bash session" in schema["description"]
+    env = Env()
+    assert env.reset(task=GO_TO_SRC, prompt=[{"role": "user", "content": "Go to the src folder."}]) is None
+    assert env.reset(task=GO_TO_SRC, prompt=[{"role": "user", "content": "hello"}]) == "Go to the src folder."
+    assert env.get_reward() == 0.0
+    env.run_command(command="cd src")
+    assert env.get_reward() == 1.0 and env.verdict["checks"][0]["passed"]
+    assert env.run_command(command="x" * 70_000).startswith("[error] too_large")
+
+
+def test_a_real_grpo_step_runs_through_environment_factory(server, tmp_path: Path):
+    """TRL's GRPOTrainer with the class as environment_factory: every rollout opens an episode
+    handle for its task and is scored by verify. (The packaged 135M model does not emit tool calls,
+    so the rewards are what its text earns: this shows the plumbing, not learning.)"""
+    os.environ["TRL_EXPERIMENTAL_SILENCE"] = "1"
+    from peft import LoraConfig
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import GRPOConfig, GRPOTrainer
+    from trl.chat_template_utils import qwen3_chat_template
+
+    from mcp_world import embedded
+    from mcp_world.paths import FIXTURES_DIR, cache_dir
+    from mcp_world.rl.trl import environment, task_dataset
+
+    url, db = server
+    base = embedded.model_dir(cache_dir(os.environ.get("MCP_WORLD_CACHE")))
+    tokenizer = AutoTokenizer.from_pretrained(base)
+    tokenizer.chat_template = qwen3_chat_template  # SmolLM2's own template has no tool calls
+    before = sqlite3.connect(db).execute("select count(*) from episodes where verdict is not null").fetchone()[0]
+    dataset = task_dataset(FIXTURES_DIR / "tasks" / "devbox.yaml").select(range(2))
+    config = GRPOConfig(output_dir=str(tmp_path / "out"), max_steps=1, num_generations=2, per_device_train_batch_size=2,
+                        max_completion_length=24, logging_steps=1, save_strategy="no", report_to="none", use_cpu=True,
+                        bf16=False, gradient_checkpointing=False, max_tool_calling_iterations=2, disable_tqdm=True)
+    trainer = GRPOTrainer(model=AutoModelForCausalLM.from_pretrained(base), args=config, train_dataset=dataset,
+                          processing_class=tokenizer, environment_factory=environment(url),
+                          peft_config=LoraConfig(r=4, target_modules=["q_proj"], task_type="CAUSAL_LM"))
+    trainer.train()
+    logged = trainer.state.log_history[0]
+    assert "rewards/MCPWorldEnvironment/mean" in logged and trainer.state.global_step == 1
+    con = sqlite3.connect(db)
+    verified = con.execute("select task_id, reward from episodes where verdict is not null").fetchall()
+    assert len(verified) - before >= 2, "every rollout must be verified on the server"
+    assert {t for t, _ in verified[before:]} <= {"explore", "run-tests"}  # the dataset's two tasks
+    assert logged["rewards/MCPWorldEnvironment/mean"] == pytest.approx(
+        sum(r for _, r in verified[-2:]) / 2)
