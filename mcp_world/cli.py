@@ -546,6 +546,24 @@ def report(
         _say(f"HTML report written to {html}")
 
 
+@app.command()
+def merge(
+    sources: Annotated[list[Path], typer.Argument(help="The logs to merge (several servers' --db files).")],
+    into: Annotated[Path, typer.Option("--into", help="The log to merge them into (created if missing).")],
+) -> None:
+    """Merge several servers' logs into one: every episode and step once, ids kept unique."""
+    from .merging import merge as run_merge
+
+    try:
+        summary = run_merge(into.expanduser(), [p.expanduser() for p in sources])
+    except MCPWorldError as err:
+        _err(str(err))
+    renamed = f"; renamed {len(summary.renamed)} whose id was taken: " + ", ".join(
+        f"{a} -> {b}" for a, b in summary.renamed[:5]) if summary.renamed else ""
+    _say(f"merged {summary.episodes} episodes ({summary.steps} steps) into {into}; "
+         f"{summary.skipped} already there{renamed}")
+
+
 @app.command("import")
 def import_(
     file: Annotated[Path, typer.Argument(help="Episodes in the interchange format (JSONL).")],

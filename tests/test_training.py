@@ -168,6 +168,7 @@ def test_an_adapter_for_another_base_is_refused(tmp_path):
 
 
 @pytest.mark.timeout(1500)
+@pytest.mark.slow  # about 11 minutes on 2 cores: ./test.sh -m slow
 def test_a_tiny_training_run_writes_an_adapter_the_embedded_engine_serves(tmp_path):
     """A warm start and a few GRPO steps on two real episodes, end to end through the CLI: held-out
     eval before, after the warm start and after GRPO (the embedded engine started with the adapter),
