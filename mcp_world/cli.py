@@ -126,7 +126,8 @@ def serve(
         help="Host header accepted when bound beyond loopback (DNS-rebinding protection stays on).")] = [],
     tasks: Annotated[list[Path], typer.Option("--tasks", help="Task file whose tasks POST /episodes can open "
                                               "(repeatable; the worlds' shipped tasks always can).")] = [],
-    judge_engine: Annotated[Optional[str], typer.Option(help="Engine URL that scores tasks' judge rubrics at verify.")] = None,
+    judge_engine: Annotated[Optional[str], typer.Option(help="Engine that scores tasks' judge rubrics at verify: "
+                                                             "a URL, or 'embedded' (the world model's own).")] = None,
     public_url: Annotated[Optional[str], typer.Option(help="Base URL put in the mcp_url of episode handles "
                                                            "(default: the URL the request came to).")] = None,
     domains: DomainsOpt = [],
@@ -262,8 +263,9 @@ def generate(
                                               help="The world model: 'embedded' or a URL (repeatable).")] = ["embedded"],
     engine_model: Annotated[Optional[str], typer.Option(help="The world model's name at the engine.")] = None,
     agent_temperature: Annotated[float, typer.Option(help="The agent model's sampling temperature.")] = 0.7,
-    judge_engine: Annotated[Optional[str], typer.Option(help="An engine URL that scores tasks' judge rubrics "
-                                                             "(default: judge rubrics are not scored).")] = None,
+    judge_engine: Annotated[Optional[str], typer.Option(help="An engine that scores tasks' judge rubrics: a URL, "
+                                                             "or 'embedded' (the world model's own). Default: "
+                                                             "judge rubrics are not scored.")] = None,
     cache: CacheOpt = None,
 ) -> None:
     """Walk agent policies through a world over MCP, log the episodes and verify each against its
@@ -274,8 +276,7 @@ def generate(
     from . import embedded
     from .generate import GenerateConfig, generate as run_generate, load_tasks
     from .paths import cache_dir
-    from .engines import open_url
-    from .serving import Running, ServeConfig, make_engines
+    from .serving import Running, ServeConfig, judge_engine as judge_for, make_engines
     from .world import load_world
 
     if protocol not in (None, "tools", "json"):
@@ -318,13 +319,14 @@ def generate(
                 probe.close()
                 bar.update(job, completed=done_before)
 
+                judge = judge_for(judge_engine, pool)  # before any episode: an unknown name fails at once
+
                 async def go():
-                    judge = open_url(judge_engine, timeout_s=300) if judge_engine else None
                     try:
                         return await run_generate(cfg, pool, _say, progress, judge=judge)
                     finally:
                         await pool.aclose()
-                        if judge is not None:
+                        if judge is not None and judge not in pool.engines:
                             await judge.aclose()
 
                 summary = anyio.run(go)

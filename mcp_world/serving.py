@@ -275,8 +275,19 @@ def make_handles(sim: Simulator, cfg: ServeConfig):
     from .tasks import load_tasks
 
     files = tuple(load_tasks(p, None) for p in cfg.tasks)
-    judge = open_url(cfg.judge_engine, timeout_s=cfg.engine_timeout_s) if cfg.judge_engine else None
-    return Handles(sim, files, judge=judge, public_url=cfg.public_url)
+    return Handles(sim, files, judge=judge_engine(cfg.judge_engine, sim.engines, cfg.engine_timeout_s),
+                   public_url=cfg.public_url)
+
+
+def judge_engine(spec: str | None, pool: EnginePool, timeout_s: float = 300.0):
+    """The engine that scores judge rubrics: `embedded` is the world model's own (first) engine, a
+    URL any OpenAI-compatible server; an unknown name is refused with the names accepted."""
+    if not spec:
+        return None
+    choice = resolve(spec)
+    if choice.kind == "url":
+        return open_url(choice.url, timeout_s=timeout_s)
+    return pool.engines[0]
 
 
 def _run_http(server, sim: Simulator, cfg: ServeConfig, say: Say) -> None:

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp import Client
 
 import mcp_world
 from mcp_world.dialects import get_dialect
@@ -22,7 +21,6 @@ from mcp_world.domain import domain_folders, domain_names, load_domain
 from mcp_world.engines import EnginePool, resolve
 from mcp_world.errors import UnknownName, WorldFileError
 from mcp_world.paths import DOMAINS_DIR, PROJECT_ROOT
-from mcp_world.server import build_server
 from mcp_world.simulator import Simulator
 from mcp_world.store import Store
 from mcp_world.world import parse_world

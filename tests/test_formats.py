@@ -2,7 +2,6 @@
 import pytest
 
 from mcp_world.domain import load_domain
-from mcp_world.domain import load_domain
 from mcp_world.rules import Call, FormatError, exit_code_for
 
 from .helpers import domain_code

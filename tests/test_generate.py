@@ -226,3 +226,21 @@ def test_a_tool_declared_destructive_by_its_server_is_flagged_for_that_reason():
 ])
 def test_ordinary_actions_are_not_flagged(tool, arguments):
     assert flags_for(0, tool, arguments, _world_of(tool)) == []
+
+
+def test_a_judge_rubric_is_scored_by_the_engine_given_and_an_unknown_engine_is_refused(engine_url, tmp_path):
+    tasks = tmp_path / "judged.yaml"
+    tasks.write_text("world: devbox\ntasks:\n  - id: look\n    instruction: List the files.\n    actions:\n"
+                     "      - {tool: run_command, arguments: {command: ls}}\n"
+                     "    success:\n      - {kind: called, tool: run_command}\n"
+                     "    judge: {rubric: The agent listed the project's files., weight: 1}\n")
+    db = tmp_path / "j.db"
+    bad = cli("generate", "--tasks", str(tasks), "--engine", engine_url, "--db", str(db), "--judge-engine", "nope")
+    assert bad.returncode != 0 and "unknown engine 'nope'" in bad.stderr  # refused before any episode ran
+    assert not db.exists() or query(db, "select count(*) from steps") == [(0,)]
+    r = cli("generate", "--tasks", str(tasks), "--engine", engine_url, "--db", str(db), "--judge-engine", engine_url)
+    assert r.returncode == 0, r.stderr
+    (reward, verdict), = query(db, "select reward, verdict from episodes")
+    judge = json.loads(verdict)["judge"]
+    assert judge["score"] is not None and judge["reasoning"] and judge["engine"] == engine_url, judge
+    assert reward == pytest.approx((1 + judge["score"]) / 2)
