@@ -40,6 +40,10 @@ def test_the_wheel_carries_the_domains_worlds_tasks_real_episodes_and_adapter(wh
             "mcp_world_adapters/devbox-rwml/adapter_model.safetensors",
             "mcp_world_adapters/devbox-rwml/adapter_config.json", "mcp_world/rules.py"} <= names
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
+    # Every module of the package travels (a subpackage left out of setuptools' list would not).
+    root = Path(__file__).resolve().parent.parent
+    modules = {str(p.relative_to(root)) for p in (root / "mcp_world").rglob("*.py") if "__pycache__" not in p.parts}
+    assert modules <= names, sorted(modules - names)
 
 
 async def test_a_non_editable_install_serves_devbox_from_anywhere(wheel, tmp_path, engine_url):

@@ -116,3 +116,62 @@ def test_a_real_grpo_step_runs_through_environment_factory(server, tmp_path: Pat
     assert {t for t, _ in verified[before:]} <= {"explore", "run-tests"}  # the dataset's two tasks
     assert logged["rewards/MCPWorldEnvironment/mean"] == pytest.approx(
         sum(r for _, r in verified[-2:]) / 2)
+
+
+@pytest.fixture
+def openenv_server(server):
+    """OpenEnv's own FastAPI server (HTTP and WebSocket sessions) over mcp-world, in a thread."""
+    import threading
+    import time
+
+    import uvicorn
+
+    from mcp_world.rl.openenv import serve_app
+
+    from .helpers import free_port
+
+    url, _ = server
+    port = free_port()
+    app = serve_app(url, max_steps=3)
+    userver = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical"))
+    thread = threading.Thread(target=userver.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not userver.started:
+        assert time.monotonic() < deadline, "the OpenEnv server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    userver.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.mark.anyio
+async def test_an_openenv_client_drives_concurrent_sessions_scored_by_verify(openenv_server, server):
+    from openenv.core.generic_client import GenericEnvClient
+
+    _, db = server
+    async with GenericEnvClient(base_url=openenv_server) as a, GenericEnvClient(base_url=openenv_server) as b:
+        ra = await a.reset(task="branch", seed=1)
+        rb = await b.reset(task=GO_TO_SRC)
+        assert ra.observation["instruction"] == "Create a branch feature/search and switch to it."
+        assert rb.observation["instruction"] == "Go to the src folder."
+        assert ra.observation["episode_id"] != rb.observation["episode_id"]
+        listed = await a.step({"type": "list_tools"})
+        assert [t["name"] for t in listed.observation["tools"]] == ["run_command", "submit"]
+        step = await a.step({"type": "call_tool", "tool_name": "run_command",
+                             "arguments": {"command": "git checkout -b feature/search"}})
+        assert not step.done and step.reward is None and step.observation["error"] is None
+        await b.step({"type": "call_tool", "tool_name": "run_command", "arguments": {"command": "cd tests"}})
+        done_a = await a.step({"type": "call_tool", "tool_name": "submit", "arguments": {"answer": "made it"}})
+        assert done_a.done and done_a.reward == 1.0 and [c["passed"] for c in done_a.observation["checks"]] == [True, True]
+        assert (await a.state())["step_count"] == 1
+        # b went to tests, not src; its third call passes max_steps: truncated and verified.
+        await b.step({"type": "call_tool", "tool_name": "run_command", "arguments": {"command": "pwd"}})
+        done_b = await b.step({"type": "call_tool", "tool_name": "run_command", "arguments": {"command": "ls"}})
+        assert done_b.done and done_b.reward == 0.0 and done_b.observation["truncated"]
+        after = await b.step({"type": "call_tool", "tool_name": "run_command", "arguments": {"command": "ls"}})
+        assert "the episode is over" in after.observation["error"]["message"]
+    rewards = dict(sqlite3.connect(db).execute(
+        "select id, reward from episodes where id in (?, ?)",
+        (ra.observation["episode_id"], rb.observation["episode_id"])).fetchall())
+    assert rewards == {ra.observation["episode_id"]: 1.0, rb.observation["episode_id"]: 0.0}

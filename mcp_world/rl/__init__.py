@@ -208,12 +208,17 @@ class _Loop:
     _loop: asyncio.AbstractEventLoop | None = None
 
     @classmethod
-    def run(cls, coro: Coroutine[Any, Any, T]) -> T:
+    def submit(cls, coro: Coroutine[Any, Any, T]) -> Any:
+        """Schedule `coro` on the loop: a concurrent.futures.Future."""
         with cls._lock:
             if cls._loop is None or cls._loop.is_closed():
                 cls._loop = asyncio.new_event_loop()
                 threading.Thread(target=cls._loop.run_forever, name="mcp-world-env", daemon=True).start()
-        return asyncio.run_coroutine_threadsafe(coro, cls._loop).result()
+        return asyncio.run_coroutine_threadsafe(coro, cls._loop)
+
+    @classmethod
+    def run(cls, coro: Coroutine[Any, Any, T]) -> T:
+        return cls.submit(coro).result()
 
 
 class WorldEnv:
