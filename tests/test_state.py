@@ -336,3 +336,24 @@ def test_the_replay_cache_key_changes_with_thinking_and_its_budget(make_rig):
         domain = rig.sim.domains["terminal"]
         keys.add(rig.sim._cache_key(ep, domain, "run_command", {"command": "ls"}, {}, [], rig.sim.engines.engines[0]))
     assert len(keys) == 3
+
+
+@pytest.mark.parametrize("command", ["mkdir -r docs", "touch -x notes.txt", "rm -z README.md", "cp -q a b", "mv -k a b"])
+def test_an_option_coreutils_refuses_is_answered_from_the_state_exactly_as_the_real_tool_prints_it(command, tmp_path):
+    """An agent's `mkdir -r docs` fails for real; the state must not let it succeed in simulation."""
+    import subprocess
+
+    from mcp_world.domain import domain_for
+    from mcp_world.rules import Call
+    from mcp_world.simulator import initial_state
+    from mcp_world.world import load_world
+
+    world = load_world("devbox")
+    rules = domain_for(world, "terminal").rules
+    state = initial_state(world)["terminal"]
+    parsed = rules.answer(state, Call("run_command", {"command": command}, state))
+    real = subprocess.run(command, shell=True, cwd=tmp_path, capture_output=True, text=True)
+    assert parsed is not None and parsed.structured["exit_code"] == real.returncode == 1
+    assert parsed.text == real.stderr
+    after = rules.apply(state, Call("run_command", {"command": command}, state), parsed.text, parsed.structured)
+    assert after["dirs"] == state["dirs"] and after["files"] == state["files"]  # nothing was made

@@ -253,3 +253,13 @@ async def test_the_judge_is_scored_by_a_real_engine_and_its_reasoning_kept(real_
     assert v.judge["score"] is not None, f"the embedded engine's answer under the JSON schema was unreadable: {v.judge}"
     assert 0.0 <= v.judge["score"] <= 1.0 and v.judge["reasoning"]
     assert v.reward == pytest.approx(v.judge["score"] / 2)  # the failed check and the judge, weight 1 each
+
+
+def test_file_exists_can_require_a_file_or_a_folder():
+    world = load_world("devbox")
+    state, steps = terminal_after(world, ["cd ~/notes-app", "mkdir setup.cfg", "touch docs"])
+    v = run(world, state, steps, "",
+            {"kind": "file_exists", "path": "setup.cfg", "type": "file"}, {"kind": "file_exists", "path": "setup.cfg", "type": "dir"},
+            {"kind": "file_exists", "path": "docs", "type": "dir"}, {"kind": "file_exists", "path": "docs"})
+    assert [c.passed for c in v.checks] == [False, True, False, True], v.as_dict()
+    assert "exists but is a folder, not a file" in v.checks[0].detail

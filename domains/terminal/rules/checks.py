@@ -47,11 +47,21 @@ class _PathCheck(Check):
 
 
 class FileExists(_PathCheck):
+    """The path exists; `type: file` or `dir` also requires what it is (default: either)."""
+
     kind: Literal["file_exists"]
+    type: Literal["any", "file", "dir"] = "any"
 
     def run(self, episode: EpisodeView) -> tuple[bool, str]:
+        state, path = self.state(episode), self.where(episode)
         found = self.exists(episode)
-        return found, f"{self.where(episode)} {'exists' if found else 'does not exist'}"
+        if not found:
+            return False, f"{path} does not exist"
+        is_file = path in state.get("files", {})
+        what = "a file" if is_file else "a folder"
+        if self.type != "any" and (self.type == "file") != is_file:
+            return False, f"{path} exists but is {what}, not {'a file' if self.type == 'file' else 'a folder'}"
+        return True, f"{path} exists ({what})"
 
 
 class FileAbsent(_PathCheck):

@@ -152,18 +152,60 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     return None
 
 
+# The options with which each silent command still prints nothing and succeeds; with any other
+# option the state does not answer (the real tool may refuse it: `mkdir -r` is an error).
+SILENT_FLAGS = {
+    "touch": {"-c", "-a", "-m"}, "mkdir": {"-p", "--parents"}, "cd": set(), "export": set(), "unset": set(),
+    "rm": {"-r", "-f", "-rf", "-fr", "-R", "-Rf", "-fR", "--recursive", "--force"},
+    "cp": {"-r", "-R", "-a", "-p", "-f", "-rf", "-fr", "--recursive"}, "mv": {"-f", "-n"},
+}
+
+
+# GNU coreutils' short options, and those that take a value (the rest of the word is the value).
+# An option outside the set is refused the same way every time, so the state answers it exactly.
+SHORT_OPTIONS = {"mkdir": ("pvmZ", "m"), "touch": ("acdfhmrt", "drt"), "rm": ("fiIrRdv", ""),
+                 "cp": ("abdfiHlLnPpRrsStTuvxZ", "St"), "mv": ("bfinStTuvZ", "St")}
+
+
+def invalid_option(words: list[str]) -> str | None:
+    """The error GNU coreutils prints for an unknown short option (`mkdir -r x`), or None."""
+    known = SHORT_OPTIONS.get(words[0]) if words else None
+    if known is None:
+        return None
+    valid, with_value = known
+    for word in words[1:]:
+        if word == "--":
+            break
+        if not word.startswith("-") or word.startswith("--") or word == "-":
+            continue
+        for ch in word[1:]:
+            if ch not in valid:
+                return f"{words[0]}: invalid option -- '{ch}'\nTry '{words[0]} --help' for more information.\n"
+            if ch in with_value:
+                break
+    return None
+
+
 def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """Commands that print nothing when they succeed, where the state says they will succeed:
-    touch, mkdir, echo/printf into a file, export, cd into a known folder, rm/cp/mv of known paths."""
+    touch, mkdir, echo/printf into a file, export, cd into a known folder, rm/cp/mv of known paths;
+    and those commands' refusal of an option they do not have."""
     s = TerminalState.model_validate(state)
     parts = _split(command)
     if not parts:
         return None
+    if len(parts) == 1:
+        refused = invalid_option(parts[0])
+        if refused is not None:
+            return refused, 1
     for words in parts:
         words = [_expand(w, s) for w in words]
         cmd, args = words[0], words[1:]
         plain = [a for a in args if not a.startswith("-")]
         redirect = next((i for i, w in enumerate(words) if w in (">", ">>")), None)
+        flags = [a for a in args if a.startswith("-")]
+        if redirect is None and cmd in SILENT_FLAGS and not set(flags) <= SILENT_FLAGS[cmd]:
+            return None  # an option the real tool may refuse (`mkdir -r`) or that prints: the model answers
         if redirect is not None:
             if words[0] not in ("echo", "printf") or redirect + 1 >= len(words) or \
                     posixpath.dirname(_abs(words[redirect + 1], s)) not in s.dirs:
