@@ -1,5 +1,6 @@
-"""Past one server: two real servers, each with its own log, hand out handles naming themselves;
-`mcp-world merge` combines the logs with no step duplicated or lost and ids unique."""
+"""Past one server: two real servers, each with its own log and its own embedded engine, hand out
+handles naming themselves; `mcp-world merge` combines the logs with no step duplicated or lost and
+ids unique."""
 
 from __future__ import annotations
 
@@ -32,18 +33,39 @@ async def drive(url: str) -> str:
     assert opened["mcp_url"].startswith(url.removesuffix("/mcp") + "/episodes/")  # this server's own URL
     async with Client(opened["mcp_url"], read_timeout_seconds=300) as c:
         await c.call_tool("run_command", {"command": "cd src"})
-        await c.call_tool("run_command", {"command": "pwd"})
+        asked = await c.call_tool("run_command", {"command": "whoami"})
+    assert asked.meta["mcp-world/provenance"] == "model"  # this server's own engine answered
     async with http_client(url, "shared-1") as c:
         await c.call_tool("run_command", {"command": "pwd"})
     return opened["episode_id"]
 
 
-async def test_two_servers_logs_merge_into_one_with_every_step_once(engine_url: str, tmp_path: Path):
+@pytest.fixture(scope="module")
+def second_engine():
+    """Another embedded engine (its own vLLM-CPU process), small: the second server's world model."""
+    import os
+
+    from mcp_world import embedded
+    from mcp_world.paths import cache_dir
+
+    proc = embedded.start(embedded.EmbeddedConfig(cache=cache_dir(os.environ.get("MCP_WORLD_CACHE")), kv_cache_gib=1,
+                                                  max_num_seqs=4))
+    try:
+        yield proc.url
+    finally:
+        proc.stop()
+
+
+async def test_two_servers_logs_merge_into_one_with_every_step_once(engine_url: str, second_engine: str,
+                                                                    tmp_path: Path):
     a, b = tmp_path / "a.db", tmp_path / "b.db"
+    assert second_engine != engine_url
     with http_server(engine_url, a, "--world", "devbox") as (url_a, _), \
-            http_server(engine_url, b, "--world", "devbox") as (url_b, _):
+            http_server(second_engine, b, "--world", "devbox") as (url_b, _):
         assert url_a != url_b
         ep_a, ep_b = await drive(url_a), await drive(url_b)
+    assert {u for (u,) in rows(a, "select engine_url from episodes")} == {engine_url.rstrip("/")}
+    assert {u for (u,) in rows(b, "select engine_url from episodes")} == {second_engine.rstrip("/")}
     into = tmp_path / "all.db"
     merge = [sys.executable, "-m", "mcp_world", "merge", str(a), str(b), "--into", str(into)]
     r = subprocess.run(merge, capture_output=True, text=True, timeout=120)
