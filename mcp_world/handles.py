@@ -66,6 +66,7 @@ class Handles:
         self.live: OrderedDict[str, Handle] = OrderedDict()
         self._ended: OrderedDict[str, None] = OrderedDict()  # ids ended here: GET still answers them
         self._tools: list[dict[str, Any]] | None = None
+        self._shipped: dict[str, TaskFile | None] = {}
 
     # -- tasks ------------------------------------------------------------------------------------
     def _task(self, spec: Any, world: Any) -> Task | None:
@@ -79,7 +80,9 @@ class Handles:
         if not isinstance(spec, str):
             raise HandleError(400, "task must be a task id (a string) or a task ({id, instruction, success, ...})")
         files = [tf for tf in self.task_files if tf.world in (None, world.name)]
-        shipped = shipped_tasks(world.name)
+        if world.name not in self._shipped:  # read once per world, not on every POST /episodes
+            self._shipped[world.name] = shipped_tasks(world.name)
+        shipped = self._shipped[world.name]
         if shipped is not None:
             files.append(shipped)
         for tf in files:

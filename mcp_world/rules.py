@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from .domain import Tool
     from .world import World
 
-__all__ = ["Call", "Check", "EpisodeView", "FormatError", "Parsed", "Rules", "StateError", "StepView", "Transcript",
+__all__ = ["Call", "Check", "EpisodeView", "TypedText", "UrlPattern", "FormatError", "Parsed", "Rules", "StateError", "StepView", "Transcript",
            "degenerate", "exit_code_for", "sounds_like_commentary", "unfence"]
 
 
@@ -124,6 +124,35 @@ class Check(BaseModel):
         fields = self.model_dump(exclude={"kind", "name", "weight", "domain"}, exclude_defaults=True)
         args = ", ".join(f"{k}={v!r}" for k, v in fields.items())
         return self.name or f"{self.kind}({args})"
+
+
+class UrlPattern(Check):
+    """A check on URLs seen (a domain's subclass gives `kind` and which URLs): one of `url` (equal,
+    trailing slash ignored) or `matches` (RE2, searched)."""
+
+    url: str | None = None
+    matches: str | None = None
+
+    def model_post_init(self, context: Any) -> None:
+        if (self.url is None) == (self.matches is None):
+            raise ValueError(f"a {self.kind} check takes exactly one of url, matches")
+
+    def hits(self, urls: list[str]) -> list[str]:
+        import re2
+
+        return [u for u in urls if (self.url is not None and u.rstrip("/") == self.url.rstrip("/"))
+                or (self.matches is not None and re2.search(self.matches, u))]
+
+
+class TypedText(Check):
+    """Everything typed in the domain (its state's `typed` list, in order) contains `text`
+    (case ignored). A domain with such a list subclasses it with its `kind`."""
+
+    text: str = Field(min_length=1)
+
+    def run(self, episode: EpisodeView) -> tuple[bool, str]:
+        typed = " ".join(self.state(episode).get("typed", []))
+        return self.text.lower() in typed.lower(), f"typed: {typed[-200:]!r}"
 
 
 class Rules:

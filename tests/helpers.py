@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -14,6 +15,15 @@ import httpx
 import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+
+
+def query(db: Path, sql: str, params: tuple = ()) -> list[tuple]:
+    """Rows of `sql` from a log, on a connection of its own (closed again)."""
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(sql, params).fetchall()
+    finally:
+        con.close()
 
 
 def free_port() -> int:

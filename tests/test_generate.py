@@ -9,12 +9,12 @@ import os
 import sqlite3
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from mcp_world.paths import FIXTURES_DIR
 from mcp_world.report import flags_for
+from .helpers import query
 
 PLANTED = """
 world: devbox
@@ -41,12 +41,6 @@ def cli(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
                           env={**os.environ, "HF_HUB_OFFLINE": "1"})
 
 
-def query(db: Path, sql: str) -> list[tuple]:
-    con = sqlite3.connect(db)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 @pytest.fixture(scope="module")

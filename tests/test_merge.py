@@ -4,7 +4,6 @@ ids unique."""
 
 from __future__ import annotations
 
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -13,17 +12,9 @@ import httpx
 import pytest
 from mcp import Client
 
-from .helpers import http_client, http_server
+from .helpers import http_client, http_server, query as rows
 
 pytestmark = pytest.mark.anyio
-
-
-def rows(db: Path, sql: str) -> list[tuple]:
-    con = sqlite3.connect(db)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 async def drive(url: str) -> str:

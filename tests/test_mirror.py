@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +17,7 @@ from mcp import Client, StdioServerParameters
 from mcp_world.paths import FIXTURES_DIR
 from mcp_world.world import load_world
 
-from .helpers import free_port, http_client, http_process, stdio_client
+from .helpers import free_port, http_client, http_process, query as rows, stdio_client
 
 pytestmark = pytest.mark.anyio
 
@@ -34,14 +33,6 @@ def memory_server(tmp_path) -> list[str]:
 def mirror_args(db: Path, *extra: str) -> list[str]:
     # The upstream sees only the variables it is given: the memory server's file is passed on by name.
     return ["-m", "mcp_world", "mirror", "--db", str(db), "--upstream-env", "MEMORY_FILE_PATH", *extra]
-
-
-def rows(db: Path, sql: str) -> list[tuple]:
-    con = sqlite3.connect(db)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def _described(tool) -> tuple:

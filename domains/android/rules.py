@@ -11,7 +11,7 @@ from typing import Any, Literal
 from lxml import etree
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_world.rules import Call, Check, EpisodeView, FormatError, Parsed, Rules
+from mcp_world.rules import Call, Check, EpisodeView, FormatError, Parsed, Rules, TypedText
 
 XML_DECLARATION = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
 
@@ -221,15 +221,10 @@ class Setting(Check):
         return value == self.on, f"{self.name} is {'on' if value else 'off'} ({where})"
 
 
-class Typed(Check):
+class Typed(TypedText):
     """Text the agent typed on the phone (all of it, in order) contains this."""
 
     kind: Literal["typed"]
-    text: str = Field(min_length=1)
-
-    def run(self, episode: EpisodeView) -> tuple[bool, str]:
-        typed = " ".join(self.state(episode).get("typed", []))
-        return self.text.lower() in typed.lower(), f"typed: {typed[-200:]!r}"
 
 
 class App(Check):

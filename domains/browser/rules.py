@@ -10,7 +10,7 @@ from typing import Any, Literal
 from lxml import etree, html as lxml_html
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_world.rules import Call, Check, EpisodeView, FormatError, Parsed, Rules
+from mcp_world.rules import Call, Check, EpisodeView, FormatError, Parsed, Rules, UrlPattern
 
 MAX_PAGES = 8  # pages remembered per browser episode
 MAX_BACK = 50  # how far back `browser_back` can go
@@ -212,29 +212,19 @@ rules = BrowserRules()
 # -- success checks for tasks ---------------------------------------------------------------------
 
 
-class Visited(Check):
+class Visited(UrlPattern):
     """A page the browser showed during the episode: its URL equal to `url`, or matching `matches` (RE2)."""
 
     kind: Literal["visited"]
-    url: str | None = None
-    matches: str | None = None
 
     def run(self, episode: EpisodeView) -> tuple[bool, str]:
-        import re2
-
         s = self.state(episode)
         seen = [st.structured.get("url") for st in episode.steps
                 if st.domain == self.domain and st.structured and st.structured.get("url")]
-        seen = list(dict.fromkeys([*seen, *s.get("back_stack", []), *s.get("pages", {}), s.get("url", "")]))
-        seen = [u for u in seen if u]
-        hit = [u for u in seen if (self.url is not None and u.rstrip("/") == self.url.rstrip("/"))
-               or (self.matches is not None and re2.search(self.matches, u))]
+        seen = [u for u in dict.fromkeys([*seen, *s.get("back_stack", []), *s.get("pages", {}), s.get("url", "")]) if u]
+        hit = self.hits(seen)
         want = self.url or f"/{self.matches}/"
         return bool(hit), (f"visited {hit[0]}" if hit else f"never visited {want}; visited: {', '.join(seen[-8:]) or 'nothing'}")
-
-    def model_post_init(self, context: Any) -> None:
-        if (self.url is None) == (self.matches is None):
-            raise ValueError("a visited check takes exactly one of url, matches")
 
 
 class PageContains(Check):

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_world.rules import Call, Check, EpisodeView, FormatError, Parsed, Rules, degenerate, sounds_like_commentary
+from mcp_world.rules import Call, Check, EpisodeView, FormatError, Parsed, Rules, UrlPattern, degenerate, sounds_like_commentary
 
 
 class SearchState(BaseModel):
@@ -121,24 +121,14 @@ rules = SearchRules()
 # -- success checks for tasks ---------------------------------------------------------------------
 
 
-class Fetched(Check):
+class Fetched(UrlPattern):
     """A page was fetched (web_fetch answered): its URL equal to `url` or matching `matches` (RE2)."""
 
     kind: Literal["fetched"]
-    url: str | None = None
-    matches: str | None = None
 
     def run(self, episode: EpisodeView) -> tuple[bool, str]:
-        import re2
-
         pages = list(self.state(episode).get("pages", {}))
-        hit = [u for u in pages if (self.url is not None and u.rstrip("/") == self.url.rstrip("/"))
-               or (self.matches is not None and re2.search(self.matches, u))]
-        return bool(hit), f"fetched: {', '.join(pages[-6:]) or 'nothing'}"
-
-    def model_post_init(self, context: Any) -> None:
-        if (self.url is None) == (self.matches is None):
-            raise ValueError("a fetched check takes exactly one of url, matches")
+        return bool(self.hits(pages)), f"fetched: {', '.join(pages[-6:]) or 'nothing'}"
 
 
 class Searched(Check):

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from mcp_world.errors import FormatError
-from mcp_world.rules import Check, EpisodeView
+from mcp_world.rules import Check, EpisodeView, TypedText
 
 from .state import find
 from .tree import parse_tree
@@ -39,15 +39,10 @@ class Toggle(Check):
         return value == self.on, f"{self.name} is {'on' if value else 'off'} ({where})"
 
 
-class Typed(Check):
+class Typed(TypedText):
     """Everything the agent typed on the desktop, in order, contains this."""
 
     kind: Literal["typed"]
-    text: str = Field(min_length=1)
-
-    def run(self, episode: EpisodeView) -> tuple[bool, str]:
-        typed = " ".join(self.state(episode).get("typed", []))
-        return self.text.lower() in typed.lower(), f"typed: {typed[-200:]!r}"
 
 
 class Hotkey(Check):
