@@ -58,6 +58,9 @@ def _use_domains(domains: list[Path]) -> None:
 @app.callback()
 def main(domains: DomainsOpt = []) -> None:
     """mcp-world: an MCP server whose tools are answered by a language world model."""
+    from .signals import stop_cleanly_on_term
+
+    stop_cleanly_on_term()  # every command cleans up what it started when it is sent SIGTERM
     _use_domains(domains)
 
 

@@ -1,8 +1,8 @@
 """Episode handles: episodes the server mints, for RL trainers and any client (DESIGN.md, "Episodes
 and identity").
 
-    POST   /episodes               {world?, task?, seed?} -> {episode_id, mcp_url, instruction, tools, ...}
-    GET    /episodes               {world, live, max_live, tools}: what an adapter needs before any episode
+    POST   /episodes               {world?, task?, seed?, mode?} -> {episode_id, mcp_url, instruction, tools, mode, ...}
+    GET    /episodes               {world, live, max_live, modes, tools}: what an adapter needs before any episode
     GET    /episodes/{id}          the transcript, the task and the last verdict
     POST   /episodes/{id}/verify   {answer?} -> {reward, checks: [{name, passed, detail}], judge?}
     DELETE /episodes/{id}          ends it (its sandboxes freed; its log stays)
@@ -10,7 +10,11 @@ and identity").
 
 An id is 128 random bits (`ep-…`): knowing it is the right to use the episode. `task` is a task id
 (from the world's shipped task file or the server's `--tasks` files) or a task given inline
-({id, instruction, success, judge, max_steps}). Same bearer-token rule as the rest of the server.
+({id, instruction, success, judge, max_steps}). `mode` is `simulation` (every tool answered by the
+world model) or `real` (the tools of the domains this server has a real executor for, `--shadow
+DOMAIN`, answered by that executor, the world model's prediction logged beside each; the task's
+checks then read the real machine: the sandbox's files and repository). Default: the server's own
+`--real`. Same bearer-token rule as the rest of the server.
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ from .tasks import Task, TaskFile, parse_task, shipped_tasks, verify_logged
 
 log = logging.getLogger("mcp_world")
 
-OPEN_FIELDS = ("world", "task", "seed")
+OPEN_FIELDS = ("world", "task", "seed", "mode")
+MODES = ("simulation", "real")
 MAX_BODY = 1_048_576
 
 
@@ -51,6 +56,7 @@ class Handle:
     world: str
     task: Task | None
     created_at: float
+    mode: str = "simulation"
 
 
 class Handles:
@@ -118,9 +124,10 @@ class Handles:
         except AgentFault as fault:
             raise HandleError(404, fault.message) from None
         task = self._task(body.get("task"), world)
+        real = self._mode(body.get("mode"), world)
         episode_id = f"ep-{secrets.token_urlsafe(16)}"
         try:
-            ep = await self.sim.reset(episode_id, world.name, seed)
+            ep = await self.sim.reset(episode_id, world.name, seed, real=real)
         except AgentFault as fault:
             raise HandleError(400, fault.message) from None
         fields: dict[str, Any] = {"source": "sim"}
@@ -128,12 +135,35 @@ class Handles:
             fields.update(task=task.model_dump_json(exclude_defaults=True), task_id=task.id,
                           instruction=task.instruction)
         await self.sim.store.write(lambda db: db["episodes"].update(ep.id, fields))
-        self.live[ep.id] = Handle(ep.id, world.name, task, time.time())
+        real_here = sorted(self.sim.real_domains(ep.id) & set(world.domains))
+        mode = "real" if real_here else "simulation"
+        self.live[ep.id] = Handle(ep.id, world.name, task, time.time(), mode)
         root = self.public_url or base_url.rstrip("/")
         return {"episode_id": ep.id, "mcp_url": f"{root}/episodes/{ep.id}/mcp", "world": world.name,
-                "seed": ep.seed, "instruction": task.instruction if task else world.description.strip(),
+                "seed": ep.seed, "mode": mode, "real_domains": real_here, "instruction": task.instruction if task else world.description.strip(),
                 "task": task.id if task else None, "max_steps": task.max_steps if task else None,
                 "tools": self.tools()}
+
+    def _mode(self, mode: Any, world: Any) -> frozenset[str] | None:
+        """The episode's real domains for `mode` (None: the server's default)."""
+        if mode is None:
+            return None
+        if mode not in MODES:
+            raise HandleError(400, f"mode must be one of {', '.join(MODES)}, not {str(mode)[:40]!r}")
+        if mode == "simulation":
+            return frozenset()
+        real = frozenset(d for d in world.domains if d in self.sim.shadow)
+        if not real:
+            from .executors import EXECUTORS
+
+            have = ", ".join(self.sim.shadow) or "none"
+            raise HandleError(400, f"mode 'real' needs a real executor for one of world {world.name!r}'s domains "
+                                   f"({', '.join(world.domains)}); this server has {have}: start it with --shadow "
+                                   f"DOMAIN (real executors: {', '.join(EXECUTORS)})")
+        return real
+
+    def modes(self) -> list[str]:
+        return list(MODES) if set(self.sim.shadow) & set(self.sim.world.domains) else ["simulation"]
 
     def _live(self, episode_id: str) -> Handle:
         handle = self.live.get(episode_id)
@@ -154,7 +184,8 @@ class Handles:
             raise HandleError(409, f"episode {episode_id} was opened without a task that has success checks or a "
                                    "judge rubric; open it with a task to verify it")
         try:
-            verdict = await verify_logged(self.sim.store, episode_id, handle.task, answer, self.judge)
+            readers = self.sim.readers(episode_id)  # real tools: the checks read the real machine
+            verdict = await verify_logged(self.sim.store, episode_id, handle.task, answer, self.judge, real=readers)
         except MCPWorldError as err:
             raise HandleError(500, str(err)) from None
         return {"episode_id": episode_id, **verdict.as_dict()}
@@ -169,7 +200,9 @@ class Handles:
                   **({"error": f"{s['error_kind']}: {s['error']}"} if s["error_kind"] else {}),
                   **({"is_error": True} if s.get("is_error") else {})}
                  for s in store.steps(episode_id)]
-        return {"episode_id": episode_id, "live": episode_id in self.live, "world": row.get("world_name"),
+        handle = self.live.get(episode_id)
+        return {"episode_id": episode_id, "live": handle is not None, "world": row.get("world_name"),
+                **({"mode": handle.mode} if handle else {}),
                 "seed": row.get("seed"), "task": row.get("task_id"), "instruction": row.get("instruction"),
                 "reward": row.get("reward"), "verdict": json.loads(row["verdict"]) if row.get("verdict") else None,
                 "steps": steps}
@@ -231,7 +264,7 @@ class Handles:
 
         async def list_(request: Request) -> dict[str, Any]:
             return {"world": self.sim.world.name, "live": len(self.live), "max_live": self.max_live,
-                    "tools": self.tools()}
+                    "modes": self.modes(), "real_domains": sorted(self.sim.shadow), "tools": self.tools()}
 
         class EpisodeMCP:
             """/episodes/{id}/mcp: the server's MCP endpoint, with the episode named by the path."""

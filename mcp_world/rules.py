@@ -99,6 +99,9 @@ class EpisodeView:
     state: dict[str, dict[str, Any]]
     steps: tuple[StepView, ...] = ()
     answer: str = ""
+    # Domains whose agent got real tools: domain -> a reader of the real machine (executors'
+    # `reader`), which that domain's checks read instead of the state.
+    real: dict[str, Any] = field(default_factory=dict)
 
 
 class Check(BaseModel):

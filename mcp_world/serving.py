@@ -20,6 +20,7 @@ from .dialects import get_dialect
 from .engines import EnginePool, StartGate, VLLMEngine, open_url, resolve
 from .errors import MCPWorldError
 from .server import build_server
+from .signals import stop_cleanly_on_term
 from .simulator import Limits, Sampling, Simulator
 from .store import Store
 from .world import World
@@ -185,8 +186,9 @@ def connect_lines(url: str, world: str, repo_python: str) -> str:
 
 
 def serve(cfg: ServeConfig, say: Say) -> None:
-    """Serve until interrupted. Everything started here is stopped on the way out."""
+    """Serve until interrupted (Ctrl+C or SIGTERM). Everything started here is stopped on the way out."""
     check_exposure(cfg)
+    stop_cleanly_on_term()
     if cfg.world is None:
         raise MCPWorldError("serve needs a world")
     store = Store(cfg.db)

@@ -115,6 +115,7 @@ class Simulator:
         self.replay_cache = replay_cache  # reuse an answer given before to the very same situation
         self._token_ratio = 1.0  # engine-counted / estimated prompt tokens, when we under-estimate
         self.real = real
+        self._real_of: dict[str, frozenset[str]] = {}  # episodes opened with a mode of their own (handles)
         self.domains: dict[str, Domain] = {d: domain_for(world, d) for d in world.domains}
         self.tools: dict[str, Tool] = {t.name: t for d in self.domains.values() for t in d.tools}
         self._validators = {
@@ -136,19 +137,44 @@ class Simulator:
                     ep = self._resume(key) or await self._start(key, self.world, self.seed)
         return ep
 
-    async def reset(self, key: str, world_name: str | None = None, seed: int | None = None) -> Episode:
+    async def reset(self, key: str, world_name: str | None = None, seed: int | None = None,
+                    real: frozenset[str] | None = None) -> Episode:
+        """A fresh episode under `key`; `real` (the domains whose agent gets the real executor's
+        observation) overrides the server's `--real` for this episode."""
         world = self.world
         if world_name and world_name != self.world.name:
             world = self._world_for_reset(world_name)
         self.end(key, "world_reset")
-        return await self._start(key, world, seed if seed is not None else self.seed)
+        ep = await self._start(key, world, seed if seed is not None else self.seed)
+        if real is not None:
+            self._real_of[ep.id] = real
+        return ep
+
+    def real_domains(self, episode_id: str) -> frozenset[str]:
+        """The domains in which this episode's agent receives what the real executor observed."""
+        return self._real_of.get(episode_id, self.real)
+
+    def readers(self, episode_id: str) -> dict[str, Any]:
+        """For the episode's real domains, what reads the real machine after the fact (a task's
+        checks read it there, not in the explicit state): domain -> the executor's reader."""
+        ep = next((e for e in self._episodes.values() if e.id == episode_id), None)
+        if ep is None:
+            return {}
+        out = {}
+        for name in self.real_domains(episode_id) & set(ep.world.domains):
+            reader = getattr(self.shadow.get(name), "reader", None)
+            if reader is not None:
+                out[name] = reader(episode_id, ep.world)
+        return out
 
     def end(self, key: str, why: str = "its end") -> bool:
         """Forget a live episode (its log stays) and free its real executors' sandboxes."""
         old = self._episodes.pop(key, None)
+        self._real_of.pop(key, None)  # also when it was evicted (it is no longer live, its mode still kept)
         if old is None:
             return False
         log.info("episode %s ended by %s", old.id, why)
+        self._real_of.pop(old.id, None)
         for executor in self.shadow.values():
             executor.end(old.id)
         return True
@@ -324,6 +350,7 @@ class Simulator:
         history = ep.history.setdefault(domain.name, [])
         engine = self.engines.for_episode(ep.id)
         row["domain"] = domain.name
+        real_domains = self.real_domains(ep.id)
         executor = self.shadow.get(domain.name)
         real_run = None
         if executor is not None:
@@ -331,7 +358,7 @@ class Simulator:
         from_state = None
         try:
             from_state = self._state_answer(domain, state, tool_name, arguments) if real_run is None or \
-                domain.name not in self.real else None
+                domain.name not in real_domains else None
             if from_state is not None:
                 parsed, attempt, tokens = from_state, 0, (0, 0)
             else:
@@ -352,7 +379,7 @@ class Simulator:
             if real is None:
                 raise
             real = self._bounded(real)
-            if domain.name not in self.real:
+            if domain.name not in real_domains:
                 row.update(real_observation=real.text, real_structured=real.logged)
                 raise
             # The agent gets the real observation; the log says why there is no simulated one.
@@ -369,7 +396,7 @@ class Simulator:
         if real is not None:
             real = self._bounded(real)
             row.update(real_observation=real.text, real_structured=real.logged)
-            if domain.name in self.real:
+            if domain.name in real_domains:
                 provenance, agent_text, agent_structured = "real", real.text, dict(real.structured)
         elif parsed is None:  # the model failed and this action had no real run to fall back on
             raise AgentFault(FaultKind.MALFORMED_OBSERVATION, "the world model gave no valid observation "

@@ -20,6 +20,7 @@ Core kinds (any world):
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -361,7 +362,8 @@ class Verdict:
                 **({"judge": self.judge} if self.judge is not None else {})}
 
 
-def view_of(world: Any, state: dict[str, dict[str, Any]], steps: list[dict[str, Any]], answer: str = "") -> EpisodeView:
+def view_of(world: Any, state: dict[str, dict[str, Any]], steps: list[dict[str, Any]], answer: str = "",
+            real: dict[str, Any] | None = None) -> EpisodeView:
     """An episode as checks read it, from the log's rows (`Store.steps`) and the latest state."""
     views = []
     for s in steps:
@@ -381,7 +383,7 @@ def view_of(world: Any, state: dict[str, dict[str, Any]], steps: list[dict[str, 
                               observation=s.get("observation"), domain=s.get("domain"),
                               structured=structured if isinstance(structured, dict) else None,
                               error=s.get("error_kind") or None, is_error=bool(s.get("is_error"))))
-    return EpisodeView(world=world, state=state, steps=tuple(views), answer=answer or "")
+    return EpisodeView(world=world, state=state, steps=tuple(views), answer=answer or "", real=dict(real or {}))
 
 
 def run_checks(task: Task, episode: EpisodeView) -> list[CheckResult]:
@@ -407,7 +409,8 @@ def reward_of(checks: list[CheckResult], judge: dict[str, Any] | None, judge_wei
 async def verify(task: Task, episode: EpisodeView, judge_engine: Any | None = None) -> Verdict:
     """The reward and each check's outcome; with a judge rubric and an engine, the judge's score
     (and its reasoning) too."""
-    checks = run_checks(task, episode)
+    # Checks that read a real machine run commands there: off the event loop.
+    checks = await asyncio.to_thread(run_checks, task, episode) if episode.real else run_checks(task, episode)
     judged = None
     if task.judge is not None:
         judged = await judge(task, episode, judge_engine) if judge_engine is not None else \
@@ -483,9 +486,11 @@ def shipped_tasks(world_name: str) -> TaskFile | None:
 
 
 async def verify_logged(store: Any, episode_id: str, task: Task | None = None, answer: str | None = None,
-                        judge_engine: Any | None = None, record: bool = True) -> Verdict:
+                        judge_engine: Any | None = None, record: bool = True,
+                        real: dict[str, Any] | None = None) -> Verdict:
     """Verify an episode from the log (its world, latest state, steps and final answer) against
-    `task` (default: the task logged with it), and record the verdict on its row."""
+    `task` (default: the task logged with it), and record the verdict on its row. `real`: readers of
+    the real machines of the domains whose agent got real tools (`Simulator.readers`)."""
     from .world import World
 
     row = store.episode(episode_id)
@@ -504,7 +509,7 @@ async def verify_logged(store: Any, episode_id: str, task: Task | None = None, a
         task = task.model_copy(deep=True).resolve(world)
     state = store.state_of(episode_id) or {}
     final = answer if answer is not None else (row.get("final_answer") or "")
-    verdict = await verify(task, view_of(world, state, store.steps(episode_id), final), judge_engine)
+    verdict = await verify(task, view_of(world, state, store.steps(episode_id), final, real), judge_engine)
     if record:
         fields = {"reward": verdict.reward, "verdict": json.dumps(verdict.as_dict(), ensure_ascii=False),
                   "task": task.model_dump_json(exclude_defaults=True)}

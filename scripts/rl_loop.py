@@ -11,7 +11,12 @@
    commands run in bubblewrap and it sees their real output).
 
     .venv/bin/python scripts/rl_loop.py --out benchmarks/results/rl_loop.json
-    .venv/bin/python scripts/rl_loop.py --policy Qwen/Qwen3-1.7B-local-folder --grpo-steps 100   # a real policy (GPU)
+    .venv/bin/python scripts/rl_loop.py --preset gpu --policy /models/Qwen3-1.7B --engine http://gpu:8000/v1
+
+`--preset gpu` is the recipe for a real policy on a GPU (a tool-calling model from a local folder,
+Qwen-AgentWorld or another served model as the world model): 8 generations a prompt, 256-token
+completions, up to 4 tool calls a rollout, LoRA r=32 on every linear layer, bf16, 200 steps, and
+the policy's own chat template. Every setting can still be overridden (`--grpo-steps`, ...).
 
 Prints success rates (reward 1.0) before and after, side by side, and writes them as JSON.
 """
@@ -43,6 +48,14 @@ TRAIN = {"mkdir": ["build", "logs", "data", "cache"], "touch": ["notes.txt", "to
          "branch": ["feature/login", "fix/typo", "dev", "release-1"]}
 HELD_OUT = {"mkdir": ["docs", "scripts", "out"], "touch": ["CHANGES.md", "run.sh", "setup.cfg"],
             "branch": ["feature/search", "hotfix", "wip"]}
+PRESETS = {
+    # What was measured on this 2-core machine (README "The loop, closed on CPU").
+    "cpu": {"grpo_steps": 8, "generations": 4, "completion": 48, "tool_calls": 1, "lora_r": 16,
+            "targets": ["q_proj", "v_proj"], "lr": 5e-5, "bf16": False, "cpu": True, "own_template": False},
+    # A real policy model on one GPU (H100/H200 class): the settings a 1.7B-8B tool-calling model needs.
+    "gpu": {"grpo_steps": 200, "generations": 8, "completion": 256, "tool_calls": 4, "lora_r": 32,
+            "targets": "all-linear", "lr": 1e-5, "bf16": True, "cpu": False, "own_template": True},
+}
 TOOL_CALL = re.compile(r"<tool_call>\s*(\{.*?\})\s*</tool_call>", re.S)
 
 
@@ -74,10 +87,14 @@ def serve(port: int, db: Path, engine: str, *extra: str) -> subprocess.Popen:
             time.sleep(0.3)
 
 
-def chat_template():
+def chat_template(tok, preset: dict):
+    """The packaged SmolLM2's template cannot render tool calls: TRL's Qwen3 template stands in;
+    a real tool-calling policy keeps its own (`own_template`)."""
     from trl.chat_template_utils import qwen3_chat_template
 
-    return qwen3_chat_template
+    if not (preset["own_template"] and tok.chat_template):
+        tok.chat_template = qwen3_chat_template
+    return tok
 
 
 def tool_schema(url: str) -> tuple[type, dict]:
@@ -89,14 +106,15 @@ def tool_schema(url: str) -> tuple[type, dict]:
     return env_cls, get_json_schema(env_cls.run_command)
 
 
-def warm_start(base: Path, out: Path, train: list[dict], schema: dict, epochs: int, say) -> Path:
+def warm_start(base: Path, out: Path, train: list[dict], schema: dict, epochs: int, preset: dict, say) -> Path:
     """Supervised pass: the instruction, then the assistant's one tool call (loss on that turn only)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    tok = AutoTokenizer.from_pretrained(base)
-    tok.chat_template = chat_template()
+    tok = chat_template(AutoTokenizer.from_pretrained(base), preset)
     model = AutoModelForCausalLM.from_pretrained(base)
+    if not preset["cpu"] and torch.cuda.is_available():
+        model = model.to("cuda", dtype=torch.bfloat16 if preset["bf16"] else torch.float32)
     opt = torch.optim.AdamW(model.parameters(), lr=5e-5)
     examples = []
     for t in train:
@@ -104,7 +122,7 @@ def warm_start(base: Path, out: Path, train: list[dict], schema: dict, epochs: i
         head = tok.apply_chat_template(prompt, tools=[schema], tokenize=False, add_generation_prompt=True)
         answer = f'<tool_call>\n{{"name": "run_command", "arguments": {{"command": "{t["command"]}"}}}}\n</tool_call><|im_end|>'
         h, a = tok(head, add_special_tokens=False).input_ids, tok(answer, add_special_tokens=False).input_ids
-        examples.append((torch.tensor([h + a]), torch.tensor([[-100] * len(h) + a])))
+        examples.append((torch.tensor([h + a], device=model.device), torch.tensor([[-100] * len(h) + a], device=model.device)))
     model.train()
     t0 = time.time()
     for epoch in range(epochs):
@@ -123,24 +141,27 @@ def warm_start(base: Path, out: Path, train: list[dict], schema: dict, epochs: i
     return out
 
 
-def grpo(start: Path, out: Path, url: str, env_cls: type, train: list[dict], steps: int, say) -> tuple[Path, list]:
+def grpo(start: Path, out: Path, url: str, env_cls: type, train: list[dict], steps: int, preset: dict,
+         say) -> tuple[Path, list]:
     from datasets import Dataset
     from peft import LoraConfig
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import GRPOConfig, GRPOTrainer
 
-    tok = AutoTokenizer.from_pretrained(start)
-    tok.chat_template = chat_template()
+    tok = chat_template(AutoTokenizer.from_pretrained(start), preset)
+    p = preset
     rows = [{"prompt": [{"role": "user", "content": t["instruction"]}],
              "task": json.dumps({k: t[k] for k in ("id", "instruction", "success")})} for t in train]
-    config = GRPOConfig(output_dir=str(out / "trainer"), max_steps=steps, learning_rate=5e-5, num_generations=4,
-                        per_device_train_batch_size=4, max_completion_length=48, temperature=1.0, logging_steps=1,
-                        save_strategy="no", report_to="none", use_cpu=True, bf16=False, gradient_checkpointing=False,
-                        max_tool_calling_iterations=1, disable_tqdm=True, seed=0)
+    config = GRPOConfig(output_dir=str(out / "trainer"), max_steps=steps, learning_rate=p["lr"],
+                        num_generations=p["generations"], per_device_train_batch_size=p["generations"],
+                        max_completion_length=p["completion"], temperature=1.0, logging_steps=1,
+                        save_strategy="no", report_to="none", use_cpu=p["cpu"], bf16=p["bf16"],
+                        gradient_checkpointing=not p["cpu"], max_tool_calling_iterations=p["tool_calls"],
+                        disable_tqdm=True, seed=0)
     trainer = GRPOTrainer(model=AutoModelForCausalLM.from_pretrained(start), args=config,
                           train_dataset=Dataset.from_list(rows), processing_class=tok, environment_factory=env_cls,
-                          peft_config=LoraConfig(r=16, lora_alpha=32, target_modules=["q_proj", "v_proj"],
-                                                 task_type="CAUSAL_LM"))
+                          peft_config=LoraConfig(r=p["lora_r"], lora_alpha=2 * p["lora_r"],
+                                                 target_modules=p["targets"], task_type="CAUSAL_LM"))
     t0 = time.time()
     trainer.train()
     history = [{k: v for k, v in h.items() if k.startswith(("reward", "tools/", "step"))}
@@ -156,16 +177,17 @@ def grpo(start: Path, out: Path, url: str, env_cls: type, train: list[dict], ste
     return out, history
 
 
-def evaluate(model_dir: Path, url: str, schema: dict, held_out: list[dict]) -> dict:
+def evaluate(model_dir: Path, url: str, schema: dict, held_out: list[dict], preset: dict) -> dict:
     """Greedy, one tool call per task (each task needs exactly one), then verify."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from mcp_world.rl import WorldEnv
 
-    tok = AutoTokenizer.from_pretrained(model_dir)
-    tok.chat_template = chat_template()
+    tok = chat_template(AutoTokenizer.from_pretrained(model_dir), preset)
     model = AutoModelForCausalLM.from_pretrained(model_dir).eval()
+    if not preset["cpu"] and torch.cuda.is_available():
+        model = model.to("cuda", dtype=torch.bfloat16 if preset["bf16"] else torch.float32)
     env = WorldEnv(url)
     results = []
     try:
@@ -173,9 +195,9 @@ def evaluate(model_dir: Path, url: str, schema: dict, held_out: list[dict]) -> d
             instruction, _ = env.reset(seed=0, options={"task": {k: t[k] for k in ("id", "instruction", "success")}})
             text = tok.apply_chat_template([{"role": "user", "content": instruction}], tools=[schema], tokenize=False,
                                            add_generation_prompt=True)
-            ids = tok(text, return_tensors="pt", add_special_tokens=False)
+            ids = tok(text, return_tensors="pt", add_special_tokens=False).to(model.device)
             with torch.no_grad():
-                out = model.generate(**ids, max_new_tokens=48, do_sample=False, pad_token_id=tok.eos_token_id)
+                out = model.generate(**ids, max_new_tokens=preset["completion"], do_sample=False, pad_token_id=tok.eos_token_id)
             completion = tok.decode(out[0][ids.input_ids.shape[1]:], skip_special_tokens=False)
             call, command = TOOL_CALL.search(completion), None
             if call:
@@ -197,11 +219,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--engine", default=None, help="the world model (default: the embedded engine)")
     ap.add_argument("--policy", default=None, help="a Hugging Face folder (default: the packaged SmolLM2-135M)")
+    ap.add_argument("--preset", choices=sorted(PRESETS), default="cpu",
+                    help="cpu: what runs on 2 cores here; gpu: a real policy model on one GPU")
     ap.add_argument("--warm-epochs", type=int, default=4)
-    ap.add_argument("--grpo-steps", type=int, default=8)
+    ap.add_argument("--grpo-steps", type=int, default=None, help="default: the preset's (cpu 8, gpu 200)")
     ap.add_argument("--work", type=Path, default=Path("/tmp/mcp-world-rl-loop"))
     ap.add_argument("--out", type=Path, default=None, help="write the figures here (JSON)")
     a = ap.parse_args()
+    preset = dict(PRESETS[a.preset])
+    if a.preset == "gpu" and not a.policy:
+        ap.error("--preset gpu needs --policy FOLDER (a tool-calling model; the packaged 135M model calls no tools)")
+    steps = a.grpo_steps if a.grpo_steps is not None else preset["grpo_steps"]
 
     from mcp_world import embedded
     from mcp_world.paths import cache_dir
@@ -219,19 +247,19 @@ def main() -> None:
     try:
         train, held_out = tasks(TRAIN), tasks(HELD_OUT)
         env_cls, schema = tool_schema(sim_url)
-        report: dict = {"policy": str(base), "train_tasks": len(train), "held_out_tasks": len(held_out), "stages": {}}
+        report: dict = {"policy": str(base), "preset": a.preset, "grpo_steps": steps, "train_tasks": len(train), "held_out_tasks": len(held_out), "stages": {}}
         t0 = time.time()
         say(f"policy {base.name}: {len(train)} train tasks, {len(held_out)} held-out (other names)")
         stages = [("base", base)]
-        warm = warm_start(base, a.work / "warm", train, schema, a.warm_epochs, say)
+        warm = warm_start(base, a.work / "warm", train, schema, a.warm_epochs, preset, say)
         stages.append(("warm start", warm))
-        trained, history = grpo(warm, a.work / "grpo", sim_url, env_cls, train, a.grpo_steps, say)
+        trained, history = grpo(warm, a.work / "grpo", sim_url, env_cls, train, steps, preset, say)
         stages.append(("warm start + GRPO in sim", trained))
         report["grpo_history"] = history
         say(f"\n{'stage':<26} {'sim success':>11} {'real success':>12} {'tool calls':>10}")
         for name, folder in stages:
-            in_sim = evaluate(folder, sim_url, schema, held_out)
-            in_real = evaluate(folder, real_url, schema, held_out)
+            in_sim = evaluate(folder, sim_url, schema, held_out, preset)
+            in_real = evaluate(folder, real_url, schema, held_out, preset)
             report["stages"][name] = {"sim": in_sim, "real": in_real}
             say(f"{name:<26} {in_sim['success']:>11.2f} {in_real['success']:>12.2f} {in_sim['tool_calls']:>10.2f}")
         report["seconds"] = round(time.time() - t0)

@@ -74,7 +74,9 @@ async def test_bad_requests_get_clear_errors_and_lose_nothing(engine_url: str, t
                 ({"world": "atlantis"}, 404, ["cannot be served here", "devbox"]),
                 ({"task": "nope"}, 404, ["no task 'nope' for world 'devbox'", "branch", "inline"]),
                 ({"seed": -1}, 400, ["seed must be an integer"]),
-                ({"colour": "red"}, 400, ["unknown fields ['colour']", "world, task, seed"]),
+                ({"colour": "red"}, 400, ["unknown fields ['colour']", "world, task, seed, mode"]),
+                ({"mode": "dream"}, 400, ["mode must be one of simulation, real"]),
+                ({"mode": "real"}, 400, ["mode 'real' needs a real executor", "terminal", "--shadow"]),
                 ({"task": {"id": "x", "instruction": "i", "success": [{"kind": "git_branch", "equal": "x"}]}}, 400,
                  ["success[0]", "equal", "Extra inputs"]),
                 ({"task": 7}, 400, ["task must be a task id"]),
@@ -156,3 +158,55 @@ async def test_handles_need_the_bearer_token_when_the_server_has_one(engine_url:
             assert (await h.post(f"/episodes/{opened['episode_id']}/verify", json={})).status_code == 401
             verdict = (await h.post(f"/episodes/{opened['episode_id']}/verify", json={}, headers=auth)).json()
             assert verdict["reward"] == 0.0 and verdict["checks"][0]["detail"] == "the shell is in /home/user/notes-app"
+
+
+async def test_real_episodes_beside_simulated_ones_and_their_checks_read_the_real_sandbox(engine_url: str,
+                                                                                           tmp_path: Path):
+    """One server, `--shadow terminal`: an episode opened with mode real gets the bubblewrap sandbox's
+    answers, and its task's checks read the sandbox's files and repository (not the explicit state,
+    which knows nothing of a compound command's effects); a simulated episode beside it reads its
+    state. A link the agent makes to a host file reads what the sandbox sees: nothing of the host."""
+    import os
+
+    host = Path("/var/tmp") / f"mcp-world-verify-{os.getpid()}.txt"
+    host.write_text("host secret\n")
+    os.chmod(host, 0o644)
+    task = {"id": "docs", "instruction": "Add docs/notes.md on a branch feature/docs and commit it.", "success": [
+        {"kind": "file_exists", "path": "docs", "type": "dir"},
+        {"kind": "file_contains", "path": "docs/notes.md", "text": "hello"},
+        {"kind": "git_branch", "equals": "feature/docs"},
+        {"kind": "git_commit", "message_contains": "add docs"},
+        {"kind": "file_contains", "path": "leak", "text": "host secret"}]}
+    work = ("mkdir docs && echo hello > docs/notes.md && git checkout -q -b feature/docs && git add docs && "
+            "git -c user.name=u -c user.email=u@devbox commit -q -m 'add docs' && ln -s " + str(host) + " leak && "
+            "echo made")
+    try:
+        with http_server(engine_url, tmp_path / "e.db", "--world", "devbox", "--shadow", "terminal") as (url, _):
+            async with httpx.AsyncClient(base_url=base(url), timeout=300) as h:
+                listed = (await h.get("/episodes")).json()
+                assert listed["modes"] == ["simulation", "real"] and listed["real_domains"] == ["terminal"]
+                real = (await h.post("/episodes", json={"task": task, "mode": "real"})).json()
+                sim = (await h.post("/episodes", json={"task": task})).json()
+                assert (real["mode"], real["real_domains"], sim["mode"]) == ("real", ["terminal"], "simulation")
+                async with Client(real["mcp_url"], read_timeout_seconds=300) as c:
+                    refused = await c.call_tool("run_command", {"command": "mkdir -r docs"})
+                    made = await c.call_tool("run_command", {"command": work})
+                assert refused.meta["mcp-world/provenance"] == "real"
+                assert "invalid option" in refused.structured_content["output"]
+                assert made.structured_content["output"] == "made\n", made.structured_content
+                async with Client(sim["mcp_url"], read_timeout_seconds=300) as c:
+                    simulated = await c.call_tool("run_command", {"command": "pwd"})
+                assert simulated.meta["mcp-world/provenance"] in ("state", "model")
+
+                done = (await h.post(f"/episodes/{real['episode_id']}/verify", json={})).json()
+                assert [c["passed"] for c in done["checks"]] == [True, True, True, True, False], done
+                assert all("(in the real sandbox)" in c["detail"] for c in done["checks"]), done
+                # The link is there, its target (a host file) is not: the host file is never read through it.
+                assert done["checks"][4]["detail"] == \
+                    "/home/user/notes-app/leak (in the real sandbox) exists, its content unknown"
+                assert done["reward"] == pytest.approx(0.8)
+                other = (await h.post(f"/episodes/{sim['episode_id']}/verify", json={})).json()
+                assert other["reward"] == 0.0 and "sandbox" not in other["checks"][0]["detail"]
+                assert (await h.get(f"/episodes/{real['episode_id']}")).json()["mode"] == "real"
+    finally:
+        host.unlink(missing_ok=True)

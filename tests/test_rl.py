@@ -175,3 +175,33 @@ async def test_an_openenv_client_drives_concurrent_sessions_scored_by_verify(ope
         "select id, reward from episodes where id in (?, ?)",
         (ra.observation["episode_id"], rb.observation["episode_id"])).fetchall())
     assert rewards == {ra.observation["episode_id"]: 1.0, rb.observation["episode_id"]: 0.0}
+
+
+def test_openenv_production_mode_opens_real_episodes_whose_reward_reads_the_sandbox(engine_url, server, tmp_path):
+    """OpenEnv's production mode is mcp-world's real mode: the tools answered by the bubblewrap
+    sandbox (`--shadow terminal`), the reward read there; simulation mode on the same server."""
+    from openenv.core.env_server.mcp_types import CallToolAction
+
+    from mcp_world.rl.openenv import WorldEnvironment
+
+    with pytest.raises(ValueError, match="simulation, production"):
+        WorldEnvironment(server[0], mode="live")
+    plain = WorldEnvironment(server[0], mode="production")
+    with pytest.raises(EnvError, match="needs a real executor .* --shadow"):
+        plain.reset(task="branch")  # this server has no real executor
+    plain.close()
+    with http_server(engine_url, tmp_path / "p.db", "--world", "devbox", "--shadow", "terminal") as (url, _):
+        env = WorldEnvironment(url.removesuffix("/mcp"), mode="production")
+        try:
+            assert env.reset(task="branch").mode == "production"
+            step = env.step(CallToolAction(tool_name="run_command", arguments={
+                "command": "git checkout -q -b feature/search && git branch --show-current"}))
+            assert step.result == "feature/search\n" and step.error is None  # the real git's answer
+            done = env.step(CallToolAction(tool_name="submit", arguments={"answer": "done"}))
+            assert done.done and done.reward == 1.0, done.checks
+            assert all("(in the real sandbox)" in c["detail"] for c in done.checks)
+            assert env.reset(task="branch", mode="simulation").mode == "simulation"
+            untouched = env.step(CallToolAction(tool_name="submit", arguments={"answer": "done"}))
+            assert untouched.reward == pytest.approx(1 / 3) and "sandbox" not in untouched.checks[0]["detail"]
+        finally:
+            env.close()

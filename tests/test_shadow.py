@@ -248,3 +248,33 @@ async def test_an_evicted_episodes_sandbox_is_removed(tmp_path):
     finally:
         shadow.close()
         store.close()
+
+
+def test_a_server_sent_sigterm_removes_its_sandboxes_and_their_mounts(engine_url, tmp_path):
+    """`kill`, `docker stop` and supervisors send SIGTERM: the server must unwind as on Ctrl+C (it
+    used to die inside uvicorn's re-raised SIGTERM, leaving every live sandbox, its tmpfs mount as
+    root, behind)."""
+    import httpx
+
+    from .helpers import http_server
+
+    import os
+    import shutil
+
+    # Not under tmp_path: pytest's folders are 0700, which the sandbox's user cannot pass through.
+    scratch = Path("/var/tmp") / f"mcp-world-sigterm-{os.getpid()}"
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(mode=0o755)
+    with http_server(engine_url, tmp_path / "t.db", "--world", "devbox", "--shadow", "terminal",
+                     env={"TMPDIR": str(scratch)}) as (url, proc):
+        base = url.removesuffix("/mcp")
+        opened = httpx.post(f"{base}/episodes", json={"task": "branch", "mode": "real"}, timeout=60).json()
+        verdict = httpx.post(f"{base}/episodes/{opened['episode_id']}/verify", json={}, timeout=60).json()
+        assert "(in the real sandbox)" in verdict["checks"][0]["detail"], verdict
+        boxes = list(scratch.glob("mcp-world-shadow-*"))
+        assert len(boxes) == 1, "the real episode's sandbox is there while it lives"
+        proc.terminate()
+        assert proc.wait(timeout=30) == 128 + 15
+    assert list(scratch.iterdir()) == [], "SIGTERM left a sandbox behind"
+    assert str(scratch) not in Path("/proc/mounts").read_text(), "SIGTERM left a mount behind"
+    scratch.rmdir()

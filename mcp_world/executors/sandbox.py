@@ -75,6 +75,7 @@ class TerminalSandbox:
         self.host_uid = sandbox_uid() if self.root else os.getuid()
         self.cgroup = Cgroup.create(limits.memory_bytes, limits.max_processes) if self.root else None
         self.disk_limited = False  # the home is a tmpfs of limits.disk_bytes
+        self.initial_commits: dict[str, int] = {}  # the seed's repositories: commits made when materialized
         try:
             self._materialize()
         except BaseException:
@@ -131,6 +132,7 @@ class TerminalSandbox:
             result = self.run(script, repo.path)
             if result.exit_code != 0:
                 raise MCPWorldError(f"could not create the world's git repository {repo.path}: {result.output.strip()}")
+            self.initial_commits[repo.path] = 1
 
     def _inside(self, path: str) -> Path | None:
         """The host-side place of a path of the sandbox, or None when it would resolve outside the
@@ -234,6 +236,55 @@ class TerminalSandbox:
             self.cgroup.remove()
 
 
+class SandboxReader:
+    """Reads one episode's sandbox after the fact, for a task's checks (`verify` with real tools):
+    every read is a command inside the sandbox, so a link the agent made to a host file reads what
+    the sandbox sees (nothing of the host's). Answers are kept for the reader's life (one verify)."""
+
+    def __init__(self, box: TerminalSandbox) -> None:
+        self.box = box
+        self._seen: dict[tuple[str, str], Any] = {}
+
+    def _run(self, script: str, cwd: str | None = None) -> RealResult:
+        return self.box.run(script, cwd or self.box.home)
+
+    def _once(self, what: str, path: str, make: Any) -> Any:
+        if (what, path) not in self._seen:
+            self._seen[(what, path)] = make()
+        return self._seen[(what, path)]
+
+    def kind(self, path: str) -> str | None:
+        """'file', 'dir', or None when nothing is there."""
+        def make() -> str | None:
+            p = _q(path)
+            out = self._run(f"if [ -d {p} ]; then echo dir; elif [ -e {p} ] || [ -L {p} ]; then echo file; "
+                            "else echo none; fi").output.strip()
+            return out if out in ("file", "dir") else None
+        return self._once("kind", path, make)
+
+    def read(self, path: str) -> str | None:
+        """A file's content (up to the sandbox's output limit), or None when it is not a readable file."""
+        def make() -> str | None:
+            p = _q(path)
+            result = self._run(f"[ -f {p} ] && [ -r {p} ] || exit 3; cat -- {p}")
+            return None if result.exit_code != 0 or result.timed_out else result.output
+        return self._once("read", path, make)
+
+    def git(self, path: str) -> dict[str, Any] | None:
+        """{branch, branches, commits (subjects, oldest first), initial} of the repository at `path`."""
+        def make() -> dict[str, Any] | None:
+            result = self._run("git rev-parse --abbrev-ref HEAD && echo '\x1e' && "
+                               "git for-each-ref --format='%(refname:short)' refs/heads && echo '\x1e' && "
+                               "git log --reverse --format=%s", path)
+            if result.exit_code != 0:
+                return None
+            parts = (result.output.split("\x1e") + ["", "", ""])[:3]
+            lines = [[x for x in part.strip().splitlines() if x] for part in parts]
+            return {"branch": lines[0][0] if lines[0] else "", "branches": lines[1], "commits": lines[2],
+                    "initial": self.box.initial_commits.get(path, 0)}
+        return self._once("git", path, make)
+
+
 def _q(text: str) -> str:
     import shlex
 
@@ -296,6 +347,10 @@ class ShadowTerminal:
                       "cwd": load_domain("terminal").rules.next_cwd(command, cwd, home, real.exit_code)}
         return RealObservation(real.output, structured,
                                {**structured, "timed_out": real.timed_out, "truncated": real.truncated})
+
+    def reader(self, episode_id: str, world: World) -> SandboxReader:
+        """What reads the episode's sandbox (made now if the agent never ran a command: the seed's)."""
+        return SandboxReader(self.sandbox(episode_id, world))
 
     def end(self, episode_id: str) -> None:
         with self._lock:

@@ -43,6 +43,7 @@ class _Episode:
     tools: list[dict[str, Any]]
     task: str | None
     max_steps: int | None
+    mode: str = "simulation"
     client: Any = None
     stack: contextlib.AsyncExitStack = field(default_factory=contextlib.AsyncExitStack)
     steps: int = 0
@@ -86,8 +87,9 @@ class AsyncWorldEnv:
 
     def __init__(self, server: str = "http://127.0.0.1:8765", world: str | None = None, task: Any = None,
                  max_steps: int = 20, token: str | None = None, timeout_s: float = 300.0,
-                 observation_chars: int | None = None) -> None:
+                 observation_chars: int | None = None, mode: str | None = None) -> None:
         self.server, self.world, self.task = server, world, task
+        self.mode = mode  # "simulation" or "real" (the server's real executors); None: the server's default
         self.max_steps = max_steps
         self.token, self.timeout_s = token, timeout_s
         self.observation_chars = observation_chars  # what the policy reads of each result (None: all)
@@ -101,15 +103,18 @@ class AsyncWorldEnv:
         return self._http
 
     async def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
-        """Open a fresh episode. `options`: `task` (an id or an inline task) and `world` for this
-        episode only. Returns (the instruction, info)."""
+        """Open a fresh episode. `options`: `task` (an id or an inline task), `world` and `mode`
+        for this episode only. Returns (the instruction, info)."""
         await self._end()
         options = dict(options or {})
         body: dict[str, Any] = {}
         task = options.pop("task", self.task)
         world = options.pop("world", self.world)
+        mode = options.pop("mode", self.mode)
         if options:
-            raise EnvError(f"unknown reset options {sorted(options)}; accepted: task, world")
+            raise EnvError(f"unknown reset options {sorted(options)}; accepted: task, world, mode")
+        if mode is not None:
+            body["mode"] = mode
         if task is not None:
             body["task"] = json.loads(task) if isinstance(task, str) and task.lstrip().startswith("{") else task
         if world is not None:
@@ -118,13 +123,13 @@ class AsyncWorldEnv:
             body["seed"] = seed
         opened = await self._client().request("POST", "/episodes", body)
         ep = _Episode(opened["episode_id"], opened["mcp_url"], opened["instruction"], opened["tools"],
-                      opened.get("task"), opened.get("max_steps"))
+                      opened.get("task"), opened.get("max_steps"), opened.get("mode", "simulation"))
         self.episode, self.last_verdict = ep, None
         return ep.instruction, self._info(ep)
 
     def _info(self, ep: _Episode, **extra: Any) -> dict[str, Any]:
         return {"episode_id": ep.id, "mcp_url": ep.mcp_url, "tools": ep.tools, "task": ep.task,
-                "instruction": ep.instruction, "steps": ep.steps, **extra}
+                "instruction": ep.instruction, "mode": ep.mode, "steps": ep.steps, **extra}
 
     async def _mcp(self, ep: _Episode) -> Any:
         if ep.client is None:

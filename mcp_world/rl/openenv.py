@@ -9,9 +9,15 @@ instruction and tools in the observation's metadata), `ListToolsAction` lists th
 `submit(answer)`, `CallToolAction` calls a tool at the handle's MCP endpoint, and `submit` ends the
 episode with `verify`'s reward (`done`, `reward`, the checks in `metadata`). Past `max_steps` calls
 the episode is truncated and verified the same way. Concurrent sessions are on
-(`SUPPORTS_CONCURRENT_SESSIONS`): every session has its own episode. The tools are the simulated
-ones (OpenEnv's "simulation" mode); a world mirrored from a real server is served by `mcp-world
-mirror`, which is where real ("production") tools live.
+(`SUPPORTS_CONCURRENT_SESSIONS`): every session has its own episode.
+
+OpenEnv's two modes (default: the server's own `--real`): `mode="simulation"` answers every tool
+from the world model;
+`mode="production"` opens real episodes (`POST /episodes {mode: "real"}`): the tools of the domains
+the server has a real executor for (`mcp-world serve --shadow terminal`: a bubblewrap sandbox) are
+answered by that executor, the world model's prediction logged beside each, and the task's checks
+read the real machine. Train in one, check in the other, on the same server. A reset can choose
+per episode: `reset(mode="production")`.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ class EpisodeObservation(Observation):
     episode_id: str = ""
     instruction: str = ""
     task: str | None = None
+    mode: str = "simulation"  # OpenEnv's name: "production" when the tools are real
     tools: list[Tool] = []
 
 
@@ -48,6 +55,8 @@ class WorldCallObservation(CallToolObservation):
     checks: list[dict[str, Any]] = []
     truncated: bool = False
 
+
+OPENENV_MODES = {"simulation": "simulation", "production": "real"}  # OpenEnv's names -> the handles' modes
 
 SUBMIT = Tool(name="submit", description="End the episode with your final answer; the reward is computed then.",
               input_schema={"type": "object", "properties": {"answer": {"type": "string",
@@ -61,9 +70,10 @@ class WorldEnvironment(Environment):
     SUPPORTS_CONCURRENT_SESSIONS = True
 
     def __init__(self, server: str = "http://127.0.0.1:8765", world: str | None = None, task: Any = None,
-                 token: str | None = None, max_steps: int = 20) -> None:
+                 token: str | None = None, max_steps: int = 20, mode: str | None = None) -> None:
         super().__init__()
-        self.env = AsyncWorldEnv(server, world=world, task=task, token=token, max_steps=10**6)
+        self.env = AsyncWorldEnv(server, world=world, task=task, token=token, max_steps=10**6,
+                                 mode=_handle_mode(mode))
         self.max_steps = max_steps
         self._state = State(episode_id=None, step_count=0)
         self._tools: list[Tool] = []
@@ -95,13 +105,16 @@ class WorldEnvironment(Environment):
 
     async def _reset(self, seed: int | None, options: dict[str, Any]) -> Observation:
         extra = {k: v for k, v in options.items() if k in ("task", "world") and v is not None}
+        if options.get("mode") is not None:
+            extra["mode"] = _handle_mode(options["mode"])
         instruction, info = await self.env.reset(seed=seed, options=extra or None)
         self._tools = [Tool(name=t["name"], description=t.get("description") or "", input_schema=t["inputSchema"])
                        for t in info["tools"]] + [SUBMIT]
         self._state = State(episode_id=info["episode_id"], step_count=0)
         self._done = False
         return EpisodeObservation(done=False, reward=None, episode_id=info["episode_id"], instruction=instruction,
-                                  task=info["task"], tools=self._tools)
+                                  task=info["task"], tools=self._tools,
+                                  mode="production" if info["mode"] == "real" else "simulation")
 
     async def _step(self, action: Any) -> Observation:
         if isinstance(action, ListToolsAction):
@@ -135,6 +148,14 @@ class WorldEnvironment(Environment):
     def _failed(self, action: CallToolAction, kind: ToolErrorType, message: str) -> CallToolObservation:
         return WorldCallObservation(tool_name=action.tool_name, result=None, done=self._done, reward=None,
                                     error=ToolError(error_type=kind, message=message))
+
+
+def _handle_mode(mode: str | None) -> str | None:
+    if mode is None:
+        return None  # the server's default (its --real)
+    if mode not in OPENENV_MODES:
+        raise ValueError(f"mode must be one of {', '.join(OPENENV_MODES)} (OpenEnv's modes), not {mode!r}")
+    return OPENENV_MODES[mode]
 
 
 def environment(server: str = "http://127.0.0.1:8765", **options: Any):
