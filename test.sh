@@ -4,5 +4,15 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bash "$ROOT/scripts/bootstrap.sh"
+# The viewer's tests look at its pages in a real browser: Debian's chromium (Playwright drives it).
+if ! command -v chromium >/dev/null; then
+    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+        printf '\033[1m[mcp-world setup]\033[0m installing chromium (apt-get) for the viewer tests\n' >&2
+        (apt-get update -qq && apt-get install -y -qq chromium fonts-dejavu-core) >&2 \
+            || echo "could not install chromium; the viewer tests will be skipped" >&2
+    else
+        echo "chromium is not installed; the viewer tests need it (e.g. sudo apt-get install chromium)" >&2
+    fi
+fi
 cd "$ROOT"
 exec "${MCP_WORLD_VENV:-$ROOT/.venv}/bin/python" -m pytest "$@"

@@ -569,6 +569,25 @@ def merge(
          f"{summary.skipped} already there{renamed}")
 
 
+@app.command()
+def view(
+    db: DbOpt = DEFAULT_DB,
+    host: Annotated[str, typer.Option(help="Address to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port.")] = 8766,
+    token: Annotated[Optional[str], typer.Option(envvar="MCP_WORLD_TOKEN",
+                     help="Token every request must carry; required to bind beyond 127.0.0.1.")] = None,
+    reports: Annotated[list[Path], typer.Option("--reports", help="A folder with training runs' report.json "
+                                                "(repeatable; the shipped adapters' are always shown).")] = [],
+) -> None:
+    """Look at the log in a browser: episodes, each step drawn (screens, pages, terminals), sim beside real."""
+    from .viewer import run_view
+
+    try:
+        run_view(db.expanduser(), host, port, token, tuple(p.expanduser() for p in reports), say=_say)
+    except MCPWorldError as err:
+        _err(str(err))
+
+
 @app.command("import")
 def import_(
     file: Annotated[Path, typer.Argument(help="Episodes in the interchange format (JSONL).")],

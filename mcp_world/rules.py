@@ -158,6 +158,49 @@ class TypedText(Check):
         return self.text.lower() in typed.lower(), f"typed: {typed[-200:]!r}"
 
 
+MAX_LABEL = 120  # characters of a box's label in a picture (an observation's text is untrusted and unbounded)
+MAX_BOXES = 3000
+
+
+@dataclass(frozen=True)
+class Box:
+    """One element of a screen: its bounds in screen pixels, what it says, what it is."""
+
+    x: int
+    y: int
+    w: int
+    h: int
+    label: str = ""
+    role: str = ""
+    flags: tuple[str, ...] = ()  # clickable, checked, focused, selected, active, editable, target, ...
+
+
+@dataclass(frozen=True)
+class Picture:
+    """How a person sees one observation (`mcp-world view`); a domain's `Rules.picture` makes it.
+
+    kind: `screen` (boxes on a width x height screen, `point` where the action touched it),
+    `page` (an HTML document, shown in a sandboxed frame), `results` (search results: url, title,
+    snippet, date), `terminal` (the prompt, the command and its output)."""
+
+    kind: str
+    width: int = 0
+    height: int = 0
+    boxes: tuple[Box, ...] = ()
+    point: tuple[int, int] | None = None
+    html: str = ""
+    results: tuple[dict[str, str], ...] = ()
+    prompt: str = ""
+    command: str = ""
+    output: str = ""
+
+
+def short(text: Any, limit: int = MAX_LABEL) -> str:
+    """A label for a picture: one line, at most `limit` characters."""
+    text = " ".join(str(text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 class Rules:
     """A domain's behaviour. Subclass it in the domain's rules module and expose an instance as
     `rules`; override only what the domain has."""
@@ -191,6 +234,11 @@ class Rules:
     def where(self, state: dict[str, Any]) -> str:
         """Where the next action runs, for layouts that show it (a shell's cwd)."""
         return ""
+
+    def picture(self, text: str, call: Call, where: str = "") -> Picture | None:
+        """How a person sees the observation `text` of `call` (the viewer draws it); None: as text.
+        `text` is untrusted: bound what is kept (`short`, `MAX_BOXES`); the viewer escapes it."""
+        return None
 
     def validated(self, state: Any, domain: str = "") -> dict[str, Any]:
         """`state` as a valid document, or StateError (the caller keeps the old one)."""

@@ -84,23 +84,32 @@ async def test_a_three_step_browser_episode_over_http(engine_url, tmp_path):
         assert results[0].structured_content["url"] == "https://greenleaf.example/"
 
 
-async def test_a_three_step_android_episode_over_http(engine_url, tmp_path):
+async def test_android_episodes_over_http_get_valid_uiautomator_dumps(engine_url, tmp_path):
+    """Three android actions, each the first of its own episode, at once (the engine batches them:
+    one after another they took 90 s); every answer must be a dump that parses."""
     db = tmp_path / "a.db"
+    actions = {"phone-launch": ("android_launch_app", {"package": "com.android.settings"}),
+               "phone-tap": ("android_tap", {"target": "Network & internet"}),
+               "phone-back": ("android_press_key", {"key": "BACK"})}
+    results = {}
+
+    async def act(url, episode):
+        async with http_client(url, episode) as c:
+            tool, arguments = actions[episode]
+            results[episode] = await c.call_tool(tool, arguments)
+            if episode == "phone-launch":
+                results["bad"] = await c.call_tool("android_tap", {"x": 5, "target": "Wi-Fi"})
+
     with http_server(engine_url, db, "--world", "phone", "--seed", "3") as (url, _):
-        with anyio.fail_after(900):
-            async with http_client(url, "phone-1") as c:
-                results = [
-                    await c.call_tool("android_launch_app", {"package": "com.android.settings"}),
-                    await c.call_tool("android_tap", {"target": "Network & internet"}),
-                    await c.call_tool("android_press_key", {"key": "BACK"}),
-                ]
-                bad = await c.call_tool("android_tap", {"x": 5, "target": "Wi-Fi"})
+        with anyio.fail_after(500):
+            async with anyio.create_task_group() as tg:
+                for episode in actions:
+                    tg.start_soon(act, url, episode)
+    bad = results.pop("bad")
     assert bad.is_error and "bad_arguments" in bad.content[0].text
-    logged = rows(db, "phone-1")
-    assert len(logged) == 4
-    ok = [r for r in results if not r.is_error]
-    assert len(ok) >= 2
-    for r in ok:
+    assert len(rows(db, "phone-launch")) == 2 and len(rows(db, "phone-tap")) == 1
+    for episode, r in results.items():
+        assert not r.is_error, (episode, r.content[0].text)
         text = r.content[0].text
         assert text.startswith("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy")
         root = etree.fromstring(text.encode())

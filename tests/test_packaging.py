@@ -44,6 +44,10 @@ def test_the_wheel_carries_the_domains_worlds_tasks_real_episodes_and_adapter(wh
     root = Path(__file__).resolve().parent.parent
     modules = {str(p.relative_to(root)) for p in (root / "mcp_world").rglob("*.py") if "__pycache__" not in p.parts}
     assert modules <= names, sorted(modules - names)
+    # ... and the viewer's templates and static files (package data, not modules).
+    viewer = {str(p.relative_to(root)) for p in (root / "mcp_world" / "viewer").rglob("*")
+              if p.is_file() and p.suffix in (".html", ".css", ".js")}
+    assert viewer and viewer <= names, sorted(viewer - names)
 
 
 async def test_a_non_editable_install_serves_devbox_from_anywhere(wheel, tmp_path, engine_url):

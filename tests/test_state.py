@@ -180,7 +180,7 @@ def test_the_probe_command_reports_per_domain_and_per_probe(engine_url, tmp_path
     out = tmp_path / "p.json"
     r = subprocess.run([sys.executable, "-m", "mcp_world", "probe", "--world", "devbox", "--engine", engine_url,
                         "--json", str(out), "--db", str(tmp_path / "p.db")],
-                       capture_output=True, text=True, timeout=900)
+                       capture_output=True, text=True, timeout=500)  # under the 600 s test timeout
     assert r.returncode == 0, r.stderr
     result = json.loads(out.read_text())
     assert result["domains"]["terminal"]["total"] == 22 and result["overall"]["total"] == 22
@@ -210,11 +210,11 @@ async def test_world_reset_seed_gives_identical_observations_and_another_seed_ot
     # that hits it (bf16 kernels), so one run warms the cache first.
     await episode("warm", 1234)
     first, again = await episode("s1", 1234), await episode("s2", 1234)
-    others = [await episode(f"o{seed}", seed) for seed in (7, 99)]
+    others = [await episode("o7", 7)]
     assert first == again
     assert sum(len(o) for o in first) > 100  # long answers: a match by chance is not what this shows
     assert sum(not o.startswith("error: ") for o in first) >= 2, first  # mostly real observations, not errors
-    assert any(o != first for o in others)  # the seed is what made them equal
+    assert others[0] != first  # the seed is what made them equal
     store.close()
 
 

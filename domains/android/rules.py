@@ -11,7 +11,7 @@ from typing import Any, Literal
 from lxml import etree
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_world.rules import Call, Check, EpisodeView, FormatError, Parsed, Rules, TypedText
+from mcp_world.rules import MAX_BOXES, Box, Call, Check, EpisodeView, FormatError, Parsed, Picture, Rules, TypedText, short
 
 XML_DECLARATION = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
 
@@ -192,6 +192,47 @@ class AndroidRules(Rules):
 
     def parse(self, raw: str, call: Call) -> Parsed:
         return _DUMP.parse(raw, call)
+
+    def picture(self, text: str, call: Call, where: str = "") -> Picture | None:
+        return android_picture(text, call)
+
+
+_COORDS = re.compile(r"^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$")
+_FLAGS = ("clickable", "checkable", "checked", "focused", "selected", "scrollable", "password")
+
+
+def android_picture(dump: str, call: Call) -> Picture | None:
+    """The dump as the phone's screen: every node with bounds a box (its text, content-desc or
+    resource-id as the label), the tapped point or the tapped target marked."""
+    root = _tree(dump)
+    if root is None:
+        return None
+    boxes, width, height = [], 0, 0
+    target = str(call.arguments.get("target") or "").lower() if call.tool == "android_tap" else ""
+    for n in root.iter("node"):
+        m = _COORDS.match(n.get("bounds") or "")
+        if not m:
+            continue
+        x1, y1, x2, y2 = (int(v) for v in m.groups())
+        width, height = max(width, x2), max(height, y2)
+        label = n.get("text") or n.get("content-desc") or (n.get("resource-id") or "").rpartition("/")[2]
+        flags = [f for f in _FLAGS if n.get(f) == "true"]
+        if target and target in (_label(n) + " " + (n.get("resource-id") or "").lower()):
+            flags.append("target")
+        boxes.append(Box(x1, y1, max(0, x2 - x1), max(0, y2 - y1), short(label),
+                         short((n.get("class") or "").rpartition(".")[2], 40), tuple(flags)))
+        if len(boxes) >= MAX_BOXES:
+            break
+    if not boxes:
+        return None
+    point = None
+    if call.tool == "android_tap" and isinstance(call.arguments.get("x"), int) and isinstance(call.arguments.get("y"), int):
+        point = (call.arguments["x"], call.arguments["y"])
+    elif call.tool == "android_swipe":
+        xs = [call.arguments.get(k) for k in ("x1", "y1")]
+        if all(isinstance(v, int) for v in xs):
+            point = (xs[0], xs[1])
+    return Picture("screen", width or 1080, height or 2400, tuple(boxes), point)
 
 
 _DUMP = _Dump()

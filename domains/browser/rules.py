@@ -10,7 +10,7 @@ from typing import Any, Literal
 from lxml import etree, html as lxml_html
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_world.rules import Call, Check, EpisodeView, FormatError, Parsed, Rules, UrlPattern
+from mcp_world.rules import Call, Check, EpisodeView, FormatError, Parsed, Picture, Rules, UrlPattern
 
 MAX_PAGES = 8  # pages remembered per browser episode
 MAX_BACK = 50  # how far back `browser_back` can go
@@ -203,6 +203,9 @@ class BrowserRules(Rules):
 
     def parse(self, raw: str, call: Call) -> Parsed:
         return _HTML.parse(raw, call)
+
+    def picture(self, text: str, call: Call, where: str = "") -> Picture | None:
+        return Picture("page", html=text) if "<" in text else None  # the viewer frames it: no scripts, no network
 
 
 _HTML = _Html()

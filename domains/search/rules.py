@@ -9,7 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_world.rules import Call, Check, EpisodeView, FormatError, Parsed, Rules, UrlPattern, degenerate, sounds_like_commentary
+from mcp_world.rules import (Call, Check, EpisodeView, FormatError, Parsed, Picture, Rules, UrlPattern, degenerate,
+                              short, sounds_like_commentary)
 
 
 class SearchState(BaseModel):
@@ -112,6 +113,14 @@ class SearchRules(Rules):
 
     def parse(self, raw: str, call: Call) -> Parsed:
         return _RESULTS.parse(raw, call)
+
+    def picture(self, text: str, call: Call, where: str = "") -> Picture | None:
+        """web_search's results as a results page (web_fetch's Markdown stays text)."""
+        if call.tool != "web_search":
+            return None
+        results = [{"url": short(url, 300), "title": short(title, 200), "snippet": short(snippet, 400),
+                    "date": short(date, 40)} for _, url, title, snippet, date in _RESULT.findall(text)[:100]]
+        return Picture("results", results=tuple(results)) if results else None
 
 
 _RESULTS = _Results()

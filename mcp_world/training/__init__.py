@@ -292,44 +292,6 @@ def unload_adapter(url: str, name: str, say: Say) -> None:
 
 
 def _plot(report: dict[str, Any], path: Path) -> None:
-    import matplotlib
+    from ..charts import save, training_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    steps = report["steps"]
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
-    if steps:
-        xs = [r["step"] for r in steps]
-        mean = [r["reward"] for r in steps]
-        std = [r["reward_std"] for r in steps]
-        a.plot(xs, mean, label="reward (mean)")
-        a.fill_between(xs, [m - s for m, s in zip(mean, std)], [m + s for m, s in zip(mean, std)], alpha=0.2)
-        a.plot(xs, [r["groups_with_spread"] for r in steps], label="groups with differing rewards", ls="--")
-    sft = report.get("stages", {}).get("warmup_sft")
-    if sft and sft.get("steps"):
-        a.plot([r["step"] for r in sft["steps"]], [r["loss"] for r in sft["steps"]], label="warm start loss", ls=":")
-    a.set_xlabel("step")
-    a.set_title("training")
-    a.legend(loc="best")
-    labels, sims, bins = [], [], []
-    sft = report.get("stages", {}).get("warmup_sft")
-    rows = [("before", report.get("held_out_before"))]
-    if sft and report["steps"]:
-        rows.append(("warm start", sft.get("held_out_after")))
-    rows.append(("after", report.get("held_out_after")))
-    for name, row in rows:
-        if row:
-            labels.append(name)
-            sims.append(row["mean_similarity"])
-            bins.append(row["binary_score"])
-    x = range(len(labels))
-    b.bar([i - 0.2 for i in x], sims, width=0.4, label="mean similarity")
-    b.bar([i + 0.2 for i in x], bins, width=0.4, label="binary score")
-    b.set_xticks(list(x), labels)
-    b.set_ylim(0, 1)
-    b.set_title("held-out fidelity")
-    b.legend(loc="best")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save(training_figure(report), path)

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from mcp_world.rules import Call, FormatError, Parsed, Rules
+from mcp_world.rules import MAX_BOXES, Box, Call, FormatError, Parsed, Picture, Rules, short
 
 from . import checks as task_checks
 from . import state
@@ -61,6 +61,21 @@ class DesktopRules(Rules):
 
     def parse(self, raw: str, call: Call) -> Parsed:
         return _TREE.parse(raw, call)
+
+    def picture(self, text: str, call: Call, where: str = "") -> Picture | None:
+        """The tree as the desktop: each node a box at its bounds, the clicked target marked."""
+        try:
+            nodes = parse_tree(text)
+        except FormatError:
+            return None
+        target = str(call.arguments.get("target") or "").lower() if call.tool == "desktop_click" else ""
+        boxes = []
+        for n in nodes[:MAX_BOXES]:
+            x, y, w, h = n.bounds
+            flags = tuple(n.states) + (("target",) if target and n.name.lower() == target else ())
+            boxes.append(Box(x, y, w, h, short(n.name), short(n.role, 40), flags))
+        root = nodes[0].bounds
+        return Picture("screen", max(1, root[0] + root[2]), max(1, root[1] + root[3]), tuple(boxes))
 
 
 _TREE = TreeOutput()

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from mcp_world.rules import Call, Parsed, Rules, Transcript
+from mcp_world.rules import Call, Parsed, Picture, Rules, Transcript
 
 from . import checks as task_checks
 from . import output, shell
@@ -133,6 +133,9 @@ class TerminalRules(Rules):
 
     def where(self, state: dict[str, Any]) -> str:
         return str(state.get("cwd", ""))
+
+    def picture(self, text: str, call: Call, where: str = "") -> Picture | None:
+        return Picture("terminal", prompt=f"{where or '~'}$", command=str(call.arguments.get("command", "")), output=text)
 
     def parse(self, raw: str, call: Call) -> Parsed:
         return output.parse(raw, call)
