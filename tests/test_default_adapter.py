@@ -66,3 +66,32 @@ def test_a_broken_adapter_is_refused_when_merging(tmp_path):
 
     with pytest.raises(EngineSetupError, match="merging the adapter"):
         embedded.merged_model(cache_dir(), _adapter(tmp_path / "broken"))
+
+
+def test_only_the_three_most_recent_merged_models_stay_in_the_cache(tmp_path):
+    """Every adapter served merged (each training run's candidate) made a 260 MB folder that was
+    never removed; now the cache keeps the shipped adapter's and the three most recently used."""
+    import os
+    import time
+
+    from mcp_world.paths import cache_dir
+
+    cache = tmp_path / "cache"
+    (cache / "models").mkdir(parents=True)
+    (cache / "models" / embedded.MODEL_NAME).symlink_to(
+        cache_dir(os.environ.get("MCP_WORLD_CACHE")) / "models" / embedded.MODEL_NAME)
+
+    def merged(name: str, age_s: float) -> Path:
+        folder = cache / "models" / name
+        folder.mkdir()
+        (folder / "config.json").write_text("{}")
+        (folder / "model.safetensors").write_bytes(b"")
+        os.utime(folder, (time.time() - age_s, time.time() - age_s))
+        return folder
+
+    shipped = merged(embedded._merged_dir(cache, embedded.DEFAULT_ADAPTER).name, age_s=10_000)  # the oldest
+    candidates = [merged(f"{embedded.MODEL_NAME}+run{i}", age_s=1000 - i * 100) for i in range(6)]
+    assert embedded.merged_model(cache, embedded.DEFAULT_ADAPTER) == shipped  # reused, not merged again
+    left = {p.name for p in (cache / "models").iterdir()}
+    assert left == {embedded.MODEL_NAME, shipped.name, *(c.name for c in candidates[-3:])}, left
+    assert shipped.stat().st_mtime > candidates[-1].stat().st_mtime  # used now: the most recent
