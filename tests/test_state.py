@@ -145,7 +145,7 @@ async def test_a_60_step_episode_stays_within_the_context_budget(engine_url, tmp
                     state_mode="prompt")
     for i in range(60):
         r = await sim.call("long", "run_command", {"command": f"cat notes-{i}.log"})
-        assert not isinstance(r, Exception)
+        assert r.provenance == "model" and r.observation.startswith("line 0: lorem"), r  # answered, not refused
     used = []
     for req in engine.requests:
         msgs = req.messages + ([{"role": "assistant", "content": req.prefill}] if req.prefill else [])
