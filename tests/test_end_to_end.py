@@ -166,27 +166,3 @@ async def test_the_same_seed_and_actions_give_identical_observations(engine_url,
     assert outs[0] == outs[1]
 
 
-async def test_stdio_with_its_own_embedded_engine_connects_at_once_answers_and_leaves_nothing_running(tmp_path):
-    """The Claude Desktop path: `serve --transport stdio` on the default embedded engine."""
-    import os
-    import time
-
-    import psutil
-
-    from mcp_world.paths import cache_dir
-
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    (cache / "models").symlink_to(cache_dir(os.environ.get("MCP_WORLD_CACHE")) / "models")
-    t0 = time.monotonic()
-    with anyio.fail_after(600):
-        async with stdio_client(None, tmp_path / "own.db", "--cache", str(cache)) as c:
-            tools = await c.list_tools()  # answered while the engine is still starting
-            assert time.monotonic() - t0 < 30 and "run_command" in {t.name for t in tools.tools}
-            r = await c.call_tool("run_command", {"command": "whoami"})  # a question only the model answers
-            assert not r.is_error, r.content[0].text
-            assert r.meta["mcp-world/provenance"] == "model"
-    deadline = time.monotonic() + 30
-    while [p for p in psutil.process_iter(["cmdline"]) if str(cache) in " ".join(p.info["cmdline"] or [])]:
-        assert time.monotonic() < deadline, "the embedded engine outlived its server"
-        await anyio.sleep(0.5)

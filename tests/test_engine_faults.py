@@ -18,7 +18,7 @@ from mcp_world.engines import VLLMEngine
 from mcp_world.paths import cache_dir
 from mcp_world.server import build_server
 
-from .helpers import http_client, http_server
+from .helpers import stdio_client
 
 pytestmark = pytest.mark.anyio
 
@@ -106,36 +106,47 @@ async def test_slow_garbage_and_failing_engines_give_clear_errors_and_the_log_st
     assert [t.observation for t in ep.history["terminal"]] == ["fine\n"]
 
 
-async def test_an_embedded_engine_killed_mid_run_is_restarted_and_the_server_keeps_serving(tmp_path):
+async def test_stdio_on_its_own_embedded_engine_answers_survives_the_engine_killed_and_leaves_nothing(tmp_path):
+    """The Claude Desktop path, `serve --transport stdio` on the default embedded engine: tools are
+    listed while the engine starts, the model answers; the engine killed with `kill -9` mid-run
+    gives `engine_unavailable` meanwhile, is restarted on the same port and answers again; when
+    the client goes, no engine process outlives the server. (Two tests that each started an engine
+    of their own, one engine start apart.)"""
     cache = tmp_path / "cache"
     cache.mkdir()
     (cache / "models").symlink_to(cache_dir(os.environ.get("MCP_WORLD_CACHE")) / "models")
     db = tmp_path / "k.db"
-    with http_server(None, db, "--cache", str(cache), start_timeout=300) as (url, proc):
-        async with http_client(url, "k1") as c:
-            with anyio.fail_after(120):
-                assert not (await c.call_tool("run_command", {"command": "pwd"})).is_error
-            engines = [p for p in psutil.Process(proc.pid).children()
-                       if "vllm.entrypoints.openai.api_server" in " ".join(p.cmdline())]
-            assert len(engines) == 1
-            os.killpg(engines[0].pid, signal.SIGKILL)
-            with anyio.fail_after(30):
+
+    def engines() -> list[psutil.Process]:
+        return [p for p in psutil.process_iter(["cmdline"]) if str(cache) in " ".join(p.info["cmdline"] or [])
+                and "vllm.entrypoints.openai.api_server" in " ".join(p.info["cmdline"] or [])]
+
+    t0 = time.monotonic()
+    async with stdio_client(None, db, "--cache", str(cache)) as c:
+        tools = await c.list_tools()  # answered while the engine is still starting
+        assert time.monotonic() - t0 < 30 and "run_command" in {t.name for t in tools.tools}
+        with anyio.fail_after(300):
+            r = await c.call_tool("run_command", {"command": "whoami"})  # a question only the model answers
+        assert not r.is_error, r.content[0].text
+        assert r.meta["mcp-world/provenance"] == "model"
+        running = engines()
+        assert len(running) == 1
+        os.killpg(running[0].pid, signal.SIGKILL)
+        with anyio.fail_after(30):
+            r = await c.call_tool("run_command", {"command": "ls -la"})
+        assert r.is_error and r.content[0].text.startswith("engine_unavailable")
+        # Once restarted, the engine answers again: a success, or the tiny model's answer refused as
+        # malformed (it sometimes degenerates) -- either way not engine_unavailable.
+        with anyio.fail_after(400):
+            while True:
                 r = await c.call_tool("run_command", {"command": "ls -la"})
-            assert r.is_error and r.content[0].text.startswith("engine_unavailable")
-            # Once restarted, the engine answers again: a success, or the tiny model's answer
-            # refused as malformed (it sometimes degenerates) -- either way not engine_unavailable.
-            with anyio.fail_after(400):
-                while True:
-                    r = await c.call_tool("run_command", {"command": "ls -la"})
-                    if not r.is_error or not r.content[0].text.startswith("engine_unavailable"):
-                        break
-                    await anyio.sleep(3)
-            assert not r.is_error or r.content[0].text.startswith("malformed_observation"), r.content[0].text
-        proc.terminate()
-        out = proc.communicate(timeout=60)[0]
-    assert "restarting it (1/5)" in out
+                if not r.is_error or not r.content[0].text.startswith("engine_unavailable"):
+                    break
+                await anyio.sleep(3)
+        assert not r.is_error or r.content[0].text.startswith("malformed_observation"), r.content[0].text
+        assert len(engines()) == 1 and engines()[0].pid != running[0].pid, "one engine, a new one"
     con = sqlite3.connect(db)
-    kinds = [k for (k,) in con.execute("select error_kind from steps where episode_id='k1' order by idx")]
+    kinds = [k for (k,) in con.execute("select error_kind from steps order by id")]
     con.close()
     assert kinds[0] is None and kinds[-1] in (None, "malformed_observation")
     assert set(kinds[1:-1]) == {"engine_unavailable"}
