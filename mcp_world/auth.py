@@ -16,6 +16,15 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def require_token_beyond_loopback(host: str, token: str | None, what: str) -> None:
+    """Binding beyond loopback shows this machine's worlds or logs to the network: only with a token."""
+    if not is_loopback(host) and not token:
+        from .errors import MCPWorldError
+
+        raise MCPWorldError(f"binding to {host} {what} beyond this machine; give a bearer token with --token "
+                            "(or MCP_WORLD_TOKEN), or bind to 127.0.0.1")
+
+
 class BearerToken:
     """ASGI middleware: every HTTP request must carry `Authorization: Bearer <token>`."""
 

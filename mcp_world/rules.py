@@ -180,7 +180,7 @@ class Picture:
     """How a person sees one observation (`mcp-world view`); a domain's `Rules.picture` makes it.
 
     kind: `screen` (boxes on a width x height screen, `point` where the action touched it),
-    `page` (an HTML document, shown in a sandboxed frame), `results` (search results: url, title,
+    `page` (the observation is an HTML document: shown in a sandboxed frame), `results` (search results: url, title,
     snippet, date), `terminal` (the prompt, the command and its output)."""
 
     kind: str
@@ -188,7 +188,6 @@ class Picture:
     height: int = 0
     boxes: tuple[Box, ...] = ()
     point: tuple[int, int] | None = None
-    html: str = ""
     results: tuple[dict[str, str], ...] = ()
     prompt: str = ""
     command: str = ""

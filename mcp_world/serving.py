@@ -250,13 +250,10 @@ def make_shadow(cfg: ServeConfig):
 
 def check_exposure(cfg: ServeConfig) -> None:
     """Binding beyond loopback serves a world to the network: only with a bearer token."""
-    from .auth import is_loopback
+    from .auth import require_token_beyond_loopback
 
-    if cfg.transport == "http" and not is_loopback(cfg.host) and not cfg.token:
-        raise MCPWorldError(
-            f"binding to {cfg.host} exposes the server beyond this machine; give a bearer token with "
-            f"--token (or MCP_WORLD_TOKEN), or bind to 127.0.0.1"
-        )
+    if cfg.transport == "http":
+        require_token_beyond_loopback(cfg.host, cfg.token, "exposes the server")
 
 
 def security_settings(cfg: ServeConfig):

@@ -157,8 +157,8 @@ class Simulator:
     def readers(self, episode_id: str) -> dict[str, Any]:
         """For the episode's real domains, what reads the real machine after the fact (a task's
         checks read it there, not in the explicit state): domain -> the executor's reader."""
-        ep = next((e for e in self._episodes.values() if e.id == episode_id), None)
-        if ep is None:
+        ep = self._episodes.get(episode_id)  # handles: the key is the episode id
+        if ep is None or ep.id != episode_id:
             return {}
         out = {}
         for name in self.real_domains(episode_id) & set(ep.world.domains):

@@ -22,7 +22,7 @@ import httpx
 import pytest
 from lxml import etree
 
-from .helpers import free_port, http_client, http_server, stdio_client
+from .helpers import free_port, http_client, http_process, http_server, stdio_client
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # Skipped only outside CI: there test.sh installs chromium, and a missing one fails the browser fixture.
@@ -121,24 +121,17 @@ def log(engine_url, tmp_path_factory):
     site.shutdown()
 
 
+def viewing(db: Path, *extra: str):
+    """`mcp-world view` as a subprocess, once it answers (the helpers' server wait): (base URL, process)."""
+    port = free_port()
+    return http_process(["-m", "mcp_world", "view", "--db", str(db), "--port", str(port), *extra], port,
+                        start_timeout=30)
+
+
 @pytest.fixture(scope="module")
 def viewer(log):
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "mcp_world", "view", "--db", str(log["db"]), "--port", str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        assert proc.poll() is None, proc.stdout.read()
-        try:
-            httpx.get(base + "/", timeout=2)
-            break
-        except httpx.HTTPError:
-            assert time.monotonic() < deadline, "the viewer did not come up within 30 s"
-            time.sleep(0.2)
-    yield base
-    proc.terminate()
-    proc.wait(timeout=20)
+    with viewing(log["db"]) as (url, _):
+        yield url.removesuffix("/mcp")
 
 
 @pytest.fixture(scope="module")
@@ -335,29 +328,15 @@ def test_the_viewer_beyond_loopback_needs_its_token(log, tmp_path):
     bad = subprocess.run([sys.executable, "-m", "mcp_world", "view", "--db", str(log["db"]), "--host", "0.0.0.0"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "--token" in bad.stderr + bad.stdout
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "mcp_world", "view", "--db", str(log["db"]), "--port", str(port),
-                             "--token", "s3cret"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                r = httpx.get(base + "/", timeout=2)
-                break
-            except httpx.HTTPError:
-                assert time.monotonic() < deadline
-                time.sleep(0.2)
-        assert r.status_code == 401
+    with viewing(log["db"], "--token", "s3cret") as (url, _):
+        base = url.removesuffix("/mcp")
+        assert httpx.get(base + "/").status_code == 401
         with httpx.Client(base_url=base, follow_redirects=True) as c:
             assert c.get("/?token=wrong").status_code == 401
             ok = c.get("/?token=s3cret")
             assert ok.status_code == 200 and "shell-1" in ok.text and "token" not in str(ok.url)
             assert c.get("/runs").status_code == 200  # the cookie carries it
         assert httpx.get(base + "/", headers={"Authorization": "Bearer s3cret"}).status_code == 200
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
 
 
 # -- the drawing itself, on the domains' own real outputs (demonstrations.jsonl) ----------------------
@@ -411,7 +390,7 @@ def test_a_dump_with_a_10_mb_attribute_is_drawn_bounded():
 def test_fidelity_per_domain_across_eval_runs_is_drawn(tmp_path):
     from mcp_world.store import Store
     from mcp_world.viewer import LogReader
-    from mcp_world.viewer.charts import fidelity_svg
+    from mcp_world.viewer.charts import fidelity_png
 
     store = Store(tmp_path / "e.db")
     for run, sims in (("eval-1", (0.2, 0.4)), ("eval-2", (0.6, 0.8))):
@@ -424,4 +403,4 @@ def test_fidelity_per_domain_across_eval_runs_is_drawn(tmp_path):
     rows = LogReader(tmp_path / "e.db").fidelity()
     assert [(r["run"], r["domain"], r["steps"], round(r["mean"], 2)) for r in rows] == [
         ("eval-1", "terminal", 2, 0.3), ("eval-2", "terminal", 2, 0.7)]
-    assert fidelity_svg(rows).startswith("data:image/png;base64,")
+    assert fidelity_png(rows).startswith("data:image/png;base64,")

@@ -205,7 +205,7 @@ class BrowserRules(Rules):
         return _HTML.parse(raw, call)
 
     def picture(self, text: str, call: Call, where: str = "") -> Picture | None:
-        return Picture("page", html=text) if "<" in text else None  # the viewer frames it: no scripts, no network
+        return Picture("page") if "<" in text else None  # the viewer frames it: no scripts, no network
 
 
 _HTML = _Html()

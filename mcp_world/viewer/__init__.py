@@ -388,8 +388,8 @@ def view_app(db: Path, token: str | None = None, reports: tuple[Path, ...] = ())
 
         fidelity = reader.fidelity()
         found = charts.find_reports(reports)
-        return page(request, "runs.html", fidelity=fidelity, chart=charts.fidelity_svg(fidelity),
-                    reports=[(p, r, charts.training_svg(r)) for p, r in found])
+        return page(request, "runs.html", fidelity=fidelity, chart=charts.fidelity_png(fidelity),
+                    reports=[(p, r, charts.training_png(r)) for p, r in found])
 
     routes = [
         Route("/", episodes), Route("/episodes/{episode_id}", episode),
@@ -405,11 +405,9 @@ def run_view(db: Path, host: str = "127.0.0.1", port: int = 8766, token: str | N
              reports: tuple[Path, ...] = (), say: Any = print) -> None:
     import uvicorn
 
-    from ..auth import is_loopback
+    from ..auth import require_token_beyond_loopback
 
-    if not is_loopback(host) and not token:
-        raise MCPWorldError(f"binding to {host} shows the log beyond this machine; give a token with --token "
-                            "(or MCP_WORLD_TOKEN), or bind to 127.0.0.1")
+    require_token_beyond_loopback(host, token, "shows the log")
     app = view_app(db, token, reports)
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     say(f"mcp-world view of {db}: http://{shown}:{port}/" + (f"?token={token}" if token else ""))

@@ -30,7 +30,7 @@ def find_reports(roots: tuple[Path, ...]) -> list[tuple[Path, dict[str, Any]]]:
     return found
 
 
-def training_svg(report: dict[str, Any]) -> str | None:
+def training_png(report: dict[str, Any]) -> str | None:
     try:
         from ..charts import png_data_uri, training_figure
 
@@ -39,7 +39,7 @@ def training_svg(report: dict[str, Any]) -> str | None:
         return None
 
 
-def fidelity_svg(rows: list[dict[str, Any]]) -> str | None:
+def fidelity_png(rows: list[dict[str, Any]]) -> str | None:
     if not rows:
         return None
     try:
