@@ -69,5 +69,10 @@ class FormatError(ValueError):
     """The world model's answer is not a valid observation for the domain; the message says why."""
 
 
+class RepetitionError(FormatError):
+    """The answer ran to its token limit repeating itself: the re-ask samples with a stronger
+    repetition penalty instead of the same settings that looped."""
+
+
 class StateError(ValueError):
     """A state update that does not validate; the previous state stands."""

@@ -19,7 +19,7 @@ nothing is answered from state.
 
 Everything a domain module needs is importable from here: `Rules`, `Call`, `Parsed`,
 `FormatError`, `Transcript` and the answer checks every text domain uses (`unfence`,
-`sounds_like_commentary`, `degenerate`).
+`sounds_like_commentary`, `degenerate`, `refuse_repetition`).
 """
 
 from __future__ import annotations
@@ -31,14 +31,14 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import FormatError, StateError
+from .errors import FormatError, RepetitionError, StateError
 
 if TYPE_CHECKING:
     from .domain import Tool
     from .world import World
 
-__all__ = ["Call", "Check", "EpisodeView", "TypedText", "UrlPattern", "FormatError", "Parsed", "Rules", "StateError", "StepView", "Transcript",
-           "degenerate", "exit_code_for", "sounds_like_commentary", "unfence"]
+__all__ = ["Call", "Check", "EpisodeView", "TypedText", "UrlPattern", "FormatError", "Parsed", "RepetitionError", "Rules", "StateError", "StepView", "Transcript",
+           "degenerate", "exit_code_for", "refuse_repetition", "sounds_like_commentary", "unfence"]
 
 
 @dataclass
@@ -263,8 +263,7 @@ class Rules:
         text = unfence(raw.replace("\r\n", "\n")).strip("\n")
         if sounds_like_commentary(text):
             raise FormatError("the answer talks about the tool instead of being its output")
-        if call.truncated and degenerate(text):
-            raise FormatError("the answer degenerated into repetition")
+        refuse_repetition(text, call)
         return Parsed(text + "\n" if text else "", {})
 
     def is_error(self, parsed: Parsed) -> bool:
@@ -311,6 +310,12 @@ def degenerate(text: str) -> bool:
         return True
     tail = text[-400:]
     return len(tail) >= 160 and any(tail.count(tail[-k:]) * k >= len(tail) * 0.7 for k in range(2, 80))
+
+
+def refuse_repetition(text: str, call: Call) -> None:
+    """RepetitionError when the answer was cut at its token limit looping (see `degenerate`)."""
+    if call.truncated and degenerate(text):
+        raise RepetitionError("the answer degenerated into repetition")
 
 
 def unfence(text: str, languages: str = r"[a-z]*") -> str:

@@ -52,6 +52,8 @@ class ScriptedEngine:
         text = self.script(request)
         if isinstance(text, BaseException):
             raise text
+        if isinstance(text, Completion):  # a script that sets the token counts or `truncated` itself
+            return text
         return Completion(text, 10, 5, False, self.model, 1.0)
 
     async def aclose(self) -> None:

@@ -5,9 +5,9 @@ real MCP client on the real engine. Registries refuse unknown names with the one
 from __future__ import annotations
 
 import ast
-import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -167,87 +167,15 @@ def test_every_tool_schema_has_one_type_per_property():
 
 # -- a domain of one's own ------------------------------------------------------------------------
 
-KANBAN_YAML = """\
-name: kanban
-description: A kanban board with columns and cards.
-max_tokens: 120
-tools:
-  - name: board_list
-    description: List the cards in a column, one per line.
-    action: "LIST {column}"
-    inputSchema:
-      type: object
-      properties: {column: {type: string, minLength: 1, maxLength: 64}}
-      required: [column]
-      additionalProperties: false
-    annotations: {readOnlyHint: true}
-  - name: board_add
-    description: Add a card to a column; prints the card's id.
-    action: "ADD {title} TO {column}"
-    inputSchema:
-      type: object
-      properties: {column: {type: string, minLength: 1}, title: {type: string, minLength: 1}}
-      required: [column, title]
-      additionalProperties: false
-risks:
-  - {tools: [board_add], arguments: [title], pattern: '(?i)\\bdelete\\b', category: destructive, reason: asks to delete}
-"""
-KANBAN_RULES = '''
-from pydantic import BaseModel, Field
-
-from mcp_world.rules import Parsed, Rules
-
-
-class Board(BaseModel):
-    columns: dict[str, list[str]] = Field(default_factory=dict)
-
-
-class KanbanRules(Rules):
-    """Adding is answered from the state (the next id), and so is listing a column it knows."""
-
-    state_model = Board
-
-    def answer(self, state, call):
-        board = Board.model_validate(state)
-        if call.tool == "board_add":
-            n = sum(len(c) for c in board.columns.values()) + 1
-            return Parsed(f"card-{n}\\n", {"id": f"card-{n}"})
-        cards = board.columns.get(call.arguments["column"])
-        return None if cards is None else Parsed("".join(c + "\\n" for c in cards), {"cards": cards})
-
-    def apply(self, state, call, text, structured):
-        board = Board.model_validate(state)
-        if call.tool == "board_add":
-            board.columns.setdefault(call.arguments["column"], []).append(call.arguments["title"])
-        elif call.tool == "board_list" and call.arguments["column"] not in board.columns:
-            board.columns[call.arguments["column"]] = [ln for ln in text.splitlines() if ln.strip()]
-        return board.model_dump()
-
-    def summary(self, state):
-        return "; ".join(f"{k}: {', '.join(v)}" for k, v in Board.model_validate(state).columns.items())
-
-
-rules = KanbanRules()
-'''
-KANBAN_WORLD = """\
-name: team-board
-description: The product team's kanban board. Columns todo, doing and done; todo holds "Write release notes".
-domains: [kanban]
-"""
+EXAMPLE_DOMAINS = Path(__file__).resolve().parent.parent / "examples" / "domains"
 
 
 def write_kanban(root: Path, with_code: bool = True) -> Path:
-    folder = root / "kanban"
-    folder.mkdir(parents=True)
-    (folder / "domain.yaml").write_text(KANBAN_YAML)
-    (folder / "prompt.md").write_text("You are a kanban board's command line. Answer with exactly what it prints.")
-    (folder / "demonstrations.jsonl").write_text(
-        json.dumps({"tool": "board_list", "arguments": {"column": "done"}, "observation": "Ship v1.2\nFix login\n"})
-        + "\n")
-    if with_code:
-        (folder / "rules.py").write_text(KANBAN_RULES)
-    (root / "team-board.yaml").write_text(KANBAN_WORLD)
-    return folder
+    """examples/domains (the kanban domain and its team-board world) copied under `root`."""
+    shutil.copytree(EXAMPLE_DOMAINS, root, dirs_exist_ok=True)
+    if not with_code:
+        (root / "kanban" / "rules.py").unlink()
+    return root / "kanban"
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ import anyio
 import pytest
 from mcp import Client
 
+from mcp_world.engines import Completion
 from mcp_world.errors import AgentFault, FaultKind
 from mcp_world.server import build_server
 from mcp_world.simulator import Limits, Simulator
@@ -92,6 +93,20 @@ async def test_a_repaired_answer_is_used_and_marked(make_rig):
         r = await call(c, "run_command", {"command": "ls"})
     assert r.content[0].text == "a.txt\n"
     assert steps(rig)[0]["repaired"] == 1
+
+
+async def test_an_answer_that_looped_is_re_asked_with_a_frequency_penalty_and_the_rest_are_not(make_rig):
+    looping = Completion("ok\n" * 40, 10, 120, True, "scripted", 1.0)  # cut at max_tokens, one line over and over
+    answers = iter([looping, "a.txt\n", "This command lists files.", "b.txt\n"])
+    engine = ScriptedEngine(lambda r: next(answers))
+    rig = make_rig(engine=engine)
+    async with Client(build_server(rig.sim, connection_key="t")) as c:
+        looped = await call(c, "run_command", {"command": "ls"})
+        explained = await call(c, "run_command", {"command": "ls src"})
+    assert (looped.content[0].text, explained.content[0].text) == ("a.txt\n", "b.txt\n")
+    penalties = [(r.frequency_penalty, r.repetition_penalty) for r in engine.requests]
+    assert penalties == [(None, 1.05), (0.5, 1.05), (None, 1.05), (None, 1.05)]  # only the loop's re-ask changes
+    assert [row["repaired"] for row in steps(rig)] == [1, 1]
 
 
 async def test_an_unreachable_engine_is_an_error_for_that_call_and_the_server_recovers(make_rig):

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_world.rules import Call, FormatError, Parsed, Rules, degenerate, sounds_like_commentary
+from mcp_world.rules import Call, FormatError, Parsed, Rules, refuse_repetition, sounds_like_commentary
 
 
 class McpState(BaseModel):
@@ -37,8 +37,7 @@ class _Result:
             text = fence.group(1).strip()
         if sounds_like_commentary(text):
             raise FormatError("the answer talks about the tool instead of being its result")
-        if call.truncated and degenerate(text):
-            raise FormatError("the answer degenerated into repetition")
+        refuse_repetition(text, call)
         value: Any = None
         if text[:1] in ("{", "["):
             try:

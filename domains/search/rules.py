@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_world.rules import (Call, Check, EpisodeView, FormatError, Parsed, Picture, Rules, UrlPattern, degenerate,
+from mcp_world.rules import (Call, Check, EpisodeView, FormatError, Parsed, Picture, Rules, UrlPattern, refuse_repetition,
                               short, sounds_like_commentary)
 
 
@@ -60,8 +60,7 @@ class _Results:
             raise FormatError("the answer talks about the page instead of being its content")
         if re.match(r"\s*<(!doctype|html)", text, re.I):
             raise FormatError("the page came back as HTML; web_fetch returns Markdown")
-        if call.truncated and degenerate(text):
-            raise FormatError("the answer degenerated into repetition")
+        refuse_repetition(text, call)
         title = next((ln.lstrip("# ").strip() for ln in text.splitlines() if ln.startswith("# ")), "")
         return Parsed(text + "\n", {"url": call.arguments.get("url", ""), "title": title, "chars": len(text)})
 

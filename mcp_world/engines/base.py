@@ -29,6 +29,7 @@ class CompletionRequest:
     stop: tuple[str, ...] = ()
     top_k: int | None = None  # None: the engine's default
     repetition_penalty: float | None = None  # None: none
+    frequency_penalty: float | None = None  # OpenAI's: against tokens the answer already repeats; None: none
     grammar: str | None = None  # the answer must follow this grammar (GBNF-style, continuing the prefill)
     json_schema: dict[str, Any] | None = None  # the answer must be a JSON document matching this schema
     thinking: bool | None = None  # a reasoning model may think first; None: the model's default

@@ -27,6 +27,8 @@ def vllm_fields(request: CompletionRequest) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     if request.repetition_penalty is not None:
         fields["repetition_penalty"] = request.repetition_penalty
+    if request.frequency_penalty is not None:
+        fields["frequency_penalty"] = request.frequency_penalty
     if request.grammar is not None:
         fields["structured_outputs"] = {"grammar": request.grammar}
     elif request.json_schema is not None:

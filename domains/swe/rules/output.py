@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from mcp_world.rules import Call, FormatError, Parsed, degenerate, exit_code_for, sounds_like_commentary
+from mcp_world.rules import Call, FormatError, Parsed, refuse_repetition, exit_code_for, sounds_like_commentary
 
 _NUMBERED = re.compile(r"^ *(\d+)\t(.*)$")
 _MATCH = re.compile(r"^([^:\n]+):(\d+):(.*)$")
@@ -64,8 +64,7 @@ class RepoOutput:
         if fence:
             text = fence.group(1)
         text = re.sub(r"(\n```\s*)+$", "", text.rstrip()).strip("\n")  # a stray closing fence is not output
-        if call.truncated and degenerate(text):
-            raise FormatError("the answer degenerated into repetition")
+        refuse_repetition(text, call)
         if re.fullmatch(r"error: [^\n]+", text.strip()):
             return error_result(text.strip().removeprefix("error: "))
         if sounds_like_commentary(text):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from mcp_world.rules import Call, FormatError, Parsed, degenerate, exit_code_for, sounds_like_commentary
+from mcp_world.rules import Call, FormatError, Parsed, refuse_repetition, exit_code_for, sounds_like_commentary
 
 
 def shell_words(command: str) -> list[str] | None:
@@ -69,8 +69,7 @@ def parse(raw: str, call: Call) -> Parsed:
     text = "\n".join(lines)
     if sounds_like_commentary(text):
         raise FormatError("the answer explains the command instead of showing its output")
-    if call.truncated and degenerate(text):
-        raise FormatError("the answer degenerated into repetition")
+    refuse_repetition(text, call)
     text = text.strip("\n")
     if text:
         text += "\n"
