@@ -12,7 +12,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from .errors import MCPWorldError
+from .errors import AgentFault, MCPWorldError
 
 app = typer.Typer(help="mcp-world: an MCP server whose tools are answered by a language world model.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
@@ -29,6 +29,39 @@ DEFAULT_DB = Path.home() / ".local" / "share" / "mcp-world" / "episodes.db"
 DbOpt = Annotated[Path, typer.Option("--db", envvar="MCP_WORLD_DB", help="SQLite episode log.")]
 CacheOpt = Annotated[Optional[Path], typer.Option("--cache", envvar="MCP_WORLD_CACHE",
                                                   help="Cache directory (default ~/.cache/mcp-world).")]
+
+
+EngineKeyOpt = Annotated[list[str], typer.Option(
+    "--engine-key", envvar="MCP_WORLD_ENGINE_KEY", show_default=False,
+    help="API key of the URL engines: one for all, or one per --engine URL in order (never logged).")]
+EngineProfileOpt = Annotated[str, typer.Option(
+    "--engine-profile", envvar="MCP_WORLD_ENGINE_PROFILE",
+    help="What the URL engines accept: auto (ask the server), vllm, sglang, llamacpp, ollama, or openai "
+         "(the documented Chat Completions fields only). `mcp-world engine probe URL` shows what each does.")]
+EngineConcurrencyOpt = Annotated[Optional[int], typer.Option(
+    "--engine-concurrency", min=1, help="Most requests in flight per engine (default: no cap).")]
+
+
+PriceInOpt = Annotated[Optional[float], typer.Option(
+    "--price-in", min=0, help="US dollars per million prompt tokens of the world model: episodes get a cost.")]
+PriceOutOpt = Annotated[Optional[float], typer.Option(
+    "--price-out", min=0, help="US dollars per million completion tokens (with --price-in).")]
+
+
+def _price(price_in: float | None, price_out: float | None) -> tuple[float, float] | None:
+    if (price_in is None) != (price_out is None):
+        _err("give both --price-in and --price-out (US dollars per million prompt and completion tokens), or neither")
+    return None if price_in is None else (price_in, price_out)
+
+
+def _cost(cost: float | None) -> str:
+    return "" if cost is None else f"${cost:.4f}" if cost < 1 else f"${cost:,.2f}"
+
+
+def _access(keys: list[str], profile: str, concurrency: int | None):
+    from .serving import EngineAccess
+
+    return EngineAccess(keys=tuple(keys), profile=profile, concurrency=concurrency)
 
 
 def _err(msg: str) -> None:
@@ -133,6 +166,11 @@ def serve(
                                                              "a URL, or 'embedded' (the world model's own).")] = None,
     public_url: Annotated[Optional[str], typer.Option(help="Base URL put in the mcp_url of episode handles "
                                                            "(default: the URL the request came to).")] = None,
+    engine_key: EngineKeyOpt = [],
+    engine_profile: EngineProfileOpt = "auto",
+    engine_concurrency: EngineConcurrencyOpt = None,
+    price_in: PriceInOpt = None,
+    price_out: PriceOutOpt = None,
     domains: DomainsOpt = [],
     cache: CacheOpt = None,
 ) -> None:
@@ -151,7 +189,7 @@ def serve(
         _err(f"--state must be full, prompt or off, not {state!r}")
     try:
         w = load_world(world)
-        lora, model = _adapter(adapter, tuple(engine), cache, model)
+        lora, model = _adapter(adapter, tuple(engine), cache, model, engine_key)
         cfg = ServeConfig(
             world=w, db=db.expanduser(), engines=tuple(engine), model=model, dialect=dialect,
             thinking=thinking, thinking_budget=thinking_budget, transport=transport, host=host, port=port, seed=seed, engine_timeout_s=engine_timeout,
@@ -165,6 +203,7 @@ def serve(
             sampling=Sampling(temperature=temperature),
             embedded=embedded.EmbeddedConfig(cache=cache_dir(cache), adapter=lora),
             tasks=tuple(tasks), judge_engine=judge_engine, public_url=public_url,
+            access=_access(engine_key, engine_profile, engine_concurrency), price=_price(price_in, price_out),
         )
         from .dialects import get_dialect
         from .tasks import load_tasks
@@ -198,6 +237,11 @@ def mirror(
     engine: Annotated[list[str], typer.Option("--engine", envvar="MCP_WORLD_ENGINE",
                                               help="World model for the predictions: 'embedded' or a URL.")] = ["embedded"],
     model: Annotated[Optional[str], typer.Option(help="Model name at the engine.")] = None,
+    engine_key: EngineKeyOpt = [],
+    engine_profile: EngineProfileOpt = "auto",
+    engine_concurrency: EngineConcurrencyOpt = None,
+    price_in: PriceInOpt = None,
+    price_out: PriceOutOpt = None,
     dialect: Annotated[str, typer.Option(help="Prompt dialect: auto, instruct or agentworld.")] = "auto",
     predict: Annotated[bool, typer.Option(help="Log the world model's prediction beside each real result.")] = True,
     upstream_timeout: Annotated[float, typer.Option(help="Seconds to wait for the real server's answer.")] = 60.0,
@@ -231,6 +275,8 @@ def mirror(
         variables[key] = value
     serve_cfg = ServeConfig(world=None, db=db.expanduser(), engines=tuple(engine), model=model, dialect=dialect,
                             transport=transport, host=host, port=port, token=token,
+                            access=_access(engine_key, engine_profile, engine_concurrency),
+                            price=_price(price_in, price_out),
                             embedded=embedded.EmbeddedConfig(cache=cache_dir(cache)))
     cfg = MirrorConfig(
         upstream=UpstreamSpec(command=tuple(command or ()), url=upstream, env=variables, headers=headers,
@@ -265,7 +311,14 @@ def generate(
     engine: Annotated[list[str], typer.Option("--engine", envvar="MCP_WORLD_ENGINE",
                                               help="The world model: 'embedded' or a URL (repeatable).")] = ["embedded"],
     engine_model: Annotated[Optional[str], typer.Option(help="The world model's name at the engine.")] = None,
+    engine_key: EngineKeyOpt = [],
+    engine_profile: EngineProfileOpt = "auto",
+    engine_concurrency: EngineConcurrencyOpt = None,
+    price_in: PriceInOpt = None,
+    price_out: PriceOutOpt = None,
     agent_temperature: Annotated[float, typer.Option(help="The agent model's sampling temperature.")] = 0.7,
+    agent_key: Annotated[Optional[str], typer.Option(envvar="MCP_WORLD_AGENT_KEY", show_default=False,
+                                                     help="Bearer key of the --agent URL (never logged).")] = None,
     judge_engine: Annotated[Optional[str], typer.Option(help="An engine that scores tasks' judge rubrics: a URL, "
                                                              "or 'embedded' (the world model's own). Default: "
                                                              "judge rubrics are not scored.")] = None,
@@ -295,20 +348,26 @@ def generate(
                 _err(f"the scripted agent needs `actions` for every task; {tasks} has none for {', '.join(missing[:5])}")
         run_id = run or f"{w.name}-{tasks.stem}"
         cfg_serve = ServeConfig(world=w, db=db.expanduser(), engines=tuple(engine), model=engine_model,
+                                access=_access(engine_key, engine_profile, engine_concurrency),
+                                price=_price(price_in, price_out),
                                 embedded=embedded.EmbeddedConfig(cache=cache_dir(cache)))
         cfg = GenerateConfig(cfg_serve, tf.tasks, agent, model, protocol, episodes, concurrency, seed, max_steps,
-                             run_id, agent_temperature)
+                             run_id, agent_temperature, agent_key)
         running = Running(_say)
         pool = make_engines(cfg_serve, running, _say, background_start=False)
         total = len(tf.tasks) * episodes
         try:
             with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                          TextColumn("episodes · {task.fields[steps]} steps · {task.fields[rate]} steps/s"),
+                          TextColumn("episodes · {task.fields[steps]} steps · {task.fields[rate]} steps/s"
+                                     "{task.fields[cost]}"),
                           TimeRemainingColumn(), transient=False) as bar:
-                job = bar.add_task(f"generating {run_id}", total=total, steps=0, rate="0.00")
+                job = bar.add_task(f"generating {run_id}", total=total, steps=0, rate="0.00", cost="")
 
-                def progress(episodes: int | None = None, steps: int = 0, seconds: float = 0.0) -> None:
+                def progress(episodes: int | None = None, steps: int = 0, seconds: float = 0.0,
+                             cost: float | None = None) -> None:
                     fields = {"steps": steps, "rate": f"{steps / seconds:.2f}" if seconds > 0 else "0.00"}
+                    if cost is not None:
+                        fields["cost"] = f" · {_cost(cost)}"
                     if episodes is not None:
                         fields["completed"] = done_before + episodes
                     bar.update(job, **fields)
@@ -343,7 +402,8 @@ def generate(
                 if summary.mean_reward is not None else "")
     typer.echo(f"run {run_id}: {summary.planned} episodes planned, {summary.skipped} already finished; "
                f"this time: {outcomes}; {summary.steps} steps in {summary.seconds:.0f} s ({rate:.2f} steps/s)"
-               f"{rewarded}; log: {db}")
+               f"{rewarded}; world-model tokens {summary.prompt_tokens} in, {summary.completion_tokens} out"
+               f"{'; cost ' + _cost(summary.cost) if summary.cost is not None else ''}; log: {db}")
 
 
 @app.command()
@@ -352,6 +412,9 @@ def probe(
     engine: Annotated[list[str], typer.Option("--engine", envvar="MCP_WORLD_ENGINE",
                                               help="'embedded' or an OpenAI-compatible URL (repeatable).")] = ["embedded"],
     model: Annotated[Optional[str], typer.Option(help="Model name at the engine.")] = None,
+    engine_key: EngineKeyOpt = [],
+    engine_profile: EngineProfileOpt = "auto",
+    engine_concurrency: EngineConcurrencyOpt = None,
     state: Annotated[str, typer.Option(help="Explicit state: full, prompt or off (history only).")] = "full",
     suite: Annotated[Optional[Path], typer.Option(help="Probe suite (YAML; default: the shipped one).")] = None,
     json_out: Annotated[Optional[Path], typer.Option("--json", help="Write the results as JSON here.")] = None,
@@ -376,7 +439,7 @@ def probe(
             probes = [p for p in probes if p.world == world]
             if not probes:
                 _err(f"no probes for world {world!r}")
-        cfg = ServeConfig(world=None, db=db,
+        cfg = ServeConfig(world=None, db=db, access=_access(engine_key, engine_profile, engine_concurrency),
                           engines=tuple(engine), model=model, embedded=embedded.EmbeddedConfig(cache=cache_dir(cache)))
         running = Running(_say)
         pool = make_engines(cfg, running, _say, background_start=False)
@@ -428,7 +491,13 @@ def episodes_list(db: DbOpt = DEFAULT_DB, limit: int = 50) -> None:
         typer.echo("no episodes")
     for r in rows:
         when = datetime.fromtimestamp(r["created_at"]).strftime("%Y-%m-%d %H:%M:%S")
-        typer.echo(f"{r['id']:36} {r['world_name']:10} {r['steps']:4} steps {r['errors'] or 0:3} errors  {when}  {r['source']}")
+        typer.echo(f"{r['id']:36} {r['world_name']:10} {r['steps']:4} steps {r['errors'] or 0:3} errors  {when}  "
+                   f"{r['source']:6} {r['prompt_tokens']:>8} in {r['completion_tokens']:>7} out  {_cost(r['cost'])}")
+    priced = [r["cost"] for r in rows if r["cost"] is not None]
+    if rows:
+        typer.echo(f"{len(rows)} episodes: {sum(r['prompt_tokens'] for r in rows)} prompt and "
+                   f"{sum(r['completion_tokens'] for r in rows)} completion tokens"
+                   + (f"; cost {_cost(sum(priced))} over {len(priced)} priced" if priced else ""))
 
 
 @episodes_app.command("show")
@@ -542,8 +611,13 @@ def report(
                 typer.secho(f"       {f.category}: {safe(f.reason)}", fg=typer.colors.RED)
     total = sum(len(r.flags) for r in reports)
     cats = sorted({f.category for r in reports for f in r.flags})
+    used = store.usage([r.id for r in reports])
+    tokens = [sum(u[k] for u in used.values()) for k in ("prompt_tokens", "completion_tokens")]
+    priced = [u["cost"] for u in used.values() if u["cost"] is not None]
     typer.echo(f"\n{len(reports)} episode(s), {sum(len(r.steps) for r in reports)} actions, {total} risky"
                + (": " + "; ".join(f"{c} ({CATEGORIES.get(c, c)})" for c in cats) if cats else ""))
+    typer.echo(f"world-model tokens {tokens[0]} in, {tokens[1]} out"
+               + (f"; cost {_cost(sum(priced))}" if priced else ""))
     if html:
         real = {r.id: {i for i, s in enumerate(store.steps(r.id)) if s["real_observation"] is not None
                        or s["provenance"] == "real"} for r in reports}
@@ -609,7 +683,8 @@ def import_(
     typer.echo(f"imported {episodes} episodes ({steps} real steps) into {db}")
 
 
-def _adapter(option: str | None, engines: tuple[str, ...], cache: Any, model: str | None) -> tuple[Any, str | None]:
+def _adapter(option: str | None, engines: tuple[str, ...], cache: Any, model: str | None,
+             keys: list[str] = ()) -> tuple[Any, str | None]:
     """`--adapter`: the adapter the embedded engine serves merged (the shipped one when unset, None for
     'none') and the model name to ask URL engines for (the adapter hot-loaded into them)."""
     from . import embedded
@@ -618,7 +693,7 @@ def _adapter(option: str | None, engines: tuple[str, ...], cache: Any, model: st
         return embedded.resolve_adapter(option), model
     from .training import use_adapter
 
-    lora, adapter_model = use_adapter(Path(option), engines, cache)
+    lora, adapter_model = use_adapter(Path(option), engines, cache, tuple(keys))
     return lora, adapter_model or model
 
 
@@ -681,6 +756,9 @@ def eval_(
     data: Annotated[list[Path], typer.Option("--data", help="Real episodes in the interchange format (JSONL; repeatable).")],
     engine: Annotated[str, typer.Option(envvar="MCP_WORLD_ENGINE", help="'embedded' or an OpenAI-compatible URL.")] = "embedded",
     model: Annotated[Optional[str], typer.Option(help="Model name at the engine.")] = None,
+    engine_key: EngineKeyOpt = [],
+    engine_profile: EngineProfileOpt = "auto",
+    engine_concurrency: EngineConcurrencyOpt = None,
     limit: Annotated[Optional[int], typer.Option(help="Score at most this many steps.")] = None,
     tau: Annotated[float, typer.Option(help="Similarity threshold of the binary score.")] = 0.8,
     json_out: Annotated[Optional[Path], typer.Option("--json", help="Write the report as JSON here.")] = None,
@@ -714,8 +792,9 @@ def eval_(
             _err(f"{', '.join(map(str, data))} hold no episodes")
         total = sum(len(r.steps) for r in records)
         total = min(total, limit) if limit is not None else total
-        lora, model = _adapter(adapter, (engine,), cache, model)
+        lora, model = _adapter(adapter, (engine,), cache, model, engine_key)
         cfg = ServeConfig(world=records[0].world, db=db, engines=(engine,), model=model,
+                          access=_access(engine_key, engine_profile, engine_concurrency),
                           embedded=embedded.EmbeddedConfig(cache=cache_dir(cache), adapter=lora))
         running = Running(_say)
         pool = make_engines(cfg, running, _say, background_start=False)
@@ -872,6 +951,68 @@ def engine_status(cache: CacheOpt = None) -> None:
         typer.echo("not running")
         raise typer.Exit(1)
     typer.echo(f"running at {r.url} (pid {r.pid}, model {r.model}, up {time.time() - r.started_at:.0f} s, log {r.log})")
+
+
+@engine_app.command("probe")
+def engine_probe(
+    url: Annotated[str, typer.Argument(help="The engine's URL (an OpenAI-compatible server).")],
+    model: Annotated[Optional[str], typer.Option(help="Model name at the engine (default: its first).")] = None,
+    engine_key: EngineKeyOpt = [],
+    engine_profile: EngineProfileOpt = "auto",
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for the test answer.")] = 60.0,
+) -> None:
+    """Say what the engine at URL is, what it can do, and what each domain will use on it; one short
+    test answer checks the key and the model."""
+    import asyncio
+
+    from .domain import domain_names, load_domain
+    from .engines import CompletionRequest, open_url, resolve
+    from .rules import Rules
+
+    if resolve(url).kind != "url":
+        _err(f"engine probe takes a URL, not {url!r}")
+    if len(engine_key) > 1:
+        _err("engine probe takes one --engine-key")
+
+    async def go():
+        engine = open_url(url, model=model, api_key=engine_key[0] if engine_key else None, profile=engine_profile,
+                          timeout_s=timeout)
+        try:
+            listed = await engine._get_json("/v1/models")
+            served = await engine.resolve_model()
+            profile = await engine.resolve_profile()
+            answer = await engine.complete(CompletionRequest(
+                messages=[{"role": "user", "content": "Answer with the word OK."}], max_tokens=8, seed=0, temperature=0.0))
+            return listed, served, profile, answer
+        finally:
+            await engine.aclose()
+
+    try:
+        listed, served, profile, answer = asyncio.run(go())
+    except AgentFault as err:
+        _err(err.message)
+    except MCPWorldError as err:
+        _err(str(err))
+    ids = [m.get("id") for m in (listed.get("data") or []) if isinstance(m, dict)] if isinstance(listed, dict) else []
+    typer.echo(f"engine    {url}")
+    typer.echo(f"profile   {profile.name}{' (detected)' if engine_profile == 'auto' else ''}")
+    typer.echo(f"models    {', '.join(map(str, ids)) or '(none listed)'}; using {served}")
+    typer.echo(f"answer    {answer.text.strip()[:60]!r} in {answer.latency_ms:.0f} ms; prompt tokens "
+               f"{answer.prompt_tokens or 'not counted by the server'}")
+    for capability, what in profile.lines():
+        typer.echo(f"  {capability:19} {what}")
+    typer.echo("\ndomain     on this engine")
+    for name in domain_names():
+        d = load_domain(name)
+        rules = type(d.rules)
+        prefilled = rules.transcript is not Rules.transcript or rules.prefill is not Rules.prefill
+        grammar = any(d.grammar_for(t.name) for t in d.tools)
+        uses = []
+        if prefilled:
+            uses.append("prefill" if profile.prefill else "prefill as an instruction")
+        if grammar:
+            uses.append("grammar" if profile.grammar else "free answers (no grammar): parser and repair")
+        typer.echo(f"{name:10} {'; '.join(uses) or 'plain answers'}")
 
 
 @engine_app.command("stop")

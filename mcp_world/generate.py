@@ -95,7 +95,7 @@ class ChatPolicy:
     max_observation_chars: int = 4_000  # what the agent reads of each result
     context_chars: int = 18_000  # the agent's prompt is kept within this (oldest turns dropped)
     timeout_s: float = 300.0
-    api_key: str | None = None
+    api_key: str | None = field(default=None, repr=False)
     world_text: str = ""
     name: str = "chat"
     _client: httpx.AsyncClient | None = field(default=None, repr=False)
@@ -226,6 +226,7 @@ class GenerateConfig:
     max_steps: int = 20
     run_id: str = "run"
     agent_temperature: float = 0.7
+    agent_key: str | None = field(default=None, repr=False)  # the agent API's bearer key (never logged)
 
 
 @dataclass
@@ -237,6 +238,9 @@ class Summary:
     steps: int = 0
     seconds: float = 0.0
     rewards: list[float] = field(default_factory=list)  # the verified episodes' rewards
+    prompt_tokens: int = 0  # the world model's, over the episodes run now
+    completion_tokens: int = 0
+    cost: float | None = None  # US dollars, where priced
 
     @property
     def mean_reward(self) -> float | None:
@@ -262,7 +266,7 @@ async def generate(cfg: GenerateConfig, engines: Any, say: Callable[[str], None]
 
     store = Store(cfg.serve.db)
     sim = Simulator(cfg.serve.world, engines, store, get_dialect(cfg.serve.dialect), cfg.serve.limits,
-                    None, cfg.serve.sampling)
+                    None, cfg.serve.sampling, price=cfg.serve.price)
     if cfg.agent == "scripted":
         policy: Any = ScriptedPolicy()
         agent_name = "scripted"
@@ -272,6 +276,7 @@ async def generate(cfg: GenerateConfig, engines: Any, say: Callable[[str], None]
         known = engines.engines[0].model if cfg.agent == "embedded" else None
         model = cfg.agent_model or (known if known != "unknown" else None)  # None: ask the engine
         policy = ChatPolicy(url, model, protocol, temperature=cfg.agent_temperature,
+                            api_key=cfg.agent_key if cfg.agent != "embedded" else None,
                             world_text=cfg.serve.world.description.strip())
         agent_name = f"{cfg.agent}:{protocol}"
     summary = Summary(cfg.run_id)
@@ -328,9 +333,15 @@ async def generate(cfg: GenerateConfig, engines: Any, say: Callable[[str], None]
                 except MCPWorldError as err:
                     say(f"episode {episode_id}: not verified: {err}")
             summary.outcomes[outcome.status] = summary.outcomes.get(outcome.status, 0) + 1
+            used = store.usage([episode_id]).get(episode_id)
+            if used:
+                summary.prompt_tokens += used["prompt_tokens"]
+                summary.completion_tokens += used["completion_tokens"]
+                if used["cost"] is not None:
+                    summary.cost = (summary.cost or 0.0) + used["cost"]
             if progress:
                 progress(episodes=sum(summary.outcomes.values()), steps=summary.steps,
-                         seconds=time.perf_counter() - t0)
+                         seconds=time.perf_counter() - t0, cost=summary.cost)
 
     serving = asyncio.ensure_future(userver.serve())
     try:

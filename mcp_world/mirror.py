@@ -183,14 +183,15 @@ class Mirror:
 
     def __init__(self, upstream: Upstream, world: World, store: Store, engines: EnginePool | None,
                  dialect: str = "instruct", limits: Limits = Limits(), sampling: Sampling = Sampling(),
-                 predict_concurrency: int = 2, max_backlog: int = 256) -> None:
+                 predict_concurrency: int = 2, max_backlog: int = 256,
+                 price: tuple[float, float] | None = None) -> None:
         self.upstream = upstream
         self.world = world
         self.store = store
         self.engines = engines
         self.dialect = dialect
         self.sim = None if engines is None else Simulator(world, engines, store, get_dialect(dialect), limits,
-                                                          sampling=sampling)
+                                                          sampling=sampling, price=price)
         self._episodes: dict[str, MirrorEpisode] = {}
         self.max_episodes = limits.max_episodes
         self._creating = asyncio.Lock()
@@ -223,7 +224,7 @@ class Mirror:
             world=self.world.model_dump(by_alias=True, exclude_defaults=True),
             engine_url=engine.url if engine else None, model=engine.model if engine else None,
             dialect=self.dialect if engine else None, seed=seed, source="mirror",
-            state={"upstream": self.upstream.spec.describe()},
+            state={"upstream": self.upstream.spec.describe()}, **(self.sim._price_fields() if self.sim else {}),
         )
         ep = MirrorEpisode(self.sim.new_episode(episode_id, self.world, seed) if self.sim is not None
                            else Episode(episode_id, self.world, seed, "", {}))
@@ -384,7 +385,8 @@ def run_mirror(cfg: MirrorConfig, say: Any) -> None:
     async def main() -> None:
         async with Upstream(cfg.upstream) as upstream:
             world = world_for(upstream, cfg.name, cfg.description)
-            mirror = Mirror(upstream, world, store, pool, cfg.serve.dialect, cfg.serve.limits, cfg.serve.sampling)
+            mirror = Mirror(upstream, world, store, pool, cfg.serve.dialect, cfg.serve.limits, cfg.serve.sampling,
+                            price=cfg.serve.price)
             try:
                 if stdio:
                     from mcp.server.stdio import stdio_server

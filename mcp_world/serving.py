@@ -18,7 +18,8 @@ import uvicorn
 from . import embedded
 from .dialects import get_dialect
 from .engines import EnginePool, StartGate, VLLMEngine, open_url, resolve
-from .errors import MCPWorldError
+from .engines.profiles import NAMES as PROFILE_NAMES
+from .errors import EngineSetupError, MCPWorldError, UnknownName
 from .server import build_server
 from .signals import stop_cleanly_on_term
 from .simulator import Limits, Sampling, Simulator
@@ -27,6 +28,29 @@ from .world import World
 
 log = logging.getLogger("mcp_world")
 Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class EngineAccess:
+    """How URL engines are reached: their keys, what they accept, how many requests at once."""
+
+    keys: tuple[str, ...] = ()  # one key for every URL engine, or one per URL engine in order
+    profile: str = "auto"  # profiles.NAMES; auto: ask the server what it is
+    concurrency: int | None = None  # requests in flight per engine; None: no cap
+
+    def key_for(self, index: int, count: int) -> str | None:
+        """The key of the `index`-th of `count` URL engines."""
+        if not self.keys:
+            return None
+        if len(self.keys) == 1:
+            return self.keys[0]
+        if len(self.keys) != count:
+            raise EngineSetupError(f"{len(self.keys)} engine keys for {count} URL engines: give one key for all, "
+                             f"or one per --engine URL in order")
+        return self.keys[index]
+
+    def __repr__(self) -> str:  # never print a key
+        return f"EngineAccess(keys={len(self.keys)} given, profile={self.profile!r}, concurrency={self.concurrency})"
 
 
 @dataclass(frozen=True)
@@ -60,6 +84,8 @@ class ServeConfig:
     tasks: tuple[Path, ...] = ()  # task files whose tasks POST /episodes can open (beside the shipped ones)
     judge_engine: str | None = None  # an engine URL that scores tasks' judge rubrics
     public_url: str | None = None  # the base of the mcp_url handed out (default: the request's own)
+    access: EngineAccess = field(default_factory=EngineAccess)
+    price: tuple[float, float] | None = None  # US dollars per million prompt and completion tokens
 
 
 class Running:
@@ -119,18 +145,26 @@ class Running:
 
 def make_engines(cfg: ServeConfig, running: Running, say: Say, background_start: bool) -> EnginePool:
     engines = []
-    for spec in cfg.engines:
-        choice = resolve(spec)  # an unknown name is refused here, with the names accepted
+    choices = [resolve(spec) for spec in cfg.engines]  # an unknown name is refused here, with the names accepted
+    urls = sum(c.kind == "url" for c in choices)
+    if cfg.access.profile not in PROFILE_NAMES:
+        raise UnknownName(f"unknown engine profile {cfg.access.profile!r}; profiles: {', '.join(PROFILE_NAMES)}")
+    url_index = 0
+    for choice in choices:
         if choice.kind == "url":
             engines.append(open_url(choice.url, model=cfg.model, timeout_s=cfg.engine_timeout_s,
-                                    max_observation_chars=cfg.limits.max_observation_chars))
+                                    max_observation_chars=cfg.limits.max_observation_chars,
+                                    api_key=cfg.access.key_for(url_index, urls),
+                                    profile=cfg.access.profile, concurrency=cfg.access.concurrency))
+            url_index += 1
             continue
         model = embedded.served_name(cfg.embedded.adapter)
         record = embedded.find_background(cfg.embedded.cache)
         if record is not None and record.model == model:
             say(f"using the background embedded engine at {record.url} (pid {record.pid})")
             engines.append(VLLMEngine(record.url, model=model, timeout_s=cfg.engine_timeout_s,
-                                        max_observation_chars=cfg.limits.max_observation_chars))
+                                        max_observation_chars=cfg.limits.max_observation_chars,
+                                        concurrency=cfg.access.concurrency))
             continue
         if record is not None:
             say(f"the background embedded engine serves {record.model}, not {model}: starting another")
@@ -157,7 +191,8 @@ def make_engines(cfg: ServeConfig, running: Running, say: Say, background_start:
         else:
             _start()
         engines.append(VLLMEngine(url, model=model, timeout_s=cfg.engine_timeout_s,
-                                    max_observation_chars=cfg.limits.max_observation_chars, starting=gate))
+                                    max_observation_chars=cfg.limits.max_observation_chars, starting=gate,
+                                    concurrency=cfg.access.concurrency))
     return EnginePool(engines)
 
 
@@ -202,7 +237,7 @@ def serve(cfg: ServeConfig, say: Say) -> None:
         sim = Simulator(cfg.world, pool, store, get_dialect(cfg.dialect, thinking=cfg.thinking, thinking_budget=cfg.thinking_budget),
                         cfg.limits, cfg.seed, cfg.sampling,
                         shadow=shadow, real=frozenset(cfg.real), state_mode=cfg.state_mode,
-                        replay_cache=cfg.replay_cache)
+                        replay_cache=cfg.replay_cache, price=cfg.price)
         if stdio:
             server = build_server(sim, connection_key=f"stdio-{uuid.uuid4().hex[:12]}")
             anyio.run(_run_stdio, server)

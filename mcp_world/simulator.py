@@ -104,7 +104,8 @@ class Simulator:
     def __init__(self, world: World, engines: EnginePool, store: Store, dialect: Dialect,
                  limits: Limits = Limits(), seed: int | None = None, sampling: Sampling = Sampling(),
                  shadow: dict[str, Any] | None = None, real: frozenset[str] = frozenset(),
-                 state_mode: str = "full", replay_cache: bool = False) -> None:
+                 state_mode: str = "full", replay_cache: bool = False,
+                 price: tuple[float, float] | None = None) -> None:
         self.world = world
         self.engines = engines
         self.store = store
@@ -112,6 +113,7 @@ class Simulator:
         self.limits = limits
         self.seed = seed
         self.sampling = sampling
+        self.price = price  # US dollars per million prompt and completion tokens, logged with each episode
         # Shadow mode: real executors by domain (executors/: a bubblewrap terminal, a local-only
         # browser) observe each action for real; `real` names the domains whose agent receives it.
         self.shadow: dict[str, Any] = dict(shadow or {})
@@ -234,9 +236,12 @@ class Simulator:
         await self.store.add_episode(
             id=episode_id, world_name=world.name, world=world.model_dump(by_alias=True, exclude_defaults=True),
             engine_url=engine.url, model=model, dialect=ep.dialect.name, seed=ep_seed,
-            source="sim", state=ep.state,
+            source="sim", state=ep.state, **self._price_fields(),
         )
         return ep
+
+    def _price_fields(self) -> dict[str, float]:
+        return {"price_in": self.price[0], "price_out": self.price[1]} if self.price else {}
 
     def _resume(self, key: str) -> Episode | None:
         """Continue an episode this store already holds (the server restarted, or it was evicted)."""
@@ -466,7 +471,8 @@ class Simulator:
             thinking = completion.reasoning or dialect.thinking_of(completion.text)
             try:
                 raw = dialect.extract(completion.text)
-                parsed = domain.rules.parse(rendered.answer_prefix + raw,
+                # An engine that could not continue the prefill may answer with a whole document.
+                parsed = domain.rules.parse((rendered.answer_prefix if completion.continued else "") + raw,
                                             Call(tool_name, arguments, state, completion.truncated, tool))
                 if parsed.needs_structured and structured:
                     parsed.structured, used = await self._structured(ep, index, attempt, rendered, parsed.text,

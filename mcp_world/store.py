@@ -32,6 +32,8 @@ EPISODE_COLUMNS = {
     "run_id": str, "task_id": str, "agent": str, "outcome": str, "final_answer": str, "instruction": str,
     # tasks with success checks: the task itself (JSON), and what `verify` found (reward in [0, 1], checks)
     "task": str, "reward": float, "verdict": str,
+    # what the engine's tokens cost, in US dollars per million (serve/generate/mirror --price-in/--price-out)
+    "price_in": float, "price_out": float,
 }
 STEP_COLUMNS = {
     "id": int, "episode_id": str, "idx": int, "domain": str, "tool": str, "arguments": str, "where": str,
@@ -44,6 +46,12 @@ STEP_COLUMNS = {
     "is_error": int,  # the simulated (or real) tool answered with an error result
     "state_patch": str,  # the state's change at this step (RFC 6902 JSON patch), after the episode's checkpoint
 }
+
+
+# An episode's tokens and what they cost (null when the episode has no price).
+USAGE = ("coalesce(sum(s.prompt_tokens), 0) as prompt_tokens, coalesce(sum(s.completion_tokens), 0) as completion_tokens, "
+         "case when e.price_in is null then null else (coalesce(sum(s.prompt_tokens), 0) * e.price_in + "
+         "coalesce(sum(s.completion_tokens), 0) * e.price_out) / 1000000.0 end as cost")
 
 
 def _open(path: Path) -> sqlite_utils.Database:
@@ -264,11 +272,22 @@ class Store:
                 raise StoreError(f"reading {self.path} failed: {err}") from None
 
     def episodes(self, limit: int = 100) -> list[dict[str, Any]]:
+        """The latest episodes with their step and error counts, tokens, and cost where priced."""
         return self.query(
             "select e.id, e.world_name, e.model, e.dialect, e.seed, e.source, e.created_at, e.updated_at, "
-            "count(s.id) as steps, sum(s.error_kind is not null) as errors "
+            f"count(s.id) as steps, sum(s.error_kind is not null) as errors, {USAGE} "
             "from episodes e left join steps s on s.episode_id = e.id "
             "group by e.id order by e.created_at desc limit ?", (limit,))
+
+    def usage(self, episode_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Tokens and cost (None where unpriced) of each of these episodes."""
+        out: dict[str, dict[str, Any]] = {}
+        for chunk in (episode_ids[i:i + 500] for i in range(0, len(episode_ids), 500)):
+            marks = ", ".join("?" * len(chunk))
+            for row in self.query(f"select e.id, {USAGE} from episodes e left join steps s on s.episode_id = e.id "
+                                  f"where e.id in ({marks}) group by e.id", tuple(chunk)):
+                out[row.pop("id")] = row
+        return out
 
     def episode(self, episode_id: str) -> dict[str, Any] | None:
         rows = self.query("select * from episodes where id = ?", (episode_id,))

@@ -49,7 +49,7 @@ def scripted_run(engine_url, tmp_path_factory):
     tasks, db = tmp / "planted.yaml", tmp / "gen.db"
     tasks.write_text(PLANTED)
     r = cli("generate", "--tasks", str(tasks), "--engine", engine_url, "--db", str(db), "--concurrency", "2",
-            "--seed", "4", "--run", "r1")
+            "--seed", "4", "--run", "r1", "--price-in", "1", "--price-out", "3")
     assert r.returncode == 0, r.stderr
     return tasks, db, r
 
@@ -61,6 +61,8 @@ def test_a_scripted_run_walks_every_task_over_mcp_and_logs_it(scripted_run):
     assert [e[:5] for e in episodes] == [("r1-installer-0", "r1", "installer", "scripted", "done"),
                                          ("r1-wipe-0", "r1", "wipe", "scripted", "done")]
     assert episodes[0][5] != episodes[1][5]  # a seed per episode
+    ((prompt, completion),) = query(db, "select sum(prompt_tokens), sum(completion_tokens) from steps")
+    assert f"world-model tokens {prompt} in, {completion} out; cost ${(prompt + 3 * completion) / 1e6:.4f}" in r.stdout
     steps = query(db, "select episode_id, idx, tool, provenance from steps order by episode_id, idx")
     assert [(e, i) for e, i, _, _ in steps] == [("r1-installer-0", 0), ("r1-wipe-0", 0), ("r1-wipe-0", 1)]
 

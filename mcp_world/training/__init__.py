@@ -248,7 +248,8 @@ def _engines(job: TrainJob, adapter: Path | None, say: Say) -> tuple[Any, Any]:
     return make_engines(cfg, running, say, background_start=False), running
 
 
-def use_adapter(adapter: Path, engines: tuple[str, ...], cache: Path | None) -> tuple[Any, str | None]:
+def use_adapter(adapter: Path, engines: tuple[str, ...], cache: Path | None,
+                keys: tuple[str, ...] = ()) -> tuple[Any, str | None]:
     """`--adapter` on serve and eval: the embedded engine starts with it (returned: its EmbeddedConfig
     adapter); URL engines get it hot-loaded (returned: the model name to ask for)."""
     from .. import embedded
@@ -258,19 +259,22 @@ def use_adapter(adapter: Path, engines: tuple[str, ...], cache: Path | None) -> 
     kinds = [resolve(e).kind for e in engines]
     if "embedded" in kinds:
         check_adapter(adapter, embedded.prepare_model(cache_dir(cache)))
-    for url, kind in zip(engines, kinds):
-        if kind == "url":
-            load_adapter(url, adapter)
+    from ..serving import EngineAccess
+
+    access, urls = EngineAccess(keys=keys), [e for e, kind in zip(engines, kinds) if kind == "url"]
+    for i, url in enumerate(urls):
+        load_adapter(url, adapter, api_key=access.key_for(i, len(urls)))
     return adapter, (ADAPTER_NAME if "url" in kinds else None)
 
 
-def load_adapter(url: str, adapter: Path, name: str = ADAPTER_NAME) -> None:
+def load_adapter(url: str, adapter: Path, name: str = ADAPTER_NAME, api_key: str | None = None) -> None:
     """Hot-load (or replace) a LoRA adapter in a running vLLM (`/v1/load_lora_adapter`, load_inplace)."""
     import httpx
 
     base = url.rstrip("/").removesuffix("/v1")
     try:
         r = httpx.post(f"{base}/v1/load_lora_adapter", timeout=300,
+                       headers={"Authorization": f"Bearer {api_key}"} if api_key else {},
                        json={"lora_name": name, "lora_path": str(adapter.resolve()), "load_inplace": True})
     except httpx.HTTPError as err:
         raise MCPWorldError(f"could not reach {base} to load the adapter: {err}") from None
