@@ -178,7 +178,7 @@ class _SlowEngine:
     url, model = "scripted://slow", "scripted"
 
     def __init__(self, delay: float) -> None:
-        self.delay, self.now, self.most = delay, 0, 0
+        self.delay, self.now, self.most, self.finished = delay, 0, 0, 0
 
     async def complete(self, request):
         import asyncio
@@ -191,6 +191,7 @@ class _SlowEngine:
             await asyncio.sleep(self.delay)
         finally:
             self.now -= 1
+        self.finished += 1
         return Completion("predicted\n", 10, 2, False, self.model, self.delay * 1000)
 
     async def aclose(self):
@@ -211,15 +212,13 @@ def _mirror(tmp_path, engine, **options):
 
 
 async def test_the_mirror_agent_never_waits_for_predictions_which_run_two_at_a_time(tmp_path):
-    import time
-
-    engine = _SlowEngine(0.5)
+    engine = _SlowEngine(2.0)
     mirror, store = _mirror(tmp_path, engine)
-    t0 = time.perf_counter()
     results = [await mirror.call(f"a{i % 3}", "get", {"n": i}) for i in range(6)]
-    answered_in = time.perf_counter() - t0
     assert [r.content[0].text for r in results] == [f"real {i}" for i in range(6)]
-    assert answered_in < 0.5  # six real answers before the first prediction could finish
+    # six real answers came back while no prediction had finished: the agent never waited for one
+    # (a wall-clock bound here failed on a loaded machine; the count does not depend on load)
+    assert engine.finished == 0
     assert await mirror.drain(30) == 0
     assert engine.most == 2  # predict_concurrency: two at a time, never more
     rows = store.query("select observation, prediction_error from steps order by id")
