@@ -38,8 +38,10 @@ WORLDS = {"terminal": "devbox", "browser": "webshop", "android": "phone", "searc
 KEY = "sk-benchmark"
 
 
-async def domain_row(url: str, profile: str, world_name: str, actions: int, store: Store) -> tuple[int, int, float]:
-    """(answers, valid answers, seconds per answer) for one world's first `actions` scripted actions."""
+async def domain_row(url: str, profile: str, world_name: str, actions: int, store: Store) -> tuple[int, int, int, float]:
+    """(answers, valid answers, valid and not empty, seconds per answer) for one world's first
+    `actions` scripted actions (an empty output is valid for a terminal, and is what a model that
+    cannot follow the prefill's instruction often gives)."""
     engine = open_url(url, api_key=KEY, profile=profile, timeout_s=900)
     sim = Simulator(load_world(world_name), EnginePool([engine]), store, get_dialect("instruct"), seed=0,
                     state_mode="off")
@@ -63,7 +65,9 @@ async def domain_row(url: str, profile: str, world_name: str, actions: int, stor
     valid = sum(await asyncio.gather(*(episode(t, steps) for t, steps in by_task.items())))
     seconds = time.perf_counter() - t0
     await engine.aclose()
-    return len(plan), valid, seconds / max(len(plan), 1)
+    filled = store.query("select count(*) n from steps where episode_id like ? and error_kind is null "
+                         "and trim(coalesce(observation, '')) != ''", (f"{profile}-{world_name}-%",))[0]["n"]
+    return len(plan), valid, filled, seconds / max(len(plan), 1)
 
 
 async def run(url: str, actions: int) -> None:
@@ -71,19 +75,18 @@ async def run(url: str, actions: int) -> None:
     with tempfile.TemporaryDirectory() as tmp, proxy.serving() as strict:
         store = Store(Path(tmp) / "profiles.db")
         print(f"engine {url}; {actions} scripted actions per domain (state answers off)")
-        print(f"{'domain':9} {'vllm valid':>10} {'s/answer':>8}   {'openai valid':>12} {'s/answer':>8}")
-        totals = {"vllm": [0, 0], "openai": [0, 0]}
+        print(f"{'':9} {'--- vllm ---':^29}   {'--- openai ---':^29}")
+        print(f"{'domain':9} " + f"{'valid':>9} {'non-empty':>9} {'s/answer':>9}   " * 2)
+        totals = {"vllm": [0, 0, 0], "openai": [0, 0, 0]}
         for domain, world in WORLDS.items():
             cells = []
             for profile, target in (("vllm", url), ("openai", strict)):
-                n, valid, per = await domain_row(target, profile, world, actions, store)
-                totals[profile][0] += n
-                totals[profile][1] += valid
-                cells.append(f"{valid:>4}/{n:<4} {per:>8.1f}")
-            print(f"{domain:9} {cells[0]:>19}   {cells[1]:>21}")
+                n, valid, filled, per = await domain_row(target, profile, world, actions, store)
+                totals[profile] = [a + b for a, b in zip(totals[profile], (n, valid, filled))]
+                cells.append(f"{valid:>5}/{n:<3} {filled:>5}/{n:<3} {per:>9.1f}")
+            print(f"{domain:9} {cells[0]}   {cells[1]}")
         store.close()
-    v, o = totals["vllm"], totals["openai"]
-    print(f"{'all':9} {v[1]:>4}/{v[0]:<4} ({v[1] / max(v[0], 1):.0%})   {o[1]:>4}/{o[0]:<4} ({o[1] / max(o[0], 1):.0%})")
+    print(f"{'all':9} " + "   ".join(f"{t[1]:>5}/{t[0]:<3} {t[2]:>5}/{t[0]:<3} {'':>9}" for t in totals.values()))
     print(f"strict proxy: {len(proxy.bodies)} requests forwarded, {len(proxy.refused)} refused")
 
 

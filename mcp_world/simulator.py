@@ -446,6 +446,8 @@ class Simulator:
         state = ep.state.setdefault(domain.name, {}) if state is None else state
         dialect = self._dialect(ep)
         engine = self.engines.for_episode(ep.id)
+        if getattr(engine, "profile", False) is None:  # an `auto` engine not asked yet: its profile decides the layout
+            await engine.resolve_profile()
         rendered = self.render(ep, tool_name, arguments, state=state, history=history)
         grammar = domain.grammar_for(tool_name) if self.sampling.constrained and rendered.constrained else None
         problems: list[str] = []
@@ -506,8 +508,9 @@ class Simulator:
         budget = int((self.limits.context_tokens - reserve - 64) / self._token_ratio)
         answer_prefix = domain.rules.prefill(Call(tool_name, arguments, state, spec=tool))
         note = self.summary(domain, state) if self.state_mode != "off" else ""
+        profile = getattr(self.engines.for_episode(ep.id), "profile", None)
         return dialect.render(ep.world, domain, state, history, dialect.action_text(tool, arguments), answer_prefix,
-                              budget, note)
+                              budget, note, prefill=profile is None or bool(profile.prefill))
 
     def state_answer(self, ep: Episode, tool_name: str, arguments: dict[str, Any]) -> Parsed | None:
         """The observation when the episode's state alone determines it (in state mode `full`)."""

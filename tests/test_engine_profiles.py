@@ -92,6 +92,9 @@ async def test_a_strict_hosted_api_with_a_key_serves_every_domain_of_a_world_ove
         text = result.content[0].text
         assert (not result.is_error and text.lstrip().lower().startswith(valid)) or \
             (result.is_error and text.startswith("malformed_observation")), text  # never an engine error
+    terminal = proxy.bodies[0]["messages"]  # chat turns, not a transcript it would be asked to continue
+    assert terminal[-1]["role"] == "user" and "uname -a" in terminal[-1]["content"]
+    assert not any("Continue the terminal session" in m["content"] for m in terminal)
     android = proxy.bodies[-1]
     assert "grammar" not in android and "structured_outputs" not in android  # it answers free
     assert "Your answer continues the text below" in android["messages"][-1]["content"]  # the prefill, as asked

@@ -79,7 +79,7 @@ class AgentWorldDialect:
         return "\n\n".join(parts)
 
     def render(self, world: World, domain: Domain, state: dict[str, Any], history: Sequence[Turn],
-               action: str, answer_prefix: str, budget_tokens: int, note: str = "") -> Rendered:
+               action: str, answer_prefix: str, budget_tokens: int, note: str = "", prefill: bool = True) -> Rendered:
         system = self.system_prompt(world, domain)
         names = domain.agentworld.action_names
         demos = [Turn(action_json(d.tool, d.arguments, names), d.observation) for d in domain.demonstrations]

@@ -38,8 +38,9 @@ class Dialect(Protocol):
     name: str
 
     def render(self, world: World, domain: Domain, state: dict[str, Any], history: Sequence[Turn],
-               action: str, answer_prefix: str, budget_tokens: int, note: str = "") -> Rendered:
-        """`note`: the explicit state's summary, placed after the history (the prefix stays stable)."""
+               action: str, answer_prefix: str, budget_tokens: int, note: str = "", prefill: bool = True) -> Rendered:
+        """`note`: the explicit state's summary, placed after the history (the prefix stays stable).
+        `prefill`: the engine can continue a prefilled answer (False: a layout that needs none)."""
         ...
 
     def action_text(self, tool: Any, arguments: dict[str, Any]) -> str:

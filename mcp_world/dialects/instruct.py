@@ -9,7 +9,8 @@ Two layouts, both append-only so the engine's prefix cache is reused from step t
   Measured on the embedded model: chat turns made it explain commands; the transcript makes it
   print output-shaped text.
 * documents (HTML, uiautomator XML) — chat turns: user = the action, assistant = the document;
-  the new answer is prefilled with the document's head from the format.
+  the new answer is prefilled with the document's head from the format. The terminal takes this
+  layout too on an engine that cannot continue a prefill (engines/profiles.py).
 Plain text either way: forcing the tiny model into JSON made its answers worse (STACK.md).
 """
 
@@ -45,12 +46,15 @@ class InstructDialect:
         return "\n\n".join(p for p in parts if p)
 
     def render(self, world: World, domain: Domain, state: dict[str, Any], history: Sequence[Turn],
-               action: str, answer_prefix: str, budget_tokens: int, note: str = "") -> Rendered:
+               action: str, answer_prefix: str, budget_tokens: int, note: str = "", prefill: bool = True) -> Rendered:
         system = self.system_prompt(world, domain, state)
         demos = [Turn(_action(domain, d.tool, d.arguments), d.observation) for d in domain.demonstrations]
         demos += [Turn(_action(domain, d.tool, d.arguments), d.observation)
                   for d in world.demonstrations if domain.tool(d.tool)]
-        layout = domain.rules.transcript(world, state)
+        # The transcript is a prefill. An engine that cannot continue one gets chat turns instead:
+        # measured on the embedded model through the openai profile, the transcript given as an
+        # instruction got an empty output for 6 of 6 commands, chat turns an output for each.
+        layout = domain.rules.transcript(world, state) if prefill else None
         if layout is not None:
             where = domain.rules.where(state) or layout.start
             return self._transcript(layout, where, system, demos, history, action, budget_tokens, note)
