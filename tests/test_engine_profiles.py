@@ -20,7 +20,7 @@ from mcp_world.engines.vllm import continuation, request_fields, retry_after_s
 from mcp_world.errors import AgentFault, EngineSetupError
 from mcp_world.serving import EngineAccess
 
-from .helpers import query, stdio_client
+from .helpers import free_port, query, stdio_client
 
 pytestmark = pytest.mark.anyio
 
@@ -59,6 +59,27 @@ def test_retry_after_is_read_as_seconds_or_a_date_and_keys_are_never_printed():
     assert access.key_for(1, 2) == KEY and KEY not in repr(access)
     with pytest.raises(EngineSetupError, match="one key for all, or one per --engine URL"):
         EngineAccess(keys=("a", "b")).key_for(0, 3)
+
+
+def test_a_server_that_is_not_an_engine_is_named_in_a_clear_error(tmp_path):
+    """A plain web server where an engine was expected: `engine probe` says what answered."""
+    (tmp_path / "v1").mkdir()
+    (tmp_path / "v1" / "models").write_text("<html>not an engine</html>")
+    port = free_port()
+    web = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "-d", str(tmp_path)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while subprocess.run(["python3", "-c", f"import socket; socket.create_connection(('127.0.0.1', {port}), 1)"],
+                             capture_output=True).returncode != 0:
+            assert time.monotonic() < deadline, "the web server did not start"
+            time.sleep(0.2)
+        r = subprocess.run([sys.executable, "-m", "mcp_world", "engine", "probe", f"http://127.0.0.1:{port}"],
+                           capture_output=True, text=True, timeout=120)
+    finally:
+        web.terminate()
+        web.wait(10)
+    assert r.returncode == 2 and "does not speak the OpenAI API" in r.stderr and "not an engine" in r.stderr, r.stderr
 
 
 def test_a_price_needs_both_halves():
@@ -134,7 +155,12 @@ async def test_a_wrong_key_or_a_server_that_stays_busy_is_a_clear_error_and_the_
             with anyio.fail_after(120):
                 refused = await client.call_tool("run_command", {"command": "uname -a"})
                 tools = await client.list_tools()  # the server keeps serving
+        async with stdio_client(url, tmp_path / "model.db", "--engine-key", KEY, "--model", "no-such-model") as client:
+            with anyio.fail_after(120):
+                unknown = await client.call_tool("run_command", {"command": "uname -a"})
     assert refused.is_error and "HTTP 401" in refused.content[0].text and url in refused.content[0].text
+    assert unknown.is_error and "does not serve the model 'no-such-model'" in unknown.content[0].text, \
+        unknown.content[0].text
     assert {t.name for t in tools.tools} >= {"run_command"}
     assert query(db, "select error_kind from steps") == [("engine_unavailable",)]  # the failed call is logged
 
