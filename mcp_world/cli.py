@@ -978,7 +978,7 @@ def engine_probe(
         engine = open_url(url, model=model, api_key=engine_key[0] if engine_key else None, profile=engine_profile,
                           timeout_s=timeout)
         try:
-            listed = await engine._get_json("/v1/models")
+            listed = await engine.list_models()
             served = await engine.resolve_model()
             profile = await engine.resolve_profile()
             answer = await engine.complete(CompletionRequest(
@@ -993,7 +993,7 @@ def engine_probe(
         _err(err.message)
     except MCPWorldError as err:
         _err(str(err))
-    ids = [m.get("id") for m in (listed.get("data") or []) if isinstance(m, dict)] if isinstance(listed, dict) else []
+    ids = listed
     typer.echo(f"engine    {url}")
     typer.echo(f"profile   {profile.name}{' (detected)' if engine_profile == 'auto' else ''}")
     typer.echo(f"models    {', '.join(map(str, ids)) or '(none listed)'}; using {served}")

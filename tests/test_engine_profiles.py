@@ -6,6 +6,7 @@ assistant message and a wrong key, and says nothing about what it is."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import subprocess
 import sys
 import time
@@ -70,10 +71,13 @@ def test_a_server_that_is_not_an_engine_is_named_in_a_clear_error(tmp_path):
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 30
-        while subprocess.run(["python3", "-c", f"import socket; socket.create_connection(('127.0.0.1', {port}), 1)"],
-                             capture_output=True).returncode != 0:
-            assert time.monotonic() < deadline, "the web server did not start"
-            time.sleep(0.2)
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), 1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the web server did not start"
+                time.sleep(0.2)
         r = subprocess.run([sys.executable, "-m", "mcp_world", "engine", "probe", f"http://127.0.0.1:{port}"],
                            capture_output=True, text=True, timeout=120)
     finally:

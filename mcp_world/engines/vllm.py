@@ -169,15 +169,22 @@ class VLLMEngine:
                         f"{', answers are not reproducible' if not self._profile.seed else ''})" if missing else "")
         return self._profile
 
+    async def list_models(self) -> list[str]:
+        """The models the engine lists at /v1/models, in its order."""
+        data = await self._get_json("/v1/models")
+        try:
+            return [str(m["id"]) for m in data["data"]]
+        except (KeyError, TypeError):
+            raise AgentFault(FaultKind.ENGINE_UNAVAILABLE,
+                             f"the engine at {self.url} lists no model at /v1/models") from None
+
     async def resolve_model(self) -> str:
         """Ask the engine which model it serves (the first one) unless one was named."""
         if self._model is None:
-            data = await self._get_json("/v1/models")
-            try:
-                self._model = data["data"][0]["id"]
-            except (KeyError, IndexError, TypeError):
-                raise AgentFault(FaultKind.ENGINE_UNAVAILABLE,
-                                 f"the engine at {self.url} lists no model at /v1/models") from None
+            models = await self.list_models()
+            if not models:
+                raise AgentFault(FaultKind.ENGINE_UNAVAILABLE, f"the engine at {self.url} lists no model at /v1/models")
+            self._model = models[0]
         return self._model
 
     async def _get_json(self, path: str) -> Any:
