@@ -319,6 +319,9 @@ def generate(
     agent_temperature: Annotated[float, typer.Option(help="The agent model's sampling temperature.")] = 0.7,
     agent_key: Annotated[Optional[str], typer.Option(envvar="MCP_WORLD_AGENT_KEY", show_default=False,
                                                      help="Bearer key of the --agent URL (never logged).")] = None,
+    agent_min_steps: Annotated[int, typer.Option(min=0, help="Tool calls a chat agent must make before its final "
+                                                             "answer is accepted (tool_choice=required, or a JSON "
+                                                             "schema without `done`); 0: it may answer at once.")] = 1,
     judge_engine: Annotated[Optional[str], typer.Option(help="An engine that scores tasks' judge rubrics: a URL, "
                                                              "or 'embedded' (the world model's own). Default: "
                                                              "judge rubrics are not scored.")] = None,
@@ -352,7 +355,7 @@ def generate(
                                 price=_price(price_in, price_out),
                                 embedded=embedded.EmbeddedConfig(cache=cache_dir(cache)))
         cfg = GenerateConfig(cfg_serve, tf.tasks, agent, model, protocol, episodes, concurrency, seed, max_steps,
-                             run_id, agent_temperature, agent_key)
+                             run_id, agent_temperature, agent_key, agent_min_steps)
         running = Running(_say)
         pool = make_engines(cfg_serve, running, _say, background_start=False)
         total = len(tf.tasks) * episodes

@@ -25,7 +25,6 @@ from typing import Any
 
 import httpx
 
-from .engines.vllm import json_schema_fields
 from .errors import MCPWorldError
 from .tasks import Action, Task, TaskFile, load_tasks, verify_logged  # noqa: F401 - re-exported for older imports
 
@@ -98,6 +97,7 @@ class ChatPolicy:
     api_key: str | None = field(default=None, repr=False)
     world_text: str = ""
     name: str = "chat"
+    min_steps: int = 1  # tool calls before a final answer is accepted (an answer without looking is no episode)
     _client: httpx.AsyncClient | None = field(default=None, repr=False)
 
     async def _model(self) -> str:
@@ -149,7 +149,8 @@ class ChatPolicy:
                                           {"role": "user", "content": task.instruction}]
         steps = 0
         for turn in range(max_steps + 1):
-            msg = await self._chat({"messages": self._trim(messages), "tools": tools, "tool_choice": "auto",
+            choice = "required" if steps < min(self.min_steps, max_steps) else "auto"
+            msg = await self._chat({"messages": self._trim(messages), "tools": tools, "tool_choice": choice,
                                     "seed": seed + turn})
             calls = msg.get("tool_calls") or []
             if not calls:
@@ -177,6 +178,7 @@ class ChatPolicy:
         options = [{"type": "object", "properties": {"tool": {"const": t.name},
                                                      "arguments": _loose(t.input_schema)},
                     "required": ["tool", "arguments"], "additionalProperties": False} for t in session.tools]
+        acting = {"anyOf": list(options)}  # before `min_steps` tool calls: no final answer yet
         options.append({"type": "object", "properties": {"done": {"type": "string", "maxLength": 500}},
                         "required": ["done"], "additionalProperties": False})
         schema = {"anyOf": options}
@@ -185,8 +187,11 @@ class ChatPolicy:
                                           {"role": "user", "content": task.instruction}]
         steps = 0
         for turn in range(max_steps + 1):
-            msg = await self._chat({"messages": self._trim(messages), "seed": seed + turn,
-                                    **json_schema_fields(schema)})
+            allowed = acting if steps < min(self.min_steps, max_steps) else schema
+            # response_format is OpenAI's documented field (vLLM, llama.cpp and hosted APIs take it),
+            # so a strict hosted agent API accepts the request too.
+            msg = await self._chat({"messages": self._trim(messages), "seed": seed + turn, "response_format": {
+                "type": "json_schema", "json_schema": {"name": "action", "schema": allowed}}})
             content = (msg.get("content") or "").strip()
             try:
                 action = json.loads(content)
@@ -227,6 +232,7 @@ class GenerateConfig:
     run_id: str = "run"
     agent_temperature: float = 0.7
     agent_key: str | None = field(default=None, repr=False)  # the agent API's bearer key (never logged)
+    agent_min_steps: int = 1  # a chat agent's tool calls before it may give its final answer
 
 
 @dataclass
@@ -277,7 +283,7 @@ async def generate(cfg: GenerateConfig, engines: Any, say: Callable[[str], None]
         model = cfg.agent_model or (known if known != "unknown" else None)  # None: ask the engine
         policy = ChatPolicy(url, model, protocol, temperature=cfg.agent_temperature,
                             api_key=cfg.agent_key if cfg.agent != "embedded" else None,
-                            world_text=cfg.serve.world.description.strip())
+                            world_text=cfg.serve.world.description.strip(), min_steps=cfg.agent_min_steps)
         agent_name = f"{cfg.agent}:{protocol}"
     summary = Summary(cfg.run_id)
     work = [(t, n) for t in cfg.tasks for n in range(cfg.episodes)]

@@ -10,6 +10,8 @@ import sqlite3
 
 import pytest
 
+from mcp_world.errors import AgentFault
+
 from mcp_world.dialects import dialect_for_model, get_dialect
 from mcp_world.dialects.agentworld import MARKER, split
 from mcp_world.dialects.base import Turn
@@ -112,8 +114,11 @@ async def test_the_simulator_logs_the_thinking_and_the_agent_gets_only_the_obser
     assert con.execute("select thinking, observation from steps").fetchone() == ("whoami prints the user name.", "user\n")
     # An answer that is all thinking gives no observation: re-asked, then a malformed_observation error.
     engine.script = lambda r: "<think>Let me think about ls -la and"
-    with pytest.raises(Exception, match="malformed_observation|not a valid|explains"):
+    with pytest.raises(AgentFault, match=r"ended inside its thinking.*budget is 4096 tokens: raise --thinking-budget"):
         await rig.sim.call("a1", "run_command", {"command": "git log --oneline"})
+    assert len(engine.requests) == 3  # the first call, then the unfinished thinking asked once more
+    assert {r.max_tokens for r in engine.requests[1:]} == {request.max_tokens}  # observation budget + thinking budget
+    assert con.execute("select error_kind from steps where idx = 1").fetchone() == ("malformed_observation",)
 
 
 async def test_the_embedded_engine_accepts_agentworld_requests(engine_url, tmp_path):

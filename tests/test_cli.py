@@ -84,6 +84,31 @@ def test_export_writes_the_interchange_format(logged_db, tmp_path):
     assert r.returncode == 2 and "accepted: jsonl" in r.stderr
 
 
+def test_export_observations_best_takes_the_real_one_where_a_step_has_it(tmp_path):
+    """A shadowed episode: step 0 ran for real too, step 1 only in simulation."""
+    db = tmp_path / "shadow.db"
+    store = Store(db)
+    store.add_episode_sync(id="s1", world_name="devbox", world={"name": "devbox", "domains": ["terminal"]},
+                           engine_url="http://e", model="m", dialect="instruct", seed=1, source="sim", state={})
+    store.add_step_sync({"episode_id": "s1", "idx": 0, "tool": "run_command", "arguments": {"command": "ls"},
+                         "observation": "sim-a\n", "structured": {"exit_code": 0}, "provenance": "model",
+                         "real_observation": "real-a\n", "real_structured": {"exit_code": 0, "cwd": "/r"}})
+    store.add_step_sync({"episode_id": "s1", "idx": 1, "tool": "run_command", "arguments": {"command": "pwd"},
+                         "observation": "sim-b\n", "structured": {"exit_code": 0}, "provenance": "model"})
+    store.close()
+
+    def exported(which: str | None) -> list[tuple[str, dict]]:
+        r = run("export", "--db", str(db), *(["--observations", which] if which else []))
+        assert r.returncode == 0, r.stderr
+        (record,) = [json.loads(x) for x in r.stdout.splitlines()]
+        return [(s["observation"], s.get("structured")) for s in record["steps"]]
+
+    best = [("real-a\n", {"exit_code": 0, "cwd": "/r"}), ("sim-b\n", {"exit_code": 0})]
+    assert exported(None) == exported("best") == best  # best is the default
+    assert exported("sim") == [("sim-a\n", {"exit_code": 0}), ("sim-b\n", {"exit_code": 0})]
+    assert exported("real") == [("real-a\n", {"exit_code": 0, "cwd": "/r"})]
+
+
 def test_commands_on_a_missing_log_say_so(tmp_path):
     r = run("episodes", "list", "--db", str(tmp_path / "none.db"))
     assert r.returncode == 2 and "no episode log" in r.stderr

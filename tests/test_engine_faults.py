@@ -43,6 +43,10 @@ class FaultyEngine(http.server.BaseHTTPRequestHandler):
             body, status = b"<html>502 Bad Gateway</html>", 200
         elif FaultyEngine.mode == "wrong-shape":
             body, status = json.dumps({"choices": []}).encode(), 200
+        elif FaultyEngine.mode == "huge":  # a rogue engine: far more than any observation may be
+            body = json.dumps({"choices": [{"message": {"content": "x" * 70_000}, "finish_reason": "stop"}],
+                               "usage": {"prompt_tokens": 3, "completion_tokens": 9000}}).encode()
+            status = 200
         else:
             body = json.dumps({"choices": [{"message": {"content": "fine\n"}, "finish_reason": "stop"}],
                                "usage": {"prompt_tokens": 3, "completion_tokens": 1}}).encode()
@@ -88,7 +92,7 @@ async def test_slow_garbage_and_failing_engines_give_clear_errors_and_the_log_st
     engine = VLLMEngine(faulty_url, model="m", timeout_s=1.0)
     rig = make_rig(engine=engine)
     expected = {"slow": "engine_timeout", "error": "engine_unavailable", "garbage": "malformed_observation",
-                "wrong-shape": "malformed_observation", "ok": None}
+                "wrong-shape": "malformed_observation", "huge": "observation_too_large", "ok": None}
     async with Client(build_server(rig.sim, connection_key="t")) as c:
         for mode, kind in expected.items():
             FaultyEngine.mode = mode
@@ -100,10 +104,36 @@ async def test_slow_garbage_and_failing_engines_give_clear_errors_and_the_log_st
                 assert r.content[0].text == "fine\n"
     rows = rig.store.query("select idx, error_kind, observation from steps order by idx")
     assert [r["error_kind"] for r in rows] == list(expected.values())
-    assert [r["idx"] for r in rows] == [0, 1, 2, 3, 4]
+    assert [r["idx"] for r in rows] == [0, 1, 2, 3, 4, 5]
+    assert "65536" in rig.store.query("select error from steps where idx = 4")[0]["error"]
     # History holds only the one good observation: the failures left no trace in the episode.
     ep = await rig.sim.episode("t")
     assert [t.observation for t in ep.history["terminal"]] == ["fine\n"]
+
+
+async def test_an_engine_that_is_not_there_is_an_error_for_that_call_and_the_server_recovers(make_rig):
+    """The real engine client against a port nobody listens on; then an engine comes up on it."""
+    from .helpers import free_port
+
+    port = free_port()
+    engine = VLLMEngine(f"http://127.0.0.1:{port}", model="m", timeout_s=5.0)
+    rig = make_rig(engine=engine)
+    async with Client(build_server(rig.sim, connection_key="t")) as c:
+        with anyio.fail_after(20):
+            down = await c.call_tool("run_command", {"command": "ls"})
+        assert down.is_error and down.content[0].text.startswith("engine_unavailable"), down.content[0].text
+        assert f"127.0.0.1:{port}" in down.content[0].text
+        FaultyEngine.mode = "ok"
+        srv = http.server.ThreadingHTTPServer(("127.0.0.1", port), FaultyEngine)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        try:
+            with anyio.fail_after(20):
+                up = await c.call_tool("run_command", {"command": "ls"})
+        finally:
+            srv.shutdown()
+        assert not up.is_error and up.content[0].text == "fine\n"
+    assert [r["error_kind"] for r in rig.store.query("select error_kind from steps order by idx")] == \
+        ["engine_unavailable", None]
 
 
 async def test_stdio_on_its_own_embedded_engine_answers_survives_the_engine_killed_and_leaves_nothing(tmp_path):

@@ -36,9 +36,10 @@ tasks:
 """
 
 
-def cli(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+def cli(*args: str, timeout: float = 540, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    # under the 600 s per-test timeout, so this bound is the one that fires
     return subprocess.run([sys.executable, "-m", "mcp_world", *args], capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "HF_HUB_OFFLINE": "1"})
+                          env={**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})})
 
 
 
@@ -150,10 +151,38 @@ def test_the_embedded_model_as_the_agent(engine_url, tmp_path):
             "--max-steps", "2", "--seed", "1")
     assert r.returncode == 0, r.stderr
     (agent, outcome), = query(db, "select agent, outcome from episodes")
-    # The JSON protocol under structured outputs always yields an action or a final answer.
+    # The JSON protocol under structured outputs always yields an action or a final answer, and the
+    # schema holds no final answer until the agent has called a tool (--agent-min-steps, default 1).
     assert agent == "embedded:json" and outcome in ("done", "max_steps"), query(db, "select final_answer from episodes")
+    tools = [t for (t,) in query(db, "select tool from steps order by idx")]
+    assert 1 <= len(tools) <= 2 and set(tools) <= {"run_command", "world_reset"}, tools
     if outcome == "max_steps":
-        assert query(db, "select count(*) from steps")[0][0] == 2
+        assert len(tools) == 2
+
+
+@pytest.mark.engine
+def test_an_agent_at_a_url_behind_a_strict_api_is_driven_with_its_key_and_acts_before_answering(engine_url, tmp_path):
+    """`--agent URL`: a real model (the embedded engine) behind a proxy that behaves like a strict
+    hosted API (bearer key, OpenAI's documented fields only). The first turn's schema holds no
+    final answer, so the episode has at least one tool call."""
+    from benchmarks._strict_proxy import StrictProxy
+
+    tasks, db = tmp_path / "t.yaml", tmp_path / "u.db"
+    tasks.write_text("world: devbox\ntasks:\n  - id: look\n    instruction: Show the project's README.\n")
+    proxy = StrictProxy(engine_url, "sk-agent")
+    with proxy.serving() as url:
+        r = cli("generate", "--tasks", str(tasks), "--agent", url, "--protocol", "json", "--engine", engine_url,
+                "--db", str(db), "--max-steps", "2", "--seed", "2", env={"MCP_WORLD_AGENT_KEY": "sk-agent"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert not proxy.refused and proxy.bodies, proxy.refused
+    first = proxy.bodies[0]["response_format"]["json_schema"]["schema"]["anyOf"]
+    assert all("done" not in option["properties"] for option in first)  # it must act first
+    last = proxy.bodies[-1]["response_format"]["json_schema"]["schema"]["anyOf"]
+    assert any("done" in option["properties"] for option in last) or len(proxy.bodies) == 1
+    (agent, outcome), = query(db, "select agent, outcome from episodes")
+    assert agent == f"{url}:json" and outcome in ("done", "max_steps")
+    assert 1 <= query(db, "select count(*) from steps")[0][0] <= 2
+    assert "sk-agent" not in (tmp_path / "u.db").read_bytes().decode("latin-1")  # the key is never logged
 
 
 def test_task_files_are_checked_and_every_fixture_world_has_ten(tmp_path):

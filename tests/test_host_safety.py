@@ -1,6 +1,7 @@
 """In simulation nothing an agent asks for touches the host. Run against a scratch HOME with a
 canary file (never a real home), on the real engine."""
 
+import json
 import os
 import socket
 import subprocess
@@ -12,7 +13,7 @@ from mcp import Client
 
 from mcp_world.server import build_server
 
-from .helpers import stdio_client
+from .helpers import query, stdio_client
 
 pytestmark = pytest.mark.anyio
 
@@ -32,9 +33,14 @@ async def test_destructive_commands_leave_a_scratch_home_untouched(engine_url, t
     with anyio.fail_after(600):
         async with stdio_client(engine_url, tmp_path / "s.db", "--world", "devbox",
                                 env={"HOME": str(home)}) as c:
-            for tool, args in HOSTILE:
-                r = await c.call_tool(tool, args)
-                assert r.content  # an observation or a clear error, never a crash
+            results = [await c.call_tool(tool, args) for tool, args in HOSTILE]
+            assert not (await c.call_tool("run_command", {"command": "pwd"})).is_error  # the server still answers
+    # Each call was answered (an observation or a named error) and logged as the step it was.
+    logged = query(tmp_path / "s.db", "select arguments, observation, error_kind from steps order by idx")
+    assert [json.loads(a)["command"] for a, _, _ in logged[:-1]] == [args["command"] for _, args in HOSTILE]
+    for r, (_, observation, kind) in zip(results, logged):
+        text = r.content[0].text
+        assert (kind, observation) == ((text.split(":")[0], None) if r.is_error else (None, text)), text
     assert canary.read_text() == "still here\n"
     assert not (home / "new-file").exists()
     # Only mcp-world's own cache folder may appear (the server's, not the agent's doing).

@@ -1,5 +1,6 @@
 """The server's own mechanics, on a scripted engine (fast). The capability itself is proven on the
-real embedded engine in test_end_to_end.py."""
+real embedded engine in test_end_to_end.py; engine faults (too large, unreachable, garbage) come
+from a real HTTP endpoint through the real engine client in test_engine_faults.py."""
 
 import json
 
@@ -7,8 +8,8 @@ import anyio
 import pytest
 from mcp import Client
 
+from mcp_world.dialects.base import estimate_tokens
 from mcp_world.engines import Completion
-from mcp_world.errors import AgentFault, FaultKind
 from mcp_world.server import build_server
 from mcp_world.simulator import Limits, Simulator
 
@@ -65,17 +66,6 @@ async def test_bad_input_gets_a_clear_error_loses_nothing_and_the_next_call_work
     assert rows[0]["observation"] == "README.md\nsrc\n"
 
 
-async def test_an_oversized_engine_answer_is_an_error_not_an_observation(make_rig):
-    # The limit is enforced by the real engine client; a scripted engine stands in for a rogue one.
-    def huge(_):
-        return AgentFault(FaultKind.OBSERVATION_TOO_LARGE, "the world model answered 70000 characters; the observation limit is 65536")
-    rig = make_rig(engine=ScriptedEngine(huge))
-    async with Client(build_server(rig.sim, connection_key="t")) as c:
-        r = await call(c, "run_command", {"command": "cat big.log"})
-    assert r.is_error and "observation_too_large" in r.content[0].text
-    assert steps(rig)[0]["error_kind"] == "observation_too_large"
-
-
 async def test_a_malformed_answer_is_repaired_once_then_reported_never_invented(make_rig):
     answers = iter(["This command lists files.", "This command lists files again."])
     rig = make_rig(engine=ScriptedEngine(lambda r: next(answers)))
@@ -107,21 +97,6 @@ async def test_an_answer_that_looped_is_re_asked_with_a_frequency_penalty_and_th
     penalties = [(r.frequency_penalty, r.repetition_penalty) for r in engine.requests]
     assert penalties == [(None, 1.05), (0.5, 1.05), (None, 1.05), (None, 1.05)]  # only the loop's re-ask changes
     assert [row["repaired"] for row in steps(rig)] == [1, 1]
-
-
-async def test_an_unreachable_engine_is_an_error_for_that_call_and_the_server_recovers(make_rig):
-    state = {"down": True}
-
-    def flaky(_):
-        if state["down"]:
-            return AgentFault(FaultKind.ENGINE_UNAVAILABLE, "the world-model engine at x is unreachable")
-        return "ok\n"
-    rig = make_rig(engine=ScriptedEngine(flaky))
-    async with Client(build_server(rig.sim, connection_key="t")) as c:
-        assert "engine_unavailable" in (await call(c, "run_command", {"command": "ls"})).content[0].text
-        state["down"] = False
-        assert (await call(c, "run_command", {"command": "ls"})).content[0].text == "ok\n"
-    assert [r["error_kind"] for r in steps(rig)] == ["engine_unavailable", None]
 
 
 async def test_history_is_given_to_the_model_and_cwd_follows_cd(make_rig):
@@ -217,3 +192,36 @@ async def test_several_engines_share_the_episodes_and_each_episode_sticks_to_one
     urls = {row["engine_url"] for row in store.query("select engine_url from episodes")}
     assert urls == {"scripted://a", "scripted://b"}
     store.close()
+
+
+async def test_an_engine_counting_more_prompt_tokens_than_estimated_shrinks_the_next_prompts(make_rig):
+    """The context budget is kept in the engine's own count: when it reports three times the tokens
+    we estimated, later prompts hold fewer history turns, and the engine's context is never exceeded."""
+    def prompts_sent(counted_as: float) -> list[int]:
+        def script(request):
+            estimate = sum(estimate_tokens(m["content"]) for m in request.messages) + estimate_tokens(request.prefill)
+            return Completion("x" * 300 + "\n", int(estimate * counted_as), 80, False, "scripted", 1.0)
+        return script
+
+    shown = {}
+    for counted_as in (1.0, 3.0):
+        engine = ScriptedEngine(prompts_sent(counted_as))
+        rig = make_rig(engine=engine, limits=Limits(context_tokens=2_048))
+        for n in range(12):
+            await rig.sim.call("t", "run_command", {"command": f"cat log{n}.txt"})
+        shown[counted_as] = engine.requests[-1].prefill.count("$ cat log")
+        assert rig.sim._token_ratio == 1.0 if counted_as == 1.0 else rig.sim._token_ratio > 2.5
+    assert shown[3.0] < shown[1.0], shown  # the history was cut to fit the engine's real count
+
+
+async def test_beyond_max_episodes_the_oldest_is_forgotten_and_resumes_from_the_log(make_rig):
+    engine = ScriptedEngine(ls_engine)
+    rig = make_rig(engine=engine, limits=Limits(max_episodes=2))
+    for key in ("a", "b"):
+        await rig.sim.call(key, "run_command", {"command": f"echo {key}-first"})
+    await rig.sim.call("c", "run_command", {"command": "ls"})  # a third episode: "a" leaves memory
+    assert set(rig.sim._episodes) == {"b", "c"}
+    await rig.sim.call("a", "run_command", {"command": "pwd"})
+    assert "echo a-first" in engine.requests[-1].prefill  # its history came back from the log
+    assert [r["idx"] for r in steps(rig, "a")] == [0, 1]  # the same episode, one step on
+    assert len(rig.sim._episodes) == 2

@@ -224,7 +224,7 @@ async def test_shadow_mode_logs_real_beside_simulated_and_real_mode_returns_the_
 
 
 @pytest.mark.anyio
-async def test_an_evicted_episodes_sandbox_is_removed(tmp_path):
+async def test_a_sandbox_is_removed_when_its_episode_is_evicted_reset_or_the_server_stops(tmp_path):
     from mcp_world.dialects import get_dialect
     from mcp_world.engines import EnginePool
     from mcp_world.executors import ShadowTerminal
@@ -245,9 +245,14 @@ async def test_an_evicted_episodes_sandbox_is_removed(tmp_path):
         assert not first.exists() and sorted(shadow.live()) == ["e2", "e3"]
         rows = store.query("select episode_id, real_observation from steps order by id")
         assert [r["real_observation"] for r in rows] == ["one\n", "two\n", "three\n"]
+        second = shadow._boxes["e2"].scratch
+        await sim.reset("e2")  # world_reset: the episode ends, and its sandbox with it
+        assert not second.exists() and sorted(shadow.live()) == ["e3"]
+        third = shadow._boxes["e3"].scratch
     finally:
         shadow.close()
         store.close()
+    assert not third.exists()  # and at shutdown
 
 
 def test_a_server_sent_sigterm_removes_its_sandboxes_and_their_mounts(engine_url, tmp_path):

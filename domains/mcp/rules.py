@@ -31,10 +31,13 @@ class _Result:
 
     def parse(self, raw: str, call: Call) -> Parsed:
         spec = call.spec
-        text = raw.replace("\r\n", "\n").strip()
-        fence = re.fullmatch(r"```[a-z]*\n(.*?)\n?```", text, re.S)
+        # Leading spaces are the tool's output (`git branch` indents the other branches); blank lines are not.
+        text = raw.replace("\r\n", "\n").rstrip().lstrip("\n")
+        fence = re.fullmatch(r"```[a-z]*\n(.*?)\n?```", text.strip(), re.S)
         if fence:
-            text = fence.group(1).strip()
+            text = fence.group(1).rstrip().lstrip("\n")
+        if text.lstrip()[:1] in ("{", "["):
+            text = text.lstrip()
         if sounds_like_commentary(text):
             raise FormatError("the answer talks about the tool instead of being its result")
         refuse_repetition(text, call)

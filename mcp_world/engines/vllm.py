@@ -22,8 +22,7 @@ log = logging.getLogger(__name__)
 
 
 def json_schema_fields(schema: dict[str, Any]) -> dict[str, Any]:
-    """vLLM's fields for an answer that must be a JSON document matching `schema` (for callers that
-    post their own chat requests, like generate's embedded agent)."""
+    """vLLM's own fields for an answer that must be a JSON document matching `schema`."""
     return {"structured_outputs": {"json": schema}}
 
 

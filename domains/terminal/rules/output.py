@@ -70,7 +70,7 @@ def parse(raw: str, call: Call) -> Parsed:
     if sounds_like_commentary(text):
         raise FormatError("the answer explains the command instead of showing its output")
     refuse_repetition(text, call)
-    text = text.strip("\n")
+    text = text.rstrip("\n")  # a leading blank line is output too (unittest, `echo; ls`)
     if text:
         text += "\n"
     code = exit_code_for(text)
