@@ -3,6 +3,7 @@ domain checks its own part of a world (its structured seed) through its rules.""
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,21 @@ class World(BaseModel):
         if len(set(value)) != len(value):
             raise ValueError("a domain is listed twice")
         return value
+
+    @field_validator("seed", mode="before")
+    @classmethod
+    def _plain_seed(cls, value: Any) -> Any:
+        """Dates YAML read as date objects (`date: 2025-03-14T10:00:00Z`) kept as ISO text, so the
+        world stays JSON (the log stores it)."""
+        def plain(v: Any) -> Any:
+            if isinstance(v, (datetime.date, datetime.datetime)):
+                return v.isoformat()
+            if isinstance(v, dict):
+                return {k: plain(x) for k, x in v.items()}
+            if isinstance(v, list):
+                return [plain(x) for x in v]
+            return v
+        return plain(value)
 
     @field_validator("seed")
     @classmethod

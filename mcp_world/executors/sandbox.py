@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -75,6 +76,7 @@ class TerminalSandbox:
         self.host_uid = sandbox_uid() if self.root else os.getuid()
         self.cgroup = Cgroup.create(limits.memory_bytes, limits.max_processes) if self.root else None
         self.disk_limited = False  # the home is a tmpfs of limits.disk_bytes
+        self.tmp_mounted = False  # /tmp is a tmpfs of limits.tmp_bytes
         self.initial_commits: dict[str, int] = {}  # the seed's repositories: commits made when materialized
         try:
             self._materialize()
@@ -87,6 +89,14 @@ class TerminalSandbox:
         # not list it; /etc stays root's.
         os.chmod(self.scratch, 0o711)
         (self.scratch / "home").mkdir()
+        # /tmp lasts the episode, as on a real machine (`echo x > /tmp/f`, then `cat /tmp/f`), on a
+        # tmpfs of its own where the mount is allowed.
+        (self.scratch / "tmp").mkdir()
+        os.chmod(self.scratch / "tmp", 0o1777)
+        if self.root:
+            r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={self.limits.tmp_bytes},mode=1777,nosuid,nodev",
+                                "mcp-world-tmp", str(self.scratch / "tmp")], capture_output=True, text=True)
+            self.tmp_mounted = r.returncode == 0
         if self.root:  # the writable home on a sized tmpfs: a full disk is the sandbox's, not the host's
             r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={self.limits.disk_bytes},mode=0755,nosuid,nodev",
                                 "mcp-world-home", str(self.scratch / "home")], capture_output=True, text=True)
@@ -127,7 +137,10 @@ class TerminalSandbox:
                 continue
             folder.mkdir(parents=True, exist_ok=True)
             name, _, email = repo.author.partition(" <")
+            # At the seed's date, so the commit's id is the one the state computes (GitSeed.commit_hash).
+            when = f"@{repo.epoch} +0000"
             script = (f"git init -q -b {_q(repo.branch)} && git add -A && "
+                      f"GIT_AUTHOR_DATE={_q(when)} GIT_COMMITTER_DATE={_q(when)} "
                       f"git -c user.name={_q(name)} -c user.email={_q(email.rstrip('>'))} commit -q -m {_q(repo.message)}")
             result = self.run(script, repo.path)
             if result.exit_code != 0:
@@ -144,9 +157,20 @@ class TerminalSandbox:
             return None
         return target
 
-    def command(self, command: str, cwd: str) -> list[str]:
-        inside = self.scratch / cwd.lstrip("/")
-        if not (cwd.startswith("/home/") or cwd == "/home") or not inside.is_dir():
+    def _can_enter(self, cwd: str) -> bool:
+        """Whether `cwd` is a folder inside the sandbox (its home and /tmp from the scratch folder,
+        the rest of its file system from the read-only mounts)."""
+        if not cwd.startswith("/") or "/../" in cwd + "/" or "\0" in cwd:
+            return False
+        if cwd in ("/", "/etc", "/dev", "/proc", "/bin", "/lib", "/lib64", "/sbin"):
+            return True
+        for inner in ("/home", "/tmp"):
+            if cwd == inner or cwd.startswith(inner + "/"):
+                return (self.scratch / cwd.lstrip("/")).is_dir()
+        return (cwd == "/usr" or cwd.startswith("/usr/")) and os.path.isdir(cwd)  # bound read-only as it is
+
+    def command(self, command: str, cwd: str, env: dict[str, str] | None = None) -> list[str]:
+        if not self._can_enter(cwd):
             cwd = self.home
         args = [
             # --unshare-user with --disable-userns: the command cannot make nested user namespaces
@@ -163,7 +187,7 @@ class TerminalSandbox:
         args += ["--remount-ro", "/etc"]  # the generated /etc: read-only once the shared parts are in
         args += [
             "--bind", str(self.scratch / "home"), "/home",
-            "--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
+            "--bind", str(self.scratch / "tmp"), "/tmp", "--proc", "/proc", "--dev", "/dev",
             "--size", str(self.limits.tmp_bytes), "--tmpfs", "/dev/shm",
             "--remount-ro", "/",  # the sandbox's own root: only /home, /etc (scratch) and /tmp stay writable
             "--uid", str(self.limits.uid), "--gid", str(self.limits.uid),
@@ -171,13 +195,17 @@ class TerminalSandbox:
             "--setenv", "HOME", self.home, "--setenv", "USER", self.seed.user, "--setenv", "LOGNAME", self.seed.user,
             "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
             "--setenv", "TERM", "dumb", "--setenv", "HOSTNAME", self.seed.hostname,
-            "/bin/bash", "-c", command,
         ]
-        return args
+        # What earlier steps exported (each command runs in a fresh shell; a real one keeps them).
+        for name, value in list((env or {}).items())[:64]:
+            if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", name) and len(value) <= 4096 and "\0" not in value:
+                args += ["--setenv", name, value]
+        return args + ["/bin/bash", "-c", command]
 
-    def run(self, command: str, cwd: str, timeout_s: float | None = None) -> RealResult:
+    def run(self, command: str, cwd: str, timeout_s: float | None = None,
+            env: dict[str, str] | None = None) -> RealResult:
         timeout = min(timeout_s or self.limits.timeout_s, self.limits.timeout_s)
-        args = self.command(command, cwd)
+        args = self.command(command, cwd, env)
         limits = self.child_limits(timeout)
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, cwd=self.scratch,
                                 stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=limits.enter)
@@ -231,6 +259,9 @@ class TerminalSandbox:
         if self.disk_limited:
             subprocess.run(["umount", "-l", str(self.scratch / "home")], capture_output=True)
             self.disk_limited = False
+        if self.tmp_mounted:
+            subprocess.run(["umount", "-l", str(self.scratch / "tmp")], capture_output=True)
+            self.tmp_mounted = False
         shutil.rmtree(self.scratch, ignore_errors=True)
         if self.cgroup is not None:
             self.cgroup.remove()
@@ -341,7 +372,8 @@ class ShadowTerminal:
         box = await loop.run_in_executor(self._pool, self.sandbox, episode_id, world)
         command = str(arguments.get("command", ""))
         cwd = state.get("cwd", box.home)
-        real = await loop.run_in_executor(self._pool, box.run, command, cwd, arguments.get("timeout_s"))
+        real = await loop.run_in_executor(self._pool, box.run, command, cwd, arguments.get("timeout_s"),
+                                          state.get("env") or {})
         home = state.get("home", box.home)
         structured = {"output": real.output, "exit_code": real.exit_code,
                       "cwd": load_domain("terminal").rules.next_cwd(command, cwd, home, real.exit_code)}

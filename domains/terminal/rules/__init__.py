@@ -8,6 +8,7 @@ project (the other risk patterns are data in domain.yaml).
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 import posixpath
 import shlex
 from typing import Any
@@ -29,6 +30,20 @@ class GitSeed(BaseModel):
     message: str = "Initial commit"
     author: str = "user <user@example.com>"
     log: list[str] = Field(default_factory=list)  # recent commits, newest first, as `git log --oneline` shows them
+    date: datetime = Field(default=datetime(2025, 1, 6, 9, 0, tzinfo=timezone.utc),
+                           description="When the seed commit was made (the shadow sandbox commits at this time, "
+                                       "so the commit's id is known)")
+
+    def commit_hash(self, files: dict[str, str | None]) -> str:
+        """The seed commit's id in the shadow sandbox, which writes a file of unknown content empty."""
+        inside = {p[len(self.path.rstrip("/")) + 1:]: c or "" for p, c in files.items()
+                  if p.startswith(self.path.rstrip("/") + "/")}
+        return shell.git_commit_hash(inside, self.author, self.epoch, self.message)
+
+    @property
+    def epoch(self) -> int:
+        when = self.date if self.date.tzinfo else self.date.replace(tzinfo=timezone.utc)
+        return int(when.timestamp())
 
 
 class TerminalSeed(BaseModel):
@@ -82,8 +97,13 @@ class TerminalRules(Rules):
         git = None
         if seed.git:
             g = seed.git[0]
-            git = shell.GitState(repo=g.path, branch=g.branch, branches=[g.branch],
-                                 commits=[line.split(" ", 1)[-1] for line in reversed(g.log)] or [g.message])
+            if g.log:  # as recorded: the ids are the real ones
+                commits = [line.split(" ", 1)[-1] for line in reversed(g.log)]
+                hashes = [line.split(" ", 1)[0] if " " in line else "" for line in reversed(g.log)]
+            else:  # the id is known only where the seed says when the commit was made
+                commits = [g.message]
+                hashes = [g.commit_hash(seed.files)[:7] if "date" in g.model_fields_set else ""]
+            git = shell.GitState(repo=g.path, branch=g.branch, branches=[g.branch], commits=commits, hashes=hashes)
         # Folders the seed lists files in are taken as fully known (the shadow sandbox makes exactly them).
         known = sorted({posixpath.dirname(p) for p in files if p.startswith(seed.cwd)} | ({seed.cwd} if files else set()))
         return shell.TerminalState(cwd=seed.cwd, home=home, files=files, dirs=dirs, known_dirs=known,

@@ -29,6 +29,8 @@ class GitState(BaseModel):
     branch: str = "main"
     branches: list[str] = Field(default_factory=lambda: ["main"])
     commits: list[str] = Field(default_factory=list)  # messages, newest last
+    hashes: list[str] = Field(default_factory=list)  # their abbreviated hashes where known ("" where not)
+    unknown: bool = False  # a command changed history or branches in a way not modelled here
     staged: list[str] = Field(default_factory=list)
 
 
@@ -39,6 +41,7 @@ class TerminalState(BaseModel):
     files: dict[str, str | None] = Field(default_factory=dict)
     dirs: list[str] = Field(default_factory=list)
     known_dirs: list[str] = Field(default_factory=list)  # folders whose whole listing is known
+    other_repos: list[str] = Field(default_factory=list)  # git repositories made in the episode (init, clone): not modelled
     deleted: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     git: GitState | None = None
@@ -77,17 +80,31 @@ def _children(folder: str, s: TerminalState) -> list[str]:
     for p in list(s.files) + s.dirs:
         if p != folder and posixpath.dirname(p) == folder:
             names.add(posixpath.basename(p))
+    # The sandbox's locale is C.UTF-8: `ls` sorts by bytes (README.md before a.txt); under a
+    # language locale (en_US.UTF-8) it sorts by letters, ignoring case and leading dots.
+    if s.env.get("LANG", "C.UTF-8").split(".")[0] in ("C", "POSIX"):
+        return sorted(names)
     return sorted(names, key=lambda n: (n.lstrip(".").lower(), n))
 
 
-def _expand(word: str, s: TerminalState) -> str:
+class _Unknown(Exception):
+    """A word whose expansion the state does not know (a variable it never saw set)."""
+
+
+def _expand(word: str, s: TerminalState, strict: bool = False) -> str:
     def var(m: re.Match[str]) -> str:
         name = m.group(1) or m.group(2)
+        if name in s.env:
+            return s.env[name]
         if name == "HOME":
             return s.home
         if name == "PWD":
             return s.cwd
-        return s.env.get(name, "")
+        if name in ("USER", "LOGNAME"):
+            return posixpath.basename(s.home) if s.home != "/root" else "root"
+        if strict:  # $SHELL, $PATH, $RANDOM…: set by the machine, not by the episode
+            raise _Unknown(name)
+        return ""
 
     return re.sub(r"\$\{(\w+)\}|\$(\w+)", var, word)
 
@@ -106,12 +123,15 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """The output and exit code when the state alone determines them; None: ask the model."""
     s = TerminalState.model_validate(state)
     parts = _split(command)
-    if not parts or len(parts) != 1:
+    if not parts or len(parts) != 1 or "$(" in command or "`" in command:
         return None
     if any(c in w for w in parts[0] for c in "*?[]{}\\") or ("'" in command and "$" in command) or \
             any(w.startswith("~") for w in parts[0][1:] if parts[0][0] == "echo"):
         return None  # globs, braces, escapes and quoting subtleties: the shell's business, the model's call
-    words = [_expand(w, s) for w in parts[0]]
+    try:
+        words = [_expand(w, s, strict=True) for w in parts[0]]
+    except _Unknown:
+        return None
     cmd, args = words[0], words[1:]
     if ">" in words or ">>" in words:
         return None  # writes: state changes, the output is empty; let apply() record it, answer ""
@@ -138,6 +158,8 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             return None
         names = [n for n in _children(folder, s) if not n.startswith(".")]
         return ("".join(n + "\n" for n in names), 0)
+    if cmd == "git" and s.git and s.git.unknown:
+        return None  # the episode ran git commands the state does not model (merge, reset…)
     if cmd == "git" and args[:1] == ["branch"] and len(args) == 1 and s.git and _in_repo(s):
         return "".join(("* " if b == s.git.branch else "  ") + b + "\n" for b in sorted(s.git.branches)), 0
     if cmd == "git" and args[:2] == ["log", "--oneline"] and len(args) <= 4 and s.git and s.git.commits and _in_repo(s):
@@ -147,7 +169,10 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             if not m:
                 return None
             n = int(m.group(1) or m.group(2))
-        lines = [f"{_hash(msg, i)} {msg}" for i, msg in enumerate(s.git.commits)][::-1][:n]
+        known = s.git.hashes if len(s.git.hashes) == len(s.git.commits) else []
+        if not known or not all(known):
+            return None  # a commit whose hash the state does not know (`commit -q`): the model answers
+        lines = [f"{h} {msg}" for h, msg in zip(known, s.git.commits)][::-1][:n]
         return "".join(line + "\n" for line in lines), 0
     return None
 
@@ -198,8 +223,13 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         refused = invalid_option(parts[0])
         if refused is not None:
             return refused, 1
+    if "$(" in command or "`" in command:
+        return None
     for words in parts:
-        words = [_expand(w, s) for w in words]
+        try:
+            words = [_expand(w, s, strict=True) for w in words]
+        except _Unknown:
+            return None
         cmd, args = words[0], words[1:]
         plain = [a for a in args if not a.startswith("-")]
         redirect = next((i for i, w in enumerate(words) if w in (">", ">>")), None)
@@ -231,18 +261,56 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     return "", 0
 
 
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
 def _in_repo(s: TerminalState) -> bool:
-    return bool(s.git) and (s.cwd == s.git.repo or s.cwd.startswith(s.git.repo.rstrip("/") + "/"))
+    """The shell is in the repository the state models (not in another one made inside or beside it)."""
+    return bool(s.git) and _within(s.cwd, s.git.repo) and not any(_within(s.cwd, r) for r in s.other_repos)
 
 
-def _hash(message: str, index: int) -> str:
-    return hashlib.sha1(f"{index}:{message}".encode()).hexdigest()[:7]
+def _git_object(kind: str, body: bytes) -> bytes:
+    return hashlib.sha1(f"{kind} {len(body)}\0".encode() + body).digest()
+
+
+def _git_tree(files: dict[str, bytes]) -> bytes:
+    """The tree object id git makes of these files (paths relative to the repository, mode 100644)."""
+    entries: dict[str, tuple[str, bytes]] = {}
+    folders: dict[str, dict[str, bytes]] = {}
+    for path, content in files.items():
+        head, sep, rest = path.partition("/")
+        if sep:
+            folders.setdefault(head, {})[rest] = content
+        else:
+            entries[head] = ("100644", _git_object("blob", content))
+    for name, inner in folders.items():
+        entries[name] = ("40000", _git_tree(inner))
+    # git orders entries by name, a folder's name as if it ended in "/"
+    order = sorted(entries, key=lambda n: (n + "/" if entries[n][0] == "40000" else n).encode())
+    return _git_object("tree", b"".join(f"{entries[n][0]} {n}\0".encode() + entries[n][1] for n in order))
+
+
+def git_commit_hash(files: dict[str, str], author: str, epoch: int, message: str) -> str:
+    """The id of the root commit `git add -A && git commit -m message` makes of `files` (relative
+    paths) with author and committer `author` ("name <email>") at `epoch` UTC: what the shadow
+    sandbox makes of a world's seed repository, so its `git log` is answered exactly."""
+    tree = _git_tree({p: c.encode() for p, c in files.items()}).hex()
+    who = f"{author} {epoch} +0000"
+    return _git_object("commit", f"tree {tree}\nauthor {who}\ncommitter {who}\n\n{message}\n".encode()).hex()
+
+
+_COMMITTED = re.compile(r"^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] ", re.M)
 
 
 def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
     """The state after `command` printed `output` (exit code `exit_code`)."""
     s = TerminalState.model_validate(state)
-    parts = _split(command) or []
+    parts = _split(command)
+    if parts is None:  # pipes, subshells, substitutions: unless every program only reads, forget what it may have changed
+        if not _reads_only(command):
+            _forget_writes(s, None)
+        parts = []
     for words in parts:
         if exit_code != 0 and len(parts) == 1:
             break
@@ -283,6 +351,83 @@ def _archive_target(cmd: str, args: list[str]) -> str | None:
     return args[1] if len(args) > 1 and flags.endswith("f") else None
 
 
+# Programs that only read (with the options agents use): after them the state stays as it was.
+READS = frozenset({
+    "ls", "cat", "echo", "printf", "pwd", "cd", "grep", "egrep", "fgrep", "rg", "find", "head", "tail", "wc", "sort",
+    "uniq", "cut", "tr", "diff", "cmp", "file", "stat", "du", "df", "whoami", "id", "hostname", "date", "env",
+    "printenv", "which", "type", "history", "tree", "less", "more", "nl", "column", "basename", "dirname",
+    "realpath", "readlink", "uname", "uptime", "ps", "free", "true", "false", "test", "[", "seq", "sleep",
+    "export", "unset", "alias", "clear", "man", "help", "jq", "md5sum", "sha1sum", "sha256sum", "od", "xxd",
+    "hexdump", "strings", "awk", "sed", "locale", "groups", "w", "who", "top", "lsb_release", "nproc",
+})
+MODELLED = frozenset({"touch", "mkdir", "rm", "rmdir", "mv", "cp", "tar", "zip", "git", "tee"})
+GIT_READS = frozenset({"status", "log", "diff", "show", "blame", "grep", "ls-files", "rev-parse", "describe",
+                       "shortlog", "reflog", "help", "version", "--version", "cat-file", "ls-tree", "remote"})
+
+
+def _writes(program: str, args: list[str]) -> bool:
+    """Whether this program, with these arguments, may change files (beyond what `apply` models)."""
+    if program not in READS:
+        return True
+    if program in ("sed", "awk", "perl") and any(a.startswith(("-i", "--in-place")) for a in args):
+        return True
+    if program == "find" and {"-delete", "-exec", "-execdir", "-ok", "-fprint"} & set(args):
+        return True
+    return program == "sort" and any(a.startswith("-o") for a in args)
+
+
+def _reads_only(command: str) -> bool:
+    """Every program of a pipeline or list only reads (and nothing is redirected into a file)."""
+    words = shell_words(command)
+    if words is None or any(w in (">", ">>", "&>", ">|") or "$(" in w or "`" in w for w in words):
+        return False
+    stages: list[list[str]] = [[]]
+    for w in words:
+        if w in ("|", "||", "&&", ";", "&", "(", ")", "|&"):
+            stages.append([])
+        elif stages[-1] or not re.fullmatch(r"\w+=.*", w):  # skip `NAME=value` before a program
+            stages[-1].append(w)
+    stages = [st for st in stages if st]
+    return bool(stages) and not any(_writes(st[0], st[1:]) for st in stages)
+
+
+def _forget_writes(s: TerminalState, under: str | None, files: list[str] | None = None) -> None:
+    """A command the state cannot follow may have written: the listings of folders in the home
+    (or `under`) are no longer known, nor the contents of the files it was given (or, for a
+    repository-wide git command, of every file under the repository)."""
+    root = under or s.home
+    s.known_dirs = [d for d in s.known_dirs if not (d == root or d.startswith(root.rstrip("/") + "/"))]
+    for p in files or []:
+        if p in s.files:
+            s.files[p] = None
+    if under is not None:
+        for p in s.files:
+            if p.startswith(under.rstrip("/") + "/"):
+                s.files[p] = None
+
+
+def _git_args(args: list[str]) -> list[str]:
+    """git's arguments from the subcommand on (`-c name=value` and `--no-pager` before it dropped)."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] == "-c" else 1
+    return args[i:]
+
+
+def _commit_message(args: list[str]) -> str | None:
+    """The message of `git commit -m MSG` (also `-am`, `-qm`); None for a commit the state cannot
+    follow (an editor, --amend, -F, --fixup…)."""
+    for i, a in enumerate(args[1:], 1):
+        if a in ("--amend", "-F", "--file", "-C", "-c", "--fixup", "--squash") or a.startswith("--fixup="):
+            return None
+    for i, a in enumerate(args[1:], 1):
+        if re.fullmatch(r"-[aqvs]*m", a) and i + 1 < len(args):
+            return args[i + 1]
+        if a.startswith("--message="):
+            return a.split("=", 1)[1]
+    return None
+
+
 def _remove(s: TerminalState, path: str) -> None:
     for p in [p for p in s.files if p == path or p.startswith(path.rstrip("/") + "/")]:
         del s.files[p]
@@ -312,15 +457,20 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
             if p not in s.files:
                 _write(s, p, "")
     elif cmd == "mkdir":
+        parents = "-p" in args or "--parents" in args or any(re.fullmatch(r"-[a-zA-Z]*p[a-zA-Z]*", a) for a in args)
         for a in plain:
-            p = _abs(a, s)
-            for d in [p] + [posixpath.dirname(p)] * ("-p" in args):
+            chain = [_abs(a, s)]  # the folder, then (with -p) each missing parent up to one that exists
+            while parents and posixpath.dirname(chain[-1]) not in ("/", chain[-1]) and \
+                    not _exists(posixpath.dirname(chain[-1]), s):
+                chain.append(posixpath.dirname(chain[-1]))
+            for d in reversed(chain):  # from the top: a folder made where the listing was known is known
+                new = d not in s.dirs and (d == chain[0] or posixpath.dirname(d) in s.known_dirs)
                 if d not in s.dirs:
                     s.dirs.append(d)
-            if p not in s.known_dirs:
-                s.known_dirs.append(p)  # a new folder is empty: fully known
-            if p in s.deleted:
-                s.deleted.remove(p)
+                if new and d not in s.known_dirs:
+                    s.known_dirs.append(d)  # a new folder holds only what is made in it: fully known
+                if d in s.deleted:
+                    s.deleted.remove(d)
     elif cmd in ("rm", "rmdir"):
         for a in plain:
             pattern = _abs(a, s)
@@ -360,21 +510,45 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
     elif cmd == "unset":
         for a in args:
             s.env.pop(a, None)
+    elif cmd == "git" and args[:1] in (["init"], ["clone"]):
+        where = [a for a in args[1:] if not a.startswith("-")]
+        target = where[0] if args[0] == "init" and where else (where[1] if len(where) > 1 else None)
+        if args[0] == "clone" and target is None and where:
+            target = posixpath.basename(where[0].rstrip("/")).removesuffix(".git")
+        repo = _abs(target, s) if target else s.cwd
+        if repo not in s.other_repos and not (s.git and repo == s.git.repo):
+            s.other_repos.append(repo)
+        if repo not in s.dirs:
+            s.dirs.append(repo)
     elif cmd == "git" and s.git is not None and _in_repo(s):
+        args = _git_args(args)
+        plain = [a for a in args if not a.startswith("-")]
         sub = args[:1]
-        if sub == ["add"]:
+        commit_message = _commit_message(args) if sub == ["commit"] else None
+        if not sub or sub[0] in GIT_READS:
+            pass
+        elif sub == ["add"]:
             s.git.staged = sorted(set(s.git.staged) | set(plain[1:]))
-        elif sub == ["commit"] and "-m" in args[:-1]:
-            s.git.commits.append(args[args.index("-m") + 1])
+        elif commit_message is not None:
+            if len(s.git.hashes) < len(s.git.commits):
+                s.git.hashes += [""] * (len(s.git.commits) - len(s.git.hashes))
+            s.git.commits.append(commit_message)
+            done = _COMMITTED.search(output or "")  # "[main 1a2b3c4] message": the new commit's id
+            s.git.hashes.append(done.group(1)[:7] if done else "")
             s.git.staged = []
-        elif sub in (["checkout"], ["switch"]):
-            create = "-b" in args or "-c" in args
-            name = plain[-1] if len(plain) > 1 else None
-            if name:
-                if create and name not in s.git.branches:
-                    s.git.branches.append(name)
-                if name in s.git.branches:
-                    s.git.branch = name
-        elif sub == ["branch"] and len(plain) == 2 and not args[1].startswith("-"):
+        elif sub in (["checkout"], ["switch"]) and len(plain) == 2 and "--" not in args and \
+                set(args[1:]) - {plain[1]} <= {"-b", "-c", "-q"} and \
+                (plain[1] in s.git.branches or {"-b", "-c"} & set(args)):
             if plain[1] not in s.git.branches:
                 s.git.branches.append(plain[1])
+            s.git.branch = plain[1]
+        elif sub == ["branch"] and len(plain) == 2 and len(args) == 2:
+            if plain[1] not in s.git.branches:
+                s.git.branches.append(plain[1])
+        elif sub == ["branch"] and len(args) == 3 and args[1] in ("-d", "-D") and args[2] in s.git.branches:
+            s.git.branches.remove(args[2])
+        else:  # merge, reset, rebase, stash, restore, `checkout -- file`, commit --amend…: not modelled
+            s.git.unknown = True
+            _forget_writes(s, s.git.repo)
+    elif cmd not in MODELLED and _writes(cmd, args):
+        _forget_writes(s, None, [_abs(a, s) for a in plain])  # python, make, sed -i…: may write anything

@@ -1,0 +1,177 @@
+"""Answers from the explicit state, proven against reality: every command the terminal state would
+answer (`--state full`) is also run in the real bubblewrap sandbox, and the two are compared byte
+for byte. The state then advances by the real output (as in eval), so each sequence is checked
+step by step. Also replays the recorded real episodes in fixtures/real: each step the state would
+answer, against what was recorded.
+
+    .venv/bin/python benchmarks/state_vs_real.py [--world devbox] [--show-agreeing]
+
+Prints the agreement per command (the first word: the rule family), and every mismatch. The target
+is 100%: a wrong state answer is confidently wrong every time, and where a rule cannot be exact it
+must leave the step to the model. No engine is needed (nothing goes to a model here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from mcp_world.dialects import get_dialect  # noqa: E402
+from mcp_world.engines import EnginePool  # noqa: E402
+from mcp_world.executors.sandbox import SandboxLimits, TerminalSandbox  # noqa: E402
+from mcp_world.paths import FIXTURES_DIR  # noqa: E402
+from mcp_world.simulator import Limits, Simulator  # noqa: E402
+from mcp_world.store import Store  # noqa: E402
+from mcp_world.world import World, load_world  # noqa: E402
+
+# Write-then-read sequences of the kinds agents type, each from a fresh copy of the world.
+SEQUENCES: list[list[str]] = [
+    ["mkdir -p a/b/c", "ls a", "ls a/b", "ls", "ls a/b/c", "cd a/b", "pwd", "ls"],
+    ["mkdir sub", "cd sub", "git init -q", "touch a.txt", "git add a.txt",
+     "git -c user.email=u@x -c user.name=u commit -qm first", "git log --oneline", "git branch", "cd ..",
+     "git log --oneline", "git branch"],
+    ["rm -rf src", "ls", "cd tests", "ls", "cat test_notes.py"],
+    ["touch new.py", "ls", "mv new.py src/", "ls src", "ls"],
+    ["cd src", "pwd", "cd ..", "pwd", "cd ~", "pwd", "ls"],
+    ["echo a > f.txt", "echo b >> f.txt", "cat f.txt", "cp f.txt g.txt", "cat g.txt", "rm f.txt", "ls", "cat f.txt"],
+    ["mkdir docs", "cd docs", "pwd", "ls", "touch x.md", "ls", "cd ..", "ls docs"],
+    ["git status", "git log --oneline", "git branch", "git checkout -b feat", "git branch", "echo x > n.txt",
+     "git add n.txt", "git -c user.email=u@x -c user.name=u commit -m 'add n'", "git log --oneline"],
+    ["cat README.md", "cat requirements.txt", "ls -a", "ls src", "ls tests", "whoami", "hostname", "echo $HOME",
+     "cd /", "pwd"],
+    ["cd /home", "ls", "cd /tmp", "pwd", "ls /"],
+    ["echo hi > /tmp/x.txt", "cat /tmp/x.txt", "cd /tmp", "ls", "pwd", "cd /usr/bin", "pwd", "cd", "pwd"],
+    ["mkdir -p deep/er/est", "touch deep/er/f.txt", "ls deep/er", "rm -r deep/er", "ls deep", "ls deep/er"],
+    ["printf 'one\\ntwo\\n' > t.txt", "cat t.txt", "wc -l t.txt", "head -1 t.txt", "cat nope.txt", "ls nope"],
+    ["export FOO=bar", "echo $FOO", "unset FOO", "echo $FOO", "cd src && pwd", "cd .. ; ls"],
+    ["mv README.md README.old", "ls", "cat README.old", "cat README.md", "cp requirements.txt src/", "ls src"],
+    ["git checkout -b dev", "git branch", "git checkout main", "git branch", "git log --oneline -1",
+     "git log --oneline -n1"],
+    ["rm -rf ~/notes-app", "ls", "cd ~", "ls", "cd notes-app"],
+    ["mkdir -p x/y && cd x/y && pwd", "ls ..", "cd ../..", "ls x", "rmdir x/y", "ls x"],
+]
+
+
+class _NoEngine:
+    """Nothing here may reach a model: the state is asked directly."""
+
+    url = "none://"
+    model = "none"
+
+    async def complete(self, request):  # pragma: no cover - never called
+        raise AssertionError("the state-vs-real replay asked a model")
+
+    async def aclose(self) -> None:
+        pass
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.per_rule: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # rule: [answered, agreed]
+        self.mismatches: list[dict] = []
+        self.steps = 0
+
+    def add(self, where: str, command: str, cwd: str, state: str, real: str) -> None:
+        rule = command.split()[0] if command.split() else "(empty)"
+        self.per_rule[rule][0] += 1
+        self.per_rule[rule][1] += state == real
+        if state != real:
+            self.mismatches.append({"where": where, "command": command, "cwd": cwd, "state": state, "real": real})
+
+    @property
+    def answered(self) -> int:
+        return sum(a for a, _ in self.per_rule.values())
+
+    @property
+    def agreed(self) -> int:
+        return sum(b for _, b in self.per_rule.values())
+
+
+def _simulator(world: World, tmp: Path) -> tuple[Simulator, Store]:
+    store = Store(tmp / "state-vs-real.db")
+    sim = Simulator(world, EnginePool([_NoEngine()]), store, get_dialect("instruct"), Limits(), 1, state_mode="full")
+    return sim, store
+
+
+async def against_sandbox(world: World, sequences: list[list[str]], tally: Tally) -> None:
+    """Each sequence in a fresh sandbox of `world`, the state beside it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        sim, store = _simulator(world, Path(tmp))
+        try:
+            for n, sequence in enumerate(sequences):
+                box = TerminalSandbox(world, SandboxLimits())
+                ep = await sim.episode(f"seq{n}")
+                try:
+                    for command in sequence:
+                        state = ep.state.setdefault("terminal", {})
+                        cwd = state.get("cwd", box.home)
+                        answer = sim.state_answer(ep, "run_command", {"command": command})
+                        real = box.run(command, cwd, env=state.get("env") or {})
+                        tally.steps += 1
+                        if answer is not None:
+                            tally.add(f"sequence {n}", command, cwd, answer.text, real.output)
+                        sim.observe(ep, "run_command", {"command": command}, real.output, {"exit_code": real.exit_code})
+                finally:
+                    box.close()
+        finally:
+            store.close()
+
+
+async def against_recordings(paths: list[Path], tally: Tally) -> None:
+    """Recorded real terminal episodes: each step the state would answer, against the recording."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in paths:
+            for line in path.read_text().splitlines():
+                record = json.loads(line)
+                world = World.model_validate(record["world"])
+                if world.domains != ["terminal"]:
+                    continue
+                sim, store = _simulator(world, Path(tmp) / record["id"].replace("/", "_"))
+                try:
+                    ep = await sim.episode(record["id"])
+                    for step in record["steps"]:
+                        if step["tool"] != "run_command":
+                            continue
+                        command = step["arguments"].get("command", "")
+                        cwd = ep.state.get("terminal", {}).get("cwd", "")
+                        answer = sim.state_answer(ep, "run_command", step["arguments"])
+                        tally.steps += 1
+                        if answer is not None:
+                            tally.add(f"{path.name}:{record['id']}", command, cwd, answer.text, step["observation"])
+                        sim.observe(ep, "run_command", step["arguments"], step["observation"], step.get("structured"))
+                finally:
+                    store.close()
+
+
+def report(name: str, tally: Tally, show_agreeing: bool = False) -> None:
+    share = f"{tally.agreed / tally.answered:.1%}" if tally.answered else "-"
+    print(f"{name}: {tally.steps} steps, {tally.answered} answered from the state, {tally.agreed} byte-exact ({share})")
+    for rule, (answered, agreed) in sorted(tally.per_rule.items(), key=lambda kv: -kv[1][0]):
+        if show_agreeing or agreed < answered:
+            print(f"  {rule:10} {agreed:4}/{answered:<4}")
+    for m in tally.mismatches:
+        print(f"  MISMATCH {m['where']}: {m['command']!r} in {m['cwd']}\n    state: {m['state']!r}\n    real:  {m['real']!r}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--world", default="devbox", help="the world the sequences run in (they assume devbox's files)")
+    ap.add_argument("--show-agreeing", action="store_true", help="list every rule, not only those that disagree")
+    args = ap.parse_args()
+    live, recorded = Tally(), Tally()
+    asyncio.run(against_sandbox(load_world(args.world), SEQUENCES, live))
+    report("sandbox sequences", live, True)
+    asyncio.run(against_recordings(sorted((FIXTURES_DIR / "real").glob("*.jsonl")), recorded))
+    report("recorded episodes (fixtures/real)", recorded, args.show_agreeing)
+
+
+if __name__ == "__main__":
+    main()
