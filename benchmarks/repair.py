@@ -3,7 +3,7 @@ answers were valid at once, how many the one re-ask saved, and how many calls fa
 re-ask after a looping answer sampled as before (the first call's repetition penalty) and as now
 (`Sampling.repair_repetition_penalty`).
 
-    .venv/bin/python benchmarks/repair.py [--engine URL] [--calls 96] [--case kanban|terminal|search|all]
+    .venv/bin/python benchmarks/repair.py [--engine URL] [--calls 96] [--case kanban|terminal|search|browser|browser-click|all]
 
 Without --engine it uses the background engine (`mcp-world engine start`), else starts the
 embedded engine (about a minute) and stops it afterwards.
@@ -37,7 +37,11 @@ CASES = {  # name: (world, tool, arguments) — the kanban folder domain has no 
     "kanban": (str(EXAMPLES / "team-board.yaml"), "board_list", {"column": "todo"}),
     "terminal": ("devbox", "run_command", {"command": "cat README.md"}),
     "search": ("research", "web_fetch", {"url": "https://science.nasa.gov/mission/voyager/"}),
+    "browser": ("webshop", "browser_navigate", {"url": "https://greenleaf.example/"}),
+    # a click after a page load: the prompt holds the first page, and the model may loop in <head>
+    "browser-click": ("webshop", "browser_click", {"target": "Sencha"}),
 }
+SETUP = {"browser-click": [("browser_navigate", {"url": "https://greenleaf.example/"})]}  # made first, not counted
 
 
 async def measure(url: str, case: str, calls: int, sampling: Sampling) -> tuple[collections.Counter, collections.Counter]:
@@ -52,6 +56,11 @@ async def measure(url: str, case: str, calls: int, sampling: Sampling) -> tuple[
 
         async def one(seed: int) -> str:
             await sim.reset(f"e{seed}", None, seed)
+            for setup_tool, setup_arguments in SETUP.get(case, []):
+                try:
+                    await sim.call(f"e{seed}", setup_tool, setup_arguments)
+                except AgentFault:
+                    return "setup failed"
             try:
                 await sim.call(f"e{seed}", tool, arguments)
             except AgentFault as err:
@@ -62,10 +71,11 @@ async def measure(url: str, case: str, calls: int, sampling: Sampling) -> tuple[
             return "ok"
 
         outcomes = collections.Counter(await asyncio.gather(*(one(s) for s in range(calls))))
-        repaired = store.query("select count(*) n from steps where repaired = 1 and error_kind is null")[0]["n"]
+        repaired = store.query("select count(*) n from steps where repaired = 1 and error_kind is null and tool = ?",
+                               (tool,))[0]["n"]
         store.close()
     return collections.Counter(valid_at_once=outcomes["ok"] - repaired, saved_by_reask=repaired,
-                               failed=outcomes["failed"]), reasons
+                               failed=outcomes["failed"], setup_failed=outcomes["setup failed"]), reasons
 
 
 async def run(url: str, cases: list[str], calls: int) -> None:
@@ -77,6 +87,8 @@ async def run(url: str, cases: list[str], calls: int) -> None:
         for label, sampling in (("before", before), ("now", now)):
             c, reasons = await measure(url, case, calls, sampling)
             why = ", ".join(f"{n}× {r}" for r, n in reasons.most_common())
+            if c["setup_failed"]:
+                why = f"(setup failed on {c['setup_failed']}) " + why
             print(f"{case:10} {label + ' ' + str(sampling.repair_frequency_penalty):>15} "
                   f"{c['valid_at_once']:>14} {c['saved_by_reask']:>16} {c['failed']:>7}  {why}")
 

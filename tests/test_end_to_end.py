@@ -48,16 +48,14 @@ async def test_a_five_step_terminal_episode_over_stdio(engine_url, tmp_path):
     assert [json.loads(r["arguments"])["command"] for r in logged] == commands
     (ep,) = episodes(db)
     assert ep["world_name"] == "devbox" and ep["model"] == embedded.served_name(embedded.default_adapter()) and ep["seed"] == 11
+    # Every step is a real prediction (60 of 60 such steps valid on 12 seeds; the bounded re-ask included).
     for res, row in zip(results, logged):
-        if res.is_error:  # a clear error, logged as such; never an invented observation
-            assert row["error_kind"] and row["observation"] is None
-        else:
-            assert row["provenance"] == "model" and row["observation"] == res.content[0].text
-            assert set(res.structured_content) == {"output", "exit_code", "cwd"}
-            assert row["prompt_tokens"] > 100 and row["completion_tokens"] >= 1 and row["latency_ms"] > 0
-    assert sum(not r.is_error for r in results) >= 4
-    if not results[3].is_error:
-        assert results[3].structured_content["cwd"] == "/home/user/notes-app/src"
+        assert not res.is_error, (row["arguments"], res.content[0].text)
+        assert row["error_kind"] is None and row["provenance"] == "model" and row["observation"] == res.content[0].text
+        assert set(res.structured_content) == {"output", "exit_code", "cwd"}
+        assert row["prompt_tokens"] > 100 and row["completion_tokens"] >= 1 and row["latency_ms"] > 0
+    assert results[3].structured_content["cwd"] == "/home/user/notes-app/src"
+    assert results[4].structured_content["cwd"] == "/home/user/notes-app/src"  # `cd` carried to the next step
 
 
 async def test_a_three_step_browser_episode_over_http(engine_url, tmp_path):
@@ -72,16 +70,15 @@ async def test_a_three_step_browser_episode_over_http(engine_url, tmp_path):
                 ]
     logged = rows(db, "shopper-1")
     assert [r["tool"] for r in logged] == ["browser_navigate", "browser_click", "browser_back"]
-    ok = [r for r in results if not r.is_error]
-    assert len(ok) >= 2
-    for r in ok:
+    # Every page parses (36 of 36 such steps on 12 seeds, since a looping <head> is re-asked).
+    assert [r.is_error for r in results] == [False, False, False], [r.content[0].text[:300] for r in results]
+    for r in results:
         text = r.content[0].text
         assert text.lstrip().lower().startswith("<!doctype html")
         doc = html.document_fromstring(text)
         assert doc.find("body") is not None
         assert set(r.structured_content) == {"url", "status", "title"}
-    if not results[0].is_error:
-        assert results[0].structured_content["url"] == "https://greenleaf.example/"
+    assert results[0].structured_content["url"] == "https://greenleaf.example/"
 
 
 async def test_android_episodes_over_http_get_valid_uiautomator_dumps(engine_url, tmp_path):

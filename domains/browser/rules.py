@@ -10,7 +10,7 @@ from typing import Any, Literal
 from lxml import etree, html as lxml_html
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_world.rules import Call, Check, EpisodeView, FormatError, Parsed, Picture, Rules, UrlPattern
+from mcp_world.rules import Call, Check, EpisodeView, FormatError, Parsed, Picture, Rules, UrlPattern, refuse_repetition
 
 MAX_PAGES = 8  # pages remembered per browser episode
 MAX_BACK = 50  # how far back `browser_back` can go
@@ -39,6 +39,7 @@ class _Html:
         if not text.lower().startswith("<!doctype html"):
             text = self.prefill(call) + raw
         text = text.strip()
+        refuse_repetition(text, call)  # a head looping one <script> line to the limit: re-asked with a penalty
         if "<body" not in text.lower():
             raise FormatError("the answer is not an HTML document with a <body>")
         try:
