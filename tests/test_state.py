@@ -369,7 +369,8 @@ def test_state_answers_follow_what_a_real_shell_does_after_writes_it_cannot_see(
     assert shell.answer(s, "git log --oneline") is None and shell.answer(s, "git branch") is None
     s = run(s, "cd ..")
     assert shell.answer(s, "git log --oneline")[0].endswith(" Initial commit\n")  # the project's own history
-    assert shell.answer(terminal(), "echo $SHELL") is None  # set by the machine, not by the episode
+    assert shell.answer(terminal(), "echo $PATH_EXTRA") is None  # never set in the episode: the machine's business
+    assert shell.answer(terminal(), "echo $SHELL") == ("/bin/bash\n", 0)  # bash sets it from passwd
     assert shell.answer(terminal(), "echo $((3+4))") is None and shell.answer(terminal(), "echo $(whoami)") is None
     assert shell.answer(terminal(), "echo $USER") == ("user\n", 0)
     for writer in ("python -m pytest", "make", "sed -i s/8.3.2/8.3.3/ requirements.txt", "cat x | tee out.txt",

@@ -102,6 +102,8 @@ def _expand(word: str, s: TerminalState, strict: bool = False) -> str:
             return s.cwd
         if name in ("USER", "LOGNAME"):
             return posixpath.basename(s.home) if s.home != "/root" else "root"
+        if name == "SHELL":  # bash sets it from the user's passwd entry, which is /bin/bash in every world
+            return "/bin/bash"
         if strict:  # $SHELL, $PATH, $RANDOM…: set by the machine, not by the episode
             raise _Unknown(name)
         return ""
