@@ -364,6 +364,7 @@ def test_state_answers_follow_what_a_real_shell_does_after_writes_it_cannot_see(
     s = run(terminal(), "mkdir -p a/b/c")  # the parents made on the way are new, so fully known
     assert shell.answer(s, "ls a") == ("b\n", 0) and shell.answer(s, "ls a/b") == ("c\n", 0)
     assert "a\n" in shell.answer(s, "ls")[0]
+    assert shell.answer(run(terminal(), "mkdir -p /opt/data"), "ls /opt/data") is None  # it may have existed, full
     s = run(run(run(terminal(), "mkdir sub"), "cd sub"), "git init")  # another repository inside the project
     s = run(s, "git commit -m first", "[main (root-commit) 9f8e7d6] first\n")
     assert shell.answer(s, "git log --oneline") is None and shell.answer(s, "git branch") is None

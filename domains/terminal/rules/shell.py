@@ -398,13 +398,13 @@ def _forget_writes(s: TerminalState, under: str | None, files: list[str] | None 
     (or `under`) are no longer known, nor the contents of the files it was given (or, for a
     repository-wide git command, of every file under the repository)."""
     root = under or s.home
-    s.known_dirs = [d for d in s.known_dirs if not (d == root or d.startswith(root.rstrip("/") + "/"))]
+    s.known_dirs = [d for d in s.known_dirs if not _within(d, root)]
     for p in files or []:
         if p in s.files:
             s.files[p] = None
     if under is not None:
         for p in s.files:
-            if p.startswith(under.rstrip("/") + "/"):
+            if _within(p, under):
                 s.files[p] = None
 
 
@@ -419,7 +419,7 @@ def _git_args(args: list[str]) -> list[str]:
 def _commit_message(args: list[str]) -> str | None:
     """The message of `git commit -m MSG` (also `-am`, `-qm`); None for a commit the state cannot
     follow (an editor, --amend, -F, --fixup…)."""
-    for i, a in enumerate(args[1:], 1):
+    for a in args[1:]:
         if a in ("--amend", "-F", "--file", "-C", "-c", "--fixup", "--squash") or a.startswith("--fixup="):
             return None
     for i, a in enumerate(args[1:], 1):
@@ -431,10 +431,10 @@ def _commit_message(args: list[str]) -> str | None:
 
 
 def _remove(s: TerminalState, path: str) -> None:
-    for p in [p for p in s.files if p == path or p.startswith(path.rstrip("/") + "/")]:
+    for p in [p for p in s.files if _within(p, path)]:
         del s.files[p]
-    s.dirs = [d for d in s.dirs if not (d == path or d.startswith(path.rstrip("/") + "/"))]
-    s.known_dirs = [d for d in s.known_dirs if not (d == path or d.startswith(path.rstrip("/") + "/"))]
+    s.dirs = [d for d in s.dirs if not _within(d, path)]
+    s.known_dirs = [d for d in s.known_dirs if not _within(d, path)]
     if path not in s.deleted:
         s.deleted.append(path)
 
@@ -466,7 +466,9 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
                     not _exists(posixpath.dirname(chain[-1]), s):
                 chain.append(posixpath.dirname(chain[-1]))
             for d in reversed(chain):  # from the top: a folder made where the listing was known is known
-                new = d not in s.dirs and (d == chain[0] or posixpath.dirname(d) in s.known_dirs)
+                # `mkdir x` fails on an existing x, so x is new; `mkdir -p x` does not, so x is new only
+                # where its parent's listing is known
+                new = d not in s.dirs and (posixpath.dirname(d) in s.known_dirs or (d == chain[0] and not parents))
                 if d not in s.dirs:
                     s.dirs.append(d)
                 if new and d not in s.known_dirs:
