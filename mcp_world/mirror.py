@@ -184,13 +184,13 @@ class Mirror:
     def __init__(self, upstream: Upstream, world: World, store: Store, engines: EnginePool | None,
                  dialect: str = "instruct", limits: Limits = Limits(), sampling: Sampling = Sampling(),
                  predict_concurrency: int = 2, max_backlog: int = 256,
-                 price: tuple[float, float] | None = None) -> None:
+                 price: tuple[float, float] | None = None, dialect_options: dict[str, Any] | None = None) -> None:
         self.upstream = upstream
         self.world = world
         self.store = store
         self.engines = engines
         self.dialect = dialect
-        self.sim = None if engines is None else Simulator(world, engines, store, get_dialect(dialect), limits,
+        self.sim = None if engines is None else Simulator(world, engines, store, get_dialect(dialect, **(dialect_options or {})), limits,
                                                           sampling=sampling, price=price)
         self._episodes: dict[str, MirrorEpisode] = {}
         self.max_episodes = limits.max_episodes
@@ -273,7 +273,8 @@ class Mirror:
                 # The prediction sees the real results before this one (teacher forcing, as eval does).
                 history = list(ep.sim.history.get(spec.domain, []))
                 ep.sim.history.setdefault(spec.domain, []).append(
-                    Turn(ep.sim.dialect.action_text(spec, safe_arguments), safe_text))
+                    Turn(ep.sim.dialect.action_text(spec, safe_arguments), safe_text, tool=name,
+                         arguments=dict(safe_arguments)))
         if self.sim is not None and spec is not None and step_id is not None:
             self._schedule(ep, index, step_id, name, safe_arguments, history)
         meta = dict(result.meta or {}) if hasattr(result, "meta") else {}
@@ -386,7 +387,9 @@ def run_mirror(cfg: MirrorConfig, say: Any) -> None:
         async with Upstream(cfg.upstream) as upstream:
             world = world_for(upstream, cfg.name, cfg.description)
             mirror = Mirror(upstream, world, store, pool, cfg.serve.dialect, cfg.serve.limits, cfg.serve.sampling,
-                            price=cfg.serve.price)
+                            price=cfg.serve.price,
+                            dialect_options={"thinking": cfg.serve.thinking, "thinking_budget": cfg.serve.thinking_budget,
+                                             "prompts": cfg.serve.agentworld_prompts})
             try:
                 if stdio:
                     from mcp.server.stdio import stdio_server

@@ -12,6 +12,10 @@ nothing is answered from state.
     answers   prefill(call), parse(raw, call), is_error(parsed), agent_structured(call, parsed)
     seeds     seed_model (validates `seed.<domain>` of world files)
     prompts   transcript(world, state): a terminal-like domain's prompt line (instruct dialect)
+    trained   trained_action(call, moment), trained_observation(text, call, moment),
+              from_trained(raw, call, moment), trained_screen(world, state): the action and the
+              observation as Qwen-AgentWorld was trained on them (the agentworld dialect; each domain's
+              `agentworld.md` is the mapping's table)
     reports   risks(world, call): flags for the dry-run report beyond the patterns in domain.yaml;
               display(call): the action as a person reads it
     tasks     checks: the `Check` kinds a task file's `success` list may use for this domain (each
@@ -37,7 +41,7 @@ if TYPE_CHECKING:
     from .domain import Tool
     from .world import World
 
-__all__ = ["Call", "Check", "EpisodeView", "TypedText", "UrlPattern", "FormatError", "Parsed", "RepetitionError", "Rules", "StateError", "StepView", "Transcript",
+__all__ = ["Call", "Check", "EpisodeView", "Moment", "TrainedAction", "TypedText", "UrlPattern", "FormatError", "Parsed", "RepetitionError", "Rules", "StateError", "StepView", "Transcript",
            "degenerate", "exit_code_for", "refuse_repetition", "sounds_like_commentary", "unfence"]
 
 
@@ -75,6 +79,28 @@ class Transcript:
     prompt: Callable[[str], str]
     start: str
     stop: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TrainedAction:
+    """An action as Qwen-AgentWorld reads it: the text inside the user turn's fenced block and the
+    block's language (`json` for JSON actions, `python` for code actions)."""
+
+    text: str
+    fence: str = "json"
+
+
+@dataclass(frozen=True)
+class Moment:
+    """Where one step of an episode happened, as the trained format needs it: the world, the screen
+    the action was taken on (the domain's previous observation, "" at the start: then the world's
+    own start screen, `trained_screen`), and where it ran and where the next one runs (`where`)."""
+
+    world: World | None = None
+    screen: str = ""
+    before: str = ""
+    after: str = ""
+    state: dict[str, Any] = field(default_factory=dict)  # the domain's state now (not at that step)
 
 
 @dataclass(frozen=True)
@@ -278,6 +304,26 @@ class Rules:
     def transcript(self, world: World, state: dict[str, Any]) -> Transcript | None:
         """A terminal-like layout for the instruct dialect; None: chat turns."""
         return None
+
+    # -- Qwen-AgentWorld's trained format (the agentworld dialect) ---------------------------------
+    def trained_action(self, call: Call, moment: Moment) -> TrainedAction | None:
+        """The action as the model was trained to read it; None: a JSON tool call `{"name",
+        "arguments"}` under the tool's trained name (domain.yaml's `agentworld.action_names`)."""
+        return None
+
+    def trained_observation(self, text: str, call: Call, moment: Moment) -> str:
+        """Our observation `text` of `call` as the trained format shows it (a terminal's screen, a page
+        whose elements carry ids)."""
+        return text
+
+    def from_trained(self, raw: str, call: Call, moment: Moment) -> str:
+        """The model's observation in the trained format read back as our tool's (then `parse`d)."""
+        return raw
+
+    def trained_screen(self, world: World, state: dict[str, Any], where: str = "") -> str:
+        """What the screen shows before the first turn the prompt keeps (`**Current State:**`); "" for
+        domains without a screen."""
+        return ""
 
     def display(self, call: Call) -> str | None:
         """How a person reads this action in reports (`$ ls`); None: as a call, `tool({arguments})`."""

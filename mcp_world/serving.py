@@ -62,6 +62,7 @@ class ServeConfig:
     dialect: str = "auto"  # auto: by the engine's model name (dialects.dialect_for_model)
     thinking: bool = True  # agentworld: let the model think before answering
     thinking_budget: int = 4096  # agentworld: tokens the thinking may take, on top of the observation's
+    agentworld_prompts: Path | None = None  # agentworld: the model's own system prompts (a copy of its repository)
     transport: str = "http"  # http | stdio
     host: str = "127.0.0.1"
     port: int = 8765
@@ -234,7 +235,8 @@ def serve(cfg: ServeConfig, say: Say) -> None:
         stdio = cfg.transport == "stdio"
         shadow = make_shadow(cfg)  # before any engine starts: a bad --shadow/--real fails at once
         pool = make_engines(cfg, running, say, background_start=stdio)
-        sim = Simulator(cfg.world, pool, store, get_dialect(cfg.dialect, thinking=cfg.thinking, thinking_budget=cfg.thinking_budget),
+        sim = Simulator(cfg.world, pool, store, get_dialect(cfg.dialect, thinking=cfg.thinking, thinking_budget=cfg.thinking_budget,
+                                                          prompts=cfg.agentworld_prompts),
                         cfg.limits, cfg.seed, cfg.sampling,
                         shadow=shadow, real=frozenset(cfg.real), state_mode=cfg.state_mode,
                         replay_cache=cfg.replay_cache, price=cfg.price)
@@ -313,14 +315,16 @@ def make_handles(sim: Simulator, cfg: ServeConfig):
                    public_url=cfg.public_url)
 
 
-def judge_engine(spec: str | None, pool: EnginePool, timeout_s: float = 300.0):
-    """The engine that scores judge rubrics: `embedded` is the world model's own (first) engine, a
-    URL any OpenAI-compatible server; an unknown name is refused with the names accepted."""
+def judge_engine(spec: str | None, pool: EnginePool, timeout_s: float = 300.0, model: str | None = None,
+                 api_key: str | None = None, profile: str = "vllm"):
+    """The engine that judges (task rubrics, predictions): `embedded` is the world model's own
+    (first) engine, a URL any OpenAI-compatible server (its own model and key, never the world
+    model's); an unknown name is refused with the names accepted."""
     if not spec:
         return None
     choice = resolve(spec)
     if choice.kind == "url":
-        return open_url(choice.url, timeout_s=timeout_s)
+        return open_url(choice.url, timeout_s=timeout_s, model=model, api_key=api_key, profile=profile)
     return pool.engines[0]
 
 

@@ -49,7 +49,7 @@ class Sampling:
     """How the world model samples. Low temperature and a light repetition penalty keep the small
     embedded model from degenerating; a GPU model can take its own recommended settings."""
 
-    temperature: float = 0.3
+    temperature: float | None = None  # None: the dialect's recommendation (agentworld 0.6), else 0.3
     top_p: float = 0.95
     repetition_penalty: float | None = 1.05  # where the engine supports it; None: omit
     repair_temperature: float = 0.2
@@ -277,9 +277,10 @@ class Simulator:
                 continue
             tool = self.tools.get(s["tool"])
             if tool is not None:
+                arguments = json.loads(s["arguments"] or "{}")
                 ep.history.setdefault(tool.domain, []).append(Turn(
-                    ep.dialect.action_text(tool, json.loads(s["arguments"] or "{}")), s["observation"],
-                    where=s["where"] or ""))
+                    ep.dialect.action_text(tool, arguments), s["observation"], where=s["where"] or "",
+                    tool=tool.name, arguments=arguments))
         self._episodes[key] = ep
         log.info("resumed episode %s at step %d", ep.id, ep.next_index)
         return ep
@@ -415,7 +416,7 @@ class Simulator:
         seen = agent_structured if agent_structured is not None else (parsed.structured if parsed else {})
         self._apply(domain, state, tool_name, arguments, seen or {}, agent_text)
         # The world stays consistent with what the agent was shown.
-        history.append(Turn(action, agent_text, where))
+        history.append(Turn(action, agent_text, where, tool_name, dict(arguments)))
         if parsed is not None and parsed.thinking:
             row["thinking"] = parsed.thinking
         row.update(observation=parsed.text if parsed else None, structured=parsed.structured if parsed else None,
@@ -449,23 +450,11 @@ class Simulator:
         if getattr(engine, "profile", False) is None:  # an `auto` engine not asked yet: its profile decides the layout
             await engine.resolve_profile()
         rendered = self.render(ep, tool_name, arguments, state=state, history=history)
-        grammar = domain.grammar_for(tool_name) if self.sampling.constrained and rendered.constrained else None
         problems: list[str] = []
         prompt_tokens = completion_tokens = 0
-        penalty = rendered.repetition_penalty if rendered.repetition_penalty is not None \
-            else self.sampling.repetition_penalty
         looped: float | None = None
         for attempt in range(1 + self.limits.repair_attempts):
-            request = CompletionRequest(
-                messages=rendered.messages, max_tokens=domain.max_tokens + rendered.extra_tokens,
-                prefill=rendered.prefill, stop=rendered.stop, seed=_step_seed(ep.seed, index, attempt),
-                temperature=self.sampling.temperature if attempt == 0 else self.sampling.repair_temperature,
-                top_p=self.sampling.top_p, top_k=rendered.top_k, repetition_penalty=penalty,
-                frequency_penalty=looped,
-                # Measured on the embedded model: free-running, 0 of 6 Android answers were valid dumps
-                # (nodes without bounds); under the grammar every answer parses.
-                grammar=grammar, thinking=rendered.thinking,
-            )
+            request = self.request(ep, index, tool_name, rendered, attempt, looped)
             completion = await engine.complete(request)
             self._learn_ratio(rendered, completion.prompt_tokens)
             prompt_tokens += completion.prompt_tokens
@@ -473,6 +462,9 @@ class Simulator:
             thinking = completion.reasoning or dialect.thinking_of(completion.text)
             try:
                 raw = dialect.extract(completion.text)
+                if hasattr(dialect, "read"):  # a dialect whose observations have a format of their own
+                    raw = dialect.read(ep.world, domain, Call(tool_name, arguments, state, spec=tool), raw,
+                                       ep.history.get(domain.name, []) if history is None else history)
                 # An engine that could not continue the prefill may answer with a whole document.
                 parsed = domain.rules.parse((rendered.answer_prefix if completion.continued else "") + raw,
                                             Call(tool_name, arguments, state, completion.truncated, tool))
@@ -496,6 +488,31 @@ class Simulator:
             )
         return Prediction(parsed, attempt, prompt_tokens, completion_tokens)
 
+    def request(self, ep: Episode, index: int, tool_name: str, rendered: Rendered, attempt: int = 0,
+                frequency_penalty: float | None = None) -> CompletionRequest:
+        """The engine request for a rendered step (attempt 0; later attempts are the bounded repair)."""
+        domain = self.domains[self.tools[tool_name].domain]
+        penalty = rendered.repetition_penalty if rendered.repetition_penalty is not None \
+            else self.sampling.repetition_penalty
+        return CompletionRequest(
+            messages=rendered.messages, max_tokens=domain.max_tokens + rendered.extra_tokens,
+            prefill=rendered.prefill, stop=rendered.stop, seed=_step_seed(ep.seed, index, attempt),
+            temperature=self.temperature(rendered) if attempt == 0 else self.sampling.repair_temperature,
+            top_p=self.sampling.top_p, top_k=rendered.top_k, repetition_penalty=penalty,
+            frequency_penalty=frequency_penalty,
+            # Measured on the embedded model: free-running, 0 of 6 Android answers were valid dumps
+            # (nodes without bounds); under the grammar every answer parses.
+            grammar=domain.grammar_for(tool_name) if self.sampling.constrained and rendered.constrained else None,
+            thinking=rendered.thinking,
+        )
+
+    def temperature(self, rendered: Rendered | None = None) -> float:
+        """The first attempt's temperature: the one given, else the dialect's, else 0.3 (low keeps the
+        small embedded model from degenerating)."""
+        if self.sampling.temperature is not None:
+            return self.sampling.temperature
+        return rendered.temperature if rendered is not None and rendered.temperature is not None else 0.3
+
     def render(self, ep: Episode, tool_name: str, arguments: dict[str, Any], *, state: dict[str, Any] | None = None,
                history: list[Turn] | None = None) -> Rendered:
         """The prompt the world model gets for this action of the episode (the trainer renders the same)."""
@@ -510,7 +527,8 @@ class Simulator:
         note = self.summary(domain, state) if self.state_mode != "off" else ""
         profile = getattr(self.engines.for_episode(ep.id), "profile", None)
         return dialect.render(ep.world, domain, state, history, dialect.action_text(tool, arguments), answer_prefix,
-                              budget, note, prefill=profile is None or bool(profile.prefill))
+                              budget, note, prefill=profile is None or bool(profile.prefill),
+                              call=Call(tool_name, arguments, state, spec=tool))
 
     def state_answer(self, ep: Episode, tool_name: str, arguments: dict[str, Any]) -> Parsed | None:
         """The observation when the episode's state alone determines it (in state mode `full`)."""
@@ -531,7 +549,7 @@ class Simulator:
             seen = structured or {}
         self._apply(domain, state, tool_name, arguments, seen, observation)
         ep.history.setdefault(domain.name, []).append(Turn(self._dialect(ep).action_text(tool, arguments),
-                                                           observation, where))
+                                                           observation, where, tool_name, dict(arguments)))
 
     def summary(self, domain: Domain, state: dict[str, Any]) -> str:
         """The state's summary for the prompt, bounded."""
@@ -588,6 +606,7 @@ class Simulator:
             "engine": engine.url, "dialect": self._dialect(ep).name, "state_mode": self.state_mode,
             # thinking on or off, and its budget, change the answer too
             "thinking": [getattr(self._dialect(ep), "thinking", None), getattr(self._dialect(ep), "thinking_budget", None)],
+            # (no temperature given: the dialect's, and the dialect is in the key)
             "sampling": [self.sampling.temperature, self.sampling.top_p, self.sampling.repetition_penalty],
             "state": state, "history": [[t.action, t.observation, t.where] for t in history],
             "tool": tool, "arguments": self.tools[tool].with_defaults(arguments),

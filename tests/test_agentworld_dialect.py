@@ -13,9 +13,10 @@ import pytest
 from mcp_world.errors import AgentFault
 
 from mcp_world.dialects import dialect_for_model, get_dialect
-from mcp_world.dialects.agentworld import MARKER, split
+from mcp_world.dialects.agentworld import split
 from mcp_world.dialects.base import Turn
 from mcp_world.domain import domain_for
+from mcp_world.rules import Call
 from mcp_world.world import load_world
 
 from .conftest import ScriptedEngine
@@ -61,28 +62,18 @@ def test_answers_in_the_agentworld_format_are_split_into_thinking_and_observatio
     assert split(answer) == (thinking, observation)
 
 
-def test_turns_are_rendered_as_the_model_was_trained_on_them():
+def test_a_small_budget_keeps_the_most_recent_turns_and_gui_domains_ask_for_the_tags():
+    # (the turn layout itself is checked for every domain in test_agentworld_format.py)
     world = load_world("devbox")
     domain = domain_for(world, "terminal")
     d = get_dialect("agentworld", thinking=False)
-    action = d.action_text(domain.tool("run_command"), {"command": "ls"})
-    assert json.loads(action) == {"name": "execute_bash", "arguments": {"command": "ls"}}
-    history = [Turn(d.action_text(domain.tool("run_command"), {"command": "pwd"}), "/home/user/notes-app\n")]
-    r = d.render(world, domain, {}, history, action, "", 6000, note="cwd /home/user/notes-app")
-    system, *turns = r.messages
-    assert system["content"].startswith("# Role and Objective\n\nYou are a **Terminal World Model**")
-    assert "devbox" in system["content"] and MARKER in system["content"]
-    assert [m["role"] for m in turns] == ["user", "assistant"] * (len(turns) // 2) + ["user"]
-    last = turns[-1]["content"]
-    n = len(turns) // 2 + 1
-    assert last == (f"### Turn {n}\n**Current State:**\ncwd /home/user/notes-app\n\n**Action:**\n```json\n"
-                    f'{{"name": "execute_bash", "arguments": {{"command": "ls"}}}}\n```')
-    assert turns[-2]["content"] == f"{MARKER}\n/home/user/notes-app\n"
-    assert turns[-3]["content"].startswith(f"### Turn {n - 1}\n**Action:**")
-    assert "**Current State:**" not in turns[-3]["content"]  # the state goes with the current turn only
-    assert r.thinking is False and r.extra_tokens == 0
-    assert r.history_used == 1 and not r.prefill and not r.constrained
-    # GUI domains ask for the tags; a small budget keeps the most recent turns
+    history = [Turn("", f"line {i}\n" * 40, "/home/user/notes-app", "run_command", {"command": f"echo {i}"})
+               for i in range(30)]
+    r = d.render(world, domain, {}, history, "", "", 4000,
+                 call=Call("run_command", {"command": "ls"}, {}, spec=domain.tool("run_command")))
+    assert 0 < r.history_used < 30 and r.thinking is False and r.extra_tokens == 0
+    assert "echo 29" in r.messages[-3]["content"] and "echo 0\\n" not in json.dumps(r.messages)
+    assert r.messages[1]["content"].startswith(f"### Turn {30 - r.history_used + 1}\n**Current State:**\n")
     phone = load_world("phone")
     gui = get_dialect("agentworld", thinking_budget=2048).render(
         phone, domain_for(phone, "android"), {}, [Turn("{}", "x" * 4000)] * 5, "{}", "", 3000)

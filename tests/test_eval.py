@@ -67,3 +67,22 @@ def test_the_shipped_real_data_is_recorded_by_our_own_executor():
     records = [json.loads(x) for x in lines]
     assert len(records) >= 10 and sum(len(r["steps"]) for r in records) >= 60
     assert all(r["world"]["name"] == "devbox" for r in records)
+
+
+def test_eval_judges_predictions_of_our_own_real_episodes_beside_their_similarity(engine_url, tmp_path):
+    # The embedded model as judge: mechanics only (its scores mean nothing); each judgement or its failure is kept.
+    out = tmp_path / "report.json"
+    r = subprocess.run([sys.executable, "-m", "mcp_world", "eval", "--data", str(FIXTURES_DIR / "real" / "devbox-terminal.jsonl"),
+                        "--engine", engine_url, "--limit", "2", "--judge", "embedded", "--judge-max-tokens", "160",
+                        "--json", str(out), "--db", str(tmp_path / "j.db")],
+                       capture_output=True, text=True, timeout=540, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert r.returncode == 0, r.stderr
+    assert "judge" in r.stdout.strip().splitlines()[0] and "predictions judged" in r.stderr
+    report = json.loads(out.read_text())
+    steps = [s for s in report["steps"] if s["prediction"] is not None]
+    assert all(s["judge"]["judge_errors"] == [] or "engine" not in s["judge"]["judge_errors"][0] for s in steps)
+    assert steps and all(s["judge"]["judged"] + len(s["judge"]["judge_errors"]) == 1 for s in steps)
+    judged = [s for s in steps if s["judge"]["judged"]]
+    assert report["overall"]["judged"] == len(judged)
+    assert all(set(j["scores"]) == {"format", "factuality", "consistency", "realism", "quality"}
+               for s in judged for j in s["judge"]["judgements"])

@@ -5,13 +5,15 @@ from it."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Literal
 
 from lxml import etree
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_world.rules import MAX_BOXES, Box, Call, Check, EpisodeView, FormatError, Parsed, Picture, Rules, TypedText, short
+from mcp_world.rules import (MAX_BOXES, Box, Call, Check, EpisodeView, FormatError, Moment, Parsed, Picture, Rules,
+                             TrainedAction, TypedText, short)
 
 XML_DECLARATION = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
 
@@ -195,6 +197,63 @@ class AndroidRules(Rules):
 
     def picture(self, text: str, call: Call, where: str = "") -> Picture | None:
         return android_picture(text, call)
+
+    # Qwen-AgentWorld's format: AndroidWorld-style JSON actions on the dump's coordinates (agentworld.md).
+    def trained_action(self, call: Call, moment: Moment) -> TrainedAction:
+        screen = moment.screen or str(moment.state.get("screen", ""))
+        return TrainedAction(json.dumps(android_world_action(call, screen), ensure_ascii=False))
+
+    def trained_screen(self, world: Any, state: dict[str, Any], where: str = "") -> str:
+        if state.get("screen"):
+            return str(state["screen"])
+        seed = world.seed.get("android") if world is not None else None
+        return seed if isinstance(seed, str) and seed.lstrip().startswith("<") else ""
+
+
+_KEYS = {"BACK": "navigate_back", "HOME": "navigate_home", "ENTER": "keyboard_enter"}
+
+
+def android_world_action(call: Call, screen: str) -> dict[str, Any]:
+    """An android tool call as an AndroidWorld JSON action: a tap on a node by name becomes a click on
+    its centre, read from the screen it was taken on; a swipe becomes a scroll in the direction the
+    content moves."""
+    a = call.arguments
+    if call.tool == "android_tap":
+        if "x" in a and "y" in a:
+            return {"action_type": "click", "x": a["x"], "y": a["y"]}
+        node = _node_named(screen, str(a.get("target", "")))
+        m = _COORDS.match(node.get("bounds", "")) if node is not None else None
+        if m:
+            x1, y1, x2, y2 = map(int, m.groups())
+            return {"action_type": "click", "x": (x1 + x2) // 2, "y": (y1 + y2) // 2}
+        return {"action_type": "click", "target": a.get("target", "")}  # not on the screen
+    if call.tool == "android_type":
+        return {"action_type": "input_text", "text": a.get("text", "")}
+    if call.tool == "android_swipe":
+        dx, dy = int(a.get("x2", 0)) - int(a.get("x1", 0)), int(a.get("y2", 0)) - int(a.get("y1", 0))
+        direction = ("up" if dy > 0 else "down") if abs(dy) >= abs(dx) else ("left" if dx > 0 else "right")
+        return {"action_type": "scroll", "direction": direction}
+    if call.tool == "android_press_key":
+        key = str(a.get("key", ""))
+        return {"action_type": _KEYS[key]} if key in _KEYS else {"action_type": "press_key", "key": key}
+    if call.tool == "android_launch_app":
+        return {"action_type": "open_app", "app_name": a.get("package", "")}
+    return {"action_type": "wait"}  # android_dump_ui: look again without acting
+
+
+def _node_named(dump: str, target: str) -> Any:
+    root = _tree(dump) if dump.strip() else None
+    if root is None or not target.strip():
+        return None
+    t = target.strip().lower()
+    nodes = list(root.iter("node"))
+    for same in (lambda n: t in ((n.get("text") or "").lower(), (n.get("content-desc") or "").lower(),
+                                 (n.get("resource-id") or "").lower()),
+                 lambda n: t in _label(n)):
+        hit = next((n for n in nodes if same(n)), None)
+        if hit is not None:
+            return hit
+    return None
 
 
 _COORDS = re.compile(r"^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$")

@@ -4,13 +4,15 @@ without submitting are answered from it."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Literal
 
 from lxml import etree, html as lxml_html
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_world.rules import Call, Check, EpisodeView, FormatError, Parsed, Picture, Rules, UrlPattern, refuse_repetition
+from mcp_world.rules import (Call, Check, EpisodeView, FormatError, Moment, Parsed, Picture, Rules, TrainedAction,
+                             UrlPattern, refuse_repetition)
 
 MAX_PAGES = 8  # pages remembered per browser episode
 MAX_BACK = 50  # how far back `browser_back` can go
@@ -207,6 +209,82 @@ class BrowserRules(Rules):
 
     def picture(self, text: str, call: Call, where: str = "") -> Picture | None:
         return Picture("page") if "<" in text else None  # the viewer frames it: no scripts, no network
+
+    # Qwen-AgentWorld's format: BrowserGym's actions on element ids the page carries (agentworld.md).
+    def trained_action(self, call: Call, moment: Moment) -> TrainedAction:
+        return TrainedAction(browsergym_action(call, moment.screen or _current_page(moment.state)), "python")
+
+    def trained_observation(self, text: str, call: Call, moment: Moment) -> str:
+        return with_bids(text)
+
+    def from_trained(self, raw: str, call: Call, moment: Moment) -> str:
+        return _BID_ATTR.sub("", raw)
+
+    def trained_screen(self, world: Any, state: dict[str, Any], where: str = "") -> str:
+        return with_bids(_current_page(state))
+
+
+# -- Qwen-AgentWorld's web format -------------------------------------------------------------------
+
+_START_TAG = re.compile(r"<([A-Za-z][A-Za-z0-9-]*)(?=[\s/>])")
+_BID_ATTR = re.compile(r'\s+bid="[^"]*"')
+_CLICKABLE = ("a", "button", "input", "select", "textarea", "label", "summary", "option")
+
+
+def with_bids(page: str) -> str:
+    """The page with a `bid` attribute on every element from `<body>` on, numbered in document order
+    (BrowserGym marks elements the same way; the agent never sees them: `from_trained` removes them)."""
+    page = _BID_ATTR.sub("", page)
+    body = re.search(r"<body(?=[\s>])", page, re.I)
+    head, rest = (page[: body.start()], page[body.start():]) if body else (page, "")
+    numbers = iter(range(1, 1 << 30))
+    return head + _START_TAG.sub(lambda m: f'{m.group(0)} bid="{next(numbers)}"', rest)
+
+
+def _current_page(state: dict[str, Any]) -> str:
+    try:
+        s = BrowserState.model_validate(state)
+    except ValueError:
+        return ""
+    return _with_form(s.pages[s.url], s.form) if s.url in s.pages else ""
+
+
+def bid_of(page: str, target: str) -> str | None:
+    """The `bid` of the element a target names on the page: a CSS selector, else a link's or button's
+    visible text (or a field's label, placeholder or name), as our browser tools read targets."""
+    if not page.strip():
+        return None
+    try:
+        doc = lxml_html.document_fromstring(with_bids(page))
+    except (etree.ParserError, ValueError):
+        return None
+    found = _find_field(doc, target)
+    if found is None:
+        t = " ".join(target.split()).lower()
+        texts = [(el, " ".join(el.text_content().split()).lower() or (el.get("value") or "").lower())
+                 for el in doc.iter(*_CLICKABLE)]
+        found = next((el for el, text in texts if text == t), None)
+        if found is None:
+            found = next((el for el, text in texts if t and t in text), None)
+    return found.get("bid") if found is not None else None
+
+
+def browsergym_action(call: Call, page: str) -> str:
+    """A browser tool call as BrowserGym's action code (`click("12")`, `fill("7", "milk")`, `goto(url)`)."""
+    q = lambda value: json.dumps(str(value), ensure_ascii=False)  # noqa: E731 - a Python string literal
+    args = call.arguments
+    if call.tool == "browser_navigate":
+        return f"goto({q(args.get('url', ''))})"
+    if call.tool == "browser_back":
+        return "go_back()"
+    if call.tool == "browser_snapshot":
+        return "noop()"
+    target = str(args.get("target", ""))
+    bid = bid_of(page, target) or target  # not on the page: the model sees a click on an element that isn't there
+    if call.tool == "browser_click":
+        return f"click({q(bid)})"
+    code = f"fill({q(bid)}, {q(args.get('text', ''))})"
+    return code + "\nkeyboard_press(\"Enter\")" if args.get("submit") else code
 
 
 _HTML = _Html()

@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_world.rules import (Call, Check, EpisodeView, FormatError, Parsed, Picture, Rules, UrlPattern, refuse_repetition,
-                              short, sounds_like_commentary)
+from mcp_world.rules import (Call, Check, EpisodeView, FormatError, Moment, Parsed, Picture, Rules, UrlPattern,
+                             refuse_repetition, short, sounds_like_commentary)
 
 
 class SearchState(BaseModel):
@@ -120,6 +120,11 @@ class SearchRules(Rules):
         results = [{"url": short(url, 300), "title": short(title, 200), "snippet": short(snippet, 400),
                     "date": short(date, 40)} for _, url, title, snippet, date in _RESULT.findall(text)[:100]]
         return Picture("results", results=tuple(results)) if results else None
+
+
+    def trained_observation(self, text: str, call: Call, moment: Moment) -> str:
+        # Qwen-AgentWorld's search results come in a code fence; a fetched page is bare Markdown.
+        return f"```\n{text.rstrip()}\n```" if call.tool == "web_search" else text
 
 
 _RESULTS = _Results()

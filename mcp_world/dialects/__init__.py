@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import UnknownName
-from .agentworld import AgentWorldDialect
+from .agentworld import AgentWorldDialect, OfficialPrompts
 from .base import Dialect, Rendered, Turn
 from .instruct import InstructDialect
 
@@ -22,6 +22,9 @@ class AutoDialect:
     name = "auto"
 
     def __init__(self, **options: Any) -> None:
+        if options.get("prompts") is not None:  # read (and checked) once, not per episode
+            options["prompts"] = OfficialPrompts(options["prompts"]) \
+                if not isinstance(options["prompts"], OfficialPrompts) else options["prompts"]
         self.options = options
 
     def for_model(self, model: str) -> Dialect:
@@ -35,7 +38,7 @@ def dialect_for_model(model: str) -> str:
 
 
 def get_dialect(name: str, **options: Any) -> Any:
-    """`options` (thinking, thinking_budget) go to the dialects that take them."""
+    """`options` (thinking, thinking_budget, prompts) go to the dialects that take them."""
     if name == "auto":
         return AutoDialect(**options)
     try:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..domain import Domain
 from ..engines import Message
+from ..rules import Call
 from ..world import World
 
 
@@ -18,6 +19,8 @@ class Turn:
     action: str
     observation: str
     where: str = ""  # where the action ran (the terminal's cwd), when the layout shows it
+    tool: str = ""  # the call itself, for dialects that show it in a format of their own (agentworld)
+    arguments: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -32,15 +35,20 @@ class Rendered:
     thinking: bool | None = None  # a reasoning model thinks first (None: the model's default)
     top_k: int | None = None  # sampling this model family wants (None: the engine's default)
     repetition_penalty: float | None = None  # None: the server's sampling settings decide
+    temperature: float | None = None  # the model family's recommended temperature (None: the server's default)
+    # Our observation of this step as the dialect shows observations (None: as it is): the trainer's target.
+    shown: Callable[[str], str] | None = None
 
 
 class Dialect(Protocol):
     name: str
 
     def render(self, world: World, domain: Domain, state: dict[str, Any], history: Sequence[Turn],
-               action: str, answer_prefix: str, budget_tokens: int, note: str = "", prefill: bool = True) -> Rendered:
+               action: str, answer_prefix: str, budget_tokens: int, note: str = "", prefill: bool = True,
+               call: Call | None = None) -> Rendered:
         """`note`: the explicit state's summary, placed after the history (the prefix stays stable).
-        `prefill`: the engine can continue a prefilled answer (False: a layout that needs none)."""
+        `prefill`: the engine can continue a prefilled answer (False: a layout that needs none).
+        `call`: the call itself, for dialects that show actions in a format of their own."""
         ...
 
     def action_text(self, tool: Any, arguments: dict[str, Any]) -> str:

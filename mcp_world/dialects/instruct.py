@@ -46,7 +46,8 @@ class InstructDialect:
         return "\n\n".join(p for p in parts if p)
 
     def render(self, world: World, domain: Domain, state: dict[str, Any], history: Sequence[Turn],
-               action: str, answer_prefix: str, budget_tokens: int, note: str = "", prefill: bool = True) -> Rendered:
+               action: str, answer_prefix: str, budget_tokens: int, note: str = "", prefill: bool = True,
+               call: Any = None) -> Rendered:
         system = self.system_prompt(world, domain, state)
         demos = [Turn(_action(domain, d.tool, d.arguments), d.observation) for d in domain.demonstrations]
         demos += [Turn(_action(domain, d.tool, d.arguments), d.observation)

@@ -140,6 +140,7 @@ class VLLMEngine:
         self.max_observation_chars = max_observation_chars
         self._profile: Profile | None = None if profile == "auto" else get_profile(profile)
         self._slots = asyncio.Semaphore(concurrency) if concurrency else None
+        self._detecting = asyncio.Lock()
         self.retries = 0  # 429/503 answers waited out, for benchmarks and tests
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.AsyncClient(
@@ -159,6 +160,10 @@ class VLLMEngine:
         return self._profile
 
     async def resolve_profile(self) -> Profile:
+        async with self._detecting:  # concurrent first requests ask the server once
+            return await self._detect()
+
+    async def _detect(self) -> Profile:
         if self._profile is None:
             self._profile = await detect(self._client)
             missing = [what for what, has in (("prefill", self._profile.prefill), ("grammars", self._profile.grammar),

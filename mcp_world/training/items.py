@@ -51,8 +51,11 @@ class Item:
             if cut >= 0:
                 completion = completion[:cut]
         raw = dialect.extract(completion)
-        rules = load_domain(self.domain).rules
-        return rules.parse(self.answer_prefix + raw, Call(self.tool, self.arguments, self.state, spec=self.spec))
+        domain = load_domain(self.domain)
+        call = Call(self.tool, self.arguments, self.state, spec=self.spec)
+        if hasattr(dialect, "read"):  # a dialect whose observations have a format of their own (agentworld)
+            raw = dialect.read(None, domain, call, raw, [])
+        return domain.rules.parse(self.answer_prefix + raw, call)
 
 
 class _Offline:

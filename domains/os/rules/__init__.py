@@ -8,10 +8,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from mcp_world.rules import MAX_BOXES, Box, Call, FormatError, Parsed, Picture, Rules, short
+from mcp_world.rules import MAX_BOXES, Box, Call, FormatError, Moment, Parsed, Picture, Rules, TrainedAction, short
 
 from . import checks as task_checks
-from . import state
+from . import state, trained
 from .tree import DEFAULT_ROOT, TreeOutput, parse_tree
 
 
@@ -76,6 +76,14 @@ class DesktopRules(Rules):
             boxes.append(Box(x, y, w, h, short(n.name), short(n.role, 40), flags))
         root = nodes[0].bounds
         return Picture("screen", max(1, root[0] + root[2]), max(1, root[1] + root[3]), tuple(boxes))
+
+
+    # Qwen-AgentWorld's format: pyautogui code in, the same tree out (trained.py, agentworld.md).
+    def trained_action(self, call: Call, moment: Moment) -> TrainedAction:
+        return trained.action(call, moment.screen or str(moment.state.get("tree", "")))
+
+    def trained_screen(self, world: Any, doc: dict[str, Any], where: str = "") -> str:
+        return str(doc.get("tree", ""))
 
 
 _TREE = TreeOutput()

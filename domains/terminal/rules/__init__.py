@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from mcp_world.rules import Call, Parsed, Picture, Rules, Transcript
+from mcp_world.rules import Call, Moment, Parsed, Picture, Rules, TrainedAction, Transcript
 
 from . import checks as task_checks
-from . import output, shell
+from . import output, shell, trained
 
 
 class GitSeed(BaseModel):
@@ -172,6 +172,24 @@ class TerminalRules(Rules):
 
     def display(self, call: Call) -> str:
         return f"$ {call.arguments.get('command', '')}"
+
+    # Qwen-AgentWorld's format: keystrokes in, the terminal's screen out (trained.py, agentworld.md).
+    def trained_action(self, call: Call, moment: Moment) -> TrainedAction:
+        return trained.action(call)
+
+    def trained_observation(self, text: str, call: Call, moment: Moment) -> str:
+        return trained.screen(text, str(call.arguments.get("command", "")), self._prompt(moment), moment)
+
+    def from_trained(self, raw: str, call: Call, moment: Moment) -> str:
+        return trained.read(raw, str(call.arguments.get("command", "")))
+
+    def trained_screen(self, world: Any, state: dict[str, Any], where: str = "") -> str:
+        return self.transcript(world, state).prompt(where or str(state.get("cwd", ""))).rstrip() if world else ""
+
+    def _prompt(self, moment: Moment) -> Any:
+        if moment.world is None:
+            return lambda cwd: f"user@localhost:{cwd}$ "
+        return self.transcript(moment.world, moment.state).prompt
 
     def risks(self, world: Any, call: Call) -> list[tuple[str, str]]:
         seed = self.seed(world.seed.get("terminal"))
