@@ -37,6 +37,20 @@ def engine_url() -> Iterator[str]:
         proc.stop()
 
 
+@pytest.fixture(scope="session")
+def lora_engine() -> Iterator[str]:
+    """A second embedded engine, once per session: the bare model with LoRA adapters loadable at run
+    time (`engine start --lora`). The deploy and training tests load adapters into it; the merge
+    test's second server uses it as its own engine."""
+    proc = embedded.start(embedded.EmbeddedConfig(cache=cache_dir(os.environ.get("MCP_WORLD_CACHE")), adapter=None,
+                                                  lora=True, kv_cache_gib=1, max_num_seqs=8),
+                          say=lambda m: print(m, file=sys.stderr))
+    try:
+        yield proc.url
+    finally:
+        proc.stop()
+
+
 class ScriptedEngine:
     """A test double for the server's own mechanics (never the proof that a capability works):
     answers every request with `script(request)`."""

