@@ -56,6 +56,8 @@ SEQUENCES: list[list[str]] = [
     ["git checkout -b dev", "git branch", "git checkout main", "git branch", "git log --oneline -1",
      "git log --oneline -n1"],
     ["rm -rf ~/notes-app", "ls", "cd ~", "ls", "cd notes-app"],
+    ["echo more >> README.md", "git switch -c topic", "git branch", "git checkout -b topic", "git switch -c main",
+     "git checkout -b fix/typo", "git branch", "cd /tmp", "git checkout -b elsewhere"],
     ["mkdir -p x/y && cd x/y && pwd", "ls ..", "cd ../..", "ls x", "rmdir x/y", "ls x"],
 ]
 

@@ -164,6 +164,13 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return None  # the episode ran git commands the state does not model (merge, reset…)
     if cmd == "git" and args[:1] == ["branch"] and len(args) == 1 and s.git and _in_repo(s):
         return "".join(("* " if b == s.git.branch else "  ") + b + "\n" for b in sorted(s.git.branches)), 0
+    if cmd == "git" and len(args) == 3 and args[:2] in (["checkout", "-b"], ["switch", "-c"]) and s.git and \
+            _in_repo(s) and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._/-]*", args[2]) and ".." not in args[2]:
+        # Creating a branch prints one line (local changes are carried over silently); one that
+        # exists is refused. Switching to an existing branch also lists modified files: not answered.
+        if args[2] in s.git.branches:
+            return f"fatal: a branch named '{args[2]}' already exists\n", 128
+        return f"Switched to a new branch '{args[2]}'\n", 0
     if cmd == "git" and args[:2] == ["log", "--oneline"] and len(args) <= 4 and s.git and s.git.commits and _in_repo(s):
         n = len(s.git.commits)
         if len(args) > 2:
@@ -363,6 +370,7 @@ READS = frozenset({
     "hexdump", "strings", "awk", "sed", "locale", "groups", "w", "who", "top", "lsb_release", "nproc",
 })
 MODELLED = frozenset({"touch", "mkdir", "rm", "rmdir", "mv", "cp", "tar", "zip", "git", "tee"})
+BRANCH_LISTING = frozenset({"-a", "-r", "-v", "-vv", "-l", "--list", "--all", "--show-current"})
 GIT_READS = frozenset({"status", "log", "diff", "show", "blame", "grep", "ls-files", "rev-parse", "describe",
                        "shortlog", "reflog", "help", "version", "--version", "cat-file", "ls-tree", "remote"})
 
@@ -529,8 +537,8 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
         plain = [a for a in args if not a.startswith("-")]
         sub = args[:1]
         commit_message = _commit_message(args) if sub == ["commit"] else None
-        if not sub or sub[0] in GIT_READS:
-            pass
+        if not sub or sub[0] in GIT_READS or (sub == ["branch"] and set(args[1:]) <= BRANCH_LISTING):
+            pass  # reads: `git branch` alone lists the branches (it marked git unknown until now)
         elif sub == ["add"]:
             s.git.staged = sorted(set(s.git.staged) | set(plain[1:]))
         elif commit_message is not None:
