@@ -34,9 +34,13 @@ async def test_a_handle_is_one_episode_that_any_mcp_client_drives_and_verify_sco
             async with Client(opened["mcp_url"], read_timeout_seconds=300) as c:  # no X-Episode-Id anywhere
                 names = [t.name for t in (await c.list_tools()).tools]
                 result = await c.call_tool("run_command", {"command": "git checkout -b feature/search"})
+                asked = await c.call_tool("run_command", {"command": "whoami"})
                 refused = await c.call_tool("world_reset", {})
             assert names == ["run_command"], "world_reset must not be offered on a handle"
-            assert not result.is_error and result.meta["mcp-world/provenance"] == "model"  # the engine answered
+            # creating the branch is answered from the episode's state (git's own line), whoami by the engine
+            assert result.content[0].text == "Switched to a new branch 'feature/search'\n"
+            assert not result.is_error and result.meta["mcp-world/provenance"] == "state"
+            assert not asked.is_error and asked.meta["mcp-world/provenance"] == "model"
             assert result.meta["mcp-world/episode"] == opened["episode_id"]
             assert refused.is_error and "POST /episodes" in refused.content[0].text
             async with Client(idle["mcp_url"], read_timeout_seconds=300) as c:
@@ -51,7 +55,7 @@ async def test_a_handle_is_one_episode_that_any_mcp_client_drives_and_verify_sco
 
             shown = (await h.get(f"/episodes/{opened['episode_id']}")).json()
             assert shown["live"] and shown["reward"] == 1.0 and shown["task"] == "branch"
-            assert [s["tool"] for s in shown["steps"]] == ["run_command"]  # the refused world_reset changed nothing
+            assert [s["tool"] for s in shown["steps"]] == ["run_command"] * 2  # the refused world_reset changed nothing
             assert shown["steps"][0]["arguments"] == {"command": "git checkout -b feature/search"}
 
             assert (await h.delete(f"/episodes/{opened['episode_id']}")).json() == {
