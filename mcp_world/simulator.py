@@ -462,9 +462,8 @@ class Simulator:
             thinking = completion.reasoning or dialect.thinking_of(completion.text)
             try:
                 raw = dialect.extract(completion.text)
-                if hasattr(dialect, "read"):  # a dialect whose observations have a format of their own
-                    raw = dialect.read(ep.world, domain, Call(tool_name, arguments, state, spec=tool), raw,
-                                       ep.history.get(domain.name, []) if history is None else history)
+                raw = dialect.read(ep.world, domain, Call(tool_name, arguments, state, spec=tool), raw,
+                                   ep.history.get(domain.name, []) if history is None else history)
                 # An engine that could not continue the prefill may answer with a whole document.
                 parsed = domain.rules.parse((rendered.answer_prefix if completion.continued else "") + raw,
                                             Call(tool_name, arguments, state, completion.truncated, tool))

@@ -260,3 +260,23 @@ def test_training_items_in_the_agentworld_dialect_target_the_trained_screen_and_
         assert item.observation(item.target, dialect).text == item.real
     cd = next(i for i in items if i.arguments["command"] == "cd src")
     assert cd.target == f"{MARKER}\nuser@devbox:~/notes-app$ cd src\nuser@devbox:~/notes-app/src$"  # the prompt moved
+
+
+def test_turns_kept_between_steps_follow_the_page_they_were_taken_on():
+    """The dialect keeps earlier turns in the trained form between steps; two episodes with the same
+    click on different pages still get each page's own bid."""
+    world = load_world("webshop")
+    domain = domain_for(world, "browser")
+    d = get_dialect("agentworld")
+    state = domain.rules.initial(world)
+    page = '<!DOCTYPE html><html><head></head><body>{}<a href="/cart">Cart</a></body></html>'
+    histories = [[Turn("", page.format(extra), "", "browser_navigate", {"url": "https://shop.example/"}),
+                  Turn("", "<!DOCTYPE html><html><body><h1>Cart</h1></body></html>", "", "browser_click",
+                       {"target": "Cart"})] for extra in ("", "<p>sale</p><p>new</p>")]
+    call = Call("browser_snapshot", {}, state, spec=domain.tool("browser_snapshot"))
+    clicks = []
+    for _ in range(2):  # the second round is answered from what the dialect kept
+        for history in histories:
+            r = d.render(world, domain, state, history, "", "", 100_000, call=call)
+            clicks.append(TURN.match(r.messages[-3]["content"]).group("action"))
+    assert clicks == ['click("2")', 'click("4")', 'click("2")', 'click("4")']

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -38,7 +39,7 @@ from typing import Any
 from ..domain import Domain, load_domain
 from ..errors import FormatError, WorldFileError
 from ..engines import Message
-from ..rules import Call, Moment, TrainedAction
+from ..rules import Call, Moment, Rules, TrainedAction
 from ..world import World
 from .base import Rendered, Turn, estimate_tokens
 
@@ -46,6 +47,8 @@ MARKER = "**Environment Observation:**"
 OPEN, CLOSE = "<predicted_observation>", "</predicted_observation>"
 TOOLS_SLOT, DEMOS_SLOT = "{tool_definitions}", "{demonstrations}"
 SAMPLING = {"temperature": 0.6, "top_p": 0.95, "top_k": 20}  # the model card's recommendation
+MAX_CACHED_SYSTEMS = 64  # (world, domain) pairs whose system prompt is kept
+MAX_CACHED_TURNS = 1024  # earlier turns kept in the trained form (bounded: pages can be large)
 
 
 class OfficialPrompts:
@@ -81,6 +84,11 @@ class AgentWorldDialect:
         self.thinking = thinking
         self.thinking_budget = thinking_budget if thinking else 0
         self.prompts = prompts if isinstance(prompts, OfficialPrompts) or prompts is None else OfficialPrompts(prompts)
+        # Every step re-renders the system prompt and the history in the trained form; both depend only on
+        # what they show, so they are kept (bounded) instead of redone — a browser history otherwise
+        # re-parses every earlier page at every step.
+        self._systems: OrderedDict[tuple[int, int], tuple[World, Domain, str]] = OrderedDict()
+        self._turns: OrderedDict[tuple, tuple[World, TrainedAction, str]] = OrderedDict()
 
     @property
     def extra_tokens(self) -> int:
@@ -88,6 +96,18 @@ class AgentWorldDialect:
 
     # -- the system prompt ------------------------------------------------------------------------
     def system_prompt(self, world: World, domain: Domain) -> str:
+        key = (id(world), id(domain))
+        hit = self._systems.get(key)
+        if hit is not None and hit[0] is world and hit[1] is domain:  # the entry holds both: ids are not reused
+            self._systems.move_to_end(key)
+            return hit[2]
+        text = self._system_prompt(world, domain)
+        self._systems[key] = (world, domain, text)
+        if len(self._systems) > MAX_CACHED_SYSTEMS:
+            self._systems.popitem(last=False)
+        return text
+
+    def _system_prompt(self, world: World, domain: Domain) -> str:
         folder = domain.agentworld.folder
         if self.prompts is not None and folder is not None:
             text = self.prompts.text(folder)
@@ -133,7 +153,7 @@ class AgentWorldDialect:
 
     def _tool_definitions(self, domain: Domain) -> str:
         """The tools as JSON (by their trained names), for domains whose actions are JSON tool calls."""
-        if not domain.tools or not _is_call(domain, domain.tools[0].name):
+        if not domain.tools or not _is_call(domain):
             return ""
         names = domain.agentworld.action_names
         return json.dumps([{"name": names.get(t.name, t.name), "description": t.description.strip(),
@@ -211,15 +231,31 @@ class AgentWorldDialect:
             moment = Moment(world, history[i - 1].observation if i else "", turn.where, after,
                             state if i else start_state)
             if turn.tool and domain.tool(turn.tool):
-                call = Call(turn.tool, dict(turn.arguments), moment.state, spec=domain.tool(turn.tool))
-                act = _trained(domain, turn.tool, turn.arguments, moment, call)
-                observation = domain.rules.trained_observation(turn.observation, call, moment)
+                act, observation = self._turn(world, domain, turn, moment, bool(i))
             else:  # a turn logged without its call (older logs): as it was rendered then
                 act, observation = TrainedAction(turn.action), turn.observation
             screen = shown[-1][1] if i and whole_screens else \
                 domain.rules.trained_screen(world, moment.state, turn.where)
             shown.append((act, observation, screen))
         return shown
+
+    def _turn(self, world: World, domain: Domain, turn: Turn, moment: Moment, later: bool) -> tuple[TrainedAction, str]:
+        """One earlier turn's trained action and observation, kept for the next steps. What they depend
+        on is the key: the call, its observation, the screen before it, where it ran and where the next
+        ran (and, for the first turn, the world's start: `later` is False)."""
+        key = (id(world), domain.name, turn.tool, json.dumps(turn.arguments, sort_keys=True, default=str),
+               turn.observation, moment.screen, moment.before, moment.after, later)
+        hit = self._turns.get(key)
+        if hit is not None and hit[0] is world:  # the entry holds the world: its id is not reused
+            self._turns.move_to_end(key)
+            return hit[1], hit[2]
+        call = Call(turn.tool, dict(turn.arguments), moment.state, spec=domain.tool(turn.tool))
+        act = _trained(domain, turn.tool, turn.arguments, moment, call)
+        observation = domain.rules.trained_observation(turn.observation, call, moment)
+        self._turns[key] = (world, act, observation)
+        if len(self._turns) > MAX_CACHED_TURNS:
+            self._turns.popitem(last=False)
+        return act, observation
 
     def read(self, world: World, domain: Domain, call: Call, raw: str, history: Sequence[Turn]) -> str:
         """The model's observation (thinking and markers removed) read back as our tool's."""
@@ -269,14 +305,10 @@ def _trained(domain: Domain, tool: str, arguments: dict[str, Any], moment: Momen
     return TrainedAction(action_json(tool, arguments, domain.agentworld.action_names, indent=2))
 
 
-def _is_call(domain: Domain, tool: str) -> bool:
-    """The domain's actions are JSON tool calls `{"name", "arguments"}` (mcp, swe, search)."""
-    text = _trained(domain, tool, {}, Moment()).text if domain.tool(tool) else ""
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return False
-    return isinstance(value, dict) and "name" in value and "arguments" in value
+def _is_call(domain: Domain) -> bool:
+    """The domain's actions are JSON tool calls `{"name", "arguments"}` (mcp, swe, search): its rules
+    leave `trained_action` to the default."""
+    return type(domain.rules).trained_action is Rules.trained_action
 
 
 def action_json(tool: str, arguments: dict[str, Any], names: dict[str, str] | None = None,

@@ -59,6 +59,11 @@ class Dialect(Protocol):
         """The observation inside a raw completion (dialects with markers or thinking strip them)."""
         ...
 
+    def read(self, world: World, domain: Domain, call: Call, raw: str, history: Sequence[Turn]) -> str:
+        """The observation as our tool gives it, from the one the dialect asked for (the same text
+        unless the dialect shows observations in a format of its own)."""
+        ...
+
     def thinking_of(self, completion: str) -> str:
         """The reasoning in a raw completion, logged beside the step and never shown to the agent."""
         ...

@@ -93,6 +93,9 @@ class InstructDialect:
     def action_text(self, tool: Any, arguments: dict[str, Any]) -> str:
         return tool.render_action(arguments)
 
+    def read(self, world: World, domain: Domain, call: Any, raw: str, history: Sequence[Turn]) -> str:
+        return raw  # observations are shown as our tools give them
+
     def extract(self, completion: str) -> str:
         return completion
 

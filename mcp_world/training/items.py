@@ -53,8 +53,7 @@ class Item:
         raw = dialect.extract(completion)
         domain = load_domain(self.domain)
         call = Call(self.tool, self.arguments, self.state, spec=self.spec)
-        if hasattr(dialect, "read"):  # a dialect whose observations have a format of their own (agentworld)
-            raw = dialect.read(None, domain, call, raw, [])
+        raw = dialect.read(None, domain, call, raw, [])  # agentworld: the trained observation read back
         return domain.rules.parse(self.answer_prefix + raw, call)
 
 
