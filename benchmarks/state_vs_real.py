@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from mcp_world.dialects import get_dialect  # noqa: E402
 from mcp_world.engines import EnginePool  # noqa: E402
+from mcp_world.importing import read_text  # noqa: E402
 from mcp_world.executors.sandbox import SandboxLimits, TerminalSandbox  # noqa: E402
 from mcp_world.paths import FIXTURES_DIR  # noqa: E402
 from mcp_world.simulator import Limits, Simulator  # noqa: E402
@@ -131,7 +132,7 @@ async def against_recordings(paths: list[Path], tally: Tally) -> None:
     """Recorded real terminal episodes: each step the state would answer, against the recording."""
     with tempfile.TemporaryDirectory() as tmp:
         for path in paths:
-            for line in path.read_text().splitlines():
+            for line in read_text(path).splitlines():
                 record = json.loads(line)
                 world = World.model_validate(record["world"])
                 if world.domains != ["terminal"]:
@@ -171,7 +172,7 @@ def main() -> None:
     live, recorded = Tally(), Tally()
     asyncio.run(against_sandbox(load_world(args.world), SEQUENCES, live))
     report("sandbox sequences", live, True)
-    asyncio.run(against_recordings(sorted((FIXTURES_DIR / "real").glob("*.jsonl")), recorded))
+    asyncio.run(against_recordings(sorted((FIXTURES_DIR / "real").glob("*.jsonl*")), recorded))
     report("recorded episodes (fixtures/real)", recorded, args.show_agreeing)
 
 

@@ -3,7 +3,9 @@ observations (provenance `real`), so that `eval` and the trainer can hold the wo
 
 from __future__ import annotations
 
+import gzip
 import json
+import lzma
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +31,23 @@ class EpisodeRecord(BaseModel):
     steps: list[StepRecord]
 
 
+def read_text(path: Path) -> str:
+    """A file's text, decompressed when its name ends in .gz or .xz (corpora are stored compressed)."""
+    if path.suffix == ".xz":
+        with lzma.open(path, "rt", encoding="utf-8") as f:
+            return f.read()
+    if path.suffix == ".gz":
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            return f.read()
+    return path.read_text(encoding="utf-8")
+
+
 def read_records(path: Path) -> list[EpisodeRecord]:
     """Every episode in the file, or a WorldFileError naming the line and the field."""
     records = []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
+        lines = read_text(path).splitlines()
+    except (OSError, UnicodeDecodeError, EOFError, lzma.LZMAError, gzip.BadGzipFile) as err:
         raise WorldFileError(f"cannot read {path}: {err}") from None
     for n, line in enumerate(lines, 1):
         if not line.strip():

@@ -121,6 +121,8 @@ def from_dir(path: Path, name: str | None = None, user: str = "user", hostname: 
     base = f"{home}/{project}"
     git = _git(root, "rev-parse", "--show-toplevel") is not None
     rels = _git_files(root) if git else _walk(root)
+    if git and not rels:  # a folder its surrounding repository ignores (a virtual environment's packages)
+        git, rels = False, _walk(root)
     snap = Snapshot(world=None)  # type: ignore[arg-type]
     files: dict[str, str | None] = {}
     budget = max_total_bytes

@@ -42,6 +42,16 @@ def project(tmp_path):
     return p
 
 
+def test_a_folder_its_repository_ignores_is_read_from_disk(project):
+    """A virtual environment's package inside a project: git lists none of it (ignored), so the
+    snapshot walks the folder instead of coming back empty."""
+    pkg = project / "node_modules" / "left-pad"
+    snap = from_dir(pkg)
+    seed = snap.world.seed_of("terminal")
+    assert seed.files == {"/home/user/left-pad/index.js": "module.exports = 1\n"}
+    assert not seed.git
+
+
 def test_a_real_folder_becomes_a_world_without_its_secrets(project, tmp_path):
     snap = from_dir(project)
     w = snap.world

@@ -21,6 +21,20 @@ from . import checks as task_checks
 from . import output, shell, trained
 
 
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _ancestors(folders: set[str]) -> set[str]:
+    """The folders and every folder above them, up to (not including) the root."""
+    out = set()
+    for d in folders:
+        while d not in ("/", "") and d not in out:
+            out.add(d)
+            d = posixpath.dirname(d)
+    return out
+
+
 class GitSeed(BaseModel):
     """A git repository in the terminal world: the folder, its branch and one commit of its files."""
 
@@ -93,7 +107,8 @@ class TerminalRules(Rules):
         seed = self.seed(world.seed.get("terminal"))
         home = f"/home/{seed.user}" if seed.user != "root" else "/root"
         files = dict(seed.files)
-        dirs = sorted({posixpath.dirname(p) for p in files} | {seed.cwd})
+        # Every folder above a file exists too (a folder holding only folders: `schemas/draft7/x.json`).
+        dirs = sorted(_ancestors({posixpath.dirname(p) for p in files} | {seed.cwd}))
         git = None
         if seed.git:
             g = seed.git[0]
@@ -105,7 +120,19 @@ class TerminalRules(Rules):
                 hashes = [g.commit_hash(seed.files)[:7] if "date" in g.model_fields_set else ""]
             git = shell.GitState(repo=g.path, branch=g.branch, branches=[g.branch], commits=commits, hashes=hashes)
         # Folders the seed lists files in are taken as fully known (the shadow sandbox makes exactly them).
-        known = sorted({posixpath.dirname(p) for p in files if p.startswith(seed.cwd)} | ({seed.cwd} if files else set()))
+        # Folders the seed lists files in, and those between them and the working folder, are taken
+        # as fully known (the shadow sandbox makes exactly them); so are the folders from the home
+        # down to the working folder, /home (the user's home alone) and /tmp (empty at the start).
+        known = {d for d in _ancestors({posixpath.dirname(p) for p in files}) if _inside(d, seed.cwd)}
+        if files:
+            known.add(seed.cwd)
+            if _inside(seed.cwd, home):
+                known |= {d for d in _ancestors({seed.cwd}) if _inside(d, home)}
+                if posixpath.dirname(home) == "/home":
+                    known.add("/home")
+        known.add("/tmp")
+        dirs = sorted(set(dirs) | known)
+        known = sorted(known)
         return shell.TerminalState(cwd=seed.cwd, home=home, files=files, dirs=dirs, known_dirs=known,
                                    git=git).model_dump()
 
