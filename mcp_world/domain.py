@@ -23,6 +23,7 @@ import hashlib
 import importlib.util
 import json
 import logging
+import re
 import sys
 from dataclasses import dataclass, field, replace
 from importlib import metadata
@@ -163,11 +164,32 @@ class Domain:
     def tool(self, name: str) -> Tool | None:
         return next((t for t in self.tools if t.name == name), None)
 
+    def demonstrations_for(self, world: Any) -> list[Demonstration]:
+        """The demonstrations shown when serving `world`: the domain's own that belong to no world
+        or to this one, then the world's. A domain demonstration recorded in another world (another
+        project's README, another site's pages) is shown only where nothing else shows the format,
+        and then the one or two closest to this world by the words they share."""
+        own = [d for d in world.demonstrations if self.tool(d.tool)]
+        fitting = [d for d in self.demonstrations if d.world in (None, world.name)]
+        if own or fitting:
+            return fitting + own
+        elsewhere = [d for d in self.demonstrations if d.world not in (None, world.name)]
+        if not elsewhere:
+            return []
+        words = _words(world.description + " " + world.seed_text(self.name))
+        closeness = {id(d): len(words & _words(json.dumps(d.arguments) + " " + d.observation)) for d in elsewhere}
+        kept = sorted(elsewhere, key=lambda d: -closeness[id(d)])[:2]
+        return [d for d in elsewhere if d in kept]  # in their recorded order (each acts on the one before)
+
     def grammar_for(self, tool: str) -> str | None:
         return dict(self.tool_grammars).get(tool, self.grammar)
 
 
 # -- where domains come from -------------------------------------------------------------------------
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9_-]{2,}", text[:20_000])}
+
 
 _user_dirs: list[Path] = []
 _found: dict[str, Path] | None = None  # domain_folders(), found once (entry points are slow to scan)

@@ -43,3 +43,7 @@ class Demonstration(BaseModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
     observation: str
     structured: dict[str, Any] | None = None
+    # The world it was recorded in, when what it shows belongs to that world (a project's files, a
+    # site's pages): a domain's demonstration of one world is not shown in others (DESIGN.md
+    # "Worlds"; Domain.demonstrations_for). None: it shows nothing particular to a world.
+    world: str | None = None

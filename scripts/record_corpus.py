@@ -86,7 +86,7 @@ def make_world(folder: Path, n: int, scratch: Path) -> World:
         subprocess.run(["git", "add", "-A"], cwd=source, check=True, env=env)
         subprocess.run(["git", "-c", f"user.name={user}", "-c", f"user.email={user}@{host}.example", "commit", "-qm",
                         f"Import {folder.name}"], cwd=source, check=True, env=env)
-    snap = from_dir(source, name=name, user=user, hostname=host, max_file_bytes=6_000, max_total_bytes=48_000,
+    snap = from_dir(source, name=name, user=user, hostname=host, max_file_bytes=6_000, max_total_bytes=16_384,
                     max_files=40)
     data = snap.world.model_dump(by_alias=True, exclude_defaults=True)
     seed = data["seed"]["terminal"]
@@ -171,7 +171,7 @@ class Commands:
             return [f"mv {f} moved.txt", "ls", f"cat {f}", "mv moved.txt " + f]
         if choice == 5:
             return [f"touch {new.rsplit('/', 1)[-1]}", "ls", f"rm {new.rsplit('/', 1)[-1]}", "ls"]
-        return [f"printf 'a\\nb\\n' > list.txt", "cat list.txt", "wc -l list.txt", "rm list.txt"]
+        return ["printf 'a\\nb\\n' > list.txt", "cat list.txt", "wc -l list.txt", "rm list.txt"]
 
     def git(self) -> list[str]:
         if not self.has_git:
@@ -225,31 +225,6 @@ class Commands:
             family = self.pick(self.FAMILIES)
             out += [(family, c) for c in getattr(self, family)()]
         return out
-
-
-def family_of(command: str) -> str:
-    """The kind of a command line, for reports on any real data (not only this corpus's labels)."""
-    c = command.strip()
-    first = c.split()[0] if c.split() else ""
-    if "|" in c.replace("||", ""):
-        return "pipes"
-    if first in ("cd", "pwd"):
-        return "navigate"
-    if first == "git":
-        return "git"
-    if first in ("python", "python3", "pip", "pytest"):
-        return "python"
-    if first in ("grep", "find", "rg"):
-        return "search"
-    if first in ("wc", "du", "sort", "uniq"):
-        return "counting"
-    if first in ("cat", "head", "tail", "less", "sed") and " -i" not in c:
-        return "reading"
-    if first in ("ls", "tree", "stat", "file"):
-        return "listing"
-    if ">" in c or first in ("mkdir", "touch", "rm", "mv", "cp", "sed", "chmod", "rmdir", "printf", "echo"):
-        return "editing"
-    return "other"
 
 
 def record_world(world: World, n_episodes: int, rng: random.Random, limits: SandboxLimits) -> list[dict]:

@@ -34,7 +34,7 @@ CASES = [(w, d) for w in available_worlds() for d in load_world(w).domains]
 
 def _steps(world, domain):
     """Three calls of the domain with observations: its demonstrations (the domain's, else the world's)."""
-    demos = list(domain.demonstrations) + [d for d in world.demonstrations if domain.tool(d.tool)]
+    demos = domain.demonstrations_for(world)
     return [demos[i % len(demos)] for i in range(3)]
 
 

@@ -289,3 +289,33 @@ def test_shipped_domains_are_found_in_the_checkout():
         from mcp_world.domain import add_domain_dirs
 
         add_domain_dirs([Path("/nonexistent/domains")])
+
+
+def test_a_domains_demonstrations_of_one_world_are_not_shown_in_another():
+    """The terminal's notes-app examples (its README, its listing) are shown on devbox only; a world
+    with browser examples of its own is not shown the books site; a world with none keeps the books
+    pages, the only ones that show the format (issue 18: demonstrations chosen for the world)."""
+    from mcp_world.specs import Demonstration
+    from mcp_world.world import load_world
+
+    terminal, browser = load_domain("terminal"), load_domain("browser")
+    devbox = load_world("devbox")
+    other = parse_world({"name": "ledger", "description": "An accounting project.", "domains": ["terminal"],
+                         "seed": {"terminal": {"cwd": "/home/user/ledger", "files": {"/home/user/ledger/README.md": "# ledger\n"}}}})
+    on_devbox = terminal.demonstrations_for(devbox)
+    elsewhere = terminal.demonstrations_for(other)
+    assert any("notes-app" in d.observation for d in on_devbox)
+    assert elsewhere and not any("notes-app" in d.observation or d.world for d in elsewhere)
+    state = terminal.rules.initial(other)
+    prompt = get_dialect("instruct").render(other, terminal, state, [], "$ cat README.md", "", 4000)
+    text = str(prompt.messages) + prompt.prefill
+    assert "notes-manager" not in text and "A tiny command-line notes manager" not in text
+    assert "command not found" in text  # the examples that belong to no world are still shown
+
+    shop = load_world("webshop")
+    fallback = browser.demonstrations_for(shop)
+    assert [d.world for d in fallback] == ["books", "books"]  # nothing else shows the format: kept
+    own = shop.model_copy(update={"demonstrations": [Demonstration(
+        tool="browser_navigate", arguments={"url": "https://tea.example/"},
+        observation="<!DOCTYPE html><html><head><title>Tea</title></head><body><h1>Tea</h1></body></html>")]})
+    assert [d.arguments for d in browser.demonstrations_for(own)] == [{"url": "https://tea.example/"}]

@@ -162,7 +162,7 @@ class AgentWorldDialect:
     def _demonstrations(self, world: World, domain: Domain) -> str:
         """The demonstrations as one example session, in the conversation's turn layout (each acts on
         the screen the one before it left)."""
-        demos = list(domain.demonstrations) + [d for d in world.demonstrations if domain.tool(d.tool)]
+        demos = domain.demonstrations_for(world)
         if not demos:
             return ""
         start = domain.rules.initial(world)

@@ -49,9 +49,7 @@ class InstructDialect:
                action: str, answer_prefix: str, budget_tokens: int, note: str = "", prefill: bool = True,
                call: Any = None) -> Rendered:
         system = self.system_prompt(world, domain, state)
-        demos = [Turn(_action(domain, d.tool, d.arguments), d.observation) for d in domain.demonstrations]
-        demos += [Turn(_action(domain, d.tool, d.arguments), d.observation)
-                  for d in world.demonstrations if domain.tool(d.tool)]
+        demos = [Turn(_action(domain, d.tool, d.arguments), d.observation) for d in domain.demonstrations_for(world)]
         # The transcript is a prefill. An engine that cannot continue one gets chat turns instead:
         # measured on the embedded model through the openai profile, the transcript given as an
         # instruction got an empty output for 6 of 6 commands, chat turns an output for each.
