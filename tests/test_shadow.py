@@ -35,6 +35,18 @@ def test_the_world_seed_is_materialized_with_contents_and_git(box):
     assert r.output == "user\ndevbox\n/home/user/notes-app\n" and r.exit_code == 0
 
 
+def test_a_folder_removed_under_the_shell_stays_the_working_folder(box):
+    """As in a real shell: after `rm -rf` of the project the shell is in, `pwd` still prints it and
+    `ls` lists nothing (the sandbox used to run the next command in the home: `ls` listed it)."""
+    cwd = "/home/user/notes-app/src"
+    assert box.run("rm -rf ../src", cwd).exit_code == 0
+    assert box.run("pwd", cwd).output == cwd + "\n"
+    r = box.run("ls", cwd)
+    assert (r.output, r.exit_code) == ("", 0)
+    assert box.run("cd .. && ls", cwd).output == "README.md\nrequirements.txt\ntests\n"
+    assert box.run("ls", "/home/user/notes-app").output == "README.md\nrequirements.txt\ntests\n"  # nothing made
+
+
 def test_writes_outside_the_scratch_folder_are_refused(box, tmp_path):
     for cmd in ("echo x > /usr/evil", "touch /evil", "mkdir /opt/evil"):
         assert run(box, cmd).exit_code != 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import posixpath
 import re
 import shutil
 import signal
@@ -169,9 +170,33 @@ class TerminalSandbox:
                 return (self.scratch / cwd.lstrip("/")).is_dir()
         return (cwd == "/usr" or cwd.startswith("/usr/")) and os.path.isdir(cwd)  # bound read-only as it is
 
+    def _removed(self, cwd: str) -> str | None:
+        """The topmost missing folder of `cwd` when `cwd` was a folder of the home or /tmp that a
+        command removed (`rm -rf` of the project under the shell), else None."""
+        if not cwd.startswith(("/home/", "/tmp/")) or "/../" in cwd + "/" or "/./" in cwd + "/" or "\0" in cwd:
+            return None
+        path = cwd.rstrip("/")
+        top = None
+        while path not in ("/home", "/tmp") and not (self.scratch / path.lstrip("/")).is_dir():
+            if (self.scratch / path.lstrip("/")).exists() or os.path.islink(self.scratch / path.lstrip("/")):
+                return None  # a file or link there now: not a removed folder
+            top, path = path, posixpath.dirname(path)
+        return top
+
     def command(self, command: str, cwd: str, env: dict[str, str] | None = None) -> list[str]:
+        removed = None
         if not self._can_enter(cwd):
-            cwd = self.home
+            removed = self._removed(cwd)
+            if removed is None:
+                cwd = self.home
+        shell = ["/bin/bash", "-c", command]
+        if removed is not None:
+            # A real shell stays in a folder removed under it: `pwd` prints the path, `ls` nothing.
+            # Each command here starts a new process, so the folder is made, entered and removed
+            # again first, and the command runs in that same shell (a new bash would fail to start there).
+            shell = ["/bin/bash", "-c", 'mkdir -p -- "$1" && cd -- "$1" && rm -rf -- "$2" && eval "$3"',
+                     "bash", cwd, removed, command]
+            cwd = "/"
         args = [
             # --unshare-user with --disable-userns: the command cannot make nested user namespaces
             # (the kernel surface behind most container escapes).
@@ -200,7 +225,7 @@ class TerminalSandbox:
         for name, value in list((env or {}).items())[:64]:
             if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", name) and len(value) <= 4096 and "\0" not in value:
                 args += ["--setenv", name, value]
-        return args + ["/bin/bash", "-c", command]
+        return args + shell
 
     def run(self, command: str, cwd: str, timeout_s: float | None = None,
             env: dict[str, str] | None = None) -> RealResult:

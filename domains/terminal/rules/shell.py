@@ -154,6 +154,8 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         folder = _abs(target[0], s) if target else s.cwd
         if folder in s.files:
             return target[0] + "\n", 0
+        if not target and folder not in s.dirs and any(_within(folder, d) for d in s.deleted):
+            return "", 0  # the folder was removed under the shell: a real shell stays there, and it is empty
         if folder not in s.known_dirs:
             if target and (folder in s.deleted or posixpath.dirname(folder) in s.known_dirs and not _exists(folder, s)):
                 return f"ls: cannot access '{target[0]}': No such file or directory\n", 2
