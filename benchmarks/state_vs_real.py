@@ -61,6 +61,11 @@ SEQUENCES: list[list[str]] = [
     ["echo more >> README.md", "git switch -c topic", "git branch", "git checkout -b topic", "git switch -c main",
      "git checkout -b fix/typo", "git branch", "cd /tmp", "git checkout -b elsewhere"],
     ["mkdir -p x/y && cd x/y && pwd", "ls ..", "cd ../..", "ls x", "rmdir x/y", "ls x"],
+    ["head -3 README.md", "tail -n 2 src/notes.py", "wc -l src/notes.py", "grep -n def src/notes.py",
+     "grep -c import tests/test_notes.py", "cat -n requirements.txt", "sed -n '2,3p' README.md",
+     "cat README.md | grep notes | wc -l", "ls | sort -r | head -2", "ls | wc -l", "grep -v x requirements.txt | tr a-z A-Z",
+     "grep nothing_here README.md", "sort README.md | uniq -c | head -3", "grep -i NOTES README.md", "head -n1 src/notes.py",
+     "echo '# end' >> src/notes.py", "tail -1 src/notes.py", "python3 -c 'import src.notes'", "ls src"],
 ]
 
 

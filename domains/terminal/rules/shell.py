@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from . import filters
 from .output import shell_words
 
 
@@ -111,6 +112,21 @@ def _expand(word: str, s: TerminalState, strict: bool = False) -> str:
     return re.sub(r"\$\{(\w+)\}|\$(\w+)", var, word)
 
 
+def _contents(name: str, s: TerminalState) -> str | None:
+    """A file's contents where this episode knows them (None: unknown, removed, or a folder)."""
+    path = _abs(name, s)
+    if path in s.deleted or path in s.dirs or any(_within(path, d) for d in s.deleted):
+        return None
+    return s.files.get(path)
+
+
+def _listing(folder: str, s: TerminalState) -> str | None:
+    """What `ls` prints for a folder whose whole listing is known."""
+    if folder not in s.known_dirs:
+        return None
+    return "".join(n + "\n" for n in _children(folder, s) if not n.startswith("."))
+
+
 def _echo_text(args: list[str], printf: bool) -> str:
     if printf:
         fmt = args[0] if args else ""
@@ -124,6 +140,9 @@ def _echo_text(args: list[str], printf: bool) -> str:
 def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """The output and exit code when the state alone determines them; None: ask the model."""
     s = TerminalState.model_validate(state)
+    computed = filters.answer(command, lambda name: _contents(name, s), lambda: _listing(s.cwd, s))
+    if computed is not None:
+        return computed
     parts = _split(command)
     if not parts or len(parts) != 1 or "$(" in command or "`" in command:
         return None
@@ -324,6 +343,8 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
         parts = []
     for words in parts:
         if exit_code != 0 and len(parts) == 1:
+            if exit_code not in (126, 127) and words[0] not in MODELLED and _writes(words[0], words[1:]):
+                _forget_writes(s, None)  # a program that failed may still have written (python's __pycache__)
             break
         words = [_expand(w, s) for w in words]
         _apply_one(s, words, output if len(parts) == 1 else None)
