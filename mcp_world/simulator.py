@@ -453,15 +453,20 @@ class Simulator:
         problems: list[str] = []
         prompt_tokens = completion_tokens = 0
         looped: float | None = None
-        for attempt in range(1 + self.limits.repair_attempts):
+        carry = ""  # the answer so far, when the domain goes on from one that stopped at the limit
+        attempt, attempts, continued = 0, 1 + self.limits.repair_attempts, False
+        while attempt < attempts:
             request = self.request(ep, index, tool_name, rendered, attempt, looped)
+            if carry:
+                request = replace(request, prefill=(request.prefill or "") + carry)
             completion = await engine.complete(request)
             self._learn_ratio(rendered, completion.prompt_tokens)
             prompt_tokens += completion.prompt_tokens
             completion_tokens += completion.completion_tokens
             thinking = completion.reasoning or dialect.thinking_of(completion.text)
+            so_far = ""
             try:
-                raw = dialect.extract(completion.text)
+                raw = so_far = carry + dialect.extract(completion.text)
                 raw = dialect.read(ep.world, domain, Call(tool_name, arguments, state, spec=tool), raw,
                                    ep.history.get(domain.name, []) if history is None else history)
                 # An engine that could not continue the prefill may answer with a whole document.
@@ -476,6 +481,18 @@ class Simulator:
                 problems.append(str(err))
                 if isinstance(err, RepetitionError):
                     looped = self.sampling.repair_frequency_penalty
+                carry = ""
+                if completion.truncated and completion.continued and rendered.prefill is not None and not continued:
+                    # Cut at the limit: the domain may say where to go on from (a page's body after
+                    # a head that used every token or looped), and the next attempt continues it —
+                    # once, and not at the cost of the re-ask.
+                    whole = domain.rules.continuation(rendered.answer_prefix + so_far,
+                                                      Call(tool_name, arguments, state, True, tool))
+                    if whole is not None and whole.startswith(rendered.answer_prefix):
+                        carry, continued = whole[len(rendered.answer_prefix):], True
+                        attempts += 1
+                        problems[-1] += " (cut at the token limit: continued in a second part)"
+                attempt += 1
                 continue
             parsed.thinking = thinking
             break
@@ -483,7 +500,7 @@ class Simulator:
             raise AgentFault(
                 FaultKind.MALFORMED_OBSERVATION,
                 f"the world model's answer was not a valid {domain.format} observation after "
-                f"{1 + self.limits.repair_attempts} attempts ({'; '.join(problems)}); try the call again",
+                f"{attempts} attempts ({'; '.join(problems)}); try the call again",
             )
         return Prediction(parsed, attempt, prompt_tokens, completion_tokens)
 

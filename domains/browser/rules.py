@@ -207,6 +207,33 @@ class BrowserRules(Rules):
     def parse(self, raw: str, call: Call) -> Parsed:
         return _HTML.parse(raw, call)
 
+    def continuation(self, answer: str, call: Call) -> str | None:
+        """A page whose <head> ran to the token limit (scripts, styles, meta tags, or one line looped)
+        goes on from its <body>: an unclosed script or style, a half-written tag and repeated lines
+        are cut, the head is closed and the model writes the body in a second part. A page already
+        in its body is closed by parse."""
+        text = answer
+        if "<body" in text.lower():
+            return None
+        for tag in ("script", "style", "svg"):
+            low = text.lower()
+            start = low.rfind("<" + tag)
+            if start != -1 and low.find("</" + tag, start) == -1:
+                text = text[:start]
+        if text.rfind("<") > text.rfind(">"):
+            text = text[:text.rfind("<")]
+        seen: set[str] = set()
+        kept = []
+        for line in text.split("\n"):  # a head that looped on one line keeps it once
+            if line.strip() and line.strip() in seen:
+                continue
+            seen.add(line.strip())
+            kept.append(line)
+        text = "\n".join(kept)
+        if "</head" not in text.lower():
+            text = text.rstrip() + "\n</head>\n"
+        return text.rstrip() + "\n<body>\n"
+
     def picture(self, text: str, call: Call, where: str = "") -> Picture | None:
         return Picture("page") if "<" in text else None  # the viewer frames it: no scripts, no network
 

@@ -1,0 +1,162 @@
+"""Real browser episodes from local web apps (issue 18): pages served on 127.0.0.1 by programs that
+come with Python — pydoc's documentation server over the installed modules, and `http.server`
+over a few package folders (their directory listings) — fetched through mcp-world's shadow browser (the same code as
+`serve --shadow browser`), navigating and clicking links as an agent would.
+
+    fixtures/real/pages.jsonl.xz      browser episodes (interchange format, xz-compressed)
+
+    .venv/bin/python scripts/record_pages.py [--out fixtures/real/pages.jsonl.xz]
+
+Each site is a world of its own (its name, what it serves, its origin); ports are fixed so the
+recorded URLs are stable. Pages larger than 24 KB are left out of an episode (they say little
+more and would dwarf the corpus).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import lzma
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from lxml import html as lxml_html  # noqa: E402
+
+from mcp_world.executors.browser import ShadowBrowser  # noqa: E402
+from mcp_world.world import parse_world  # noqa: E402
+
+MAX_PAGE = 24_000
+PYDOC_MODULES = ["textwrap", "keyword", "fnmatch", "colorsys", "shlex", "bisect", "glob", "difflib", "heapq",
+                 "string", "json", "html", "getopt", "this", "sched", "graphlib"]
+FOLDERS = ["idna", "certifi", "sniffio", "jmespath", "h11", "tomli"]
+
+
+def _wait(port: int) -> None:
+    for _ in range(100):
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise RuntimeError(f"nothing listens on port {port}")
+
+
+def _links(page: str, pages_only: bool = False) -> list[str]:
+    try:
+        doc = lxml_html.document_fromstring(page)
+    except Exception:  # noqa: BLE001 - a page without links
+        return []
+    texts = []
+    for a in doc.iter("a"):
+        text = " ".join(a.text_content().split())
+        href = a.get("href") or ""
+        if pages_only and not href.endswith("/"):
+            continue
+        if text and href and not href.startswith(("#", "http", "file:", "mailto:")) and 2 < len(text) < 40:
+            texts.append(text)
+    return sorted(set(texts))
+
+
+async def record_site(name: str, description: str, origin: str, starts: list[str], rng: random.Random,
+                      episodes: int, pages_only: bool = False) -> list[dict]:
+    """`pages_only`: follow only links to folders (a file server's files are not HTML pages)."""
+    browser = ShadowBrowser((origin,))
+    world = parse_world({"name": name, "description": description, "domains": ["browser"],
+                         "seed": {"browser": {"start_url": ""}}}, name)
+    out: list[dict] = []
+    seen: set[tuple] = set()
+    for k in range(episodes):
+        key = f"{name}-{k}"
+        steps: list[dict] = []
+        state: dict = {}
+        url = origin + rng.choice(starts)
+        calls = [("browser_navigate", {"url": url})]
+        while len(steps) < 5 and calls:
+            tool, arguments = calls.pop(0)
+            real = await browser.observe(key, world, tool, arguments, state)
+            if real is None or len(real.text) > MAX_PAGE:
+                break
+            steps.append({"tool": tool, "arguments": arguments, "observation": real.text, "structured": real.structured})
+            here = real.structured.get("url", "")
+            links = [t for t in _links(real.text, pages_only) if not (pages_only and here.endswith("/" + t))]
+            roll = rng.random()
+            if links and roll < 0.7:
+                calls.append(("browser_click", {"target": rng.choice(links)}))
+            elif len(steps) > 1 and roll < 0.85:
+                calls.append(("browser_back", {}))
+            else:
+                others = [u for u in starts if origin + u != real.structured.get("url")]
+                if not others:
+                    break
+                calls.append(("browser_navigate", {"url": origin + rng.choice(others)}))
+        browser.end(key)
+        walk = tuple((s["tool"], json.dumps(s["arguments"], sort_keys=True)) for s in steps)
+        if steps and walk not in seen:  # the same walk twice is one episode
+            seen.add(walk)
+            out.append({"id": key, "world": world.model_dump(by_alias=True, exclude_defaults=True), "steps": steps})
+    return out
+
+
+async def record(out: Path) -> None:
+    rng = random.Random(18)
+    episodes: list[dict] = []
+    procs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            port = 8741
+            # pydoc's server reads commands from its stdin and stops at its end: kept open
+            procs.append(subprocess.Popen([sys.executable, "-m", "pydoc", "-n", "127.0.0.1", "-p", str(port)],
+                                          stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                          cwd=tmp))
+            _wait(port)
+            episodes += await record_site(
+                "pydoc", "pydoc's documentation server (Python 3.11) on this machine, at http://127.0.0.1:8741: "
+                "an index of the installed modules and one page per module.",
+                f"http://127.0.0.1:{port}", [f"/{m}.html" for m in PYDOC_MODULES], rng, 24)
+            site = Path(sysconfig.get_paths()["purelib"])
+            for n, folder in enumerate(FOLDERS, 1):
+                if not (site / folder).is_dir():
+                    continue
+                copy = Path(tmp) / folder
+                shutil.copytree(site / folder, copy, ignore=shutil.ignore_patterns("__pycache__"))
+                port = 8741 + n
+                procs.append(subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+                                               "--directory", str(copy)], stdout=subprocess.DEVNULL,
+                                              stderr=subprocess.DEVNULL))
+                _wait(port)
+                folders = sorted(str(p.relative_to(copy)) + "/" for p in copy.rglob("*") if p.is_dir())
+                episodes += await record_site(
+                    f"files-{folder}", f"A folder of the Python package {folder} served by `python -m http.server` "
+                    f"at http://127.0.0.1:{port}: its directory listings.",
+                    f"http://127.0.0.1:{port}", ["/"] + ["/" + f for f in folders[:4]], rng, 3, pages_only=True)
+        finally:
+            for p in procs:
+                p.terminate()
+                p.wait()
+    with lzma.open(out, "wt", encoding="utf-8", preset=9) as f:
+        for e in episodes:
+            f.write(json.dumps(e, ensure_ascii=False) + "\n")
+    steps = sum(len(e["steps"]) for e in episodes)
+    print(f"{out}: {len({e['world']['name'] for e in episodes})} sites, {len(episodes)} episodes, {steps} steps, "
+          f"{out.stat().st_size / 1024:.0f} KiB")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "fixtures" / "real" / "pages.jsonl.xz")
+    args = ap.parse_args()
+    asyncio.run(record(args.out))
+
+
+if __name__ == "__main__":
+    main()
