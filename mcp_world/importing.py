@@ -31,15 +31,19 @@ class EpisodeRecord(BaseModel):
     steps: list[StepRecord]
 
 
-def read_text(path: Path) -> str:
+MAX_DECOMPRESSED = 1 << 30  # a compressed file that unpacks to more is refused (a decompression bomb)
+
+
+def read_text(path: Path, limit: int = MAX_DECOMPRESSED) -> str:
     """A file's text, decompressed when its name ends in .gz or .xz (corpora are stored compressed)."""
-    if path.suffix == ".xz":
-        with lzma.open(path, "rt", encoding="utf-8") as f:
-            return f.read()
-    if path.suffix == ".gz":
-        with gzip.open(path, "rt", encoding="utf-8") as f:
-            return f.read()
-    return path.read_text(encoding="utf-8")
+    opener = {".xz": lzma.open, ".gz": gzip.open}.get(path.suffix)
+    if opener is None:
+        return path.read_text(encoding="utf-8")
+    with opener(path, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise WorldFileError(f"{path} unpacks to more than {limit:,} bytes: split it, or give it uncompressed")
+    return data.decode("utf-8")
 
 
 def read_records(path: Path) -> list[EpisodeRecord]:

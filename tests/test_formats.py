@@ -200,3 +200,31 @@ def test_a_page_whose_head_looped_goes_on_from_its_body_and_keeps_its_re_ask(mak
     assert "<h1>Loop</h1>" in page
     assert len(engine.requests) == 3 and "<body>" not in engine.requests[2].prefill
     assert engine.requests[1].prefill.count('<meta name="robots" content="index">') == 1
+
+
+def test_compressed_episode_files_are_read_and_a_bomb_is_refused(tmp_path):
+    """Interchange files may be .gz or .xz (the corpus is); one that unpacks past the limit is
+    refused with the reason, before it fills the memory."""
+    import gzip
+    import json
+    import lzma
+
+    from mcp_world.errors import WorldFileError
+    from mcp_world.importing import read_records, read_text
+
+    line = json.dumps({"id": "e1", "world": {"name": "w", "description": "d", "domains": ["terminal"]},
+                       "steps": [{"tool": "run_command", "arguments": {"command": "ls"}, "observation": "a\n"}]})
+    for suffix, opener in ((".gz", gzip.open), (".xz", lzma.open)):
+        path = tmp_path / f"eps.jsonl{suffix}"
+        with opener(path, "wt") as f:
+            f.write(line + "\n")
+        assert [r.id for r in read_records(path)] == ["e1"]
+    bomb = tmp_path / "bomb.jsonl.gz"
+    with gzip.open(bomb, "wb") as f:
+        f.write(b"\0" * 5_000_000)
+    with pytest.raises(WorldFileError, match="unpacks to more than"):
+        read_text(bomb, limit=1_000_000)
+    broken = tmp_path / "broken.jsonl.xz"
+    broken.write_bytes(b"not xz at all")
+    with pytest.raises(WorldFileError, match="cannot read"):
+        read_records(broken)
