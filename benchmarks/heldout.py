@@ -93,22 +93,9 @@ def eval_steps(data: Path, adapter: str, work: Path) -> list[dict]:
 
 async def state_answers(records) -> dict[tuple[str, int], str]:
     """The steps the state answers when serving with --state full, and its answer."""
-    from benchmarks.state_vs_real import _simulator
+    from benchmarks.state_vs_real import replay
 
-    answers: dict[tuple[str, int], str] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for rec in records:
-            sim, store = _simulator(rec.world, Path(tmp) / rec.id)
-            try:
-                ep = await sim.episode(rec.id)
-                for idx, step in enumerate(rec.steps):
-                    answer = sim.state_answer(ep, step.tool, step.arguments)
-                    if answer is not None:
-                        answers[(rec.id, idx)] = answer.text
-                    sim.observe(ep, step.tool, step.arguments, step.observation, step.structured)
-            finally:
-                store.close()
-    return answers
+    return {(rec.id, idx): answer.text async for rec, idx, _, _, answer in replay(records) if answer is not None}
 
 
 def bootstrap(deltas: list[float], n: int = 2000, seed: int = 0) -> tuple[float, float]:

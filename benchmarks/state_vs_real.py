@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 import tempfile
 from collections import defaultdict
@@ -26,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from mcp_world.dialects import get_dialect  # noqa: E402
 from mcp_world.engines import EnginePool  # noqa: E402
-from mcp_world.importing import read_text  # noqa: E402
+from mcp_world.importing import read_records  # noqa: E402
 from mcp_world.executors.sandbox import SandboxLimits, TerminalSandbox  # noqa: E402
 from mcp_world.paths import FIXTURES_DIR  # noqa: E402
 from mcp_world.simulator import Limits, Simulator  # noqa: E402
@@ -134,30 +133,34 @@ async def against_sandbox(world: World, sequences: list[list[str]], tally: Tally
             store.close()
 
 
+async def replay(records):
+    """Each recorded step with what the state would answer before it (None: the model would), the
+    state then advanced by the recorded observation: (record, step index, step, cwd, answer)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, record in enumerate(records):
+            sim, store = _simulator(record.world, Path(tmp) / str(n))
+            try:
+                ep = await sim.episode(record.id)
+                for idx, step in enumerate(record.steps):
+                    cwd = ep.state.get("terminal", {}).get("cwd", "")
+                    answer = sim.state_answer(ep, step.tool, step.arguments) if step.tool in sim.tools else None
+                    yield record, idx, step, cwd, answer
+                    sim.observe(ep, step.tool, step.arguments, step.observation, step.structured)
+            finally:
+                store.close()
+
+
 async def against_recordings(paths: list[Path], tally: Tally) -> None:
     """Recorded real terminal episodes: each step the state would answer, against the recording."""
-    with tempfile.TemporaryDirectory() as tmp:
-        for path in paths:
-            for line in read_text(path).splitlines():
-                record = json.loads(line)
-                world = World.model_validate(record["world"])
-                if world.domains != ["terminal"]:
-                    continue
-                sim, store = _simulator(world, Path(tmp) / record["id"].replace("/", "_"))
-                try:
-                    ep = await sim.episode(record["id"])
-                    for step in record["steps"]:
-                        if step["tool"] != "run_command":
-                            continue
-                        command = step["arguments"].get("command", "")
-                        cwd = ep.state.get("terminal", {}).get("cwd", "")
-                        answer = sim.state_answer(ep, "run_command", step["arguments"])
-                        tally.steps += 1
-                        if answer is not None:
-                            tally.add(f"{path.name}:{record['id']}", command, cwd, answer.text, step["observation"])
-                        sim.observe(ep, "run_command", step["arguments"], step["observation"], step.get("structured"))
-                finally:
-                    store.close()
+    for path in paths:
+        records = [r for r in read_records(path) if r.world.domains == ["terminal"]]
+        async for record, _, step, cwd, answer in replay(records):
+            if step.tool != "run_command":
+                continue
+            tally.steps += 1
+            if answer is not None:
+                tally.add(f"{path.name}:{record.id}", step.arguments.get("command", ""), cwd, answer.text,
+                          step.observation)
 
 
 def report(name: str, tally: Tally, show_agreeing: bool = False) -> None:

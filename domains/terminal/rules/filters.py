@@ -76,10 +76,10 @@ def _grep(args: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[str]]
         for n, line in enumerate(_lines(text), 1):
             body = line.rstrip("\n")
             probe = body.lower() if "i" in flags else body
-            found = (probe.startswith(word) if start else True) and (probe.endswith(word) if end else True) and \
-                (word in probe if not (start or end) else True)
             if start and end:
                 found = probe == word
+            else:
+                found = probe.startswith(word) if start else probe.endswith(word) if end else word in probe
             if found != ("v" in flags):
                 hits.append((f"{n}:" if "n" in flags and "c" not in flags else "") + body + "\n")
         if "c" in flags:
