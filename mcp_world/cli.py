@@ -728,6 +728,10 @@ def train(
     easy_samples: Annotated[Optional[int], typer.Option(help="Predictions per item for the too-easy filter.")] = None,
     warmup_sft: Annotated[int, typer.Option(help="Epochs of supervised fine-tuning on the real observations "
                                                  "before GRPO (0: none), reported as its own stage.")] = 0,
+    sft_batch: Annotated[int, typer.Option(help="Items of one world per warm-start step (their long common "
+                                                "prompt runs once a step: larger is faster per item).")] = 4,
+    keep_state: Annotated[float, typer.Option(help="Share of the steps the explicit state answers (pwd, cat of a "
+                                                   "known file…) kept for training; every other step is kept.")] = 1.0,
     tau: Annotated[float, typer.Option(help="Similarity threshold of the binary reward and score.")] = 0.8,
     keep_easy: Annotated[float, typer.Option(help="Share of too-easy items kept (RWML: 0.1).")] = 0.1,
     held_out: Annotated[float, typer.Option(help="Share of episodes held out for the before/after eval.")] = 0.2,
@@ -752,8 +756,13 @@ def train(
                  if v is not None}
     if warmup_sft < 0:
         _err(f"--warmup-sft takes a number of epochs (0 or more), not {warmup_sft}")
+    if sft_batch < 1:
+        _err(f"--sft-batch takes a number of items (1 or more), not {sft_batch}")
+    if not 0.0 <= keep_state <= 1.0:
+        _err(f"--keep-state takes a share between 0 and 1, not {keep_state}")
     settings = (Settings.gpu if preset == "gpu" else Settings.cpu)(tau=tau, keep_easy=keep_easy, seed=seed,
-                                                                   sft_epochs=warmup_sft, **overrides)
+                                                                   sft_epochs=warmup_sft, sft_batch=sft_batch,
+                                                                   keep_state=keep_state, **overrides)
     job = TrainJob(out=out.expanduser(), db=db, data=tuple(data), base=base, engine=engine, held_out=held_out,
                    deploy=deploy, cache=cache, settings=settings)
     try:

@@ -115,6 +115,32 @@ def test_the_warm_start_batch_gives_the_loss_and_gradient_of_one_item_at_a_time(
     assert max(float((expected[n] - got[n]).abs().max()) for n in expected) < 1e-4 * scale
 
 
+def test_keep_state_keeps_every_step_the_model_answers_and_a_share_of_the_state_answered_ones():
+    from mcp_world.training import keep_state_share
+
+    items, by_state = build_items(records_from(None, [REAL]))
+    model_answered = [it for it in items if not it.by_state]
+    assert keep_state_share(items, 1.0, 0) == items
+    assert keep_state_share(items, 0.0, 0) == model_answered
+    some = keep_state_share(items, 0.5, 0)
+    assert [it for it in some if not it.by_state] == model_answered
+    assert 0 < sum(it.by_state for it in some) < by_state
+    assert some == keep_state_share(items, 0.5, 0)  # seeded
+
+
+def test_warm_start_batches_hold_one_world_and_take_their_size():
+    import random
+
+    from mcp_world.training.rwml import _batches, _Sequence
+
+    sequences = [_Sequence([1, 2, 3], [4], 1.0, f"world-{i % 3}") for i in range(30)]
+    for size in (1, 4, 8):
+        batches = _batches(sequences, random.Random(0), size)
+        assert all(len({q.group for q in b}) == 1 and 1 <= len(b) <= size for b in batches)
+        assert sorted(id(q) for b in batches for q in b) == sorted(id(q) for q in sequences)
+    assert len(_batches(sequences, random.Random(0), 8)) == 6  # ten items of each world: 8 + 2
+
+
 def test_paired_change_calls_a_gain_clear_only_when_the_interval_is_above_zero():
     from mcp_world.training import paired_change
 
@@ -138,6 +164,12 @@ def test_bad_input_gets_clear_errors(tmp_path):
     assert r.returncode != 0 and "nothing to train" in r.stderr
     r = _cli("train", "--data", str(REAL), "--warmup-sft", "-1", "--out", str(tmp_path / "o"), timeout=120)
     assert r.returncode != 0 and "--warmup-sft takes a number of epochs" in r.stderr
+    r = _cli("train", "--data", str(REAL), "--warmup-sft", "1", "--keep-state", "1.5", "--out", str(tmp_path / "o"),
+             timeout=120)
+    assert r.returncode != 0 and "--keep-state takes a share between 0 and 1" in r.stderr
+    r = _cli("train", "--data", str(REAL), "--warmup-sft", "1", "--sft-batch", "0", "--out", str(tmp_path / "o"),
+             timeout=120)
+    assert r.returncode != 0 and "--sft-batch takes a number of items" in r.stderr
     base = tmp_path / "base"
     base.mkdir()
     (base / "config.json").write_text(json.dumps({"hidden_size": 576}))

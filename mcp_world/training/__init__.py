@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+import random
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -95,6 +96,11 @@ def train(job: TrainJob, say: Say = print) -> dict[str, Any]:
     items, by_state = build_items(train_records, job.dialect)
     say(f"{len(records)} episodes: {len(train_records)} for training ({len(items)} items, {by_state} of them "
         f"steps the explicit state answers when serving with --state full), {len(held)} held out")
+    built = len(items)
+    items = keep_state_share(items, s.keep_state, s.seed)
+    if len(items) < built:
+        say(f"training on {len(items)} items: every step the model answers when serving, and "
+            f"{s.keep_state:.0%} of those the state answers (--keep-state)")
     dialect = get_dialect(job.dialect)
     embedder = Embedder()
     job.out.mkdir(parents=True, exist_ok=True)
@@ -136,7 +142,7 @@ def train(job: TrainJob, say: Say = print) -> dict[str, Any]:
     report = {
         "base": str(base), "adapter": str(adapter), "dialect": job.dialect, "settings": asdict(s),
         "episodes": {"train": len(train_records), "held_out": len(held)},
-        "items": {"built": len(items), "answered_by_state": by_state, "easy": easy, "trained_on": len(kept)},
+        "items": {"built": built, "answered_by_state": by_state, "kept": len(items), "easy": easy, "trained_on": len(kept)},
         "held_out_before": before, "held_out_after": after, "improved": improved, "change": change,
         "stages": stages, "steps": history, "seconds": round(time.monotonic() - t0, 1),
     }
@@ -151,6 +157,15 @@ def train(job: TrainJob, say: Say = print) -> dict[str, Any]:
     if job.deploy:
         deploy(job.deploy, adapter, improved, say)
     return report
+
+
+def keep_state_share(items: list, share: float, seed: int) -> list:
+    """Every item the model answers when serving, and a seeded `share` of those the explicit state
+    answers (they teach reading the prompt's state line; `--state full` never asks the model them)."""
+    if share >= 1.0:
+        return items
+    rng = random.Random(seed)
+    return [it for it in items if not it.by_state or rng.random() < share]
 
 
 def deploy(url: str, adapter: Path, improved: bool, say: Say) -> None:
@@ -170,6 +185,8 @@ async def _with_engine(job: TrainJob, held: list, adapter: Path | None, label: s
                        embedder: Any, say: Say, filter_fn: Any) -> tuple[dict[str, Any] | None, Any]:
     """One engine (the base model, or the adapter) serves the held-out eval and then, when given, the
     too-easy filter on the current model."""
+    if not held and filter_fn is None:
+        return None, None  # nothing to ask an engine (`--held-out 0`, no GRPO): none is started
     pool, running = _engines(job, adapter, say)
     try:
         result = await _heldout(job, held, pool, say, label) if held else None
@@ -213,8 +230,6 @@ def paired_change(before: list[float], after: list[float], resamples: int = 2000
                   seed: int = 0) -> dict[str, Any] | None:
     """The change in mean similarity over the same held-out steps, with a 95% paired bootstrap interval;
     `clear` when the interval lies above zero."""
-    import random
-
     diffs = [a - b for a, b in zip(after, before)]
     n = len(diffs)
     if not n:

@@ -52,6 +52,8 @@ class Settings:
     sft_epochs: int = 0  # the supervised warm start (0: none)
     sft_learning_rate: float = 2e-4
     sft_empty_weight: float = 0.25  # the weight of answers with no output in the warm start's loss
+    sft_batch: int = 4  # items of one world per warm-start step (their prompts' common prefix runs once)
+    keep_state: float = 1.0  # share of the steps the explicit state answers kept for training
     max_steps: int = 8  # ~2.5 min a step on two cores
     time_budget_s: float = 1200.0
     seed: int = 0
@@ -143,19 +145,16 @@ class _Sequence:
     group: str  # items with the same system prompt share a long prefix
 
 
-_BATCH = 4  # items per warm-start step
-
-
-def _batches(sequences: list[_Sequence], rng: random.Random) -> list[list[_Sequence]]:
-    """One epoch's steps: shuffled, each of up to _BATCH items with the same system prompt (one world:
-    their prompts share ~1,000 tokens the step computes once)."""
+def _batches(sequences: list[_Sequence], rng: random.Random, size: int = 4) -> list[list[_Sequence]]:
+    """One epoch's steps: shuffled, each of up to `size` items with the same system prompt (one world:
+    their prompts share the world's 1,000-6,000 tokens, which the step computes once)."""
     by_group: dict[str, list[_Sequence]] = {}
     for q in sequences:
         by_group.setdefault(q.group, []).append(q)
     batches = []
     for group in by_group.values():
         rng.shuffle(group)
-        batches += [group[i:i + _BATCH] for i in range(0, len(group), _BATCH)]
+        batches += [group[i:i + size] for i in range(0, len(group), size)]
     rng.shuffle(batches)
     return batches
 
@@ -220,14 +219,14 @@ def warmup_sft(items: list[Item], base: Path, out: Path, s: Settings, say: Say,
     model.to(device)
     optimizer = torch.optim.AdamW([w for w in model.parameters() if w.requires_grad], lr=s.sft_learning_rate)
     rng = random.Random(s.seed)
-    total = len(_batches(sequences, rng)) * s.sft_epochs
+    total = len(_batches(sequences, rng, s.sft_batch)) * s.sft_epochs
     say(f"warm start: {s.sft_epochs} epoch(s) of supervised fine-tuning on {len(items)} items ({total} steps)")
     history: list[dict[str, float]] = []
     started = time.monotonic()
     bar = tqdm(total=total, desc="warm start", unit="step")
     step = 0
     for epoch in range(s.sft_epochs):
-        batches = _batches(sequences, rng)
+        batches = _batches(sequences, rng, s.sft_batch)
         for n_batch, chunk in enumerate(batches, 1):
             # The loss is averaged over the answers' tokens, not over answers, and an answer with no
             # output (`git add`, `cd`, `echo … >> f`: the next prompt line alone) weighs a quarter.
