@@ -306,6 +306,26 @@ class Rules:
         """The structured content the agent receives with the text (None: none)."""
         return parsed.structured
 
+    # -- a compact form for the instruct dialect ---------------------------------------------------
+    # A domain whose observations are long and mostly fixed markup (a uiautomator dump) may show
+    # them to the world model, and have it write the next one, in a compact form of its own; the
+    # code turns the model's answer back into the tool's observation (then `parse`d as usual).
+    compact: bool = False
+    compact_max_tokens: int | None = None  # the most tokens a compact answer takes (None: the domain's max_tokens)
+
+    def compact_prefill(self, call: Call) -> str:
+        """The start of every compact answer (sent for the model to continue)."""
+        return ""
+
+    def shown(self, text: str, call: Call) -> str:
+        """Observation `text` of `call` in the compact form (demonstrations, history, training targets)."""
+        return text
+
+    def unshown(self, raw: str, call: Call) -> str:
+        """The model's compact answer (prefill included) as the tool's observation; FormatError when
+        it cannot be read. `call.state` is the state before the step (the screen being changed)."""
+        return raw
+
     # -- prompts and reports ----------------------------------------------------------------------
     def transcript(self, world: World, state: dict[str, Any]) -> Transcript | None:
         """A terminal-like layout for the instruct dialect; None: chat turns."""

@@ -52,8 +52,9 @@ def test_any_arguments_to_any_tool_of_any_world_get_an_observation_or_a_clear_er
 
     results = anyio.run(go)
     for (tool, _), r in zip(calls, results):
-        if r.is_error:
-            assert r.content[0].text.split(":", 1)[0] in KINDS, r.content[0].text
+        if r.is_error:  # a server fault says its kind; a simulated tool's own failure says it in its result
+            assert r.content[0].text.split(":", 1)[0] in KINDS or (r.structured_content or {}).get("error"), \
+                r.content[0].text
     rows = rig.store.query("select episode_id, idx from steps order by id")
     per_episode: dict[str, list[int]] = {}
     for row in rows:

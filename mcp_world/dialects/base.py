@@ -31,6 +31,7 @@ class Rendered:
     stop: tuple[str, ...] = ()
     history_used: int = 0  # how many of the offered history turns fit the budget
     extra_tokens: int = 0  # tokens the answer may spend before the observation (thinking)
+    max_tokens: int | None = None  # the answer's own limit (a compact form needs fewer than the domain's)
     constrained: bool = True  # a domain's grammar may apply (not when the answer is wrapped in markup)
     thinking: bool | None = None  # a reasoning model thinks first (None: the model's default)
     top_k: int | None = None  # sampling this model family wants (None: the engine's default)

@@ -10,7 +10,9 @@ Two layouts, both append-only so the engine's prefix cache is reused from step t
   print output-shaped text.
 * documents (HTML, uiautomator XML) — chat turns: user = the action, assistant = the document;
   the new answer is prefilled with the document's head from the format. The terminal takes this
-  layout too on an engine that cannot continue a prefill (engines/profiles.py).
+  layout too on an engine that cannot continue a prefill (engines/profiles.py). A domain with a
+  compact form (`Rules.compact`: the phone's screens as outlines) is shown, and answers, in it;
+  the domain's code turns the answer back into the tool's observation.
 Plain text either way: forcing the tiny model into JSON made its answers worse (STACK.md).
 """
 
@@ -18,11 +20,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..domain import Domain
 from ..engines import Message
-from ..rules import Transcript
+from ..rules import Call, Transcript
 from ..world import World
 from .base import Rendered, Turn, estimate_tokens
 
@@ -49,7 +52,16 @@ class InstructDialect:
                action: str, answer_prefix: str, budget_tokens: int, note: str = "", prefill: bool = True,
                call: Any = None) -> Rendered:
         system = self.system_prompt(world, domain, state)
-        demos = [Turn(_action(domain, d.tool, d.arguments), d.observation) for d in domain.demonstrations_for(world)]
+        demos = [Turn(_action(domain, d.tool, d.arguments), d.observation, tool=d.tool, arguments=d.arguments)
+                 for d in domain.demonstrations_for(world)]
+        shown = None
+        if domain.rules.compact and call is not None:
+            rules = domain.rules
+            demos, history = _compacted(rules, demos), _compacted(rules, history)
+            answer_prefix = rules.compact_prefill(call)
+
+            def shown(text: str) -> str:
+                return rules.shown(text, call)
         # The transcript is a prefill. An engine that cannot continue one gets chat turns instead:
         # measured on the embedded model through the openai profile, the transcript given as an
         # instruction got an empty output for 6 of 6 commands, chat turns an output for each.
@@ -65,6 +77,9 @@ class InstructDialect:
             messages.append({"role": "user", "content": turn.action})
             messages.append({"role": "assistant", "content": turn.observation})
         messages.append({"role": "user", "content": current})
+        if shown is not None:  # the answer is read back by the domain (`read`), its prefill with it
+            return Rendered(messages, prefill=answer_prefix, answer_prefix="", history_used=len(kept_history),
+                            shown=shown, max_tokens=domain.rules.compact_max_tokens)
         return Rendered(messages, prefill=answer_prefix, answer_prefix=answer_prefix,
                         history_used=len(kept_history))
 
@@ -92,6 +107,9 @@ class InstructDialect:
         return tool.render_action(arguments)
 
     def read(self, world: World, domain: Domain, call: Any, raw: str, history: Sequence[Turn]) -> str:
+        if domain.rules.compact:  # the domain's compact form, continued from its prefill
+            head = domain.rules.compact_prefill(call)
+            return domain.rules.unshown(raw if raw.lstrip().startswith(head.strip() or "\0") else head + raw, call)
         return raw  # observations are shown as our tools give them
 
     def extract(self, completion: str) -> str:
@@ -105,6 +123,8 @@ class InstructDialect:
             if observation and not observation.endswith("\n"):
                 observation += "\n"
             return observation + rendered.stop[-1]
+        if rendered.shown is not None:
+            return rendered.shown(observation).removeprefix(rendered.prefill)
         return observation.removeprefix(rendered.answer_prefix)
 
 
@@ -120,6 +140,10 @@ def _transcript_entry(turn: Turn) -> str:
     if out and not out.endswith("\n"):
         out += "\n"
     return f"{turn.action}\n{out}"
+
+
+def _compacted(rules: Any, turns: Sequence[Turn]) -> list[Turn]:
+    return [replace(t, observation=rules.shown(t.observation, Call(t.tool, t.arguments, {}))) for t in turns]
 
 
 def _chat_cost(t: Turn) -> int:

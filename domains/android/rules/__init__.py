@@ -1,7 +1,8 @@
 """The android domain: every action returns the screen's uiautomator dump. The state keeps the
-last screen, the foreground package, what was typed and the switches flipped, so a dump of an
-unchanged screen, a switch tapped by name and text typed into the focused field are answered
-from it."""
+last screen, the screens BACK returns to, the foreground package, what was typed and the switches
+flipped, so a dump of an unchanged screen, a switch tapped by name, text typed into the focused
+field and BACK are answered from it. The instruct dialect shows screens to the world model, and
+asks for the next one, as an outline (outline.py); the code writes the dump around it."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from mcp_world.rules import (MAX_BOXES, Box, Call, Check, EpisodeView, FormatError, Moment, Parsed, Picture, Rules,
                              TrainedAction, TypedText, short)
 
+from . import outline
+
 XML_DECLARATION = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
 
 
@@ -24,7 +27,11 @@ class AndroidState(BaseModel):
     screen: str = ""  # the last dump
     typed: list[str] = Field(default_factory=list)
     toggles: dict[str, bool] = Field(default_factory=dict)
+    back: list[str] = Field(default_factory=list, max_length=8)  # the screens BACK returns to, the last on top
+    launcher: str = ""  # the home screen's package (the world's seed.android.launcher_package)
 
+
+BACK_DEPTH = 8
 
 _BOUNDS = re.compile(r"^\[-?\d+,-?\d+\]\[-?\d+,-?\d+\]$")
 _DUMP_HEAD = XML_DECLARATION + '<hierarchy rotation="0">'
@@ -70,7 +77,9 @@ class _Dump:
         if repaired:
             text = XML_DECLARATION + etree.tostring(root, encoding="unicode")
         package = nodes[0].get("package", "")
-        clickable = [n.get("text") or n.get("content-desc") for n in nodes if n.get("clickable") == "true"]
+        # what can be tapped, by name: a row's name is its first text
+        clickable = [next((d.get("text") or d.get("content-desc") for d in n.iter("node")
+                           if d.get("text") or d.get("content-desc")), "") for n in nodes if n.get("clickable") == "true"]
         return Parsed(text, {"package": package, "node_count": len(nodes),
                              "clickable": [c for c in clickable if c][:50]}, repaired)
 
@@ -87,12 +96,34 @@ def android_answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) 
         return _toggle(s.screen, str(arguments["target"]))
     if tool == "android_type":
         return _type_into(s.screen, str(arguments.get("text", "")))
+    if tool == "android_press_key" and arguments.get("key") == "BACK" and s.back and not _typing(s.screen):
+        return s.back[-1]  # the screen this one was opened from (with the keyboard up, BACK only hides it)
     return None
+
+
+def _typing(dump: str) -> bool:
+    root = _tree(dump)
+    return root is not None and any(n.get("focused") == "true" and "EditText" in (n.get("class") or "")
+                                    for n in root.iter("node"))
+
+
+def _screen_key(dump: str) -> tuple[str, tuple]:
+    """What tells one screen from another: its app and its elements (not their states)."""
+    o = outline.read(dump) if dump else None
+    return ("", ()) if o is None else (o.package, tuple(e.key for e in o.elements))
 
 
 def android_apply(state: dict[str, Any], tool: str, arguments: dict[str, Any], dump: str,
                   structured: dict[str, Any]) -> dict[str, Any]:
     s = AndroidState.model_validate(state)
+    key = arguments.get("key") if tool == "android_press_key" else None
+    if key == "BACK":
+        if s.back and dump == s.back[-1]:
+            s.back.pop()
+    elif key == "HOME":
+        s.back.clear()
+    elif s.screen and _screen_key(s.screen) != _screen_key(dump):
+        s.back = (s.back + [s.screen])[-BACK_DEPTH:]
     s.screen = dump
     s.package = structured.get("package", s.package)
     if tool == "android_type":
@@ -194,6 +225,49 @@ class AndroidRules(Rules):
 
     def parse(self, raw: str, call: Call) -> Parsed:
         return _DUMP.parse(raw, call)
+
+    # The instruct dialect: screens as outlines (outline.py), the dump written by code.
+    compact = True
+    compact_max_tokens = 320  # ~25 elements; a dump's 700 held six nodes
+
+    def initial(self, world: Any) -> dict[str, Any]:
+        seed = world.seed.get("android") if world is not None else None
+        launcher = seed.get("launcher_package") if isinstance(seed, dict) else None
+        return AndroidState(launcher=launcher if isinstance(launcher, str) else "").model_dump()
+
+    def compact_prefill(self, call: Call) -> str:
+        """What the code knows of the next screen: the app (launched, still in front, or home), and
+        for a tap on a row of an app's list, the page it opens (titled with the row's name)."""
+        s = AndroidState.model_validate(call.state) if call.state else AndroidState()
+        a = call.arguments
+        if call.tool == "android_launch_app" and a.get("package"):
+            return f"app {a['package']}\n"
+        if call.tool == "android_press_key" and a.get("key") == "HOME":
+            return f"app {s.launcher}\n" if s.launcher else ""
+        if not s.package or s.package == s.launcher or call.tool == "android_press_key":
+            return ""  # on the home screen a tap may open any app; BACK may leave this one
+        head = f"app {s.package}\n"
+        if call.tool == "android_tap" and a.get("target"):
+            current = outline.read(s.screen) if s.screen else None
+            row = next((e for e in current.elements if e.kind in ("row", "tab") and e.labels
+                        and e.labels[0].lower() == str(a["target"]).strip().lower()), None) if current else None
+            if row is not None:
+                head += f'title "{row.labels[0]}"\n'
+        return head
+
+    def shown(self, text: str, call: Call) -> str:
+        o = outline.read(text) if text.lstrip().startswith("<") else None
+        return text if o is None else o.text()
+
+    def unshown(self, raw: str, call: Call) -> str:
+        if "<node" in raw or "<hierarchy" in raw:
+            return raw[raw.index("<"):]  # an engine that answered with a dump after all
+        try:
+            new = outline.parse(raw)
+        except ValueError as err:
+            raise FormatError(str(err)) from None
+        s = AndroidState.model_validate(call.state) if call.state else AndroidState()
+        return outline.dump(new, s.screen, str(call.arguments.get("package") or s.package))
 
     def picture(self, text: str, call: Call, where: str = "") -> Picture | None:
         return android_picture(text, call)

@@ -1,0 +1,136 @@
+"""The phone's screens as outlines (domains/android/rules/outline.py): what the world model is
+shown and writes, the dump the code writes around it — unchanged elements verbatim, changed states
+in place, new ones laid out — and BACK answered from the screens before."""
+
+from __future__ import annotations
+
+
+import pytest
+from lxml import etree
+
+from mcp_world.domain import load_domain
+from mcp_world.rules import Call, FormatError
+
+from .conftest import ScriptedEngine
+
+pytestmark = pytest.mark.anyio
+
+DOMAIN = load_domain("android")
+RULES = DOMAIN.rules
+MAIN = DOMAIN.demonstrations[0].observation  # Settings' main page, a dump
+
+
+def _nodes(dump: str) -> list:
+    return list(etree.fromstring(dump.encode()).iter("node"))
+
+
+def test_every_shipped_screen_reads_as_an_outline_and_comes_back_byte_for_byte():
+    for demo in DOMAIN.demonstrations:
+        outline = RULES.shown(demo.observation, Call(demo.tool, demo.arguments, {}))
+        assert outline.startswith("app com.android.settings\n") and "<node" not in outline
+        assert len(outline) < len(demo.observation) / 10  # what the model reads and writes
+        state = {"screen": demo.observation, "package": "com.android.settings"}
+        assert RULES.unshown(outline, Call("android_dump_ui", {}, state)) == demo.observation
+
+
+def test_a_changed_state_is_set_in_place_and_every_other_byte_is_kept():
+    network = DOMAIN.demonstrations[1].observation
+    state = {"screen": network, "package": "com.android.settings"}
+    outline = RULES.shown(network, Call("android_dump_ui", {}, {}))
+    assert 'switch "Airplane mode" off' in outline
+    dump = RULES.unshown(outline.replace('"Airplane mode" off', '"Airplane mode" on'),
+                         Call("android_tap", {"x": 960, "y": 900}, state))
+    changed = [(a, b) for a, b in zip(_nodes(network), _nodes(dump)) if dict(a.attrib) != dict(b.attrib)]
+    assert len(_nodes(dump)) == len(_nodes(network)) and len(changed) == 1
+    before, after = changed[0]
+    assert before.get("checked") == "false" and after.get("checked") == "true"
+    assert {k for k in before.attrib if before.get(k) != after.get(k)} <= {"checked", "text"}
+
+
+def test_a_new_screen_is_laid_out_by_code_and_keeps_the_elements_it_shares_verbatim():
+    state = {"screen": MAIN, "package": "com.android.settings"}
+    answer = ('app com.android.settings\ntitle "Battery"\nrow "Battery usage" "View usage for past 24 hours"\n'
+              'switch "Battery Saver" off\nrow "Network & internet" "Mobile, Wi‑Fi, hotspot"\nbutton "Done"\n')
+    call = Call("android_tap", {"target": "Battery"}, state)
+    dump = RULES.unshown(answer, call)
+    parsed = RULES.parse(dump, call)  # the domain's own validation of a dump
+    assert parsed.structured["package"] == "com.android.settings"
+    assert {"Battery usage", "Battery Saver", "Network & internet", "Done"} <= set(parsed.structured["clickable"])
+    nodes = _nodes(dump)
+    boxes = [tuple(map(int, n.get("bounds").replace("][", ",").strip("[]").split(","))) for n in nodes]
+    assert all(0 <= x1 <= x2 <= 1080 and 0 <= y1 <= y2 for x1, y1, x2, y2 in boxes)
+    switch = next(n for n in nodes if n.get("class") == "android.widget.Switch")
+    assert switch.get("checkable") == "true" and switch.get("checked") == "false"
+    # the row it shares with the screen before: the same nodes, moved, every attribute but bounds kept
+    old = next(n for n in _nodes(MAIN) if n.get("text") == "Network & internet").getparent()
+    new = next(n for n in nodes if n.get("text") == "Network & internet").getparent()
+    def kept(row):  # where it is (bounds, its index among siblings) may change, nothing else
+        return [{k: v for k, v in n.attrib.items() if k not in ("bounds", "index")} for n in row.iter("node")]
+
+    assert kept(old) == kept(new) and len(kept(new)) == 3
+    # rows stack down the screen without overlapping
+    tops = [b[1] for n, b in zip(nodes, boxes) if n.get("clickable") == "true"]
+    assert tops == sorted(tops) and len(set(tops)) == len(tops)
+
+
+def test_a_looping_answer_keeps_each_element_once_and_a_bad_one_is_refused():
+    state = {"screen": MAIN, "package": "com.android.settings"}
+    looped = 'app com.android.settings\ntitle "Settings"\n' + 'row "Lavender" "Lavender"\n' * 30 + 'row "Late"\n'
+    dump = RULES.unshown(looped, Call("android_tap", {"target": "Battery"}, state))
+    assert [n.get("text") for n in _nodes(dump) if n.get("text")] == ["Settings", "Lavender", "Lavender"]
+    with pytest.raises(FormatError, match="no screen element"):
+        RULES.unshown("The screen shows the settings page.", Call("android_dump_ui", {}, state))
+    # an engine that answers with a whole dump after all is read as one
+    assert RULES.unshown("app x.y\n" + MAIN, Call("android_dump_ui", {}, state)) == MAIN
+
+
+async def test_the_model_is_shown_outlines_writes_one_and_back_returns_the_screen_before(make_rig):
+    answers = iter(['title "Settings"\nrow "Network & internet" "Mobile, Wi‑Fi, hotspot"\nrow "Battery" "82%"\n',
+                    'switch "Battery Saver" off\n'])
+    engine = ScriptedEngine(lambda r: next(answers))
+    rig = make_rig("phone", engine, state_mode="full")
+    first = await rig.sim.call("p", "android_launch_app", {"package": "com.android.settings"})
+    battery = await rig.sim.call("p", "android_tap", {"target": "Battery"})
+    back = await rig.sim.call("p", "android_press_key", {"key": "BACK"})
+    assert [r.provenance for r in (first, battery, back)] == ["model", "model", "state"]
+    assert back.observation == first.observation and len(engine.requests) == 2
+    launch, tap = engine.requests
+    # what the code knows is written for the model: the app launched; the app still in front, and
+    # the page a row opens is titled with its name
+    assert launch.prefill == "app com.android.settings\n"
+    assert tap.prefill == 'app com.android.settings\ntitle "Battery"\n'
+    assert launch.max_tokens == tap.max_tokens == RULES.compact_max_tokens
+    prompt = "\n".join(m["content"] for m in tap.messages)
+    assert "<node" not in prompt and 'row "Battery" "82%"' in prompt  # the screen before, as an outline
+    assert "android.widget.Switch" in battery.observation and battery.observation.startswith("<?xml")
+    assert [n.get("text") for n in _nodes(battery.observation) if n.get("text")][:2] == ["Battery", "Battery Saver"]
+    state = (await rig.sim.episode("p")).state["android"]
+    assert RULES.compact_prefill(Call("android_press_key", {"key": "HOME"}, state)) == \
+        "app com.google.android.apps.nexuslauncher\n"  # the world's launcher
+    on_battery = dict(state, screen=battery.observation)
+    assert RULES.compact_prefill(Call("android_tap", {"target": "Battery Saver"}, on_battery)) == \
+        "app com.android.settings\n"  # a switch: no page to open
+    assert RULES.compact_prefill(Call("android_tap", {"target": "Network & internet"}, state)).endswith(
+        'title "Network & internet"\n')
+    # With the keyboard up, BACK only hides it: the model is asked
+    typing = RULES.unshown('app com.android.settings\nfield "Search settings" focused\n',
+                           Call("android_tap", {"target": "Search"}, {}))
+    assert RULES.answer({"screen": typing, "back": [MAIN]}, Call("android_press_key", {"key": "BACK"}, {})) is None
+    assert RULES.answer({"screen": MAIN, "back": [typing]},
+                        Call("android_press_key", {"key": "BACK"}, {})).text == typing
+
+
+def test_a_training_item_on_the_phone_targets_the_outline():
+    from mcp_world.dialects import get_dialect
+    from mcp_world.training.items import build_items
+    from mcp_world.importing import EpisodeRecord, StepRecord
+    from mcp_world.world import load_world
+
+    rec = EpisodeRecord(id="phone-1", world=load_world("phone"),
+                        steps=[StepRecord(tool="android_launch_app", arguments={"package": "com.android.settings"},
+                                          observation=MAIN)])
+    items, _ = build_items([rec])
+    item = items[0]
+    assert item.prefill == "app com.android.settings\n" and item.target.startswith('title "Settings"\n')
+    # read back as the server reads an answer, the target gives the real dump
+    assert item.observation(item.target, get_dialect("instruct")).text == MAIN
