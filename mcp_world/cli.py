@@ -160,7 +160,8 @@ def serve(
     adapter: Annotated[Optional[str], typer.Option(
         help="A LoRA adapter folder (from `mcp-world train`): the embedded engine serves it merged into its "
              "model, a URL engine has it hot-loaded. Default: the adapter shipped in adapters/devbox-rwml "
-             "(trained on real terminal episodes); 'none': the bare model.")] = None,
+             "(trained on real terminal episodes), unless its report measured it worse than the bare model on "
+             "one of the world's domains; 'none': the bare model.")] = None,
     token: Annotated[Optional[str], typer.Option(envvar="MCP_WORLD_TOKEN",
                      help="Bearer token every HTTP request must carry; required to bind beyond 127.0.0.1.")] = None,
     allowed_host: Annotated[list[str], typer.Option(
@@ -194,7 +195,7 @@ def serve(
         _err(f"--state must be full, prompt or off, not {state!r}")
     try:
         w = load_world(world)
-        lora, model = _adapter(adapter, tuple(engine), cache, model, engine_key)
+        lora, model = _adapter(adapter, tuple(engine), cache, model, engine_key, domains=tuple(w.domains))
         cfg = ServeConfig(
             world=w, db=db.expanduser(), engines=tuple(engine), model=model, dialect=dialect,
             thinking=thinking, thinking_budget=thinking_budget, agentworld_prompts=agentworld_prompts,
@@ -695,11 +696,14 @@ def import_(
 
 
 def _adapter(option: str | None, engines: tuple[str, ...], cache: Any, model: str | None,
-             keys: list[str] = ()) -> tuple[Any, str | None]:
+             keys: list[str] = (), domains: tuple[str, ...] | None = None) -> tuple[Any, str | None]:
     """`--adapter`: the adapter the embedded engine serves merged (the shipped one when unset, None for
-    'none') and the model name to ask URL engines for (the adapter hot-loaded into them)."""
+    'none') and the model name to ask URL engines for (the adapter hot-loaded into them). Serving a
+    world of `domains`, the shipped one is not served where it measured worse than the bare model."""
     from . import embedded
 
+    if option is None and domains is not None:
+        return embedded.adapter_for(domains, _say), model
     if option is None or option.strip().lower() == "none":
         return embedded.resolve_adapter(option), model
     from .training import use_adapter

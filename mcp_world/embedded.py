@@ -19,7 +19,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -52,6 +52,31 @@ def default_adapter() -> Path | None:
     if not (DEFAULT_ADAPTER / "adapter_model.safetensors").exists() or importlib.util.find_spec("peft") is None:
         return None
     return DEFAULT_ADAPTER
+
+
+def measured_worse(adapter: Path, domains: Iterable[str]) -> list[str]:
+    """Those of `domains` on which the adapter's report.json measured it worse than the bare model
+    (its `domains` table: mean similarity of each on the same real steps)."""
+    try:
+        table = json.loads((adapter / "report.json").read_text(encoding="utf-8")).get("domains") or {}
+    except (OSError, ValueError):
+        return []
+    return [d for d in domains if isinstance(table.get(d), dict)
+            and float(table[d].get("adapter", 0.0)) < float(table[d].get("bare", 0.0))]
+
+
+def adapter_for(domains: Iterable[str], say: Say = _quiet) -> Path | None:
+    """The adapter served for a world of these domains when none is asked for: the shipped one,
+    unless it measured worse than the bare model on one of them (then the bare model, said why)."""
+    adapter = default_adapter()
+    if adapter is None:
+        return None
+    worse = measured_worse(adapter, domains)
+    if worse:
+        say(f"serving the bare model: the shipped adapter measured worse than it on {', '.join(worse)} "
+            f"({adapter.name}/report.json); `--adapter {adapter}` serves it anyway")
+        return None
+    return adapter
 
 
 def served_name(adapter: Path | None) -> str:

@@ -120,3 +120,28 @@ def test_only_the_three_most_recent_merged_models_stay_in_the_cache(tmp_path):
     left = {p.name for p in (cache / "models").iterdir()}
     assert left == {embedded.MODEL_NAME, shipped.name, *(c.name for c in candidates[-3:])}, left
     assert shipped.stat().st_mtime > candidates[-1].stat().st_mtime  # used now: the most recent
+
+
+def test_the_shipped_adapter_is_not_served_on_a_domain_where_it_measured_worse(tmp_path):
+    """Its report.json holds a mean similarity per domain for the bare model and the adapter on the
+    same real steps; `serve` with no --adapter serves the bare model for a world of a domain where
+    the adapter was worse, and says so."""
+    shipped = embedded.DEFAULT_ADAPTER
+    table = json.loads((shipped / "report.json").read_text())["domains"]
+    assert {"terminal", "mcp", "browser"} <= set(table)
+    worse = sorted(d for d, row in table.items() if row["adapter"] < row["bare"])
+    assert embedded.measured_worse(shipped, sorted(table)) == worse
+    said: list[str] = []
+    for domain, row in table.items():
+        served = embedded.adapter_for([domain], said.append)
+        assert served == (None if row["adapter"] < row["bare"] else shipped), domain
+    assert all("serving the bare model" in line and "report.json" in line for line in said) and len(said) == len(worse)
+    # a world of several domains: bare when the adapter is worse on any of them
+    assert embedded.adapter_for(["terminal", *worse]) is (None if worse else shipped)
+    # any adapter folder's report is read the same way; an unreadable one decides nothing
+    fake = _adapter(tmp_path / "a")
+    (fake / "report.json").write_text(json.dumps({"domains": {"android": {"bare": 0.3, "adapter": 0.2},
+                                                              "terminal": {"bare": 0.3, "adapter": 0.4}}}))
+    assert embedded.measured_worse(fake, ["android", "terminal", "os"]) == ["android"]
+    (fake / "report.json").write_text("{not json")
+    assert embedded.measured_worse(fake, ["android"]) == []
