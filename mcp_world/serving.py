@@ -227,6 +227,8 @@ def serve(cfg: ServeConfig, say: Say) -> None:
     stop_cleanly_on_term()
     if cfg.world is None:
         raise MCPWorldError("serve needs a world")
+    if cfg.transport == "http":
+        check_port(cfg.host, cfg.port)  # before an engine is started for nothing
     store = Store(cfg.db)
     running = Running(say)
     pool: EnginePool | None = None
@@ -283,6 +285,24 @@ def make_shadow(cfg: ServeConfig):
                             memory_mib=cfg.shadow_memory_mib, disk_mib=cfg.shadow_disk_mib,
                             processes=cfg.shadow_processes)
     return {d: EXECUTORS[d].from_options(options) for d in dict.fromkeys(cfg.shadow)}
+
+
+def check_port(host: str, port: int) -> None:
+    """The address the server will listen on is free (MCPWorldError saying so when it is not)."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as err:
+        raise MCPWorldError(f"cannot listen on {host}:{port}: {err}") from None
+    family, _, _, _, address = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as err:
+            raise MCPWorldError(f"cannot listen on {host}:{port} ({err.strerror or err}): another server is "
+                                f"there; stop it or give another --port") from None
 
 
 def check_exposure(cfg: ServeConfig) -> None:

@@ -48,6 +48,18 @@ def test_serve_refuses_an_unknown_transport(tmp_path):
     assert r.returncode == 2 and "http or stdio" in r.stderr
 
 
+def test_serve_on_a_port_in_use_says_so_before_starting_an_engine(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = run("serve", "--port", str(port), "--db", str(tmp_path / "x.db"))  # the embedded engine, by default
+    assert r.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in r.stderr and "--port" in r.stderr
+    assert "starting the embedded engine" not in r.stdout + r.stderr and not (tmp_path / "x.db").exists()
+
+
 @pytest.fixture
 def logged_db(tmp_path):
     db = tmp_path / "log.db"
