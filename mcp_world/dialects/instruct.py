@@ -109,7 +109,8 @@ class InstructDialect:
     def read(self, world: World, domain: Domain, call: Any, raw: str, history: Sequence[Turn]) -> str:
         if domain.rules.compact:  # the domain's compact form, continued from its prefill
             head = domain.rules.compact_prefill(call)
-            return domain.rules.unshown(raw if raw.lstrip().startswith(head.strip() or "\0") else head + raw, call)
+            whole = raw if head and raw.lstrip().startswith(head.strip()) else head + raw  # an engine may repeat it
+            return domain.rules.unshown(whole, call)
         return raw  # observations are shown as our tools give them
 
     def extract(self, completion: str) -> str:
