@@ -293,9 +293,10 @@ class Rules:
         return Parsed(text + "\n" if text else "", {})
 
     def continuation(self, answer: str, call: Call) -> str | None:
-        """An answer that stopped at max_tokens before it was a valid observation, cut where the
-        domain can go on (with what must come next), for the model to continue in a second part
-        instead of starting again; None (the default): the step is asked again from the start."""
+        """An answer that stopped (at max_tokens, `call.truncated`, or on its own) before it was a
+        valid observation, cut where the domain can go on (with what must come next), for the model
+        to continue in a second part instead of starting again; None (the default): the step is
+        asked again from the start."""
         return None
 
     def is_error(self, parsed: Parsed) -> bool:

@@ -482,16 +482,18 @@ class Simulator:
                 if isinstance(err, RepetitionError):
                     looped = self.sampling.repair_frequency_penalty
                 carry = ""
-                if completion.truncated and completion.continued and rendered.prefill is not None and not continued:
-                    # Cut at the limit: the domain may say where to go on from (a page's body after
-                    # a head that used every token or looped), and the next attempt continues it —
-                    # once, and not at the cost of the re-ask.
+                if completion.continued and rendered.prefill is not None and not continued:
+                    # Cut at the limit, or ended early: the domain may say where to go on from (a
+                    # page's body after a head that used every token, looped, or closed the page
+                    # without one), and the next attempt continues it — once, and not at the cost
+                    # of the re-ask.
                     whole = domain.rules.continuation(rendered.answer_prefix + so_far,
-                                                      Call(tool_name, arguments, state, True, tool))
+                                                      Call(tool_name, arguments, state, completion.truncated, tool))
                     if whole is not None and whole.startswith(rendered.answer_prefix):
                         carry, continued = whole[len(rendered.answer_prefix):], True
                         attempts += 1
-                        problems[-1] += " (cut at the token limit: continued in a second part)"
+                        problems[-1] += (" (cut at the token limit" if completion.truncated else " (ended early") + \
+                            ": continued in a second part)"
                 attempt += 1
                 continue
             parsed.thinking = thinking

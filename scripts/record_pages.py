@@ -1,6 +1,8 @@
 """Real browser episodes from local web apps (issue 18): pages served on 127.0.0.1 by programs that
 come with Python — pydoc's documentation server over the installed modules, and `http.server`
-over a few package folders (their directory listings) — fetched through mcp-world's shadow browser (the same code as
+over a few package folders (their directory listings) — and by Datasette (from PyPI, installed
+into a virtual environment of its own) over a generated recipes database, with its tables, row
+pages, filters and sorting; fetched through mcp-world's shadow browser (the same code as
 `serve --shadow browser`), navigating and clicking links as an agent would.
 
     fixtures/real/pages.jsonl.xz      browser episodes (interchange format, xz-compressed)
@@ -51,6 +53,43 @@ def _wait(port: int) -> None:
     raise RuntimeError(f"nothing listens on port {port}")
 
 
+DATASETTE = "datasette==0.65.5"
+CUISINES = ["Thai", "Italian", "Mexican", "Indian", "Japanese", "Greek", "Ethiopian", "French"]
+DISHES = ["curry", "soup", "salad", "stew", "noodles", "tacos", "risotto", "flatbread", "dumplings", "pie"]
+INGREDIENTS = ["basil", "garlic", "ginger", "lime", "tomato", "chickpeas", "rice", "lentils", "coconut milk",
+               "feta", "oregano", "cumin", "cilantro", "miso", "tofu", "shallot", "chili", "lemon", "spinach",
+               "mushroom", "potato", "onion", "yogurt", "honey", "sesame", "paprika", "leek", "corn"]
+
+
+def _recipes_db(path: Path, rng: random.Random) -> None:
+    """A small recipes database: recipes, ingredients and what each recipe uses (foreign keys, so
+    Datasette links rows to rows)."""
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    db.executescript("""
+        create table cuisines (id integer primary key, name text);
+        create table ingredients (id integer primary key, name text, vegan integer);
+        create table recipes (id integer primary key, name text, cuisine_id integer references cuisines(id),
+                              minutes integer, difficulty text, rating real);
+        create table recipe_ingredients (recipe_id integer references recipes(id),
+                                         ingredient_id integer references ingredients(id), grams integer);
+    """)
+    db.executemany("insert into cuisines values (?, ?)", list(enumerate(CUISINES, 1)))
+    db.executemany("insert into ingredients values (?, ?, ?)",
+                   [(i, n, int(n not in ("feta", "yogurt", "honey"))) for i, n in enumerate(INGREDIENTS, 1)])
+    for r in range(1, 121):
+        main = rng.choice(INGREDIENTS)
+        db.execute("insert into recipes values (?, ?, ?, ?, ?, ?)",
+                   (r, f"{main.capitalize()} {rng.choice(DISHES)}", rng.randint(1, len(CUISINES)),
+                    rng.choice([10, 15, 20, 30, 45, 60, 90]), rng.choice(["easy", "medium", "hard"]),
+                    round(rng.uniform(2.5, 5.0), 1)))
+        for ing in rng.sample(range(1, len(INGREDIENTS) + 1), 3):
+            db.execute("insert into recipe_ingredients values (?, ?, ?)", (r, ing, rng.choice([20, 50, 100, 200])))
+    db.commit()
+    db.close()
+
+
 def _links(page: str, pages_only: bool = False) -> list[str]:
     try:
         doc = lxml_html.document_fromstring(page)
@@ -61,6 +100,8 @@ def _links(page: str, pages_only: bool = False) -> list[str]:
         text = " ".join(a.text_content().split())
         href = a.get("href") or ""
         if pages_only and not href.endswith("/"):
+            continue
+        if any(x in href for x in (".json", ".csv", "_export", "/-/")):  # data files and Datasette's own pages
             continue
         if text and href and not href.startswith(("#", "http", "file:", "mailto:")) and 2 < len(text) < 40:
             texts.append(text)
@@ -139,6 +180,7 @@ async def record(out: Path) -> None:
                     f"files-{folder}", f"A folder of the Python package {folder} served by `python -m http.server` "
                     f"at http://127.0.0.1:{port}: its directory listings.",
                     f"http://127.0.0.1:{port}", ["/"] + ["/" + f for f in folders[:4]], rng, 3, pages_only=True)
+            episodes += await _record_datasette(Path(tmp), rng, procs)
         finally:
             for p in procs:
                 p.terminate()
@@ -149,6 +191,26 @@ async def record(out: Path) -> None:
     steps = sum(len(e["steps"]) for e in episodes)
     print(f"{out}: {len({e['world']['name'] for e in episodes})} sites, {len(episodes)} episodes, {steps} steps, "
           f"{out.stat().st_size / 1024:.0f} KiB")
+
+
+async def _record_datasette(tmp: Path, rng: random.Random, procs: list) -> list[dict]:
+    env = tmp / "datasette-env"
+    subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
+    subprocess.run([str(env / "bin" / "pip"), "install", "-q", DATASETTE], check=True)
+    db = tmp / "recipes.db"
+    _recipes_db(db, random.Random(7))
+    port = 8760
+    procs.append(subprocess.Popen([str(env / "bin" / "datasette"), "serve", str(db), "-h", "127.0.0.1", "-p", str(port),
+                                   "--setting", "default_page_size", "10", "--setting", "suggest_facets", "off"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    _wait(port)
+    starts = ["/", "/recipes", "/recipes/recipes", "/recipes/ingredients", "/recipes/cuisines",
+              "/recipes/recipes?difficulty=easy", "/recipes/recipes?_sort_desc=rating", "/recipes/recipes/7",
+              "/recipes/ingredients/3"]
+    return await record_site(
+        "datasette-recipes", f"Datasette 0.65 at http://127.0.0.1:{port} serving a recipes database (recipes, "
+        "cuisines, ingredients and what each recipe uses): table pages of 10 rows with filters and sorting, "
+        "and one page per row.", f"http://127.0.0.1:{port}", starts, rng, 16)
 
 
 def main() -> None:

@@ -146,6 +146,27 @@ def test_a_page_whose_head_used_every_token_goes_on_from_its_body(make_rig):
     assert second.endswith('<meta name="x" content="y">\n</head>\n<body>\n')
 
 
+def test_a_page_closed_without_a_body_goes_on_from_its_body(make_rig):
+    """Measured on a Datasette page with the shipped adapter: the model ended the document after its
+    head (no cut at the limit), and the page was asked again from the start, where it looped. Now
+    it is continued from <body> like a head cut at the limit."""
+    import anyio
+
+    from .conftest import ScriptedEngine
+
+    def script(request):
+        if "<body>" not in (request.prefill or ""):
+            return '<title>recipes: ingredients</title>\n</head>\n</html>\n'  # ended on its own
+        return "<h1>ingredients</h1><table><tr><td>basil</td></tr></table></body></html>"
+
+    engine = ScriptedEngine(script)
+    rig = make_rig("webshop", engine=engine)
+    page = anyio.run(lambda: rig.sim.call("early", "browser_navigate", {"url": "https://shop.example/i"})).observation
+    assert "<title>recipes: ingredients</title>" in page and "<td>basil</td>" in page
+    assert len(engine.requests) == 2
+    assert engine.requests[1].prefill.endswith("<title>recipes: ingredients</title>\n</head>\n<body>\n")
+
+
 @pytest.mark.parametrize("max_tokens", [28])
 def test_the_real_model_writes_a_page_body_after_a_head_cut_at_the_limit(make_rig, real_engine, max_tokens):
     """On the real embedded engine, a budget too small for the head and the body together: before,
@@ -228,3 +249,20 @@ def test_compressed_episode_files_are_read_and_a_bomb_is_refused(tmp_path):
     broken.write_bytes(b"not xz at all")
     with pytest.raises(WorldFileError, match="cannot read"):
         read_records(broken)
+
+
+def test_the_recorded_real_pages_come_from_three_apps_and_each_parses_as_a_page():
+    """fixtures/real/pages.jsonl.xz (scripts/record_pages.py): what `eval` scores the browser's pages
+    against. Every real page must be a valid browser observation, or the validity figures would
+    count our parser's failures as the model's."""
+    from mcp_world.importing import read_records
+    from mcp_world.paths import FIXTURES_DIR
+
+    records = read_records(FIXTURES_DIR / "real" / "pages.jsonl.xz")
+    sites = {r.world.name.split("-")[0] for r in records}
+    assert {"pydoc", "files", "datasette"} <= sites and sum(len(r.steps) for r in records) >= 140
+    rules = load_domain("browser").rules
+    for r in records:
+        for step in r.steps:
+            parsed = rules.parse(step.observation, Call(step.tool, step.arguments, {}))
+            assert "<body" in parsed.text.lower(), (r.id, step.tool)

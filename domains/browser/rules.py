@@ -210,11 +210,12 @@ class BrowserRules(Rules):
     def continuation(self, answer: str, call: Call) -> str | None:
         """A page whose <head> ran to the token limit (scripts, styles, meta tags, or one line looped)
         goes on from its <body>: an unclosed script or style, a half-written tag and repeated lines
-        are cut, the head is closed and the model writes the body in a second part. A page already
-        in its body is closed by parse."""
+        are cut, the head is closed and the model writes the body in a second part. So does a page
+        the model closed without a body. A page already in its body is closed by parse."""
         text = answer
         if "<body" in text.lower():
             return None
+        text = re.sub(r"(\s*</(html|head)>)+\s*$", "", text, flags=re.IGNORECASE)  # closed without a body
         for tag in ("script", "style", "svg"):
             low = text.lower()
             start = low.rfind("<" + tag)
