@@ -7,7 +7,6 @@ asks for the next one, as an outline (outline.py); the code writes the dump arou
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Literal
 
 from lxml import etree
@@ -17,8 +16,9 @@ from mcp_world.rules import (MAX_BOXES, Box, Call, Check, EpisodeView, FormatErr
                              TrainedAction, TypedText, short)
 
 from . import outline
+from .outline import XML_DECLARATION
 
-XML_DECLARATION = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
+BACK_DEPTH = 8  # screens BACK can return to
 
 
 class AndroidState(BaseModel):
@@ -27,13 +27,10 @@ class AndroidState(BaseModel):
     screen: str = ""  # the last dump
     typed: list[str] = Field(default_factory=list)
     toggles: dict[str, bool] = Field(default_factory=dict)
-    back: list[str] = Field(default_factory=list, max_length=8)  # the screens BACK returns to, the last on top
+    back: list[str] = Field(default_factory=list, max_length=BACK_DEPTH)  # the screens BACK returns to, the last on top
     launcher: str = ""  # the home screen's package (the world's seed.android.launcher_package)
 
 
-BACK_DEPTH = 8
-
-_BOUNDS = re.compile(r"^\[-?\d+,-?\d+\]\[-?\d+,-?\d+\]$")
 _DUMP_HEAD = XML_DECLARATION + '<hierarchy rotation="0">'
 
 
@@ -62,14 +59,14 @@ class _Dump:
             # Cut at max_tokens: the node being written when the answer stopped is incomplete; drop it
             # (and only it, and its ancestors' unfinished tails), as closing the document does.
             for n in reversed(root.findall(".//node")):
-                if "class" in n.attrib and _BOUNDS.match(n.get("bounds", "")):
+                if "class" in n.attrib and outline.BOUNDS.match(n.get("bounds", "")):
                     break
                 n.getparent().remove(n)
         nodes = root.findall(".//node")
         if not nodes:
             raise FormatError("the hierarchy has no <node> elements")
         for n in nodes:
-            if "class" not in n.attrib or not _BOUNDS.match(n.get("bounds", "")):
+            if "class" not in n.attrib or not outline.BOUNDS.match(n.get("bounds", "")):
                 raise FormatError(
                     f"a node lacks a class or has malformed bounds ({n.get('bounds')!r}); "
                     f'bounds must look like "[0,0][1080,2400]"'
@@ -296,7 +293,7 @@ def android_world_action(call: Call, screen: str) -> dict[str, Any]:
         if "x" in a and "y" in a:
             return {"action_type": "click", "x": a["x"], "y": a["y"]}
         node = _node_named(screen, str(a.get("target", "")))
-        m = _COORDS.match(node.get("bounds", "")) if node is not None else None
+        m = outline.BOUNDS.match(node.get("bounds", "")) if node is not None else None
         if m:
             x1, y1, x2, y2 = map(int, m.groups())
             return {"action_type": "click", "x": (x1 + x2) // 2, "y": (y1 + y2) // 2}
@@ -330,7 +327,6 @@ def _node_named(dump: str, target: str) -> Any:
     return None
 
 
-_COORDS = re.compile(r"^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$")
 _FLAGS = ("clickable", "checkable", "checked", "focused", "selected", "scrollable", "password")
 
 
@@ -343,7 +339,7 @@ def android_picture(dump: str, call: Call) -> Picture | None:
     boxes, width, height = [], 0, 0
     target = str(call.arguments.get("target") or "").lower() if call.tool == "android_tap" else ""
     for n in root.iter("node"):
-        m = _COORDS.match(n.get("bounds") or "")
+        m = outline.BOUNDS.match(n.get("bounds") or "")
         if not m:
             continue
         x1, y1, x2, y2 = (int(v) for v in m.groups())

@@ -39,7 +39,8 @@ _CHECKABLE = {"Switch": "switch", "SwitchCompat": "switch", "SwitchMaterial": "s
               "CheckBox": "checkbox", "CheckedTextView": "checkbox", "RadioButton": "radio"}
 _LINE = re.compile(r'^\s*([a-z]+)((?:\s+"[^"\n]*")*)((?:\s+[a-z]+)*)\s*$')
 _APP = re.compile(r"^\s*app\s+([A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+)\s*$")
-_BOUNDS = re.compile(r"^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$")
+XML_DECLARATION = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
+BOUNDS = re.compile(r"^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$")  # bounds="[x1,y1][x2,y2]"
 
 
 @dataclass
@@ -326,7 +327,7 @@ def _node(parent: Any, cls: str, package: str, box: tuple[int, int, int, int], *
 
 
 def _span(node: Any) -> tuple[int, int]:
-    m = _BOUNDS.match(node.get("bounds") or "")
+    m = BOUNDS.match(node.get("bounds") or "")
     return (int(m.group(2)), int(m.group(4))) if m else (0, 0)
 
 
@@ -334,11 +335,11 @@ def _shift(node: Any, dy: int) -> None:
     if not dy:
         return
     for n in node.iter("node"):
-        m = _BOUNDS.match(n.get("bounds") or "")
+        m = BOUNDS.match(n.get("bounds") or "")
         if m:
             x1, y1, x2, y2 = map(int, m.groups())
             n.set("bounds", f"[{x1},{y1 + dy}][{x2},{y2 + dy}]")
 
 
 def _serialize(root: Any) -> str:
-    return "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>" + etree.tostring(root, encoding="unicode")
+    return XML_DECLARATION + etree.tostring(root, encoding="unicode")
