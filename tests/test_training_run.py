@@ -15,7 +15,9 @@ import httpx
 
 from mcp_world import embedded
 from mcp_world.dialects import get_dialect
-from mcp_world.engines import VLLMEngine
+from mcp_world.engines import CompletionRequest, VLLMEngine
+from mcp_world.engines.profiles import PROFILES
+from mcp_world.engines.vllm import request_fields
 from mcp_world.metric import Embedder
 from mcp_world.paths import FIXTURES_DIR, cache_dir
 from mcp_world.training import ADAPTER_NAME, unload_adapter
@@ -39,6 +41,28 @@ def _filter(url: str, items, s: Settings, said: list[str]):
             await engine.aclose()
 
     return anyio.run(run)
+
+
+def test_one_request_samples_several_seeded_answers_in_one_batch(engine_url):
+    """The too-easy filter's K samples are one request (`n`): each answer continues the prefill, they
+    differ, and the same seeded request gives the same answers."""
+    item = _items(1)[0]
+    request = CompletionRequest(messages=item.messages, max_tokens=24, prefill=item.prefill, stop=item.stop,
+                                seed=11, temperature=1.0, top_p=1.0, n=3)
+
+    async def ask():
+        engine = VLLMEngine(engine_url, model=embedded.served_name(embedded.default_adapter()), timeout_s=300)
+        try:
+            return await engine.complete(request)
+        finally:
+            await engine.aclose()
+
+    first, again = anyio.run(ask), anyio.run(ask)
+    assert len(first.texts) == 3 and first.text == first.texts[0] and first.continued
+    assert len(set(first.texts)) > 1, f"three samples at temperature 1.0 were identical: {first.texts}"
+    assert again.texts == first.texts
+    assert request_fields(PROFILES["vllm"], request)["n"] == 3
+    assert "n" not in request_fields(PROFILES["vllm"], CompletionRequest(messages=[], max_tokens=1, seed=0))
 
 
 def test_the_too_easy_filter_drops_what_the_model_already_predicts_and_keeps_the_rest(engine_url):

@@ -33,6 +33,7 @@ class CompletionRequest:
     grammar: str | None = None  # the answer must follow this grammar (GBNF-style, continuing the prefill)
     json_schema: dict[str, Any] | None = None  # the answer must be a JSON document matching this schema
     thinking: bool | None = None  # a reasoning model may think first; None: the model's default
+    n: int = 1  # how many answers to sample in this one request (OpenAI's `n`): they share one batch
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class Completion:
     latency_ms: float
     reasoning: str = ""  # the thinking, when the engine's reasoning parser separates it
     continued: bool = True  # the text continues the request's prefill (False: a whole answer of its own)
+    texts: tuple[str, ...] = ()  # every answer when the request asked for n > 1 (`text` is the first)
 
 
 class StartGate:

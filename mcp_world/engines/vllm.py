@@ -40,6 +40,8 @@ def request_fields(profile: Profile, request: CompletionRequest) -> dict[str, An
                             "top_p": request.top_p}
     if profile.seed:
         body["seed"] = request.seed
+    if request.n > 1:
+        body["n"] = request.n
     if request.prefill and profile.prefill:
         messages.append({"role": "assistant", "content": request.prefill})
         if profile.prefill == "continue_final_message":
@@ -241,25 +243,23 @@ class VLLMEngine:
             raise self._refusal(r)
         try:
             data = r.json()
-            choice = data["choices"][0]
-            text = choice["message"]["content"] or ""
+            choices = data["choices"]
+            choice = choices[0]
+            answers = [c["message"]["content"] or "" for c in choices]
             reasoning = choice["message"].get("reasoning_content") or choice["message"].get("reasoning") or ""
             usage = data.get("usage") or {}
         except (ValueError, KeyError, IndexError, TypeError):
             raise AgentFault(FaultKind.MALFORMED_OBSERVATION,
                              f"the engine's answer is not a chat completion: {r.text[:300]!r}") from None
-        if len(text) > self.max_observation_chars:
+        longest = max(len(a) for a in answers)
+        if longest > self.max_observation_chars:
             raise AgentFault(
                 FaultKind.OBSERVATION_TOO_LARGE,
-                f"the world model answered {len(text)} characters; the observation limit is "
+                f"the world model answered {longest} characters; the observation limit is "
                 f"{self.max_observation_chars} (--max-observation-chars)",
             )
-        continued = True
-        if request.prefill and profile.prefill:
-            # Some servers echo the prefill; vLLM returns only the continuation.
-            text = text.removeprefix(request.prefill)
-        elif request.prefill:
-            text, continued = continuation(text, request.prefill)
+        read = [self._continued(a, request, profile) for a in answers]
+        text, continued = read[0]
         return Completion(
             text=text,
             prompt_tokens=int(usage.get("prompt_tokens") or 0),
@@ -269,7 +269,15 @@ class VLLMEngine:
             latency_ms=latency,
             reasoning=reasoning if isinstance(reasoning, str) else "",
             continued=continued,
+            texts=tuple(t for t, _ in read) if request.n > 1 else (),
         )
+
+    @staticmethod
+    def _continued(text: str, request: CompletionRequest, profile: Profile) -> tuple[str, bool]:
+        if request.prefill and profile.prefill:
+            # Some servers echo the prefill; vLLM returns only the continuation.
+            return text.removeprefix(request.prefill), True
+        return continuation(text, request.prefill)
 
     async def _post(self, body: dict[str, Any]) -> httpx.Response:
         async with self._slots or contextlib.nullcontext():

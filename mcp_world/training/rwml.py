@@ -16,7 +16,6 @@ torch, transformers, peft and trl are imported here only (the training extra).
 
 from __future__ import annotations
 
-import asyncio
 import random
 import time
 from collections.abc import Callable
@@ -83,23 +82,23 @@ async def too_easy_filter(items: list[Item], engine: Any, dialect: Any, embedder
     items = list(items)
     rng.shuffle(items)
     needed = s.max_steps * max(1, s.batch // s.group)
-    gate = asyncio.Semaphore(8)
 
-    async def sample(item: Item, k: int) -> str | None:
-        async with gate:
-            try:
-                c = await engine.complete(CompletionRequest(
-                    messages=item.messages, max_tokens=s.max_completion_tokens, prefill=item.prefill,
-                    stop=item.stop, seed=s.seed * 7919 + k, temperature=s.temperature, top_p=1.0))
-                return c.text
-            except AgentFault as fault:
-                raise MCPWorldError(f"the too-easy filter could not sample from the engine: {fault}") from None
+    async def samples(item: Item) -> tuple[str, ...]:
+        # The K samples go in one request (`n`), so the engine batches them together every time: sent
+        # apart, which of them shared a batch depended on timing, and a seeded rerun could differ.
+        try:
+            c = await engine.complete(CompletionRequest(
+                messages=item.messages, max_tokens=s.max_completion_tokens, prefill=item.prefill,
+                stop=item.stop, seed=s.seed * 7919, temperature=s.temperature, top_p=1.0, n=s.easy_samples))
+        except AgentFault as fault:
+            raise MCPWorldError(f"the too-easy filter could not sample from the engine: {fault}") from None
+        return c.texts or (c.text,)
 
     kept: list[Item] = []
     easy = 0
     for n, item in enumerate(items, 1):
-        texts = await asyncio.gather(*(sample(item, k) for k in range(s.easy_samples)))
-        mean = sum(s.score(item, t or "", dialect, embedder) for t in texts) / len(texts)
+        texts = await samples(item)
+        mean = sum(s.score(item, t, dialect, embedder) for t in texts) / len(texts)
         if mean >= s.tau_easy:
             easy += 1
             if rng.random() >= s.keep_easy:
