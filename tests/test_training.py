@@ -75,16 +75,15 @@ def test_the_warm_start_batch_gives_the_loss_and_gradient_of_one_item_at_a_time(
 
     from mcp_world import embedded
     from mcp_world.paths import cache_dir
-    from mcp_world.training.rwml import _answer_losses, _batches, _lora, _model, _prompts, _Sequence
+    from mcp_world.training.rwml import _answer_losses, _batches, _lora, _model, _Sequence, _sequences
 
     base = embedded.prepare_model(cache_dir(None))
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(str(base))
     items, _ = build_items(records_from(None, [REAL]))
-    sequences = [_Sequence(tokenizer(p, add_special_tokens=False)["input_ids"],
-                           tokenizer(it.target, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id],
-                           1.0, it.messages[0]["content"]) for p, it in zip(_prompts(items, tokenizer), items)]
+    sequences, cut = _sequences(items, tokenizer)
+    assert cut == 0 and all(q.answer[-1] == tokenizer.eos_token_id for q in sequences)
     chunk = _batches(sequences, random.Random(0))[0]
     assert len(chunk) == 4 and len({len(q.prompt + q.answer) for q in chunk}) > 1
     # Two rows of different lengths exercise the shared prefix and the padding (four took 84 s).
@@ -113,6 +112,15 @@ def test_the_warm_start_batch_gives_the_loss_and_gradient_of_one_item_at_a_time(
         assert abs(float(a.detach()) - float(b.detach())) < 1e-3 * float(a.detach())
     scale = max(float(g.abs().max()) for g in expected.values())
     assert max(float((expected[n] - got[n]).abs().max()) for n in expected) < 1e-4 * scale
+    # --frozen-prefix: the same losses (the prefix runs with the adapter), a gradient from the rows only
+    frozen = _answer_losses(model, chunk, tokenizer.eos_token_id, "cpu", frozen_prefix=True)
+    sum(frozen).backward()
+    partial = grads()
+    for a, b in zip(together, frozen):
+        assert abs(float(a.detach()) - float(b.detach())) < 1e-4 * float(a.detach())
+    # every LoRA layer still learns (B starts at zero, so at the start only B has a gradient)
+    assert all(float(g.abs().max()) > 0 for n, g in partial.items() if "lora_B" in n)
+    assert max(float((expected[n] - partial[n]).abs().max()) for n in expected) > 1e-3 * scale  # not the whole gradient
 
 
 def test_keep_state_keeps_every_step_the_model_answers_and_a_share_of_the_state_answered_ones():
@@ -139,6 +147,44 @@ def test_warm_start_batches_hold_one_world_and_take_their_size():
         assert all(len({q.group for q in b}) == 1 and 1 <= len(b) <= size for b in batches)
         assert sorted(id(q) for b in batches for q in b) == sorted(id(q) for q in sequences)
     assert len(_batches(sequences, random.Random(0), 8)) == 6  # ten items of each world: 8 + 2
+
+
+def test_a_token_bound_keeps_each_warm_start_step_small_and_every_item_in_one():
+    import random
+
+    from mcp_world.training.rwml import _batches, _Sequence
+
+    rng = random.Random(1)
+    prefix = list(range(100))  # the world's tokens every item of it shares
+    sequences = [_Sequence(prefix + [1000 + i] * rng.randrange(1, 400), [5] * rng.randrange(1, 300), 1.0,
+                           f"world-{i % 2}") for i in range(40)]
+    sequences.append(_Sequence(prefix + [7] * 900, [5] * 200, 1.0, "world-0"))  # longer than the bound alone
+    batches = _batches(sequences, random.Random(0), 8, tokens=1000)
+    assert sorted(id(q) for b in batches for q in b) == sorted(id(q) for q in sequences)
+    for b in batches:
+        width = max(len(q.prompt) + len(q.answer) for q in b) - len(prefix)
+        assert len({q.group for q in b}) == 1 and len(b) <= 8
+        assert len(b) == 1 or len(b) * width <= 1000, [len(q.prompt) + len(q.answer) for q in b]
+    assert sum(len(b) == 1 for b in batches) < len(batches) // 2  # alike lengths share steps
+    assert len(_batches(sequences, random.Random(0), 8)) < len(batches)  # without a bound: size alone
+
+
+def test_a_warm_start_answer_is_cut_where_the_server_stops_the_model():
+    from transformers import AutoTokenizer
+
+    from mcp_world import embedded
+    from mcp_world.paths import cache_dir
+    from mcp_world.training.rwml import _sequences
+
+    items, _ = build_items(records_from(None, [REAL]))
+    assert {it.max_tokens for it in items} == {320}  # the terminal's budget (domains/terminal/domain.yaml)
+    tokenizer = AutoTokenizer.from_pretrained(str(embedded.prepare_model(cache_dir(None))))
+    longest = max(items, key=lambda it: len(it.target))
+    whole, cut = _sequences([longest], tokenizer)
+    assert cut == 0 and whole[0].answer[-1] == tokenizer.eos_token_id
+    longest.max_tokens = len(whole[0].answer) - 3
+    short, cut = _sequences([longest], tokenizer)
+    assert cut == 1 and short[0].answer == whole[0].answer[:-3] and short[0].prompt == whole[0].prompt
 
 
 def test_paired_change_calls_a_gain_clear_only_when_the_interval_is_above_zero():
@@ -170,6 +216,9 @@ def test_bad_input_gets_clear_errors(tmp_path):
     r = _cli("train", "--data", str(REAL), "--warmup-sft", "1", "--sft-batch", "0", "--out", str(tmp_path / "o"),
              timeout=120)
     assert r.returncode != 0 and "--sft-batch takes a number of items" in r.stderr
+    r = _cli("train", "--data", str(REAL), "--warmup-sft", "1", "--step-tokens", "-5", "--out", str(tmp_path / "o"),
+             timeout=120)
+    assert r.returncode != 0 and "--step-tokens takes a number of tokens (0 for no bound, or more), not -5" in r.stderr
     base = tmp_path / "base"
     base.mkdir()
     (base / "config.json").write_text(json.dumps({"hidden_size": 576}))

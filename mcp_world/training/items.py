@@ -42,6 +42,7 @@ class Item:
     spec: Any = None
     target: str = ""  # the answer that gives the real observation (the supervised warm start's target)
     by_state: bool = False  # the explicit state answers this step when serving with `--state full`
+    max_tokens: int = 0  # the most tokens the server lets the model write for this step (0: no limit)
 
     def observation(self, completion: str, dialect: Any) -> Parsed:
         """The completion read as the server reads it (cut at the stop strings, the dialect's markers
@@ -120,7 +121,8 @@ def build_items(records: list[EpisodeRecord], dialect: str = "instruct", model: 
             items.append(Item(rec.id, idx, domain.name, step.tool, dict(step.arguments), r.messages, r.prefill,
                               r.answer_prefix, tuple(r.stop), step.observation, domain.format,
                               dict(ep.state.get(domain.name, {})), tool,
-                              ep.dialect.completion_for(step.observation, r), known))
+                              ep.dialect.completion_for(step.observation, r), known,
+                              (r.max_tokens or domain.max_tokens) + r.extra_tokens))
             sim.observe(ep, step.tool, step.arguments, step.observation, step.structured)
     return items, by_state
 

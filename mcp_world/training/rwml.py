@@ -52,6 +52,8 @@ class Settings:
     sft_learning_rate: float = 2e-4
     sft_empty_weight: float = 0.25  # the weight of answers with no output in the warm start's loss
     sft_batch: int = 4  # items of one world per warm-start step (their prompts' common prefix runs once)
+    sft_frozen_prefix: bool = False  # run that common prefix without gradient (memory-light: for long worlds)
+    sft_step_tokens: int = 0  # most tokens after the common prefix in one warm-start step, rows x longest (0: any)
     keep_state: float = 1.0  # share of the steps the explicit state answers kept for training
     max_steps: int = 8  # ~2.5 min a step on two cores
     time_budget_s: float = 1200.0
@@ -144,39 +146,83 @@ class _Sequence:
     group: str  # items with the same system prompt share a long prefix
 
 
-def _batches(sequences: list[_Sequence], rng: random.Random, size: int = 4) -> list[list[_Sequence]]:
+def _batches(sequences: list[_Sequence], rng: random.Random, size: int = 4, tokens: int = 0) -> list[list[_Sequence]]:
     """One epoch's steps: shuffled, each of up to `size` items with the same system prompt (one world:
-    their prompts share the world's 1,000-6,000 tokens, which the step computes once)."""
+    their prompts share the world's 1,000-6,000 tokens, which the step computes once). `tokens`, when
+    set, also bounds a step's rows times its longest row after that prefix (what its activations cost:
+    ~2.5 GB per 1,000 on this model), and a world's items are grouped by length so that little of a
+    step is padding; an item longer than the bound alone is a step of its own."""
     by_group: dict[str, list[_Sequence]] = {}
     for q in sequences:
         by_group.setdefault(q.group, []).append(q)
     batches = []
     for group in by_group.values():
         rng.shuffle(group)
-        batches += [group[i:i + size] for i in range(0, len(group), size)]
+        if not tokens:
+            batches += [group[i:i + size] for i in range(0, len(group), size)]
+            continue
+        shared = _shared_prefix(group)
+        group.sort(key=lambda q: len(q.prompt) + len(q.answer))  # rows of a step alike in length: little padding
+        step: list[_Sequence] = []
+        for q in group:
+            width = max([len(q.prompt) + len(q.answer) - shared] + [len(p.prompt) + len(p.answer) - shared for p in step])
+            if step and (len(step) == size or width * (len(step) + 1) > tokens):
+                batches.append(step)
+                step = []
+            step.append(q)
+        batches.append(step)
     rng.shuffle(batches)
     return batches
 
 
-def _answer_losses(model: Any, chunk: list[_Sequence], pad: int, device: str) -> list[Any]:
+def _sequences(items: list[Item], tokenizer: Any, empty_weight: float = 1.0) -> tuple[list[_Sequence], int]:
+    """Each item's prompt and answer tokens, and how many answers were cut at the item's limit: the
+    server stops the model there, so what follows would be learned and never written."""
+    sequences, cut = [], 0
+    for prompt, it in zip(_prompts(items, tokenizer), items):
+        answer = tokenizer(it.target, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+        if it.max_tokens and len(answer) > it.max_tokens:
+            answer, cut = answer[:it.max_tokens], cut + 1
+        sequences.append(_Sequence(tokenizer(prompt, add_special_tokens=False)["input_ids"], answer,
+                                   empty_weight if not it.real.strip() else 1.0, it.messages[0]["content"]))
+    return sequences, cut
+
+
+def _shared_prefix(chunk: list[_Sequence]) -> int:
+    """How many leading prompt tokens every sequence of `chunk` has in common (leaving each at least
+    its last prompt token, which predicts the answer)."""
+    first = chunk[0].prompt
+    limit = min(len(q.prompt) for q in chunk) - 1
+    shared = 0
+    while shared < limit and all(q.prompt[shared] == first[shared] for q in chunk):
+        shared += 1
+    return shared
+
+
+def _answer_losses(model: Any, chunk: list[_Sequence], pad: int, device: str, frozen_prefix: bool = False) -> list[Any]:
     """Each sequence's summed cross-entropy over its answer's tokens. The prompts' common prefix runs
     once (its keys and values, with their gradient, repeated for each row) and the rest of each
     sequence runs as one right-padded batch after it: the same loss and gradient as one sequence at a
     time (a test checks both), ~1.6x faster on two cores for four items of one world. Logits
-    are computed for the answers' positions only."""
+    are computed for the answers' positions only.
+
+    `frozen_prefix`: the prefix runs without gradient. Its keys and values still come from the adapter
+    being trained (the answer sees what the engine would serve), but the adapter learns only from the
+    positions after it. A world's snapshot of 4,000-7,000 tokens kept every layer's activations for the
+    backward pass: 8 items of the corpus's worlds went past 24 GiB on two cores."""
+    import contextlib
+
     import torch
     from transformers import DynamicCache
 
     first = chunk[0].prompt
-    limit = min(len(q.prompt) for q in chunk) - 1  # the last prompt token predicts the answer: keep it out
-    shared = 0
-    while shared < limit and all(q.prompt[shared] == first[shared] for q in chunk):
-        shared += 1
+    shared = _shared_prefix(chunk)
     cache = None
     if shared:
         cache = DynamicCache(config=model.config)
-        model(input_ids=torch.tensor([first[:shared]], device=device), past_key_values=cache, use_cache=True,
-              logits_to_keep=1)
+        with torch.no_grad() if frozen_prefix else contextlib.nullcontext():
+            model(input_ids=torch.tensor([first[:shared]], device=device), past_key_values=cache, use_cache=True,
+                  logits_to_keep=1)
         cache.batch_repeat_interleave(len(chunk))
     rows = [(q.prompt + q.answer)[shared:-1] for q in chunk]
     starts = [len(q.prompt) - shared - 1 for q in chunk]  # the position that predicts the answer's first token
@@ -207,25 +253,23 @@ def warmup_sft(items: list[Item], base: Path, out: Path, s: Settings, say: Say,
 
     torch.manual_seed(s.seed)
     tokenizer = AutoTokenizer.from_pretrained(str(base))
-    sequences: list[_Sequence] = []
-    for prompt, it in zip(_prompts(items, tokenizer), items):
-        sequences.append(_Sequence(tokenizer(prompt, add_special_tokens=False)["input_ids"],
-                                   tokenizer(it.target, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id],
-                                   s.sft_empty_weight if not it.real.strip() else 1.0, it.messages[0]["content"]))
+    sequences, cut = _sequences(items, tokenizer, s.sft_empty_weight)
+    if cut:
+        say(f"warm start: {cut} answer(s) longer than the server lets the model write are cut at that limit")
     model = get_peft_model(_model(base, None), _lora(s))
     model.train()
     device = "cuda" if torch.cuda.is_available() else "cpu"
     model.to(device)
     optimizer = torch.optim.AdamW([w for w in model.parameters() if w.requires_grad], lr=s.sft_learning_rate)
     rng = random.Random(s.seed)
-    total = len(_batches(sequences, rng, s.sft_batch)) * s.sft_epochs
+    total = len(_batches(sequences, rng, s.sft_batch, s.sft_step_tokens)) * s.sft_epochs
     say(f"warm start: {s.sft_epochs} epoch(s) of supervised fine-tuning on {len(items)} items ({total} steps)")
     history: list[dict[str, float]] = []
     started = time.monotonic()
     bar = tqdm(total=total, desc="warm start", unit="step")
     step = 0
     for epoch in range(s.sft_epochs):
-        batches = _batches(sequences, rng, s.sft_batch)
+        batches = _batches(sequences, rng, s.sft_batch, s.sft_step_tokens)
         for n_batch, chunk in enumerate(batches, 1):
             # The loss is averaged over the answers' tokens, not over answers, and an answer with no
             # output (`git add`, `cd`, `echo … >> f`: the next prompt line alone) weighs a quarter.
@@ -233,7 +277,7 @@ def warmup_sft(items: list[Item], base: Path, out: Path, s: Settings, say: Say,
             # most commands with nothing: they all start with the same token while real outputs
             # spread over many, so under greedy decoding "nothing" won every uncertain command.
             tokens = sum(len(q.answer) * q.weight for q in chunk)
-            losses = _answer_losses(model, chunk, tokenizer.eos_token_id, device)
+            losses = _answer_losses(model, chunk, tokenizer.eos_token_id, device, s.sft_frozen_prefix)
             (sum(loss * q.weight for loss, q in zip(losses, chunk)) / tokens).backward()
             optimizer.step()
             optimizer.zero_grad()
