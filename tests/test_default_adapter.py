@@ -145,3 +145,21 @@ def test_the_shipped_adapter_is_not_served_on_a_domain_where_it_measured_worse(t
     assert embedded.measured_worse(fake, ["android", "terminal", "os"]) == ["android"]
     (fake / "report.json").write_text("{not json")
     assert embedded.measured_worse(fake, ["android"]) == []
+
+
+def test_the_corpus_adapter_fits_the_packaged_model_and_its_report_matches_the_held_out_run():
+    """adapters/corpus-sft (trained on the corpus's train worlds) loads on the packaged model, and the
+    figures its report and model card give are those of benchmarks/results/heldout.json."""
+    from mcp_world.paths import cache_dir
+    from mcp_world.training import check_adapter
+
+    corpus = embedded.ADAPTERS_DIR / "corpus-sft"
+    check_adapter(corpus, embedded.prepare_model(cache_dir()))
+    row = json.loads((corpus / "report.json").read_text())["domains"]["terminal"]
+    run = json.loads((Path(__file__).parent.parent / "benchmarks" / "results" / "heldout.json").read_text())
+    every = run["per_family"]["all"]
+    assert round(every["model adapters/corpus-sft"], 3) == row["adapter"]
+    assert round(every["model none"], 3) == row["bare"] and round(every["model default"], 3) == row["shipped_adapter"]
+    assert run["change"]["from"] == "model default" and run["change"]["to"] == "model adapters/corpus-sft"
+    assert run["change"]["low"] > 0  # a clear gain over the shipped adapter on worlds never trained on
+    assert f"**{row['adapter']:.3f}**" in (corpus / "README.md").read_text()
