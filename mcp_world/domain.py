@@ -23,7 +23,6 @@ import hashlib
 import importlib.util
 import json
 import logging
-import math
 import re
 import sys
 from dataclasses import dataclass, field, replace
@@ -169,29 +168,18 @@ class Domain:
         """The demonstrations shown when serving `world`: the domain's own that belong to no world
         or to this one, then the world's. A domain demonstration recorded in another world (another
         project's README, another site's pages) is shown only where nothing else shows the format,
-        and then those of the one world closest to this one (a site's pages act on each other). How
-        close: the words the two share, each weighed by how few of those worlds have it (words every
-        page has, `the`, `http`, `class`, say nothing), over the root of how many words that world's
-        examples have (a long page does not win by its length alone)."""
+        and then the one or two closest to this world by the words they share."""
         own = [d for d in world.demonstrations if self.tool(d.tool)]
         fitting = [d for d in self.demonstrations if d.world in (None, world.name)]
         if own or fitting:
             return fitting + own
-        sites: dict[str, list[Demonstration]] = {}
-        for d in self.demonstrations:
-            sites.setdefault(str(d.world), []).append(d)
-        if not sites:
+        elsewhere = [d for d in self.demonstrations if d.world not in (None, world.name)]
+        if not elsewhere:
             return []
-        vocab = {name: set().union(*(_words(json.dumps(d.arguments) + " " + d.observation) for d in demos))
-                 for name, demos in sites.items()}
         words = _words(world.description + " " + world.seed_text(self.name))
-
-        def closeness(name: str) -> float:
-            shared = words & vocab[name]
-            weight = sum(math.log(len(sites) / sum(w in v for v in vocab.values())) for w in shared)
-            return weight / math.sqrt(max(1, len(vocab[name])))
-
-        return sites[max(sites, key=closeness)]  # the first of equals: the file's order
+        closeness = {id(d): len(words & _words(json.dumps(d.arguments) + " " + d.observation)) for d in elsewhere}
+        kept = sorted(elsewhere, key=lambda d: -closeness[id(d)])[:2]
+        return [d for d in elsewhere if d in kept]  # in their recorded order (each acts on the one before)
 
     def grammar_for(self, tool: str) -> str | None:
         return dict(self.tool_grammars).get(tool, self.grammar)

@@ -293,8 +293,8 @@ def test_shipped_domains_are_found_in_the_checkout():
 
 def test_a_domains_demonstrations_of_one_world_are_not_shown_in_another():
     """The terminal's notes-app examples (its README, its listing) are shown on devbox only; a world
-    with browser examples of its own is not shown the recorded sites; a world with none is shown the
-    closest recorded site: the shop for the shop (issue 18: demonstrations chosen for the world)."""
+    with browser examples of its own is not shown the books site; a world with none keeps the books
+    pages, the only ones that show the format (issue 18: demonstrations chosen for the world)."""
     from mcp_world.specs import Demonstration
     from mcp_world.world import load_world
 
@@ -315,14 +315,6 @@ def test_a_domains_demonstrations_of_one_world_are_not_shown_in_another():
     shop = load_world("webshop")
     fallback = browser.demonstrations_for(shop)
     assert [d.world for d in fallback] == ["books", "books"]  # nothing else shows the format: kept
-    # a world with none of its own is shown the pages of the one recorded site closest to it, in order
-    docs = parse_world({"name": "handbook", "domains": ["browser"], "description": "Our libraries' documentation "
-                        "site: an index of the libraries and one page per library, with navigation and search."})
-    shown = browser.demonstrations_for(docs)
-    assert {d.world for d in shown} == {"docs"} and [d.tool for d in shown] == ["browser_navigate", "browser_click"]
-    blog = parse_world({"name": "journal", "domains": ["browser"], "description": "A blog: articles with their "
-                        "author, date, category and tags, and the index of the articles."})
-    assert {d.world for d in browser.demonstrations_for(blog)} == {"blog"}
     own = shop.model_copy(update={"demonstrations": [Demonstration(
         tool="browser_navigate", arguments={"url": "https://tea.example/"},
         observation="<!DOCTYPE html><html><head><title>Tea</title></head><body><h1>Tea</h1></body></html>")]})
