@@ -317,11 +317,13 @@ def test_an_episode_in_progress_gets_its_new_steps(page, viewer, log):
 
 def test_runs_show_the_training_curves_from_report_json(page, viewer):
     page.goto(viewer + "/runs")
-    report = page.locator("section.report").first
-    assert "devbox-rwml" in report.inner_text()
-    img = report.locator("img.chart")
-    assert img.get_attribute("src").startswith("data:image/png;base64,")
-    assert img.evaluate("i => i.naturalWidth") > 100, "the chart image decodes"
+    reports = page.locator("section.report")
+    for name in ("devbox-rwml", "corpus-sft"):  # every shipped adapter's run, each with its chart
+        report = reports.filter(has_text=f"adapters/{name}").first
+        assert report.count() == 1, name
+        img = report.locator("img.chart")
+        assert img.get_attribute("src").startswith("data:image/png;base64,")
+        assert img.evaluate("i => i.naturalWidth") > 100, f"{name}'s chart image decodes"
 
 
 def test_the_viewer_beyond_loopback_needs_its_token(log, tmp_path):
