@@ -513,7 +513,7 @@ class Simulator:
         penalty = rendered.repetition_penalty if rendered.repetition_penalty is not None \
             else self.sampling.repetition_penalty
         return CompletionRequest(
-            messages=rendered.messages, max_tokens=(rendered.max_tokens or domain.max_tokens) + rendered.extra_tokens,
+            messages=rendered.messages, max_tokens=rendered.answer_tokens(domain.max_tokens),
             prefill=rendered.prefill, stop=rendered.stop, seed=_step_seed(ep.seed, index, attempt),
             temperature=self.temperature(rendered) if attempt == 0 else self.sampling.repair_temperature,
             top_p=self.sampling.top_p, top_k=rendered.top_k, repetition_penalty=penalty,

@@ -40,6 +40,11 @@ class Rendered:
     # Our observation of this step as the dialect shows observations (None: as it is): the trainer's target.
     shown: Callable[[str], str] | None = None
 
+    def answer_tokens(self, domain_max_tokens: int) -> int:
+        """The most tokens the engine may write for this answer: its own limit or the domain's, and
+        what it may spend before the observation."""
+        return (self.max_tokens or domain_max_tokens) + self.extra_tokens
+
 
 class Dialect(Protocol):
     name: str

@@ -122,7 +122,7 @@ def build_items(records: list[EpisodeRecord], dialect: str = "instruct", model: 
                               r.answer_prefix, tuple(r.stop), step.observation, domain.format,
                               dict(ep.state.get(domain.name, {})), tool,
                               ep.dialect.completion_for(step.observation, r), known,
-                              (r.max_tokens or domain.max_tokens) + r.extra_tokens))
+                              r.answer_tokens(domain.max_tokens)))
             sim.observe(ep, step.tool, step.arguments, step.observation, step.structured)
     return items, by_state
 
