@@ -14,5 +14,16 @@ if ! command -v chromium >/dev/null; then
         echo "chromium is not installed; the viewer tests need it (e.g. sudo apt-get install chromium)" >&2
     fi
 fi
+# The desktop recorder's test drives real GTK applications on a virtual screen, read through AT-SPI.
+DESKTOP_PACKAGES="xvfb xdotool dbus-x11 openbox at-spi2-core python3-pyatspi mousepad galculator"
+if ! command -v mousepad >/dev/null || ! command -v Xvfb >/dev/null || ! command -v galculator >/dev/null; then
+    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+        printf '\033[1m[mcp-world setup]\033[0m installing a virtual desktop (apt-get) for the desktop recorder test\n' >&2
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+            $DESKTOP_PACKAGES) >&2 || echo "could not install them; the desktop recorder test will be skipped" >&2
+    else
+        echo "the desktop recorder test needs: sudo apt-get install $DESKTOP_PACKAGES" >&2
+    fi
+fi
 cd "$ROOT"
 exec "${MCP_WORLD_VENV:-$ROOT/.venv}/bin/python" -m pytest "$@"

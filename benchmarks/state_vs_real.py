@@ -8,13 +8,15 @@ answer, against what was recorded.
 
 Prints the agreement per command (the first word: the rule family), and every mismatch. The target
 is 100%: a wrong state answer is confidently wrong every time, and where a rule cannot be exact it
-must leave the step to the model. No engine is needed (nothing goes to a model here).
+must leave the step to the model. No engine is needed (nothing goes to a model here). The desktop's
+rules (os) are checked the same way over the recorded real desktop episodes (scripts/record_desktop.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 import tempfile
 from collections import defaultdict
@@ -150,17 +152,19 @@ async def replay(records):
                 store.close()
 
 
-async def against_recordings(paths: list[Path], tally: Tally) -> None:
-    """Recorded real terminal episodes: each step the state would answer, against the recording."""
+async def against_recordings(paths: list[Path], tally: Tally, domain: str = "terminal") -> None:
+    """Recorded real episodes of `domain` (the terminal, or the desktop: os): each step the state would
+    answer, against the recording. A terminal rule is the command's first word; a desktop one, the tool."""
     for path in paths:
-        records = [r for r in read_records(path) if r.world.domains == ["terminal"]]
+        records = [r for r in read_records(path) if r.world.domains == [domain]]
         async for record, _, step, cwd, answer in replay(records):
-            if step.tool != "run_command":
+            if domain == "terminal" and step.tool != "run_command":
                 continue
             tally.steps += 1
             if answer is not None:
-                tally.add(f"{path.name}:{record.id}", step.arguments.get("command", ""), cwd, answer.text,
-                          step.observation)
+                what = step.arguments.get("command", "") if domain == "terminal" else \
+                    f"{step.tool} {json.dumps(step.arguments, ensure_ascii=False)}"
+                tally.add(f"{path.name}:{record.id}", what, cwd, answer.text, step.observation)
 
 
 def report(name: str, tally: Tally, show_agreeing: bool = False) -> None:
@@ -181,8 +185,12 @@ def main() -> None:
     live, recorded = Tally(), Tally()
     asyncio.run(against_sandbox(load_world(args.world), SEQUENCES, live))
     report("sandbox sequences", live, True)
-    asyncio.run(against_recordings(sorted((FIXTURES_DIR / "real").glob("*.jsonl*")), recorded))
+    recordings = sorted((FIXTURES_DIR / "real").glob("*.jsonl*"))
+    asyncio.run(against_recordings(recordings, recorded))
     report("recorded episodes (fixtures/real)", recorded, args.show_agreeing)
+    desktop = Tally()
+    asyncio.run(against_recordings(recordings, desktop, "os"))
+    report("recorded desktop episodes (fixtures/real, AT-SPI)", desktop, True)
 
 
 if __name__ == "__main__":

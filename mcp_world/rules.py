@@ -312,14 +312,17 @@ class Rules:
     # them to the world model, and have it write the next one, in a compact form of its own; the
     # code turns the model's answer back into the tool's observation (then `parse`d as usual).
     compact: bool = False
+    compact_screen: bool = False  # the current screen is shown in full with the action (answers are written against it)
     compact_max_tokens: int | None = None  # the most tokens a compact answer takes (None: the domain's max_tokens)
 
     def compact_prefill(self, call: Call) -> str:
         """The start of every compact answer (sent for the model to continue)."""
         return ""
 
-    def shown(self, text: str, call: Call) -> str:
-        """Observation `text` of `call` in the compact form (demonstrations, history, training targets)."""
+    def shown(self, text: str, call: Call, before: str = "") -> str:
+        """Observation `text` of `call` in the compact form (demonstrations, history, training targets).
+        `before`: the observation shown just before it (the screen the call changed); "" when there
+        is none, and then `call.state` is the state it changed (the answer being asked for)."""
         return text
 
     def unshown(self, raw: str, call: Call) -> str:

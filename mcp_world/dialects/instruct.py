@@ -57,8 +57,13 @@ class InstructDialect:
         shown = None
         if domain.rules.compact and call is not None:
             rules = domain.rules
-            demos, history = _compacted(rules, demos), _compacted(rules, history)
+            # Each turn is shown against the one before it: demonstrations in their file's order,
+            # the episode's steps from the world's first screen.
+            demos = _compacted(rules, demos, "")
+            history = _compacted(rules, history, rules.trained_screen(world, rules.initial(world)))
             answer_prefix = rules.compact_prefill(call)
+            if rules.compact_screen:  # the answer is written against the screen now: show it whole
+                action = f"The screen now:\n{rules.trained_screen(world, state)}\n{action}"
 
             def shown(text: str) -> str:
                 return rules.shown(text, call)
@@ -143,8 +148,12 @@ def _transcript_entry(turn: Turn) -> str:
     return f"{turn.action}\n{out}"
 
 
-def _compacted(rules: Any, turns: Sequence[Turn]) -> list[Turn]:
-    return [replace(t, observation=rules.shown(t.observation, Call(t.tool, t.arguments, {}))) for t in turns]
+def _compacted(rules: Any, turns: Sequence[Turn], before: str) -> list[Turn]:
+    out = []
+    for t in turns:
+        out.append(replace(t, observation=rules.shown(t.observation, Call(t.tool, t.arguments, {}), before)))
+        before = t.observation
+    return out
 
 
 def _chat_cost(t: Turn) -> int:

@@ -252,7 +252,7 @@ class AndroidRules(Rules):
                 head += f'title "{row.labels[0]}"\n'
         return head
 
-    def shown(self, text: str, call: Call) -> str:
+    def shown(self, text: str, call: Call, before: str = "") -> str:
         o = outline.read(text) if text.lstrip().startswith("<") else None
         return text if o is None else o.text()
 

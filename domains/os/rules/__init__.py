@@ -1,6 +1,7 @@
 """The os domain: a desktop seen through its accessibility tree. Typing into the focused field,
 flipping a toggle and moving the focus are answered from the state (state.py); everything an
-application does in reply is predicted under the tree's grammar (tree.py)."""
+application does in reply is predicted under the tree's grammar (tree.py). Under the instruct
+dialect the model sees the screen whole and writes the new tree with unchanged subtrees elided."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from mcp_world.rules import MAX_BOXES, Box, Call, FormatError, Moment, Parsed, P
 
 from . import checks as task_checks
 from . import state, trained
-from .tree import DEFAULT_ROOT, TreeOutput, parse_tree
+from .tree import DEFAULT_ROOT, TreeOutput, elide, expand, parse_tree
 
 
 class DesktopSeed(BaseModel):
@@ -61,6 +62,20 @@ class DesktopRules(Rules):
 
     def parse(self, raw: str, call: Call) -> Parsed:
         return _TREE.parse(raw, call)
+
+    # The instruct dialect: each tree written against the screen before, unchanged subtrees elided
+    # (tree.elide); the code puts them back (tree.expand).
+    compact = True
+    compact_screen = True
+
+    def compact_prefill(self, call: Call) -> str:
+        return _TREE.prefill(call)
+
+    def shown(self, text: str, call: Call, before: str = "") -> str:
+        return elide(text, before or str(call.state.get("tree") or ""))
+
+    def unshown(self, raw: str, call: Call) -> str:
+        return expand(raw, str(call.state.get("tree") or ""))[0]
 
     def picture(self, text: str, call: Call, where: str = "") -> Picture | None:
         """The tree as the desktop: each node a box at its bounds, the clicked target marked."""

@@ -1,9 +1,9 @@
 """The os domain's state: the desktop's current accessibility tree and what the agent did to it.
 
-Answered from here (no model call): the tree of an unchanged desktop, text typed into the focused
-editable node (it shows as that node's name, as the tree prints editable text), a click on a check
-box or toggle (its `checked` state flips) and a click on an editable node (the focus moves there).
-Opening, closing and everything an application does in reply is the world model's to predict.
+Answered from here (no model call): the tree of an unchanged desktop, a click on a check box (its
+`checked` state flips, and it takes the focus) and a click on an editable node (the focus moves
+there). Typing, opening, closing and everything an application does in reply is the world model's
+to predict (`answer` says why).
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mcp_world.rules import Parsed
 
-from .tree import Node, parse_tree, render_tree, tree_structured
+from .tree import Node, parse_tree, render_tree, subtree_end, tree_structured
 
-TOGGLES = ("check box", "toggle button", "check menu item", "radio button", "switch")
+TOGGLES = ("check box", "toggle button", "check menu item", "radio button", "switch")  # apply() reads their state
+CHECKS = ("check box", "switch")  # a click flips these, and nothing else (answer())
 
 
 class DesktopState(BaseModel):
@@ -29,13 +30,17 @@ class DesktopState(BaseModel):
 
 
 def find(nodes: list[Node], target: str) -> Node | None:
-    """The node a click means: `x,y` picks the deepest node there; otherwise a node's name (exact,
-    then case-insensitive, then a unique substring)."""
+    """The node a click means: `x,y` picks the deepest node there in the topmost window there (the
+    later of two windows is drawn over the earlier); otherwise a node's name (exact, then
+    case-insensitive, then a unique substring)."""
     m = re.fullmatch(r"\s*\(?\s*(\d+)\s*,\s*(\d+)\s*\)?\s*", target)
     if m:
         px, py = int(m.group(1)), int(m.group(2))
-        inside = [n for n in nodes if n.contains(px, py)]
-        return max(inside, key=lambda n: n.depth) if inside else None
+        top = max((i for i, n in enumerate(nodes) if n.depth == 1 and n.contains(px, py)), default=None)
+        if top is None:
+            return None
+        inside = [n for n in nodes[top:subtree_end(nodes, top)] if n.contains(px, py)]
+        return max(inside, key=lambda n: n.depth)
     for same in (lambda n: n.name == target, lambda n: n.name.lower() == target.strip().lower()):
         hit = next((n for n in nodes if same(n)), None)
         if hit is not None:
@@ -44,34 +49,55 @@ def find(nodes: list[Node], target: str) -> Node | None:
     return partial[0] if len(partial) == 1 else None
 
 
+def _window_of(nodes: list[Node], node: Node) -> Node | None:
+    i = next(k for k, n in enumerate(nodes) if n is node)
+    return next((nodes[k] for k in range(i, -1, -1) if nodes[k].depth == 1), None)
+
+
+def _menu_open(nodes: list[Node]) -> bool:
+    """A menu is open: a menu node with its items showing under it, or a popup window of one."""
+    return any(n.role == "menu" and i + 1 < len(nodes) and nodes[i + 1].depth > n.depth
+               for i, n in enumerate(nodes))
+
+
 def answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) -> Parsed | None:
+    """What the state answers exactly (checked against real applications read through AT-SPI by
+    benchmarks/state_vs_real.py): the tree of an unchanged desktop, and in the active window with
+    no menu open, a click on a check box (its `checked` state flips and, focusable, it takes the
+    focus) and a click on an editable node (the focus moves there). Typing is not answered: real text goes in at the caret, which the tree does
+    not show, and applications answer it in ways of their own (a `*` in the title, a search's
+    matches); a toggle button may be a calculator's key. Those are the model's to predict."""
     s = DesktopState.model_validate(state)
     if not s.tree:
         return None
     nodes = parse_tree(s.tree)
     if tool == "desktop_get_tree":
         return Parsed(render_tree(nodes), tree_structured(nodes))
-    if tool == "desktop_type":
-        node = next((n for n in nodes if "focused" in n.states and "editable" in n.states), None)
-        if node is None:
-            return None
-        node.name += str(arguments.get("text", ""))
-        return Parsed(render_tree(nodes), tree_structured(nodes))
-    if tool == "desktop_click":
-        node = find(nodes, str(arguments.get("target", "")))
-        if node is None:
-            return None
-        if node.role in TOGGLES:
-            node.states = [x for x in node.states if x != "checked"] if "checked" in node.states \
-                else node.states + ["checked"]
-        elif "editable" in node.states:
-            for n in nodes:
-                n.states = [x for x in n.states if x != "focused"]
-            node.states.append("focused")
-        else:
-            return None
-        return Parsed(render_tree(nodes), tree_structured(nodes))
-    return None
+    if tool != "desktop_click":
+        return None
+    node = find(nodes, str(arguments.get("target", "")))
+    if node is None or "enabled" not in node.states and node.role in CHECKS or _menu_open(nodes):
+        return None  # an open menu takes the click (it closes); a disabled box ignores it
+    window = _window_of(nodes, node)
+    if window is None or "active" not in window.states:
+        return None  # a click in another window raises it (and a modal dialog refuses it)
+    if node.role in CHECKS:
+        node.states = [x for x in node.states if x != "checked"] if "checked" in node.states \
+            else _sorted(node.states + ["checked"])
+        if "focusable" not in node.states:
+            return Parsed(render_tree(nodes), tree_structured(nodes))
+    elif "editable" not in node.states:
+        return None
+    if "focused" not in node.states:
+        for n in nodes:
+            n.states = [x for x in n.states if x != "focused"]
+        node.states = _sorted(node.states + ["focused"])
+    return Parsed(render_tree(nodes), tree_structured(nodes))
+
+
+def _sorted(states: list[str]) -> list[str]:
+    """States in the order AT-SPI trees are written here (alphabetical, as the recorder writes them)."""
+    return sorted(set(states))
 
 
 def apply(state: dict[str, Any], tool: str, arguments: dict[str, Any], text: str,

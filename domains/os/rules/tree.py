@@ -110,3 +110,192 @@ class TreeOutput:
         if len(nodes) < 2:
             raise FormatError("the tree has only its root; a desktop shows at least one window or panel")
         return Parsed(render_tree(nodes), tree_structured(nodes), repaired)
+
+
+# -- the compact form: what did not change is elided ----------------------------------------------
+# The instruct dialect shows each new tree, and has the model write it, against the screen before:
+# a node whose children did not change is written once and marked `…`, and a run of unchanged
+# siblings is one line `…`. A click that opens a dialog costs the dialog, a calculator's key its
+# display, not the whole desktop again. The code puts back what was elided from the screen before.
+ELIDED = " …"
+GAP = "…"
+_MARK = re.compile(r"\s*(?:…|\.\.\.)\s*$")
+
+
+def _paths(nodes: list[Node]) -> list[tuple[tuple[str, str], ...]]:
+    """Each node's path from the root: the (role, name) of it and of every ancestor."""
+    stack: list[tuple[str, str]] = []
+    out = []
+    for n in nodes:
+        del stack[n.depth:]
+        stack.append((n.role, n.name))
+        out.append(tuple(stack))
+    return out
+
+
+def subtree_end(nodes: list[Node], i: int) -> int:
+    """Where node i's subtree ends (the index after its last descendant)."""
+    j = i + 1
+    while j < len(nodes) and nodes[j].depth > nodes[i].depth:
+        j += 1
+    return j
+
+
+def _kids(nodes: list[Node], i: int) -> list[int]:
+    return [k for k in range(i + 1, subtree_end(nodes, i)) if nodes[k].depth == nodes[i].depth + 1]
+
+
+def _below(nodes: list[Node], i: int) -> list[str]:
+    """Node i's descendants' lines, indented relative to it."""
+    base = nodes[i].depth
+    return [n.line()[2 * base:] for n in nodes[i + 1:subtree_end(nodes, i)]]
+
+
+def _subtree(nodes: list[Node], i: int, depth: int) -> list[str]:
+    """Node i and its descendants, re-indented to start at `depth`."""
+    shift = depth - nodes[i].depth
+    return ["  " * (n.depth + shift) + n.line()[2 * n.depth:] for n in nodes[i:subtree_end(nodes, i)]]
+
+
+def _unique(paths: list[tuple]) -> dict[tuple, int]:
+    seen: dict[tuple, int] = {}
+    for i, p in enumerate(paths):
+        seen[p] = -1 if p in seen else i
+    return {p: i for p, i in seen.items() if i >= 0}
+
+
+def elide(text: str, before: str) -> str:
+    """Tree `text` in the compact form against the screen `before` (nodes matched by their unique
+    path of roles and names): a node whose children are exactly those it had is written once with
+    `…`; two or more siblings in a row that are exactly the ones there before, in that order, are a
+    line `…` (the old siblings up to the next written one that was there before, or to the end).
+    Without a screen before (or one that does not parse), the tree as it is."""
+    try:
+        new, old = parse_tree(text), parse_tree(before) if before.strip() else []
+    except FormatError:
+        return text
+    if not old:
+        return text
+    where = _unique(_paths(old))
+    paths = _paths(new)
+    lines = [new[0].line()]
+
+    def same(i: int, j: int) -> bool:
+        return new[i].line()[2 * new[i].depth:] == old[j].line()[2 * old[j].depth:] and _below(new, i) == _below(old, j)
+
+    def write(i: int, j: int | None) -> None:
+        kids = _kids(new, i)
+        okids = _kids(old, j) if j is not None else []
+        position = {o: p for p, o in enumerate(okids)}
+
+        def at(k: int) -> int | None:  # a new child's position among the old children
+            o = where.get(paths[k])
+            return position.get(o) if o is not None else None
+
+        pointer, k = 0, 0
+        while k < len(kids):
+            run = 0
+            while k + run < len(kids) and pointer + run < len(okids) and same(kids[k + run], okids[pointer + run]):
+                run += 1
+            if run >= 2:
+                ahead = next((at(m) for m in kids[k + run:] if at(m) is not None), len(okids))
+                if ahead == pointer + run:  # where `expand` will end the gap
+                    lines.append("  " * (new[i].depth + 1) + GAP)
+                    k, pointer = k + run, pointer + run
+                    continue
+            c = kids[k]
+            o = where.get(paths[c])
+            if o is not None and subtree_end(new, c) > c + 1 and _below(new, c) == _below(old, o):
+                lines.append(new[c].line() + ELIDED)
+            else:
+                lines.append(new[c].line())
+                write(c, o)
+            if at(c) is not None:
+                pointer = at(c) + 1
+            k += 1
+
+    write(0, 0 if paths[0] == _paths(old)[0] else None)
+    return "\n".join(lines) + "\n"
+
+
+def expand(raw: str, before: str) -> tuple[str, bool]:
+    """The model's compact tree as the whole tree, from the screen `before`: a node line marked `…`
+    with no children written under it gets the children of its node there (the one of the same path;
+    else the one of the same role and name, or of the same role and bounds); a line `…` gets the old
+    siblings from after the last one written up to the next written one that was there (or to the
+    end). Lines that do not parse are left for `parse` to judge. Also says whether something elided
+    could not be found (left out)."""
+    try:
+        old = parse_tree(before) if before.strip() else []
+    except FormatError:
+        old = []
+    where = _unique(_paths(old))
+    by_name = _unique([(n.role, n.name) for n in old])
+    by_box = _unique([(n.role, n.bounds) for n in old])
+    items: list[tuple[str, int, str, Node | None, bool]] = []  # (kind, depth, text, node, marked)
+    for line in raw.split("\n"):
+        depth = (len(line) - len(line.lstrip(" "))) // 2
+        if line.strip() in ("…", "..."):
+            items.append(("gap", depth, line, None, False))
+            continue
+        mark = _MARK.search(line)
+        clean = (line[:mark.start()] if mark else line).rstrip()
+        if _LINE.match(clean):
+            items.append(("node", depth, clean, parse_tree(clean.strip())[0], bool(mark)))
+        else:
+            items.append(("raw", depth, line, None, False))
+    out: list[str] = []
+    lost = False
+    # For each depth: the path of the node written there last, its node in `before`, and how many of
+    # that node's old children have been written or put back.
+    stack: list[list] = []
+
+    def position(parent: list, path: tuple) -> int | None:
+        o = where.get(path)
+        kids = _kids(old, parent[1]) if parent[1] is not None else []
+        return kids.index(o) if o in kids else None
+
+    for n, (kind, depth, text, node, marked) in enumerate(items):
+        if kind == "raw":
+            out.append(text)
+            continue
+        parent = stack[depth - 1] if 0 < depth <= len(stack) else None
+        if kind == "gap":
+            if parent is None or parent[1] is None:
+                lost = True
+                continue
+            kids = _kids(old, parent[1])
+            end = len(kids)
+            for kind2, depth2, _, node2, _ in items[n + 1:]:
+                if depth2 < depth:
+                    break
+                if kind2 == "node" and depth2 == depth:
+                    p = position(parent, parent[0] + ((node2.role, node2.name),))
+                    if p is not None:
+                        end = p
+                        break
+            for o in kids[parent[2]:end]:
+                out.extend(_subtree(old, o, depth))
+            parent[2] = max(parent[2], end)
+            continue
+        path = (parent[0] if parent else ()) + ((node.role, node.name),)
+        o = where.get(path)
+        if parent is not None:
+            p = position(parent, path)
+            if p is not None:
+                parent[2] = p + 1
+        del stack[depth:]
+        stack.append([path, o, 0])
+        out.append(text)
+        following = next((it for it in items[n + 1:] if it[0] != "raw" or it[2].strip()), None)
+        if not marked or following is not None and following[1] > depth:
+            continue
+        if o is None:
+            o = by_name.get((node.role, node.name))
+        if o is None:
+            o = by_box.get((node.role, node.bounds))
+        if o is None:
+            lost = True
+            continue
+        out.extend(_subtree(old, o, depth)[1:])
+    return "\n".join(out), lost
