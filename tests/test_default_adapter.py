@@ -1,5 +1,5 @@
-"""Which model the embedded engine serves: the adapter shipped in adapters/devbox-rwml (it beat the
-bare model on held-out fidelity; merged into the weights) by default, the bare packaged model with
+"""Which model the embedded engine serves: the default shipped adapter (embedded.DEFAULT_ADAPTER, which
+beat the bare model on held-out fidelity; merged into the weights) by default, the bare packaged model with
 `--adapter none`, or an adapter given with `--adapter DIR`."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def test_the_shipped_adapter_is_served_by_default_merged_into_the_weights(engine
     shipped = embedded.DEFAULT_ADAPTER
     assert embedded.default_adapter() == shipped and embedded.EmbeddedConfig().adapter == shipped
     models = [m["id"] for m in httpx.get(f"{engine_url}/v1/models", timeout=10).json()["data"]]
-    assert models == ["smollm2-135m-instruct-devbox-rwml"]
+    assert models == [f"smollm2-135m-instruct-{shipped.name}"]
     assert json.loads((shipped / "report.json").read_text())["improved"]  # the decision that shipped it
     cache = embedded.cache_dir()
     base_dir = embedded.prepare_model(cache)
@@ -163,3 +163,23 @@ def test_the_corpus_adapter_fits_the_packaged_model_and_its_report_matches_the_h
     assert run["change"]["from"] == "model default" and run["change"]["to"] == "model adapters/corpus-sft"
     assert run["change"]["low"] > 0  # a clear gain over the shipped adapter on worlds never trained on
     assert f"**{row['adapter']:.3f}**" in (corpus / "README.md").read_text()
+
+
+def test_the_default_adapter_is_measured_on_every_domain_with_real_steps_and_served_on_each():
+    """Before it became the default, the adapter was measured against the bare model on every domain
+    with real steps (benchmarks/adapter_domains.py writes these rows, the README prints them); on
+    none of them is it worse, so `serve` serves it for every shipped world. A row measured worse
+    would make the bare model served there instead, and say so."""
+    from mcp_world.world import available_worlds, load_world
+
+    table = json.loads((embedded.DEFAULT_ADAPTER / "report.json").read_text())["domains"]
+    assert {"terminal", "mcp", "browser", "os"} <= set(table)
+    for domain, row in table.items():
+        assert row["steps"] >= 50 and row["adapter"] >= row["bare"], (domain, row)
+    said: list[str] = []
+    for name in available_worlds():
+        assert embedded.adapter_for(load_world(name).domains, said.append) == embedded.DEFAULT_ADAPTER, name
+    assert not said
+    rows = (Path(__file__).parent.parent / "benchmarks" / "results" / "adapter_domains.txt").read_text()
+    for domain in ("mcp", "browser", "os"):
+        assert f"{table[domain]['adapter']:.3f}" in rows.split(f"\n{domain} ")[1].split("\n")[0]

@@ -38,7 +38,13 @@ def test_the_wheel_carries_the_domains_worlds_tasks_real_episodes_and_adapter(wh
     assert {"mcp_world_fixtures/worlds/devbox.yaml", "mcp_world_fixtures/tasks/devbox.yaml",
             "mcp_world_fixtures/probes.yaml", "mcp_world_fixtures/real/devbox-terminal.jsonl",
             "mcp_world_adapters/devbox-rwml/adapter_model.safetensors",
-            "mcp_world_adapters/devbox-rwml/adapter_config.json", "mcp_world/rules.py"} <= names
+            "mcp_world_adapters/devbox-rwml/adapter_config.json", "mcp_world/rules.py",
+            "mcp_world_fixtures/real/desktop.jsonl.xz"} <= names
+    from mcp_world import embedded
+
+    default = embedded.DEFAULT_ADAPTER.name  # the adapter served by default travels with its report
+    assert {f"mcp_world_adapters/{default}/{f}" for f in ("adapter_model.safetensors", "adapter_config.json",
+                                                          "report.json")} <= names
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
     # Every module of the package travels (a subpackage left out of setuptools' list would not).
     root = Path(__file__).resolve().parent.parent
