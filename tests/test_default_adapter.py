@@ -165,21 +165,21 @@ def test_the_corpus_adapter_fits_the_packaged_model_and_its_report_matches_the_h
     assert f"**{row['adapter']:.3f}**" in (corpus / "README.md").read_text()
 
 
-def test_the_default_adapter_is_measured_on_every_domain_with_real_steps_and_served_on_each():
-    """Before it became the default, the adapter was measured against the bare model on every domain
-    with real steps (benchmarks/adapter_domains.py writes these rows, the README prints them); on
-    none of them is it worse, so `serve` serves it for every shipped world. A row measured worse
-    would make the bare model served there instead, and say so."""
+def test_the_corpus_adapter_is_measured_on_every_domain_with_real_steps_and_the_default_is_served_on_each():
+    """adapters/corpus-sft was measured against the bare model on every domain with real steps
+    (benchmarks/adapter_domains.py writes these rows, the README prints them): worse on none. The
+    default adapter is served for every shipped world (none of its rows is worse than bare); a row
+    measured worse would make the bare model served there instead, and say so."""
     from mcp_world.world import available_worlds, load_world
 
-    table = json.loads((embedded.DEFAULT_ADAPTER / "report.json").read_text())["domains"]
+    table = json.loads((embedded.ADAPTERS_DIR / "corpus-sft" / "report.json").read_text())["domains"]
     assert {"terminal", "mcp", "browser", "os"} <= set(table)
     for domain, row in table.items():
         assert row["steps"] >= 50 and row["adapter"] >= row["bare"], (domain, row)
+    rows = (Path(__file__).parent.parent / "benchmarks" / "results" / "adapter_domains.txt").read_text()
+    for domain in ("mcp", "browser", "os"):
+        assert f"{table[domain]['adapter']:.3f}" in rows.split(f"\n{domain} ")[1].split("\n")[0]
     said: list[str] = []
     for name in available_worlds():
         assert embedded.adapter_for(load_world(name).domains, said.append) == embedded.DEFAULT_ADAPTER, name
     assert not said
-    rows = (Path(__file__).parent.parent / "benchmarks" / "results" / "adapter_domains.txt").read_text()
-    for domain in ("mcp", "browser", "os"):
-        assert f"{table[domain]['adapter']:.3f}" in rows.split(f"\n{domain} ")[1].split("\n")[0]

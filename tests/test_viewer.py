@@ -97,7 +97,8 @@ def log(engine_url, tmp_path_factory):
         async with stdio_client(engine_url, db, "--world", "desktop") as c:
             tree = await c.call_tool("desktop_get_tree", {})
             assert not tree.is_error
-            click = await c.call_tool("desktop_click", {"target": "Wi-Fi"})  # a toggle: answered from the state
+            # A click in the active window's text field: answered from the state (the focus is there).
+            click = await c.call_tool("desktop_click", {"target": "Call the landlord about the lease.\nOrder printer paper."})
             assert not click.is_error
 
     # A real Android episode (the domain's own recorded dumps of the Settings app), imported as real data.
