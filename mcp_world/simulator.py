@@ -467,7 +467,7 @@ class Simulator:
             so_far = ""
             try:
                 raw = so_far = carry + dialect.extract(completion.text)
-                raw = dialect.read(ep.world, domain, Call(tool_name, arguments, state, spec=tool), raw,
+                raw = dialect.read(ep.world, domain, Call(tool_name, arguments, state, completion.truncated, tool), raw,
                                    ep.history.get(domain.name, []) if history is None else history)
                 # An engine that could not continue the prefill may answer with a whole document.
                 parsed = domain.rules.parse((rendered.answer_prefix if completion.continued else "") + raw,

@@ -22,6 +22,7 @@ desktop = domain_code("os", "state")
 os_rules = load_domain("os").rules
 from mcp_world.world import load_world, parse_world
 
+from .conftest import ScriptedEngine
 from .helpers import stdio_client
 
 pytestmark = pytest.mark.anyio
@@ -120,6 +121,47 @@ def test_the_instruct_dialect_shows_trees_with_unchanged_subtrees_elided_and_put
     assert missing and lost.endswith('frame "Gone" (0, 0, 9, 9)')
     with pytest.raises(FormatError, match="is not a node"):
         os_rules.parse(os_rules.unshown('  frame "Documents - Files" (0, 32, 640, 1048) …\n  a window', call), call)
+
+
+async def test_an_answer_cut_at_its_token_limit_is_finished_from_the_screen_before(make_rig):
+    """The model writes what changed and runs out of tokens: the line being written is dropped and
+    every level still open ends as it was (the rest of the window's children, then the windows after
+    it), so a cut answer loses nothing it did not change. An answer that ended on its own is not
+    completed: a window it left out closed."""
+    from mcp_world.engines.base import Completion
+
+    tree = domain_code("os", "tree")
+    keys = "".join(f'    push button "{k}" [enabled] ({40 * k}, 100, 40, 40)\n' for k in range(6))
+    calc = ('desktop "D" (0, 0, 800, 600)\n  frame "Calc" [active] (0, 0, 400, 600)\n    label "0" (0, 0, 400, 40)\n'
+            + keys + '  frame "Notes" (400, 0, 400, 600)\n    text "hi" [editable] (400, 40, 400, 560)\n')
+    cut = 'desktop "D" (0, 0, 800, 600)\n  frame "Calc" [active] (0, 0, 400, 600)\n    label "12" (0, 0, 400, 40)\n' \
+          '    push button "0" [enabled] (0, 100, 40, 40)\n    push button "1" [ena'
+    whole, lost = tree.expand(cut, calc, cut=True)
+    assert whole == calc.replace('label "0"', 'label "12"').rstrip("\n") and not lost
+    # a window being written whole when the cut came gets its old children; a marked one is not doubled
+    assert tree.expand('desktop "D" (0, 0, 800, 600)\n  frame "Calc" [active] (0, 0, 400, 600) …\n  frame "Notes" (4',
+                       calc, cut=True)[0] == calc.rstrip("\n")
+    assert tree.expand('desktop "D" (0, 0, 800, 600)\n  frame "Calc" [active] (0, 0, 400, 600)', calc, cut=True)[0] \
+        == calc.rstrip("\n")
+    # a model that loops (a line written again: no real tree repeats one) is cut where the loop starts
+    looping = cut.rsplit("\n", 1)[0] + "\n" + '    push button "9" [focused] (0, 0, 9, 9)\n' * 3
+    assert tree.expand(looping, calc, cut=True)[0] == whole.replace(
+        '    push button "1"', '    push button "9" [focused] (0, 0, 9, 9)\n    push button "1"')
+    ended = tree.expand(cut.rsplit("\n", 1)[0], calc)[0]
+    assert 'frame "Notes"' not in ended and 'push button "5"' not in ended
+
+    # Through the server: the engine says it stopped at the limit, the step is the whole desktop.
+    world = load_world("desktop")
+    seed = os_rules.initial(world)["tree"]
+    answer = "\n".join(seed.split("\n")[1:9])[:-7]  # the Top Bar, the first window's first lines, cut
+    engine = ScriptedEngine(lambda r: Completion(answer, 10, 900, True, "scripted", 1.0))
+    rig = make_rig("desktop", engine, state_mode="full")
+    got = await rig.sim.call("d", "desktop_hotkey", {"keys": "ctrl+s"})
+    assert got.provenance == "model" and got.observation == seed, got.observation
+    engine.script = lambda r: Completion(answer.rsplit("\n", 1)[0] + "\n", 10, 40, False, "scripted", 1.0)
+    closed = await rig.sim.call("d", "desktop_hotkey", {"keys": "ctrl+s"})
+    assert [n.depth for n in parse_tree(closed.observation)].count(1) == 2  # the Top Bar and one window
+    assert [n.depth for n in parse_tree(seed)].count(1) == 4
 
 
 def test_every_recorded_real_transition_survives_the_compact_form():

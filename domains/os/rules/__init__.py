@@ -75,7 +75,7 @@ class DesktopRules(Rules):
         return elide(text, before or str(call.state.get("tree") or ""))
 
     def unshown(self, raw: str, call: Call) -> str:
-        return expand(raw, str(call.state.get("tree") or ""))[0]
+        return expand(raw, str(call.state.get("tree") or ""), cut=call.truncated)[0]
 
     def picture(self, text: str, call: Call, where: str = "") -> Picture | None:
         """The tree as the desktop: each node a box at its bounds, the clicked target marked."""

@@ -218,13 +218,20 @@ def elide(text: str, before: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def expand(raw: str, before: str) -> tuple[str, bool]:
+def expand(raw: str, before: str, cut: bool = False) -> tuple[str, bool]:
     """The model's compact tree as the whole tree, from the screen `before`: a node line marked `…`
     with no children written under it gets the children of its node there (the one of the same path;
     else the one of the same role and name, or of the same role and bounds); a line `…` gets the old
     siblings from after the last one written up to the next written one that was there (or to the
     end). Lines that do not parse are left for `parse` to judge. Also says whether something elided
-    could not be found (left out)."""
+    could not be found (left out).
+
+    `cut`: the answer stopped at its token limit. The line being written is dropped, and so is all
+    from the first line written a second time (the model looping: no real tree repeats a line); the
+    tree is then finished from the screen before, as if every open level ended in `…`: the last node written
+    gets its old children, and each node still open its old children after the last one written (the
+    rest of the window, then the windows after it). What the model did not get to write stays as it
+    was, instead of vanishing."""
     try:
         old = parse_tree(before) if before.strip() else []
     except FormatError:
@@ -233,7 +240,17 @@ def expand(raw: str, before: str) -> tuple[str, bool]:
     by_name = _unique([(n.role, n.name) for n in old])
     by_box = _unique([(n.role, n.bounds) for n in old])
     items: list[tuple[str, int, str, Node | None, bool]] = []  # (kind, depth, text, node, marked)
-    for line in raw.split("\n"):
+    lines = raw.rstrip("\n").split("\n") if cut else raw.split("\n")
+    if cut and lines and not _LINE.match(_MARK.sub("", lines[-1]).rstrip()) and lines[-1].strip() not in ("…", "..."):
+        lines.pop()  # the line being written when the answer was cut off
+    if cut:  # a line written twice: the model was looping (no real tree repeats a line); cut it there
+        seen: set[str] = set()
+        for i, line in enumerate(lines):
+            if line.strip() not in ("…", "...") and line.rstrip() in seen:
+                del lines[i:]
+                break
+            seen.add(line.rstrip())
+    for line in lines:
         depth = (len(line) - len(line.lstrip(" "))) // 2
         if line.strip() in ("…", "..."):
             items.append(("gap", depth, line, None, False))
@@ -298,4 +315,11 @@ def expand(raw: str, before: str) -> tuple[str, bool]:
             lost = True
             continue
         out.extend(_subtree(old, o, depth)[1:])
+        stack[-1][2] = len(_kids(old, o))  # its children are all written
+    if cut:  # every level still open ends as it was: deepest first
+        for depth in range(len(stack), 0, -1):
+            _, o, done = stack[depth - 1]
+            if o is not None:
+                for k in _kids(old, o)[done:]:
+                    out.extend(_subtree(old, k, depth))
     return "\n".join(out), lost
