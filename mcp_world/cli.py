@@ -161,7 +161,8 @@ def serve(
         help="A LoRA adapter folder (from `mcp-world train`): the embedded engine serves it merged into its "
              "model, a URL engine has it hot-loaded. Default: the adapter shipped in adapters/devbox-rwml "
              "(trained on real terminal episodes), unless its report measured it worse than the bare model on "
-             "one of the world's domains; 'none': the bare model.")] = None,
+             "one of the world's domains, or another shipped adapter measured clearly better than it on every "
+             "one (adapters/corpus-sft on terminal worlds); 'none': the bare model.")] = None,
     token: Annotated[Optional[str], typer.Option(envvar="MCP_WORLD_TOKEN",
                      help="Bearer token every HTTP request must carry; required to bind beyond 127.0.0.1.")] = None,
     allowed_host: Annotated[list[str], typer.Option(
@@ -208,7 +209,7 @@ def serve(
                           context_tokens=context_tokens, max_episodes=max_episodes,
                           max_connections=max_connections),
             sampling=Sampling(temperature=temperature),
-            embedded=embedded.EmbeddedConfig(cache=cache_dir(cache), adapter=lora),
+            embedded=embedded.EmbeddedConfig(cache=cache_dir(cache), adapter=lora, chosen=adapter is None),
             tasks=tuple(tasks), judge_engine=judge_engine, public_url=public_url,
             access=_access(engine_key, engine_profile, engine_concurrency), price=_price(price_in, price_out),
         )
@@ -362,7 +363,8 @@ def generate(
         cfg_serve = ServeConfig(world=w, db=db.expanduser(), engines=tuple(engine), model=engine_model,
                                 access=_access(engine_key, engine_profile, engine_concurrency),
                                 price=_price(price_in, price_out),
-                                embedded=embedded.EmbeddedConfig(cache=cache_dir(cache)))
+                                embedded=embedded.EmbeddedConfig(cache=cache_dir(cache), chosen=True, adapter=_adapter(
+                                    None, tuple(engine), cache, None, domains=tuple(w.domains))[0]))
         cfg = GenerateConfig(cfg_serve, tf.tasks, agent, model, protocol, episodes, concurrency, seed, max_steps,
                              run_id, agent_temperature, agent_key, agent_min_steps)
         running = Running(_say)
@@ -699,10 +701,10 @@ def _adapter(option: str | None, engines: tuple[str, ...], cache: Any, model: st
              keys: list[str] = (), domains: tuple[str, ...] | None = None) -> tuple[Any, str | None]:
     """`--adapter`: the adapter the embedded engine serves merged (the shipped one when unset, None for
     'none') and the model name to ask URL engines for (the adapter hot-loaded into them). Serving a
-    world of `domains`, the shipped one is not served where it measured worse than the bare model."""
+    world of `domains` on the embedded engine, the shipped adapter chosen for them (`embedded.adapter_for`)."""
     from . import embedded
 
-    if option is None and domains is not None:
+    if option is None and domains is not None and "embedded" in engines:
         return embedded.adapter_for(domains, _say), model
     if option is None or option.strip().lower() == "none":
         return embedded.resolve_adapter(option), model

@@ -36,7 +36,8 @@ RECORD_FILE = "engine.json"
 # Trained by `mcp-world train` on fixtures/real and shipped because it beat the bare model on
 # held-out fidelity (its report.json says by how much); served by default, `--adapter none` opts out.
 # adapters/corpus-sft measured better on every domain with real steps, but served by default it broke
-# two domains without any (search, a declared MCP server: malformed answers), so it is not the default.
+# two domains without any (search, a declared MCP server: malformed answers), so it is not the default;
+# it is served on worlds whose every domain it measured clearly better on (`adapter_for`: the terminal).
 DEFAULT_ADAPTER = ADAPTERS_DIR / "devbox-rwml"
 
 Say = Callable[[str], None]
@@ -59,34 +60,77 @@ def default_adapter() -> Path | None:
 def measured_worse(adapter: Path, domains: Iterable[str]) -> list[str]:
     """Those of `domains` on which the adapter's report.json measured it worse than the bare model
     (its `domains` table: mean similarity of each on the same real steps)."""
-    try:
-        table = json.loads((adapter / "report.json").read_text(encoding="utf-8")).get("domains") or {}
-    except (OSError, ValueError):
-        return []
+    table = _domains_table(adapter)
     return [d for d in domains if isinstance(table.get(d), dict)
             and float(table[d].get("adapter", 0.0)) < float(table[d].get("bare", 0.0))]
 
 
+def _domains_table(adapter: Path) -> dict:
+    try:
+        table = json.loads((adapter / "report.json").read_text(encoding="utf-8")).get("domains") or {}
+    except (OSError, ValueError):
+        return {}
+    return table if isinstance(table, dict) else {}
+
+
+def measured_better(adapter: Path, domains: Iterable[str]) -> dict[str, list[float]] | None:
+    """The adapter's change over the default adapter on each of `domains`, when its report.json
+    measured it better on every one of them, on the same real steps, with the paired bootstrap
+    interval above zero (a row's `change_over_shipped`: [mean, low, high], against the adapter named
+    in `shipped`); None when one of them lacks that measurement or it is not clearly better."""
+    table, changes = _domains_table(adapter), {}
+    for d in domains:
+        row = table.get(d)
+        if not isinstance(row, dict) or row.get("shipped") != DEFAULT_ADAPTER.name:
+            return None
+        try:
+            mean, low, high = (float(x) for x in row["change_over_shipped"])
+        except (KeyError, TypeError, ValueError):
+            return None
+        if low <= 0:
+            return None
+        changes[d] = [mean, low, high]
+    return changes or None
+
+
 def adapter_for(domains: Iterable[str], say: Say = _quiet) -> Path | None:
-    """The adapter served for a world of these domains when none is asked for: the shipped one,
-    unless it measured worse than the bare model on one of them (then the bare model, said why)."""
+    """The adapter served for a world of these domains when none is asked for: the default one,
+    unless it measured worse than the bare model on one of them (then the bare model); or another
+    shipped adapter (adapters/) that measured clearly better than the default on every one of them
+    (`measured_better`). Says why when it is not the default."""
     adapter = default_adapter()
     if adapter is None:
         return None
+    domains = list(domains)
     worse = measured_worse(adapter, domains)
     if worse:
         say(f"serving the bare model: the shipped adapter measured worse than it on {', '.join(worse)} "
             f"({adapter.name}/report.json); `--adapter {adapter}` serves it anyway")
         return None
-    return adapter
+    best: tuple[float, Path, dict] | None = None
+    for other in sorted(ADAPTERS_DIR.iterdir()) if ADAPTERS_DIR.is_dir() else []:
+        if other.name == adapter.name or not (other / "adapter_model.safetensors").exists() \
+                or measured_worse(other, domains):
+            continue
+        changes = measured_better(other, domains)
+        if changes and (best is None or min(c[0] for c in changes.values()) > best[0]):
+            best = (min(c[0] for c in changes.values()), other, changes)
+    if best is None:
+        return adapter
+    _, other, changes = best
+    said = "; ".join(f"{d} {m:+.3f} mean similarity, paired interval {lo:+.3f} to {hi:+.3f}"
+                     for d, (m, lo, hi) in changes.items())
+    say(f"serving the adapter {other.name}: its report measured it better than {adapter.name} on every domain "
+        f"of this world ({said}: {other.name}/report.json); `--adapter {adapter}` serves the default")
+    return other
 
 
 def served_name(adapter: Path | None) -> str:
     """The model name the engine answers to, which also goes into every episode's log."""
     if adapter is None:
         return SERVED_NAME
-    if adapter.resolve() == DEFAULT_ADAPTER.resolve():
-        return f"{SERVED_NAME}-{DEFAULT_ADAPTER.name}"
+    if adapter.resolve() == DEFAULT_ADAPTER.resolve() or adapter.resolve().parent == ADAPTERS_DIR.resolve():
+        return f"{SERVED_NAME}-{adapter.name}"  # a shipped adapter
     return f"{SERVED_NAME}-adapter"
 
 
@@ -113,6 +157,9 @@ class EmbeddedConfig:
     threads: str | None = None  # VLLM_CPU_OMP_THREADS_BIND; None: all cores
     # A LoRA adapter folder merged into the model (None: the bare model); the shipped one by default.
     adapter: Path | None = field(default_factory=default_adapter)
+    # The adapter was chosen for the world (`adapter_for`), not asked for: a background engine
+    # (`engine start`) serving another model is reused rather than a second engine started.
+    chosen: bool = False
     # Accept LoRA adapters at run time (`train --deploy URL`, `/v1/load_lora_adapter`); decoding
     # through LoRA is ~2.4x slower on CPU, so only when asked.
     lora: bool = False

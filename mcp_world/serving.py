@@ -161,9 +161,11 @@ def make_engines(cfg: ServeConfig, running: Running, say: Say, background_start:
             continue
         model = embedded.served_name(cfg.embedded.adapter)
         record = embedded.find_background(cfg.embedded.cache)
-        if record is not None and record.model == model:
-            say(f"using the background embedded engine at {record.url} (pid {record.pid})")
-            engines.append(VLLMEngine(record.url, model=model, timeout_s=cfg.engine_timeout_s,
+        if record is not None and (record.model == model or cfg.embedded.chosen):
+            say(f"using the background embedded engine at {record.url} (pid {record.pid})" +
+                ("" if record.model == model else f", which serves {record.model}: {model} was chosen for this "
+                 "world (`mcp-world engine stop` first to have it started instead)"))
+            engines.append(VLLMEngine(record.url, model=record.model, timeout_s=cfg.engine_timeout_s,
                                         max_observation_chars=cfg.limits.max_observation_chars,
                                         concurrency=cfg.access.concurrency))
             continue

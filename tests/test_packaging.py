@@ -42,9 +42,10 @@ def test_the_wheel_carries_the_domains_worlds_tasks_real_episodes_and_adapter(wh
             "mcp_world_fixtures/real/desktop.jsonl.xz"} <= names
     from mcp_world import embedded
 
-    default = embedded.DEFAULT_ADAPTER.name  # the adapter served by default travels with its report
-    assert {f"mcp_world_adapters/{default}/{f}" for f in ("adapter_model.safetensors", "adapter_config.json",
-                                                          "report.json")} <= names
+    # the adapter served by default, and the one served on terminal worlds, travel with their reports
+    for served in (embedded.DEFAULT_ADAPTER.name, embedded.adapter_for(["terminal"]).name):
+        assert {f"mcp_world_adapters/{served}/{f}" for f in ("adapter_model.safetensors", "adapter_config.json",
+                                                             "report.json")} <= names
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
     # Every module of the package travels (a subpackage left out of setuptools' list would not).
     root = Path(__file__).resolve().parent.parent
