@@ -158,6 +158,7 @@ async def test_an_answer_cut_at_its_token_limit_is_finished_from_the_screen_befo
     rig = make_rig("desktop", engine, state_mode="full")
     got = await rig.sim.call("d", "desktop_hotkey", {"keys": "ctrl+s"})
     assert got.provenance == "model" and got.observation == seed, got.observation
+    assert engine.requests[0].max_tokens == os_rules.compact_max_tokens == 450  # what is cut comes back
     engine.script = lambda r: Completion(answer.rsplit("\n", 1)[0] + "\n", 10, 40, False, "scripted", 1.0)
     closed = await rig.sim.call("d", "desktop_hotkey", {"keys": "ctrl+s"})
     assert [n.depth for n in parse_tree(closed.observation)].count(1) == 2  # the Top Bar and one window

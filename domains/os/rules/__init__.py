@@ -67,6 +67,7 @@ class DesktopRules(Rules):
     # (tree.elide); the code puts them back (tree.expand).
     compact = True
     compact_screen = True
+    compact_max_tokens = 450  # a cut answer is finished from the screen before (tree.expand)
 
     def compact_prefill(self, call: Call) -> str:
         return _TREE.prefill(call)
