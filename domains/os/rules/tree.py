@@ -218,6 +218,11 @@ def elide(text: str, before: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _gap(line: str) -> bool:
+    """A line `…` (a run of unchanged siblings)."""
+    return line.strip() in (GAP, "...")
+
+
 def expand(raw: str, before: str, cut: bool = False) -> tuple[str, bool]:
     """The model's compact tree as the whole tree, from the screen `before`: a node line marked `…`
     with no children written under it gets the children of its node there (the one of the same path;
@@ -228,10 +233,10 @@ def expand(raw: str, before: str, cut: bool = False) -> tuple[str, bool]:
 
     `cut`: the answer stopped at its token limit. The line being written is dropped, and so is all
     from the first line written a second time (the model looping: no real tree repeats a line); the
-    tree is then finished from the screen before, as if every open level ended in `…`: the last node written
-    gets its old children, and each node still open its old children after the last one written (the
-    rest of the window, then the windows after it). What the model did not get to write stays as it
-    was, instead of vanishing."""
+    tree is then finished from the screen before, as if every open level ended in `…`: the last node
+    written gets its old children, and each node still open its old children after the last one
+    written (the rest of the window, then the windows after it). What the model did not get to write
+    stays as it was, instead of vanishing."""
     try:
         old = parse_tree(before) if before.strip() else []
     except FormatError:
@@ -241,18 +246,18 @@ def expand(raw: str, before: str, cut: bool = False) -> tuple[str, bool]:
     by_box = _unique([(n.role, n.bounds) for n in old])
     items: list[tuple[str, int, str, Node | None, bool]] = []  # (kind, depth, text, node, marked)
     lines = raw.rstrip("\n").split("\n") if cut else raw.split("\n")
-    if cut and lines and not _LINE.match(_MARK.sub("", lines[-1]).rstrip()) and lines[-1].strip() not in ("…", "..."):
+    if cut and lines and not _LINE.match(_MARK.sub("", lines[-1]).rstrip()) and not _gap(lines[-1]):
         lines.pop()  # the line being written when the answer was cut off
     if cut:  # a line written twice: the model was looping (no real tree repeats a line); cut it there
         seen: set[str] = set()
         for i, line in enumerate(lines):
-            if line.strip() not in ("…", "...") and line.rstrip() in seen:
+            if not _gap(line) and line.rstrip() in seen:
                 del lines[i:]
                 break
             seen.add(line.rstrip())
     for line in lines:
         depth = (len(line) - len(line.lstrip(" "))) // 2
-        if line.strip() in ("…", "..."):
+        if _gap(line):
             items.append(("gap", depth, line, None, False))
             continue
         mark = _MARK.search(line)
