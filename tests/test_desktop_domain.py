@@ -165,6 +165,45 @@ async def test_an_answer_cut_at_its_token_limit_is_finished_from_the_screen_befo
     assert [n.depth for n in parse_tree(seed)].count(1) == 4
 
 
+async def test_what_no_real_tree_has_is_taken_out_of_the_models_tree(make_rig):
+    """Siblings the model stacks on one box (its menu bar's menus written over again, made-up labels)
+    go, keeping the one that was there before; a window it writes with nothing in it keeps what it
+    had. A menu that closes, a window that closes and a real new node stay as written."""
+    from mcp_world.engines.base import Completion
+
+    tree = domain_code("os", "tree")
+    before = ('desktop "D" (0, 0, 800, 600)\n  frame "Edit" [active] (0, 0, 800, 600)\n    menu bar "" (0, 0, 800, 25)\n'
+              '      menu "File" [enabled] (0, 0, 40, 25)\n      menu "View" [enabled] (40, 0, 40, 25)\n'
+              '    text "hi" [editable, focused] (0, 25, 800, 575)\n  frame "Other" (0, 0, 9, 9)\n    label "x" (0, 0, 9, 9)\n')
+    answer = ('desktop "D" (0, 0, 800, 600)\n  frame "Edit" [active] (0, 0, 800, 600)\n    menu bar "" (0, 0, 800, 25)\n'
+              '      menu "Fix" [enabled] (0, 0, 40, 25)\n      menu "File" [enabled] (0, 0, 40, 25)\n'
+              '        menu item "Open" (0, 25, 90, 20)\n      menu "View" [enabled] (40, 0, 40, 25)\n'
+              '      label "made up" (300, 300, 10, 10)\n      label "made up too" (300, 300, 10, 10)\n'
+              '        label "under it" (300, 300, 5, 5)\n    text "hi" [editable, focused] (0, 25, 800, 575)\n'
+              '  frame "Other" (0, 0, 9, 9)\n')
+    nodes, changed = tree.settle(parse_tree(answer), before)
+    got = tree.render_tree(nodes)
+    assert changed and 'menu "Fix"' not in got and 'made up too' not in got and "under it" not in got
+    assert 'menu item "Open"' in got and 'label "made up" (300' in got  # the menu opened; one label stays
+    assert got.endswith('  frame "Other" (0, 0, 9, 9)\n    label "x" (0, 0, 9, 9)\n')  # the window kept its label
+    # nothing to take out: a menu closing, a window closing, a new dialog, zero-sized siblings
+    real = ('desktop "D" (0, 0, 800, 600)\n  frame "Edit" [active] (0, 0, 800, 600)\n    menu bar "" (0, 0, 800, 25)\n'
+            '      menu "File" [enabled] (0, 0, 40, 25)\n    page tab "" (0, 0, 0, 0)\n    page tab "" (0, 0, 0, 0)\n'
+            '  dialog "Save?" [active] (100, 100, 200, 100)\n    push button "OK" (120, 150, 50, 30)\n')
+    assert tree.settle(parse_tree(real), before) == (parse_tree(real), False)
+
+    # Through the server: the model's compact answer writes a Top Bar button over again and a window
+    # without its children; the step is the desktop as it was, marked repaired.
+    seed = os_rules.initial(load_world("desktop"))["tree"]
+    compact = ('  panel "Top Bar" (0, 0, 1920, 32)\n    push button "Activities" [enabled, focusable] (8, 0, 96, 32)\n'
+               '    push button "Activities 2" (8, 0, 96, 32)\n    …\n  frame "Documents - Files" (0, 32, 640, 1048)\n  …\n')
+    engine = ScriptedEngine(lambda r: Completion(compact, 10, 60, False, "scripted", 1.0))
+    rig = make_rig("desktop", engine, state_mode="full")
+    got = await rig.sim.call("d", "desktop_hotkey", {"keys": "ctrl+s"})
+    assert got.provenance == "model" and got.observation == seed, got.observation
+    assert [s["repaired"] for s in rig.store.steps("d")] == [1]
+
+
 def test_every_recorded_real_transition_survives_the_compact_form():
     """Every step of the recorded real desktop, written against the screen before it and put back,
     is the real tree byte for byte, and the compact form is much shorter than the tree."""
@@ -181,6 +220,23 @@ def test_every_recorded_real_transition_survives_the_compact_form():
             whole, compact = whole + len(step.observation), compact + len(shown)
             before = step.observation
     assert compact < 0.5 * whole, (compact, whole)
+
+
+def test_no_recorded_real_transition_is_settled():
+    """What `settle` takes out of the model's tree never happens in reality: every recorded real
+    transition goes through it unchanged."""
+    from mcp_world.importing import read_records
+    from mcp_world.paths import FIXTURES_DIR
+
+    tree = domain_code("os", "tree")
+    n = 0
+    for rec in read_records(FIXTURES_DIR / "real" / "desktop.jsonl.xz"):
+        before = rec.world.seed["os"]["tree"]
+        for step in rec.steps:
+            nodes, changed = tree.settle(parse_tree(step.observation), before)
+            assert not changed and tree.render_tree(nodes) == step.observation, (rec.id, step.tool)
+            before, n = step.observation, n + 1
+    assert n == 192
 
 
 def test_a_world_with_a_malformed_seed_tree_is_refused():

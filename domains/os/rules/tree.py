@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mcp_world.rules import Call, FormatError, Parsed
 
@@ -109,7 +109,53 @@ class TreeOutput:
         nodes = parse_tree("\n".join(lines))
         if len(nodes) < 2:
             raise FormatError("the tree has only its root; a desktop shows at least one window or panel")
-        return Parsed(render_tree(nodes), tree_structured(nodes), repaired)
+        nodes, settled = settle(nodes, str(call.state.get("tree") or ""))
+        return Parsed(render_tree(nodes), tree_structured(nodes), repaired or settled)
+
+
+def settle(nodes: list[Node], before: str) -> tuple[list[Node], bool]:
+    """What no real tree has, taken out of the model's new tree (against the screen `before`), and
+    whether anything was:
+    - siblings at exactly one (nonzero) box: one is kept (the one that was there before, else the
+      first) and those the model added go, with their children (the small model writes a menu
+      bar's menus over again at new places, and stacks made-up labels on one box);
+    - a window that had children and is written with none: it keeps them (the model stopped after
+      the window's line; a window with nothing in it is not a real window, and one that closed is
+      not written at all).
+    Neither ever happens in a recorded real transition (tests/test_desktop_domain.py checks all 192)."""
+    try:
+        old = parse_tree(before) if before.strip() else []
+    except FormatError:
+        old = []
+    known = {n.line().strip() for n in old}
+    at: dict[tuple, list[int]] = {}  # (parent, box) -> the children at that box
+    parents: list[int] = []
+    for i, n in enumerate(nodes):
+        del parents[n.depth:]
+        if n.bounds[2] * n.bounds[3]:
+            at.setdefault((parents[-1] if parents else -1, n.bounds), []).append(i)
+        parents.append(i)
+    drop: set[int] = set()
+    for same in (g for g in at.values() if len(g) > 1):
+        keep = next((k for k in same if nodes[k].line().strip() in known), same[0])
+        drop.update(k for k in same if k != keep and nodes[k].line().strip() not in known)
+    kept: list[Node] = []
+    skip = -1
+    for i, n in enumerate(nodes):
+        if i in drop:
+            skip = subtree_end(nodes, i)
+        if i >= skip:
+            kept.append(n)
+    changed = bool(drop)
+    where = _unique(_paths(old))
+    out: list[Node] = []
+    for i, (n, path) in enumerate(zip(kept, _paths(kept))):
+        out.append(n)
+        o = where.get(path)
+        if n.depth == 1 and o is not None and _kids(old, o) and not _kids(kept, i):
+            out.extend(replace(k) for k in old[o + 1:subtree_end(old, o)])  # a window is at depth 1 in both
+            changed = True
+    return out, changed
 
 
 # -- the compact form: what did not change is elided ----------------------------------------------
