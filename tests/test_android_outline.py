@@ -85,19 +85,30 @@ def test_a_looping_answer_keeps_each_element_once_and_a_bad_one_is_refused():
 
 
 async def test_the_model_is_shown_outlines_writes_one_and_back_returns_the_screen_before(make_rig):
-    answers = iter(['title "Settings"\nrow "Network & internet" "Mobile, Wi‑Fi, hotspot"\nrow "Battery" "82%"\n',
-                    'switch "Battery Saver" off\n'])
+    """The phone world declares what Settings, Messages and the home screen show: launching them and
+    HOME are answered from the state; an app it does not declare is the model's, and comes back as
+    it was left when launched again."""
+    answers = iter(['title "Photos"\nimage "Beach"\n', 'switch "Battery Saver" off\n'])
     engine = ScriptedEngine(lambda r: next(answers))
     rig = make_rig("phone", engine, state_mode="full")
+    home = await rig.sim.call("p", "android_dump_ui", {})
+    photos = await rig.sim.call("p", "android_launch_app", {"package": "com.google.android.apps.photos"})
     first = await rig.sim.call("p", "android_launch_app", {"package": "com.android.settings"})
     battery = await rig.sim.call("p", "android_tap", {"target": "Battery"})
     back = await rig.sim.call("p", "android_press_key", {"key": "BACK"})
-    assert [r.provenance for r in (first, battery, back)] == ["model", "model", "state"]
-    assert back.observation == first.observation and len(engine.requests) == 2
+    again = await rig.sim.call("p", "android_launch_app", {"package": "com.google.android.apps.photos"})
+    home2 = await rig.sim.call("p", "android_press_key", {"key": "HOME"})
+    assert [r.provenance for r in (home, photos, first, battery, back, again, home2)] == \
+        ["state", "model", "state", "model", "state", "state", "state"]
+    assert {"Phone", "Messages", "Settings"} <= set(home.structured["clickable"]) and home2.observation == home.observation
+    assert {"Network & internet", "Battery", "Search settings"} <= set(first.structured["clickable"])
+    assert first.structured["package"] == "com.android.settings"
+    assert back.observation == first.observation and again.observation == photos.observation
+    assert len(engine.requests) == 2
     launch, tap = engine.requests
     # what the code knows is written for the model: the app launched; the app still in front, and
     # the page a row opens is titled with its name
-    assert launch.prefill == "app com.android.settings\n"
+    assert launch.prefill == "app com.google.android.apps.photos\n"
     assert tap.prefill == 'app com.android.settings\ntitle "Battery"\n'
     assert launch.max_tokens == tap.max_tokens == RULES.compact_max_tokens
     prompt = "\n".join(m["content"] for m in tap.messages)
@@ -107,10 +118,11 @@ async def test_the_model_is_shown_outlines_writes_one_and_back_returns_the_scree
     state = (await rig.sim.episode("p")).state["android"]
     assert RULES.compact_prefill(Call("android_press_key", {"key": "HOME"}, state)) == \
         "app com.google.android.apps.nexuslauncher\n"  # the world's launcher
-    on_battery = dict(state, screen=battery.observation)
+    on_battery = dict(state, screen=battery.observation, package="com.android.settings")
     assert RULES.compact_prefill(Call("android_tap", {"target": "Battery Saver"}, on_battery)) == \
         "app com.android.settings\n"  # a switch: no page to open
-    assert RULES.compact_prefill(Call("android_tap", {"target": "Network & internet"}, state)).endswith(
+    on_settings = dict(state, screen=first.observation, package="com.android.settings")
+    assert RULES.compact_prefill(Call("android_tap", {"target": "Network & internet"}, on_settings)).endswith(
         'title "Network & internet"\n')
     # With the keyboard up, BACK only hides it: the model is asked
     typing = RULES.unshown('app com.android.settings\nfield "Search settings" focused\n',
@@ -134,3 +146,23 @@ def test_a_training_item_on_the_phone_targets_the_outline():
     assert item.prefill == "app com.android.settings\n" and item.target.startswith('title "Settings"\n')
     # read back as the server reads an answer, the target gives the real dump
     assert item.observation(item.target, get_dialect("instruct")).text == MAIN
+
+
+def test_a_phone_world_declaring_malformed_screens_is_refused_with_what_is_accepted():
+    from mcp_world.errors import WorldFileError
+    from mcp_world.world import parse_world
+
+    def world(seed):
+        return {"name": "p", "description": "x", "domains": ["android"], "seed": {"android": seed}}
+
+    with pytest.raises(WorldFileError, match=r"screens.home: line 2 is not an element: 'a list of apps'.*kinds: title"):
+        parse_world(world({"launcher_package": "com.l.home", "screens": {"home": 'icon "Phone"\na list of apps'}}))
+    with pytest.raises(WorldFileError, match="needs launcher_package"):
+        parse_world(world({"screens": {"home": 'icon "Phone"'}}))
+    with pytest.raises(WorldFileError, match="'Settings' is not `home` or a package name"):
+        parse_world(world({"screens": {"Settings": 'row "Apps"'}}))
+    with pytest.raises(WorldFileError, match="not a uiautomator dump"):
+        parse_world(world({"screens": {"com.x.y": "<hierarchy><node"}}))
+    # a dump is taken as it is, and the phone starts on the declared home screen
+    w = parse_world(world({"launcher_package": "com.l.home", "screens": {"home": MAIN}}))
+    assert RULES.initial(w)["screen"] == MAIN.strip() and RULES.initial(w)["package"] == "com.l.home"

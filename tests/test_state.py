@@ -278,11 +278,12 @@ SWITCH_SCREEN = ('<node index="0" text="" resource-id="" class="android.widget.F
 async def test_the_phone_remembers_its_screen_and_flips_a_switch_by_name(make_rig):
     engine = ScriptedEngine(lambda r: SWITCH_SCREEN)
     rig = make_rig("phone", engine, state_mode="full")
-    first = await rig.sim.call("p", "android_launch_app", {"package": "com.android.settings"})
+    launched = await rig.sim.call("p", "android_launch_app", {"package": "com.android.settings"})  # as the world declares
+    first = await rig.sim.call("p", "android_tap", {"target": "Network & internet"})
     again = await rig.sim.call("p", "android_dump_ui", {})
     flipped = await rig.sim.call("p", "android_tap", {"target": "Wi-Fi"})
     after = await rig.sim.call("p", "android_dump_ui", {})
-    assert [r.provenance for r in (first, again, flipped, after)] == ["model", "state", "state", "state"]
+    assert [r.provenance for r in (launched, first, again, flipped, after)] == ["state", "model", "state", "state", "state"]
     assert again.observation == first.observation
     assert 'checkable="true" checked="true"' in first.observation
     assert 'checkable="true" checked="false"' in flipped.observation and after.observation == flipped.observation

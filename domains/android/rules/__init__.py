@@ -10,7 +10,7 @@ import json
 from typing import Any, Literal
 
 from lxml import etree
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from mcp_world.rules import (MAX_BOXES, Box, Call, Check, EpisodeView, FormatError, Moment, Parsed, Picture, Rules,
                              TrainedAction, TypedText, short)
@@ -19,6 +19,7 @@ from . import outline
 from .outline import XML_DECLARATION
 
 BACK_DEPTH = 8  # screens BACK can return to
+APPS_KEPT = 12  # apps whose last screen a launch returns to
 
 
 class AndroidState(BaseModel):
@@ -29,6 +30,46 @@ class AndroidState(BaseModel):
     toggles: dict[str, bool] = Field(default_factory=dict)
     back: list[str] = Field(default_factory=list, max_length=BACK_DEPTH)  # the screens BACK returns to, the last on top
     launcher: str = ""  # the home screen's package (the world's seed.android.launcher_package)
+    # package -> the screen launching it shows: the world's declared start screen, then the screen
+    # it was left on (Android brings an app's task back as it was)
+    apps: dict[str, str] = Field(default_factory=dict)
+
+
+class AndroidSeed(BaseModel):
+    """`seed.android` in a world file. `screens` declares what apps show when launched, by package
+    (`home`: the launcher's home screen), each as an outline (outline.py: `row "Network & internet"
+    "Mobile, Wi-Fi, hotspot"`, one element a line) or a uiautomator dump; launching a declared app,
+    HOME and the first dump are then answered from the state, exactly as the world says."""
+
+    model_config = ConfigDict(extra="allow")  # other keys (settings, the start screen's name) describe the phone
+    launcher_package: str = ""
+    screens: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("screens")
+    @classmethod
+    def _screens(cls, value: dict[str, str]) -> dict[str, str]:
+        for key, text in value.items():
+            if key != "home" and not outline.PACKAGE.fullmatch(key):
+                raise ValueError(f"seed.android.screens: {key!r} is not `home` or a package name (com.example.app)")
+            problem = outline.check(text)
+            if problem:
+                raise ValueError(f"seed.android.screens.{key}: {problem}")
+        return value
+
+    @model_validator(mode="after")
+    def _home(self) -> "AndroidSeed":
+        if "home" in self.screens and not self.launcher_package:
+            raise ValueError("seed.android.screens.home needs launcher_package (the home screen's app, "
+                             "e.g. com.google.android.apps.nexuslauncher)")
+        return self
+
+    def dumps(self) -> dict[str, str]:
+        """The declared screens as dumps, by package."""
+        out = {}
+        for key, text in self.screens.items():
+            package = self.launcher_package if key == "home" else key
+            out[package] = text.strip() if text.lstrip().startswith("<") else outline.dump(outline.parse(text), "", package)
+        return out
 
 
 _DUMP_HEAD = XML_DECLARATION + '<hierarchy rotation="0">'
@@ -95,6 +136,10 @@ def android_answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) 
         return _type_into(s.screen, str(arguments.get("text", "")))
     if tool == "android_press_key" and arguments.get("key") == "BACK" and s.back and not _typing(s.screen):
         return s.back[-1]  # the screen this one was opened from (with the keyboard up, BACK only hides it)
+    if tool == "android_press_key" and arguments.get("key") == "HOME" and s.launcher in s.apps:
+        return s.apps[s.launcher]
+    if tool == "android_launch_app" and str(arguments.get("package", "")) in s.apps:
+        return s.apps[str(arguments["package"])]  # its declared start screen, or where it was left
     return None
 
 
@@ -121,8 +166,14 @@ def android_apply(state: dict[str, Any], tool: str, arguments: dict[str, Any], d
         s.back.clear()
     elif s.screen and _screen_key(s.screen) != _screen_key(dump):
         s.back = (s.back + [s.screen])[-BACK_DEPTH:]
+    package = structured.get("package", s.package)
+    if s.package and package != s.package and s.screen:  # left an app: launching it again comes back here
+        s.apps.pop(s.package, None)
+        s.apps[s.package] = s.screen
+        while len(s.apps) > APPS_KEPT:
+            s.apps.pop(next(k for k in s.apps if k != s.launcher))
     s.screen = dump
-    s.package = structured.get("package", s.package)
+    s.package = package
     if tool == "android_type":
         s.typed.append(str(arguments.get("text", "")))
     if tool == "android_tap" and "target" in arguments:
@@ -200,6 +251,7 @@ def _serialize(original: str, root: Any) -> str:
 
 class AndroidRules(Rules):
     state_model = AndroidState
+    seed_model = AndroidSeed
 
     def answer(self, state: dict[str, Any], call: Call) -> Parsed | None:
         dump = android_answer(state, call.tool, call.arguments)
@@ -228,9 +280,14 @@ class AndroidRules(Rules):
     compact_max_tokens = 320  # ~25 elements; a dump's 700 held six nodes
 
     def initial(self, world: Any) -> dict[str, Any]:
-        seed = world.seed.get("android") if world is not None else None
-        launcher = seed.get("launcher_package") if isinstance(seed, dict) else None
-        return AndroidState(launcher=launcher if isinstance(launcher, str) else "").model_dump()
+        raw = world.seed.get("android") if world is not None else None
+        if not isinstance(raw, dict):
+            return AndroidState().model_dump()
+        seed = AndroidSeed.model_validate(raw)
+        apps = seed.dumps()
+        home = apps.get(seed.launcher_package, "")  # the phone starts on its home screen
+        return AndroidState(launcher=seed.launcher_package, apps=apps, screen=home,
+                            package=seed.launcher_package if home else "").model_dump()
 
     def compact_prefill(self, call: Call) -> str:
         """What the code knows of the next screen: the app (launched, still in front, or home), and

@@ -38,7 +38,8 @@ _HEIGHT = {"title": 168, "text": 100, "row": 154, "switch": 180, "checkbox": 147
 _CHECKABLE = {"Switch": "switch", "SwitchCompat": "switch", "SwitchMaterial": "switch", "ToggleButton": "switch",
               "CheckBox": "checkbox", "CheckedTextView": "checkbox", "RadioButton": "radio"}
 _LINE = re.compile(r'^\s*([a-z]+)((?:\s+"[^"\n]*")*)((?:\s+[a-z]+)*)\s*$')
-_APP = re.compile(r"^\s*app\s+([A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+)\s*$")
+PACKAGE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+")
+_APP = re.compile(r"^\s*app\s+(" + PACKAGE.pattern + r")\s*$")
 XML_DECLARATION = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
 BOUNDS = re.compile(r"^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$")  # bounds="[x1,y1][x2,y2]"
 
@@ -152,6 +153,25 @@ def _element(n: Any, taken: set[Any]) -> Element | None:
 def _in_row(n: Any) -> bool:
     parent = n.getparent()
     return parent is not None and parent.get("clickable") == "true"
+
+
+def check(text: str) -> str | None:
+    """What is wrong with a screen a person wrote (a world file's), or None: a uiautomator dump, or an
+    outline whose every line is `app PACKAGE` or an element (`parse` skips what the model garbles;
+    a world file is told)."""
+    if text.lstrip().startswith("<"):
+        o = read(text)
+        return None if o is not None and o.elements else "not a uiautomator dump with readable nodes"
+    elements = 0
+    for n, line in enumerate(text.replace("\r\n", "\n").split("\n"), 1):
+        if not line.strip() or _APP.match(line):
+            continue
+        m = _LINE.match(line)
+        if not m or m.group(1) not in KINDS or any(f not in FLAGS for f in m.group(3).split()):
+            return (f"line {n} is not an element: {line.strip()[:80]!r}; write `kind \"label\" [\"second label\"] "
+                    f"[flags]` (kinds: {', '.join(KINDS)}; flags: {', '.join(FLAGS)})")
+        elements += 1
+    return None if elements else "no element; write one a line, e.g. `row \"Network & internet\"`"
 
 
 def parse(text: str) -> Outline:
