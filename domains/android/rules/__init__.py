@@ -168,7 +168,7 @@ def android_apply(state: dict[str, Any], tool: str, arguments: dict[str, Any], d
         s.back = (s.back + [s.screen])[-BACK_DEPTH:]
     package = structured.get("package", s.package)
     if s.package and package != s.package and s.screen:  # left an app: launching it again comes back here
-        s.apps.pop(s.package, None)
+        s.apps.pop(s.package, None)  # re-inserted last: the apps left longest ago go first
         s.apps[s.package] = s.screen
         while len(s.apps) > APPS_KEPT:
             s.apps.pop(next(k for k in s.apps if k != s.launcher))
@@ -283,7 +283,7 @@ class AndroidRules(Rules):
         raw = world.seed.get("android") if world is not None else None
         if not isinstance(raw, dict):
             return AndroidState().model_dump()
-        seed = AndroidSeed.model_validate(raw)
+        seed = self.seed(raw)  # seed_model, as the world file was checked
         apps = seed.dumps()
         home = apps.get(seed.launcher_package, "")  # the phone starts on its home screen
         return AndroidState(launcher=seed.launcher_package, apps=apps, screen=home,
