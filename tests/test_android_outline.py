@@ -161,6 +161,8 @@ def test_a_phone_world_declaring_malformed_screens_is_refused_with_what_is_accep
         parse_world(world({"screens": {"home": 'icon "Phone"'}}))
     with pytest.raises(WorldFileError, match="'Settings' is not `home` or a package name"):
         parse_world(world({"screens": {"Settings": 'row "Apps"'}}))
+    with pytest.raises(WorldFileError, match="a declared screen is at most 200,000"):
+        parse_world(world({"screens": {"com.x.y": 'row "x"\n' * 30_000}}))
     with pytest.raises(WorldFileError, match="not a uiautomator dump"):
         parse_world(world({"screens": {"com.x.y": "<hierarchy><node"}}))
     # a dump is taken as it is, and the phone starts on the declared home screen

@@ -40,6 +40,7 @@ _CHECKABLE = {"Switch": "switch", "SwitchCompat": "switch", "SwitchMaterial": "s
 _LINE = re.compile(r'^\s*([a-z]+)((?:\s+"[^"\n]*")*)((?:\s+[a-z]+)*)\s*$')
 PACKAGE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+")
 _APP = re.compile(r"^\s*app\s+(" + PACKAGE.pattern + r")\s*$")
+MAX_DECLARED = 200_000  # characters of a screen a world file declares (kept in every step's state)
 XML_DECLARATION = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
 BOUNDS = re.compile(r"^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$")  # bounds="[x1,y1][x2,y2]"
 
@@ -159,6 +160,8 @@ def check(text: str) -> str | None:
     """What is wrong with a screen a person wrote (a world file's), or None: a uiautomator dump, or an
     outline whose every line is `app PACKAGE` or an element (`parse` skips what the model garbles;
     a world file is told)."""
+    if len(text) > MAX_DECLARED:
+        return f"{len(text):,} characters; a declared screen is at most {MAX_DECLARED:,} (a real dump is tens of KB)"
     if text.lstrip().startswith("<"):
         o = read(text)
         return None if o is not None and o.elements else "not a uiautomator dump with readable nodes"
