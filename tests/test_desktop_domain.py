@@ -191,6 +191,12 @@ async def test_what_no_real_tree_has_is_taken_out_of_the_models_tree(make_rig):
             '      menu "File" [enabled] (0, 0, 40, 25)\n    page tab "" (0, 0, 0, 0)\n    page tab "" (0, 0, 0, 0)\n'
             '  dialog "Save?" [active] (100, 100, 200, 100)\n    push button "OK" (120, 150, 50, 30)\n')
     assert tree.settle(parse_tree(real), before) == (parse_tree(real), False)
+    # a stacked pair inside a subtree that is itself dropped: everything under the dropped window goes
+    calc = 'desktop "D" (0, 0, 800, 600)\n  frame "calc" [active] (0, 0, 800, 600)\n    label "0" (0, 0, 10, 10)\n'
+    twice = ('desktop "D" (0, 0, 800, 600)\n  frame "Calc" [active] (0, 0, 800, 600)\n    menu "a" (5, 5, 5, 5)\n'
+             '    menu "b" (5, 5, 5, 5)\n      menu item "c" (6, 6, 6, 6)\n    menu "d" (7, 7, 7, 7)\n' + calc.split("\n", 1)[1])
+    nodes, changed = tree.settle(parse_tree(twice), calc)
+    assert changed and tree.render_tree(nodes) == calc
 
     # Through the server: the model's compact answer writes a Top Bar button over again and a window
     # without its children; the step is the desktop as it was, marked repaired.
@@ -223,20 +229,23 @@ def test_every_recorded_real_transition_survives_the_compact_form():
 
 
 def test_no_recorded_real_transition_is_settled():
-    """What `settle` takes out of the model's tree never happens in reality: every recorded real
-    transition goes through it unchanged."""
+    """What `settle` takes out of the model's tree never happens in reality, and neither does a change
+    `keep_untouched` puts back: every recorded real transition goes through both unchanged."""
     from mcp_world.importing import read_records
     from mcp_world.paths import FIXTURES_DIR
 
     tree = domain_code("os", "tree")
-    n = 0
+    n = typing = 0
     for rec in read_records(FIXTURES_DIR / "real" / "desktop.jsonl.xz"):
         before = rec.world.seed["os"]["tree"]
         for step in rec.steps:
             nodes, changed = tree.settle(parse_tree(step.observation), before)
             assert not changed and tree.render_tree(nodes) == step.observation, (rec.id, step.tool)
+            nodes, kept = desktop.keep_untouched(parse_tree(step.observation), before, step.tool, step.arguments)
+            assert not kept and tree.render_tree(nodes) == step.observation, (rec.id, step.arguments)
+            typing += desktop._typing_into(parse_tree(before), step.tool, step.arguments) is not None
             before, n = step.observation, n + 1
-    assert n == 192
+    assert n == 192 and typing == 21  # real typing into an editor changed its text and titles only
 
 
 def test_a_world_with_a_malformed_seed_tree_is_refused():
@@ -272,8 +281,73 @@ def test_the_state_answers_only_what_real_applications_do_exactly():
     on = desktop.answer(box, "desktop_click", {"target": "Match case"})
     assert 'check box "Match case" [checked, enabled, focusable, focused] (0, 10, 90, 20)' in on.text
     assert 'text "a \\"quoted\\"\\nline" [editable] (0, 40, 800, 560)' in on.text
-    disabled = os_rules.validated({**st, "tree": TREE + '    check box "Match case" [focusable] (0, 10, 90, 20)\n'})
-    assert desktop.answer(disabled, "desktop_click", {"target": "Match case"}) is None
+    # A greyed-out widget (no `enabled`) ignores the click: the desktop is as it was. In an open menu
+    # its own greyed-out item leaves it open; a greyed-out widget outside it is the model's (the
+    # click closes the menu), and so is one in a window that is not active (the click raises it).
+    disabled = os_rules.validated({**st, "tree": TREE + '    check box "Match case" [focusable] (0, 10, 90, 20)\n'
+                                                      '    check box "Whole words" [enabled, focusable] (0, 30, 90, 20)\n'})
+    assert desktop.answer(disabled, "desktop_click", {"target": "Match case"}).text == disabled["tree"]
+    # a tree that never writes `enabled` for check boxes (a world written by hand) says nothing by leaving it out
+    unmarked = os_rules.validated({**st, "tree": TREE + '    check box "Match case" [focusable] (0, 10, 90, 20)\n'})
+    assert desktop.answer(unmarked, "desktop_click", {"target": "Match case"}) is None  # may be greyed out: the model's
+    greyed = os_rules.validated({**st, "tree": (
+        'desktop "D" (0, 0, 800, 600)\n  frame "Edit" [active] (0, 0, 800, 600)\n    menu bar "" (0, 0, 800, 25)\n'
+        '      menu "Document" [enabled, selectable, selected] (0, 0, 80, 25)\n'
+        '        menu item "Word Wrap" [enabled, selectable] (0, 25, 200, 25)\n'
+        '        menu item "Next Tab" [selectable] (0, 50, 200, 25)\n'
+        '    push button "Undo" [focusable] (100, 0, 40, 25)\n    push button "Redo" [enabled] (140, 0, 40, 25)\n'
+        '    label "Ready" (0, 580, 100, 20)\n'
+        '  frame "Other" (400, 300, 400, 300)\n    push button "Stop" (400, 300, 50, 25)\n')})
+    assert desktop.answer(greyed, "desktop_click", {"target": "Next Tab"}).text == greyed["tree"]
+    assert desktop.answer(greyed, "desktop_click", {"target": "10,60"}).text == greyed["tree"]
+    assert desktop.answer(greyed, "desktop_click", {"target": "Word Wrap"}) is None  # it acts, and the menu closes
+    assert desktop.answer(greyed, "desktop_click", {"target": "Undo"}) is None  # outside the open menu
+    assert desktop.answer(greyed, "desktop_click", {"target": "Stop"}) is None  # another window
+    closed = os_rules.validated({**greyed, "tree": greyed["tree"].replace(
+        '        menu item "Word Wrap" [enabled, selectable] (0, 25, 200, 25)\n'
+        '        menu item "Next Tab" [selectable] (0, 50, 200, 25)\n', "")})
+    assert desktop.answer(closed, "desktop_click", {"target": "Undo"}).text == closed["tree"]
+    assert desktop.answer(closed, "desktop_click", {"target": "Ready"}) is None  # a label says nothing by lacking `enabled`
+
+
+async def test_typing_into_an_editor_changes_its_text_and_titles_and_nothing_else(make_rig):
+    """Typing into a focused editor (text, or Return, Tab, BackSpace, Delete) takes the editor's text
+    and the windows' titles from the model's tree and everything else from the screen before: the
+    small model rewrites menus and bounds it was not asked about. A single-line field is left as the
+    model wrote it (a search field answers with its matches), and so are other actions."""
+    from mcp_world.engines.base import Completion
+
+    before = ('desktop "D" (0, 0, 800, 600)\n  frame "notes.txt - Mousepad" [active] (0, 0, 800, 600)\n'
+              '    menu bar "" (0, 0, 800, 25)\n      menu "File" [enabled, selectable] (0, 0, 40, 25)\n'
+              '    text "hello\\n" [editable, enabled, focusable, focused, multi-line] (0, 25, 800, 550)\n'
+              '    text "" [editable, enabled, focusable] (0, 575, 800, 25)\n')
+    answer = ('desktop "D" (0, 0, 800, 600)\n  frame "*notes.txt - Mousepad" [active] (0, 0, 800, 600)\n'
+              '    menu bar "" (0, 0, 800, 25)\n      menu "File" [enabled, selectable] (0, 0, 60, 30)\n'
+              '      menu "Made up" [enabled, selectable] (60, 0, 60, 30)\n'
+              '    text "hi hello\\n" [editable, enabled, focusable, focused, multi-line] (10, 25, 700, 500)\n')
+    want = before.replace('"notes.txt', '"*notes.txt').replace('"hello', '"hi hello')
+    for tool, args in [("desktop_type", {"text": "hi "}), ("desktop_hotkey", {"keys": "Return"})]:
+        nodes, kept = desktop.keep_untouched(parse_tree(answer), before, tool, args)
+        assert kept and domain_code("os", "tree").render_tree(nodes) == want
+    for tool, args in [("desktop_hotkey", {"keys": "ctrl+f"}), ("desktop_click", {"target": "File"})]:
+        assert desktop.keep_untouched(parse_tree(answer), before, tool, args) == (parse_tree(answer), False)
+    search = before.replace("focusable, focused, multi-line]", "focusable, multi-line]").replace(
+        'text "" [editable, enabled, focusable]', 'text "" [editable, enabled, focusable, focused]')
+    assert desktop.keep_untouched(parse_tree(answer), search, "desktop_type", {"text": "x"})[1] is False
+
+    # Through the server, on the desktop world: the model retitles the editor and edits its text, and
+    # also moves the Top Bar's button and adds a list item; the step keeps the text and the title only.
+    seed = os_rules.initial(load_world("desktop"))["tree"]
+    wrote = (seed.replace('frame "notes.txt', 'frame "*notes.txt').replace('"Call the landlord', '"Hi.\\nCall the landlord')
+             .replace('(8, 0, 96, 32)', '(8, 0, 120, 40)')
+             .replace('      list item "notes.txt"', '      list item "made up.txt" [selectable] (0, 224, 640, 36)\n      list item "notes.txt"'))
+    engine = ScriptedEngine(lambda r: Completion(wrote.split("\n", 1)[1], 10, 60, False, "scripted", 1.0))
+    rig = make_rig("desktop", engine, state_mode="full")
+    got = await rig.sim.call("d", "desktop_type", {"text": "Hi.\n"})
+    want = seed.replace('frame "notes.txt', 'frame "*notes.txt').replace('"Call the landlord', '"Hi.\\nCall the landlord')
+    assert got.provenance == "model" and got.observation == want, got.observation
+    assert [s["repaired"] for s in rig.store.steps("d")] == [1]
+
 
 
 def test_every_state_answer_agrees_with_the_recorded_real_desktop():

@@ -13,7 +13,7 @@ from mcp_world.rules import MAX_BOXES, Box, Call, FormatError, Moment, Parsed, P
 
 from . import checks as task_checks
 from . import state, trained
-from .tree import DEFAULT_ROOT, TreeOutput, elide, expand, parse_tree
+from .tree import DEFAULT_ROOT, TreeOutput, elide, expand, parse_tree, render_tree, tree_structured
 
 
 class DesktopSeed(BaseModel):
@@ -61,7 +61,10 @@ class DesktopRules(Rules):
         return _TREE.prefill(call)
 
     def parse(self, raw: str, call: Call) -> Parsed:
-        return _TREE.parse(raw, call)
+        parsed = _TREE.parse(raw, call)
+        nodes, kept = state.keep_untouched(parse_tree(parsed.text), str(call.state.get("tree") or ""),
+                                           call.tool, call.arguments)
+        return Parsed(render_tree(nodes), tree_structured(nodes), True) if kept else parsed
 
     # The instruct dialect: each tree written against the screen before, unchanged subtrees elided
     # (tree.elide); the code puts them back (tree.expand).

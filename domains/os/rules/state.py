@@ -1,24 +1,32 @@
 """The os domain's state: the desktop's current accessibility tree and what the agent did to it.
 
-Answered from here (no model call): the tree of an unchanged desktop, a click on a check box (its
-`checked` state flips, and it takes the focus) and a click on an editable node (the focus moves
-there). Typing, opening, closing and everything an application does in reply is the world model's
+Answered from here (no model call): the tree of an unchanged desktop, a click on a greyed-out
+widget (nothing happens), a click on a check box (its `checked` state flips, and it takes the
+focus) and a click on an editable node (the focus moves there). Typing, opening, closing and everything an application does in reply is the world model's
 to predict (`answer` says why).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_world.rules import Parsed
+from mcp_world.rules import FormatError, Parsed
 
 from .tree import Node, parse_tree, render_tree, subtree_end, tree_structured
 
 TOGGLES = ("check box", "toggle button", "check menu item", "radio button", "switch")  # apply() reads their state
 CHECKS = ("check box", "switch")  # a click flips these, and nothing else (answer())
+# Widgets AT-SPI marks `enabled` while they take input (GTK's "sensitive"); one of these written
+# without it, where its window marks the same kind `enabled`, is greyed out, and a click on it does
+# nothing. Labels, panes and windows never carry `enabled`, so a missing one says nothing about them.
+WIDGETS = frozenset({"push button", "toggle button", "check box", "radio button", "switch", "menu",
+                     "menu item", "check menu item", "radio menu item", "tearoff menu item",
+                     "combo box", "page tab", "spin button", "slider", "text", "password text",
+                     "entry", "link", "list item", "tree item", "table cell", "icon"})
 
 
 class DesktopState(BaseModel):
@@ -60,10 +68,32 @@ def _menu_open(nodes: list[Node]) -> bool:
                for i, n in enumerate(nodes))
 
 
+def _greyed_out(nodes: list[Node], node: Node, window: Node) -> bool:
+    """A widget written without `enabled` where its window marks the same kind of widget `enabled`:
+    AT-SPI's insensitive widget. A tree that never writes `enabled` for that kind (a world written by
+    hand, a model's guess) says nothing by leaving it out."""
+    if node.role not in WIDGETS or "enabled" in node.states:
+        return False
+    i = next(k for k, n in enumerate(nodes) if n is window)
+    return any(n.role == node.role and "enabled" in n.states for n in nodes[i:subtree_end(nodes, i)])
+
+
+def _in_open_menu(nodes: list[Node], node: Node) -> bool:
+    """`node` is one of the items of an open menu (below a menu node whose items show)."""
+    i = next(k for k, n in enumerate(nodes) if n is node)
+    depth = node.depth
+    for k in range(i - 1, -1, -1):
+        if nodes[k].depth < depth:
+            if nodes[k].role == "menu":
+                return True
+            depth = nodes[k].depth
+    return False
+
+
 def answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) -> Parsed | None:
     """What the state answers exactly (checked against real applications read through AT-SPI by
-    benchmarks/state_vs_real.py): the tree of an unchanged desktop, and in the active window with
-    no menu open, a click on a check box (its `checked` state flips and, focusable, it takes the
+    benchmarks/state_vs_real.py): the tree of an unchanged desktop; in the active window, a click on
+    a greyed-out widget (nothing happens); and in the active window with no menu open, a click on a check box (its `checked` state flips and, focusable, it takes the
     focus) and a click on an editable node (the focus moves there). Typing is not answered: real text goes in at the caret, which the tree does
     not show, and applications answer it in ways of their own (a `*` in the title, a search's
     matches); a toggle button may be a calculator's key. Those are the model's to predict."""
@@ -76,11 +106,19 @@ def answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) -> Parse
     if tool != "desktop_click":
         return None
     node = find(nodes, str(arguments.get("target", "")))
-    if node is None or "enabled" not in node.states and node.role in CHECKS or _menu_open(nodes):
-        return None  # an open menu takes the click (it closes); a disabled box ignores it
+    if node is None:
+        return None
     window = _window_of(nodes, node)
     if window is None or "active" not in window.states:
         return None  # a click in another window raises it (and a modal dialog refuses it)
+    if _greyed_out(nodes, node, window):
+        # A greyed-out widget ignores the click, and an open menu stays open when one of its own
+        # greyed-out items is clicked (a click anywhere else closes it).
+        if not _menu_open(nodes) or _in_open_menu(nodes, node):
+            return Parsed(render_tree(nodes), tree_structured(nodes))
+        return None
+    if _menu_open(nodes) or node.role in CHECKS and "enabled" not in node.states:
+        return None  # an open menu takes the click (it closes); a box that may be greyed out is the model's
     if node.role in CHECKS:
         node.states = [x for x in node.states if x != "checked"] if "checked" in node.states \
             else _sorted(node.states + ["checked"])
@@ -93,6 +131,62 @@ def answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) -> Parse
             n.states = [x for x in n.states if x != "focused"]
         node.states = _sorted(node.states + ["focused"])
     return Parsed(render_tree(nodes), tree_structured(nodes))
+
+
+TEXT_KEYS = frozenset({"return", "kp_enter", "tab", "backspace", "delete"})  # keys an editor takes as text
+
+
+def _typing_into(nodes: list[Node], tool: str, arguments: dict[str, Any]) -> int | None:
+    """The focused field typing goes into, when nothing but its text can change: a multi-line
+    editor (what is typed, and Return, Tab, BackSpace or Delete, edit its text), or a spin button
+    given text without a line break (Return there activates the dialog). A single-line entry is
+    left out: a search field answers typing with its matches, and Return activates a dialog."""
+    if tool == "desktop_type":
+        text = str(arguments.get("text", ""))
+    elif tool == "desktop_hotkey" and str(arguments.get("keys", "")).lower() in TEXT_KEYS:
+        text = "\n"  # a key an editor takes as an edit
+    else:
+        return None
+    focused = next((i for i, n in enumerate(nodes) if "focused" in n.states), None)
+    if focused is None or "editable" not in nodes[focused].states:
+        return None
+    node = nodes[focused]
+    window = _window_of(nodes, node)
+    if window is None or "active" not in window.states:
+        return None
+    if "multi-line" in node.states or node.role == "spin button" and tool == "desktop_type" \
+            and not any(c in text for c in "\n\r\t"):
+        return focused
+    return None
+
+
+def keep_untouched(nodes: list[Node], before: str, tool: str, arguments: dict[str, Any]) -> tuple[list[Node], bool]:
+    """The model's tree after typing into a focused editor, applied to the screen before: the
+    editor's text and the windows' titles as the model wrote them (an editor marks its title
+    modified, `*`), everything else as it was. In the recorded real desktops typing into an editor
+    never changed anything else (tests/test_desktop_domain.py checks every such step), while the
+    small model rewrites menus and bounds it was not asked about. Other actions come back as given."""
+    try:
+        old = parse_tree(before) if before.strip() else []
+    except FormatError:
+        return nodes, False
+    at = _typing_into(old, tool, arguments)
+    if at is None:
+        return nodes, False
+    out = [replace(n) for n in old]
+    focused = old[at]
+    wrote = next((n for n in nodes if n.role == focused.role and "focused" in n.states), None) \
+        or next((n for n in nodes if n.role == focused.role and n.bounds == focused.bounds), None)
+    if wrote is not None:
+        out[at].name = wrote.name
+    windows = [n for n in nodes if n.depth == 1]
+    for n in out:
+        if n.depth == 1:
+            same = next((w for w in windows if w.role == n.role and w.bounds == n.bounds), None)
+            if same is not None:
+                n.name = same.name
+    changed = [n.line() for n in out] != [n.line() for n in nodes]
+    return (out, True) if changed else (nodes, False)
 
 
 def _sorted(states: list[str]) -> list[str]:

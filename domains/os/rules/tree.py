@@ -142,9 +142,11 @@ def settle(nodes: list[Node], before: str) -> tuple[list[Node], bool]:
     kept: list[Node] = []
     skip = -1
     for i, n in enumerate(nodes):
+        if i < skip:
+            continue  # inside a subtree already dropped (a stacked node in it must not end the skip)
         if i in drop:
             skip = subtree_end(nodes, i)
-        if i >= skip:
+        else:
             kept.append(n)
     changed = bool(drop)
     where = _unique(_paths(old))
