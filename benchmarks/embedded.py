@@ -37,7 +37,7 @@ PLANS = {
     "terminal": ("devbox", [("run_command", {"command": c}) for c in ["ls", "cat README.md", "git status", "pwd", "ls src", "whoami"]]),
     "browser": ("webshop", [("browser_navigate", {"url": "https://greenleaf.example/"}), ("browser_click", {"target": "Sencha"}),
                             ("browser_back", {})]),
-    "android": ("phone", [("android_launch_app", {"package": "com.android.settings"}), ("android_tap", {"target": "Network & internet"}),
+    "android": ("phone", [("android_launch_app", {"package": "com.android.settings"}), ("android_tap", {"target": "Apps"}),
                           ("android_press_key", {"key": "BACK"})]),
 }
 

@@ -88,17 +88,17 @@ async def test_the_model_is_shown_outlines_writes_one_and_back_returns_the_scree
     """The phone world declares what Settings, Messages and the home screen show: launching them and
     HOME are answered from the state; an app it does not declare is the model's, and comes back as
     it was left when launched again."""
-    answers = iter(['title "Photos"\nimage "Beach"\n', 'switch "Battery Saver" off\n'])
+    answers = iter(['title "Photos"\nimage "Beach"\n', 'switch "Storage manager" off\n'])
     engine = ScriptedEngine(lambda r: next(answers))
     rig = make_rig("phone", engine, state_mode="full")
     home = await rig.sim.call("p", "android_dump_ui", {})
     photos = await rig.sim.call("p", "android_launch_app", {"package": "com.google.android.apps.photos"})
     first = await rig.sim.call("p", "android_launch_app", {"package": "com.android.settings"})
-    battery = await rig.sim.call("p", "android_tap", {"target": "Battery"})
+    storage = await rig.sim.call("p", "android_tap", {"target": "Storage"})
     back = await rig.sim.call("p", "android_press_key", {"key": "BACK"})
     again = await rig.sim.call("p", "android_launch_app", {"package": "com.google.android.apps.photos"})
     home2 = await rig.sim.call("p", "android_press_key", {"key": "HOME"})
-    assert [r.provenance for r in (home, photos, first, battery, back, again, home2)] == \
+    assert [r.provenance for r in (home, photos, first, storage, back, again, home2)] == \
         ["state", "model", "state", "model", "state", "state", "state"]
     assert {"Phone", "Messages", "Settings"} <= set(home.structured["clickable"]) and home2.observation == home.observation
     assert {"Network & internet", "Battery", "Search settings"} <= set(first.structured["clickable"])
@@ -109,17 +109,17 @@ async def test_the_model_is_shown_outlines_writes_one_and_back_returns_the_scree
     # what the code knows is written for the model: the app launched; the app still in front, and
     # the page a row opens is titled with its name
     assert launch.prefill == "app com.google.android.apps.photos\n"
-    assert tap.prefill == 'app com.android.settings\ntitle "Battery"\n'
+    assert tap.prefill == 'app com.android.settings\ntitle "Storage"\n'
     assert launch.max_tokens == tap.max_tokens == RULES.compact_max_tokens
     prompt = "\n".join(m["content"] for m in tap.messages)
     assert "<node" not in prompt and 'row "Battery" "82%"' in prompt  # the screen before, as an outline
-    assert "android.widget.Switch" in battery.observation and battery.observation.startswith("<?xml")
-    assert [n.get("text") for n in _nodes(battery.observation) if n.get("text")][:2] == ["Battery", "Battery Saver"]
+    assert "android.widget.Switch" in storage.observation and storage.observation.startswith("<?xml")
+    assert [n.get("text") for n in _nodes(storage.observation) if n.get("text")][:2] == ["Storage", "Storage manager"]
     state = (await rig.sim.episode("p")).state["android"]
     assert RULES.compact_prefill(Call("android_press_key", {"key": "HOME"}, state)) == \
         "app com.google.android.apps.nexuslauncher\n"  # the world's launcher
-    on_battery = dict(state, screen=battery.observation, package="com.android.settings")
-    assert RULES.compact_prefill(Call("android_tap", {"target": "Battery Saver"}, on_battery)) == \
+    on_storage = dict(state, screen=storage.observation, package="com.android.settings")
+    assert RULES.compact_prefill(Call("android_tap", {"target": "Storage manager"}, on_storage)) == \
         "app com.android.settings\n"  # a switch: no page to open
     on_settings = dict(state, screen=first.observation, package="com.android.settings")
     assert RULES.compact_prefill(Call("android_tap", {"target": "Network & internet"}, on_settings)).endswith(
@@ -130,6 +130,64 @@ async def test_the_model_is_shown_outlines_writes_one_and_back_returns_the_scree
     assert RULES.answer({"screen": typing, "back": [MAIN]}, Call("android_press_key", {"key": "BACK"}, {})) is None
     assert RULES.answer({"screen": MAIN, "back": [typing]},
                         Call("android_press_key", {"key": "BACK"}, {})).text == typing
+
+
+async def test_declared_pages_open_from_the_state_and_show_the_switches_as_set(make_rig):
+    """A world declares what a tap opens (`package > label`): the phone world's Settings pages and
+    conversations, the office phone's Acme Chat. Turning Wi-Fi off is answered from the state step by
+    step, the page opened again shows it off (a page is made anew, its switches read the settings),
+    a home icon titled as a declared app opens it, a row tapped at its coordinates opens its page, and
+    the task's check sees the switch. What is not declared is the model's."""
+    from mcp_world.paths import FIXTURES_DIR
+    from mcp_world.rules import EpisodeView
+    from mcp_world.tasks import load_tasks, run_checks
+    from mcp_world.world import load_world
+
+    engine = ScriptedEngine(lambda r: 'title "Sent"\n')
+    rig = make_rig("phone", engine, state_mode="full")
+    steps = [("android_launch_app", {"package": "com.android.settings"}), ("android_tap", {"target": "Network & internet"}),
+             ("android_tap", {"target": "internet"}), ("android_tap", {"target": "Wi-Fi"}),
+             ("android_press_key", {"key": "BACK"}), ("android_tap", {"target": "Internet"}),
+             ("android_press_key", {"key": "HOME"}), ("android_tap", {"target": "Messages"})]
+    got = [await rig.sim.call("p", tool, args) for tool, args in steps]
+    assert [g.provenance for g in got] == ["state"] * len(steps) and engine.requests == []
+    launch, network, internet, off, back, again, home, messages = got
+    assert network.structured["clickable"][:2] == ["Internet", "Calls & SMS"] and "Airplane mode" in network.structured["clickable"]
+    wifi = [n for n in _nodes(internet.observation) if n.get("checkable") == "true"]
+    assert [n.get("checked") for n in wifi] == ["true"]
+    assert [n.get("checked") for n in _nodes(off.observation) if n.get("checkable") == "true"] == ["false"]
+    assert back.observation == network.observation and again.observation == off.observation  # shown as set
+    assert messages.structured["package"] == "com.google.android.apps.messaging"
+    alex = next(n for n in _nodes(messages.observation) if n.get("clickable") == "true" and "Alex" in
+                [d.get("text") for d in n.iter("node")])
+    x1, y1, x2, y2 = map(int, alex.get("bounds").replace("][", ",").strip("[]").split(","))
+    chat = await rig.sim.call("p", "android_tap", {"x": (x1 + x2) // 2, "y": (y1 + y2) // 2})
+    assert chat.provenance == "state" and "See you at 7?" in chat.observation and "Send" in chat.structured["clickable"]
+    task = next(t for t in load_tasks(FIXTURES_DIR / "tasks" / "phone.yaml").tasks if t.id == "wifi-off")
+    state = (await rig.sim.episode("p")).state
+    assert state["android"]["toggles"] == {"Wi-Fi": False}
+    checks = run_checks(task, EpisodeView(load_world("phone"), state))
+    assert [c.passed for c in checks] == [True, False], checks  # Wi-Fi off; Settings no longer in front
+    # the office phone: its home screen, Acme Chat from its icon, Dana's conversation, typing; Send is the model's
+    rig = make_rig("office", engine, state_mode="full")
+    office = [await rig.sim.call("o", tool, args) for tool, args in [
+        ("android_dump_ui", {}), ("android_tap", {"target": "Acme Chat"}), ("android_tap", {"target": "Dana"}),
+        ("android_type", {"text": "The Q2 report is ready"}), ("android_tap", {"target": "Send"})]]
+    assert [g.provenance for g in office] == ["state"] * 4 + ["model"]
+    assert office[1].structured["package"] == "com.acme.chat" and "Is the Q2 report ready?" in office[2].observation
+    assert 'text="The Q2 report is ready"' in office[3].observation
+
+
+def test_app_icons_sit_in_a_launchers_grid_and_containers_are_not_labelled_by_their_id():
+    """Icons are laid out five across, as a Pixel's home screen is, and read back as icons; in the
+    viewer's picture a container (the list of rows) carries no label that would sit on its first row."""
+    home = RULES.unshown('app com.l.home\nicon "A"\nicon "B"\nicon "C"\nicon "D"\nicon "E"\nicon "F"\nfield "Search"\n',
+                         Call("android_press_key", {"key": "HOME"}, {}))
+    assert RULES.shown(home, Call("android_dump_ui", {}, {})).splitlines()[1:4] == ['icon "A"', 'icon "B"', 'icon "C"']
+    cells = [n.get("bounds") for n in _nodes(home) if n.get("content-desc")]
+    assert cells[:2] == ["[8,132][208,394]", "[224,132][424,394]"] and cells[5] == "[8,394][208,656]"
+    picture = RULES.picture(MAIN, Call("android_dump_ui", {}, {}))
+    assert "recycler_view" not in {b.label for b in picture.boxes}
 
 
 def test_a_training_item_on_the_phone_targets_the_outline():
@@ -159,8 +217,10 @@ def test_a_phone_world_declaring_malformed_screens_is_refused_with_what_is_accep
         parse_world(world({"launcher_package": "com.l.home", "screens": {"home": 'icon "Phone"\na list of apps'}}))
     with pytest.raises(WorldFileError, match="needs launcher_package"):
         parse_world(world({"screens": {"home": 'icon "Phone"'}}))
-    with pytest.raises(WorldFileError, match="'Settings' is not `home` or a package name"):
+    with pytest.raises(WorldFileError, match="'Settings' is not `home`, a package name"):
         parse_world(world({"screens": {"Settings": 'row "Apps"'}}))
+    with pytest.raises(WorldFileError, match=r"'com.x.y >' is not `home`, a package name .* or a package and the label"):
+        parse_world(world({"screens": {"com.x.y >": 'row "Apps"'}}))
     with pytest.raises(WorldFileError, match="a declared screen is at most 200,000"):
         parse_world(world({"screens": {"com.x.y": 'row "x"\n' * 30_000}}))
     with pytest.raises(WorldFileError, match="not a uiautomator dump"):

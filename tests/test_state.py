@@ -279,7 +279,7 @@ async def test_the_phone_remembers_its_screen_and_flips_a_switch_by_name(make_ri
     engine = ScriptedEngine(lambda r: SWITCH_SCREEN)
     rig = make_rig("phone", engine, state_mode="full")
     launched = await rig.sim.call("p", "android_launch_app", {"package": "com.android.settings"})  # as the world declares
-    first = await rig.sim.call("p", "android_tap", {"target": "Network & internet"})
+    first = await rig.sim.call("p", "android_tap", {"target": "Apps"})  # a page the world does not declare
     again = await rig.sim.call("p", "android_dump_ui", {})
     flipped = await rig.sim.call("p", "android_tap", {"target": "Wi-Fi"})
     after = await rig.sim.call("p", "android_dump_ui", {})

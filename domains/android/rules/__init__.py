@@ -33,13 +33,27 @@ class AndroidState(BaseModel):
     # package -> the screen launching it shows: the world's declared start screen, then the screen
     # it was left on (Android brings an app's task back as it was)
     apps: dict[str, str] = Field(default_factory=dict)
+    # "package > label" -> the page a tap on that row, tab or button of the app opens (declared)
+    pages: dict[str, str] = Field(default_factory=dict)
+    icons: dict[str, str] = Field(default_factory=dict)  # a home icon's label -> the declared app it opens
+
+
+def _norm(label: str) -> str:
+    return " ".join(label.split()).lower()
+
+
+def page_key(package: str, label: str) -> str:
+    """The key of a declared page: the app, and the label of the row, tab or button that opens it."""
+    return f"{package} > {_norm(label)}"
 
 
 class AndroidSeed(BaseModel):
     """`seed.android` in a world file. `screens` declares what apps show when launched, by package
-    (`home`: the launcher's home screen), each as an outline (outline.py: `row "Network & internet"
-    "Mobile, Wi-Fi, hotspot"`, one element a line) or a uiautomator dump; launching a declared app,
-    HOME and the first dump are then answered from the state, exactly as the world says."""
+    (`home`: the launcher's home screen), and what a tap opens, by `package > label` (the row, tab
+    or button tapped, e.g. `com.android.settings > Network & internet`), each as an outline
+    (outline.py: `row "Network & internet" "Mobile, Wi-Fi, hotspot"`, one element a line) or a
+    uiautomator dump; launching a declared app, HOME, the first dump and a tap on a declared page's
+    label are then answered from the state, exactly as the world says."""
 
     model_config = ConfigDict(extra="allow")  # other keys (settings, the start screen's name) describe the phone
     launcher_package: str = ""
@@ -49,8 +63,10 @@ class AndroidSeed(BaseModel):
     @classmethod
     def _screens(cls, value: dict[str, str]) -> dict[str, str]:
         for key, text in value.items():
-            if key != "home" and not outline.PACKAGE.fullmatch(key):
-                raise ValueError(f"seed.android.screens: {key!r} is not `home` or a package name (com.example.app)")
+            package, _, label = key.partition(">")
+            if key != "home" and not (outline.PACKAGE.fullmatch(package.strip()) and (not _ or label.strip())):
+                raise ValueError(f"seed.android.screens: {key!r} is not `home`, a package name (com.example.app) "
+                                 "or a package and the label a tap opens the page from (com.example.app > Sign in)")
             problem = outline.check(text)
             if problem:
                 raise ValueError(f"seed.android.screens.{key}: {problem}")
@@ -63,13 +79,19 @@ class AndroidSeed(BaseModel):
                              "e.g. com.google.android.apps.nexuslauncher)")
         return self
 
-    def dumps(self) -> dict[str, str]:
-        """The declared screens as dumps, by package."""
-        out = {}
+    def dumps(self) -> tuple[dict[str, str], dict[str, str]]:
+        """The declared screens as dumps: the apps' start screens by package, and the pages by
+        `page_key`."""
+        apps, pages = {}, {}
         for key, text in self.screens.items():
-            package = self.launcher_package if key == "home" else key
-            out[package] = text.strip() if text.lstrip().startswith("<") else outline.dump(outline.parse(text), "", package)
-        return out
+            package, _, label = (self.launcher_package, "", "") if key == "home" else key.partition(">")
+            package = package.strip()
+            dump = text.strip() if text.lstrip().startswith("<") else outline.dump(outline.parse(text), "", package)
+            if label:
+                pages[page_key(package, label)] = dump
+            else:
+                apps[package] = dump
+        return apps, pages
 
 
 _DUMP_HEAD = XML_DECLARATION + '<hierarchy rotation="0">'
@@ -131,7 +153,17 @@ def android_answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) 
     if tool == "android_dump_ui":
         return s.screen
     if tool == "android_tap" and "target" in arguments:
-        return _toggle(s.screen, str(arguments["target"]))
+        toggled = _toggle(s.screen, str(arguments["target"]))
+        if toggled is not None:
+            return toggled
+    if tool == "android_tap" and (s.pages or s.icons) and not _typing(s.screen):
+        label = _tapped(s.screen, arguments)
+        page = s.pages.get(page_key(s.package, label)) if label else None
+        if page is not None:
+            return _as_set(page, s.toggles)  # a page is made anew when opened: its switches show the settings
+        package = s.icons.get(_norm(label), "") if s.package == s.launcher else ""
+        if package in s.apps:
+            return s.apps[package]  # a home icon launches its app: as declared, or as it was left
     if tool == "android_type":
         return _type_into(s.screen, str(arguments.get("text", "")))
     if tool == "android_press_key" and arguments.get("key") == "BACK" and s.back and not _typing(s.screen):
@@ -141,6 +173,51 @@ def android_answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) 
     if tool == "android_launch_app" and str(arguments.get("package", "")) in s.apps:
         return s.apps[str(arguments["package"])]  # its declared start screen, or where it was left
     return None
+
+
+def _tapped(dump: str, arguments: dict[str, Any]) -> str:
+    """The label of the row, tab, button or icon a tap hits on this screen (by its name, or at its
+    coordinates), or ""."""
+    o = outline.read(dump) if dump else None
+    if o is None:
+        return ""
+    hits = [e for e in o.elements if e.kind in ("row", "tab", "button", "icon") and e.labels]
+    if "target" in arguments:
+        t = _norm(str(arguments["target"]))
+        return next((e.labels[0] for e in hits if _norm(e.labels[0]) == t), "")
+    x, y = int(arguments.get("x", -1)), int(arguments.get("y", -1))
+    for e in hits:
+        m = outline.BOUNDS.match(e.node.get("bounds", "")) if e.node is not None else None
+        if m and int(m.group(1)) <= x < int(m.group(3)) and int(m.group(2)) <= y < int(m.group(4)):
+            return e.labels[0]
+    return ""
+
+
+def _icons(apps: dict[str, str], home: str) -> dict[str, str]:
+    """The home screen's icons that open a declared app: an icon labelled as the app's start screen
+    is titled ("Settings" opens the app whose declared screen is titled "Settings")."""
+    o = outline.read(home) if home else None
+    labels = {_norm(e.labels[0]) for e in o.elements if e.kind == "icon" and e.labels} if o else set()
+    out = {}
+    for package, dump in apps.items():
+        start = outline.read(dump)
+        title = next((_norm(e.labels[0]) for e in start.elements if e.kind == "title" and e.labels), "") if start else ""
+        if title in labels:
+            out[title] = package
+    return out
+
+
+def _as_set(dump: str, toggles: dict[str, bool]) -> str:
+    """A declared page with the switches the agent set shown as set."""
+    root = _tree(dump) if toggles else None
+    if root is None:
+        return dump
+    changed = False
+    for name, on in toggles.items():
+        switch = _switch_for(etree.tostring(root, encoding="unicode"), name)
+        if switch is not None and (switch.get("checked") == "true") != on:
+            changed = _set(root, switch, on) or changed
+    return _serialize(dump, root) if changed else dump
 
 
 def _typing(dump: str) -> bool:
@@ -202,14 +279,18 @@ def _switch_for(dump: str, target: str) -> Any:
     for n in root.iter("node"):
         if n.get("checkable") == "true" and t and t in _label(n):
             return n
-        if _label(n) == t:  # a row's label: its checkable sibling or descendant
+        if _label(n) == t:  # a label: the switch of its row, or the one switch beside it
             parent = n.getparent()
-            for scope in (n, parent, parent.getparent() if parent is not None else None):
-                if scope is None:
-                    continue
-                switch = next((x for x in scope.iter("node") if x.get("checkable") == "true"), None)
-                if switch is not None:
-                    return switch
+            around = [x for x in (n, parent, parent.getparent() if parent is not None else None)
+                      if x is not None and x.tag == "node"]
+            row = next((x for x in around if x.get("clickable") == "true"), None)
+            if row is not None:  # a row's switch is in the row
+                boxes = [x for x in row.iter("node") if x.get("checkable") == "true"]
+            else:  # not in a row: its own, or a sibling's (not a switch further down the page)
+                boxes = [x for x in n.iter("node") if x.get("checkable") == "true"] or \
+                    [x for x in (parent if parent is not None else []) if x.get("checkable") == "true"]
+            if len(boxes) == 1:
+                return boxes[0]
     return None
 
 
@@ -218,16 +299,20 @@ def _toggle(dump: str, target: str) -> str | None:
     if root is None:
         return None
     switch = _switch_for(etree.tostring(root, encoding="unicode"), target)
-    if switch is None:
+    if switch is None or not _set(root, switch, switch.get("checked") != "true"):
         return None
-    # find the same node in this tree (by bounds and class) and flip it
+    return _serialize(dump, root)
+
+
+def _set(root: Any, switch: Any, on: bool) -> bool:
+    """Set `switch` (a node of a copy of `root`'s tree, found again in it by bounds and class) on or off."""
     for n in root.iter("node"):
         if n.get("bounds") == switch.get("bounds") and n.get("class") == switch.get("class") and n.get("checkable") == "true":
-            n.set("checked", "false" if n.get("checked") == "true" else "true")
+            n.set("checked", "true" if on else "false")
             if n.get("text") in ("ON", "OFF"):
-                n.set("text", "ON" if n.get("checked") == "true" else "OFF")
-            return _serialize(dump, root)
-    return None
+                n.set("text", "ON" if on else "OFF")
+            return True
+    return False
 
 
 def _type_into(dump: str, text: str) -> str | None:
@@ -284,9 +369,10 @@ class AndroidRules(Rules):
         if not isinstance(raw, dict):
             return AndroidState().model_dump()
         seed = self.seed(raw)  # seed_model, as the world file was checked
-        apps = seed.dumps()
+        apps, pages = seed.dumps()
         home = apps.get(seed.launcher_package, "")  # the phone starts on its home screen
-        return AndroidState(launcher=seed.launcher_package, apps=apps, screen=home,
+        return AndroidState(launcher=seed.launcher_package, apps=apps, pages=pages, icons=_icons(apps, home),
+                            screen=home,
                             package=seed.launcher_package if home else "").model_dump()
 
     def compact_prefill(self, call: Call) -> str:
@@ -388,8 +474,8 @@ _FLAGS = ("clickable", "checkable", "checked", "focused", "selected", "scrollabl
 
 
 def android_picture(dump: str, call: Call) -> Picture | None:
-    """The dump as the phone's screen: every node with bounds a box (its text, content-desc or
-    resource-id as the label), the tapped point or the tapped target marked."""
+    """The dump as the phone's screen: every node with bounds a box (its text, content-desc or, for
+    a node with nothing inside, resource-id as the label), the tapped point or the tapped target marked."""
     root = _tree(dump)
     if root is None:
         return None
@@ -401,7 +487,9 @@ def android_picture(dump: str, call: Call) -> Picture | None:
             continue
         x1, y1, x2, y2 = (int(v) for v in m.groups())
         width, height = max(width, x2), max(height, y2)
-        label = n.get("text") or n.get("content-desc") or (n.get("resource-id") or "").rpartition("/")[2]
+        # a container is not labelled by its id: its label would sit on its first child's
+        label = n.get("text") or n.get("content-desc") or \
+            ("" if n.find("node") is not None else (n.get("resource-id") or "").rpartition("/")[2])
         flags = [f for f in _FLAGS if n.get(f) == "true"]
         if target and target in (_label(n) + " " + (n.get("resource-id") or "").lower()):
             flags.append("target")

@@ -40,6 +40,7 @@ _CHECKABLE = {"Switch": "switch", "SwitchCompat": "switch", "SwitchMaterial": "s
 _LINE = re.compile(r'^\s*([a-z]+)((?:\s+"[^"\n]*")*)((?:\s+[a-z]+)*)\s*$')
 PACKAGE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+")
 _APP = re.compile(r"^\s*app\s+(" + PACKAGE.pattern + r")\s*$")
+COLUMNS, ICON_HEIGHT = 5, 262  # a launcher's grid of app icons (a Pixel's home screen: 5 across)
 MAX_DECLARED = 200_000  # characters of a screen a world file declares (kept in every step's state)
 XML_DECLARATION = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
 BOUNDS = re.compile(r"^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$")  # bounds="[x1,y1][x2,y2]"
@@ -141,6 +142,8 @@ def _element(n: Any, taken: set[Any]) -> Element | None:
         return None
     if "Button" in cls or (n.get("clickable") == "true" and "Image" in cls):
         return Element("button", (label,), _flags(n, "button"))
+    if n.get("clickable") == "true" and cls == "TextView" and n.get("content-desc") and _width(n) <= WIDTH // 3:
+        return Element("icon", (label,), _flags(n, "icon"))  # a launcher's app icon: its name, in a grid cell
     if "Tab" in cls:
         return Element("tab", (label,), _flags(n, "tab"))
     if "Image" in cls:
@@ -149,6 +152,11 @@ def _element(n: Any, taken: set[Any]) -> Element | None:
         return Element("row", (label,), _flags(n, "row"))
     title = (n.get("resource-id") or "").endswith(("title", "toolbar_title", "action_bar_title", "header"))
     return Element("title" if title and not _in_row(n) else "text", (label,), _flags(n, "text"))
+
+
+def _width(n: Any) -> int:
+    m = BOUNDS.match(n.get("bounds") or "")
+    return int(m.group(3)) - int(m.group(1)) if m else WIDTH
 
 
 def _in_row(n: Any) -> bool:
@@ -264,13 +272,22 @@ def _layout(new: Outline, package: str, reusable: dict[tuple[str, str], list[Ele
         y += _place(frame, body[0], package, y, reusable)
         body = body[1:]
     heights = [_HEIGHT[e.kind] if e.kind != "row" or len(e.labels) < 2 else 210 for e in body]
-    overflow = y + sum(heights) > HEIGHT
+    icons = sum(e.kind == "icon" for e in body)
+    overflow = y + sum(h for e, h in zip(body, heights) if e.kind != "icon") + -(-icons // COLUMNS) * ICON_HEIGHT > HEIGHT
     holder = _node(frame, "androidx.recyclerview.widget.RecyclerView", package, (0, y, WIDTH, HEIGHT),
                    rid=f"{package}:id/recycler_view", focusable=True, scrollable=overflow) if body else frame
+    column = 0
     for e, h in zip(body, heights):
+        if column and e.kind != "icon":  # a row of icons ends
+            y, column = y + ICON_HEIGHT, 0
         if y >= HEIGHT:
             break  # below the screen: a scroll shows it
-        y += _place(holder, e, package, y, reusable, h)
+        if e.kind == "icon":  # app icons sit in a grid, as a launcher lays them out
+            _icon(holder, e, package, column, y, reusable)
+            column = (column + 1) % COLUMNS
+            y += 0 if column else ICON_HEIGHT
+        else:
+            y += _place(holder, e, package, y, reusable, h)
     for parent in root.iter():
         for i, child in enumerate(c for c in parent if c.tag == "node"):
             child.set("index", str(i))
@@ -323,6 +340,25 @@ def _place(parent: Any, e: Element, package: str, y: int, reusable: dict[tuple[s
         _node(parent, "android.widget.ImageView", package, (63, y + 10, 1017, y + h - 10), desc=labels[0],
               clickable=e.kind == "icon", focusable=e.kind == "icon", **common)
     return h
+
+
+def _icon(parent: Any, e: Element, package: str, column: int, y: int,
+          reusable: dict[tuple[str, str], list[Element]]) -> None:
+    """An app icon in a launcher's grid cell: a clickable text labelled with the app (the launcher's
+    own icons are TextViews with the app's name as text and description)."""
+    same = reusable.get(e.key)
+    if same:  # on the current screen: its node verbatim, moved to this row
+        node = same.pop(0).node
+        if node.getparent() is not None:
+            node.getparent().remove(node)
+        node.tail = None
+        _shift(node, y - _span(node)[0])
+        parent.append(node)
+        return
+    x = column * (WIDTH // COLUMNS)
+    label = e.labels[0] if e.labels else ""
+    _node(parent, "android.widget.TextView", package, (x + 8, y, x + WIDTH // COLUMNS - 8, y + ICON_HEIGHT), text=label,
+          desc=label, clickable=True, focusable=True, enabled="disabled" not in e.flags)
 
 
 def _texts(row: Any, labels: tuple[str, ...], package: str, y: int, h: int, right: int = 1017) -> None:
