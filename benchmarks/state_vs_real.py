@@ -62,6 +62,12 @@ SEQUENCES: list[list[str]] = [
     ["echo more >> README.md", "git switch -c topic", "git branch", "git checkout -b topic", "git switch -c main",
      "git checkout -b fix/typo", "git branch", "cd /tmp", "git checkout -b elsewhere"],
     ["mkdir -p x/y && cd x/y && pwd", "ls ..", "cd ../..", "ls x", "rmdir x/y", "ls x"],
+    # `git status` of a clean tree: as made, in a subfolder, on a new branch, after committing everything
+    ["cd src && git status", "cd ..", "mkdir empty", "git status", "git checkout -b clean", "git status",
+     "echo x >> README.md", "git status", "git add -A", "git status",
+     "git -c user.email=u@x -c user.name=u commit -qm all", "git status", "cat README.md", "git status",
+     "touch src/new.py", "git add src/new.py", "git -c user.email=u@x -c user.name=u commit -qm one", "git status",
+     "echo y > /tmp/t.txt", "git status", "python3 -c 'print(1)'", "git status"],
     ["head -3 README.md", "tail -n 2 src/notes.py", "wc -l src/notes.py", "grep -n def src/notes.py",
      "grep -c import tests/test_notes.py", "cat -n requirements.txt", "sed -n '2,3p' README.md",
      "cat README.md | grep notes | wc -l", "ls | sort -r | head -2", "ls | wc -l", "grep -v x requirements.txt | tr a-z A-Z",

@@ -388,6 +388,29 @@ def test_state_answers_follow_what_a_real_shell_does_after_writes_it_cannot_see(
     assert shell.answer(s, "git log --oneline") is None
 
 
+def test_git_status_of_a_clean_tree_is_answered_and_anything_written_leaves_it_to_the_model():
+    """The world makes its repository with every file committed, so `git status` there is git's clean
+    tree until something is written in it (or a program that may write anywhere runs); committing
+    everything (`git add -A`) makes it clean again. Checked against real git in the sandbox by
+    test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox."""
+    clean = ("On branch main\nnothing to commit, working tree clean\n", 0)
+    s = terminal()
+    assert shell.answer(s, "git status") == clean
+    assert shell.answer(run(s, "cd src"), "git status") == clean  # anywhere in the repository
+    assert shell.answer(run(s, "cat README.md", "x\n"), "git status") == clean  # reading writes nothing
+    assert shell.answer(run(s, "echo x > /tmp/y"), "git status") == clean  # outside it
+    assert shell.answer(run(s, "git checkout -b feat"), "git status") == (clean[0].replace("main", "feat"), 0)
+    commit = "git -c user.email=u@x -c user.name=u commit -qm all"
+    for writer in ("echo x >> README.md", "touch new.py", "rm README.md", "mv src lib", "python3 -c 'print(1)'",
+                   "make", "git stash", "git init -q sub"):
+        dirty = run(s, writer)
+        assert shell.answer(dirty, "git status") is None, writer
+        assert shell.answer(run(run(dirty, "git add new.py"), commit), "git status") is None, writer  # not everything
+        if writer.startswith(("echo", "touch", "rm", "mv")):
+            assert shell.answer(run(run(dirty, "git add -A"), commit), "git status") == clean, writer
+    assert shell.answer(run(run(run(s, "touch a"), "git add -A"), "touch b"), "git status") is None
+
+
 def test_the_seed_commit_id_is_the_one_git_makes_and_only_a_dated_seed_claims_it():
     """The state computes git's object ids (blobs, trees, the commit) itself; the shadow sandbox
     commits the seed at its date, so `git log` agrees with real git, checked here against git."""

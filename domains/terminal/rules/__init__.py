@@ -118,7 +118,8 @@ class TerminalRules(Rules):
             else:  # the id is known only where the seed says when the commit was made
                 commits = [g.message]
                 hashes = [g.commit_hash(seed.files)[:7] if "date" in g.model_fields_set else ""]
-            git = shell.GitState(repo=g.path, branch=g.branch, branches=[g.branch], commits=commits, hashes=hashes)
+            git = shell.GitState(repo=g.path, branch=g.branch, branches=[g.branch], commits=commits, hashes=hashes,
+                                 clean=True)  # the world makes it with every file committed
         # Folders the seed lists files in are taken as fully known (the shadow sandbox makes exactly them).
         # Folders the seed lists files in, and those between them and the working folder, are taken
         # as fully known (the shadow sandbox makes exactly them); so are the folders from the home

@@ -33,6 +33,11 @@ class GitState(BaseModel):
     hashes: list[str] = Field(default_factory=list)  # their abbreviated hashes where known ("" where not)
     unknown: bool = False  # a command changed history or branches in a way not modelled here
     staged: list[str] = Field(default_factory=list)
+    # Nothing in the working tree differs from the last commit: the seed's repository as the world
+    # makes it (every file committed), or a commit of everything (`git add -A`) with nothing written
+    # since. Anything written in the repository, or a command that may write anywhere, ends it.
+    clean: bool = False
+    all_staged: bool = False  # `git add -A` (or `.` at the top) and nothing written since
 
 
 class TerminalState(BaseModel):
@@ -192,6 +197,8 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         if args[2] in s.git.branches:
             return f"fatal: a branch named '{args[2]}' already exists\n", 128
         return f"Switched to a new branch '{args[2]}'\n", 0
+    if cmd == "git" and args == ["status"] and s.git and s.git.clean and s.git.commits and _in_repo(s):
+        return f"On branch {s.git.branch}\nnothing to commit, working tree clean\n", 0
     if cmd == "git" and args[:2] == ["log", "--oneline"] and len(args) <= 4 and s.git and s.git.commits and _in_repo(s):
         n = len(s.git.commits)
         if len(args) > 2:
@@ -352,7 +359,16 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
     return s.model_dump()
 
 
-def _write(s: TerminalState, path: str, content: str | None, append: bool = False) -> None:
+def _touched(s: TerminalState, path: str) -> None:
+    """Something under `path` was written or removed: a repository there is no longer clean."""
+    if s.git is not None and (_within(path, s.git.repo) or _within(s.git.repo, path)):
+        s.git.clean = s.git.all_staged = False
+
+
+def _write(s: TerminalState, path: str, content: str | None, append: bool = False, learnt: bool = False) -> None:
+    """`path` holds `content` now: written by the command (or, `learnt`, read: nothing changed)."""
+    if not learnt:
+        _touched(s, path)
     if append:
         old = s.files.get(path, "" if path not in s.files else None)
         content = None if old is None or content is None else old + content
@@ -429,6 +445,9 @@ def _forget_writes(s: TerminalState, under: str | None, files: list[str] | None 
     (or `under`) are no longer known, nor the contents of the files it was given (or, for a
     repository-wide git command, of every file under the repository)."""
     root = under or s.home
+    _touched(s, root)
+    for p in files or []:
+        _touched(s, p)
     s.known_dirs = [d for d in s.known_dirs if not _within(d, root)]
     for p in files or []:
         if p in s.files:
@@ -462,6 +481,7 @@ def _commit_message(args: list[str]) -> str | None:
 
 
 def _remove(s: TerminalState, path: str) -> None:
+    _touched(s, path)
     for p in [p for p in s.files if _within(p, path)]:
         del s.files[p]
     s.dirs = [d for d in s.dirs if not _within(d, path)]
@@ -514,6 +534,9 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
                 _remove(s, p)
     elif cmd in ("mv", "cp") and len(plain) == 2:
         src, dst = _abs(plain[0], s), _abs(plain[1], s)
+        _touched(s, dst)  # also where the files it moves are not known one by one
+        if cmd == "mv":
+            _touched(s, src)
         if dst in s.dirs:
             dst = posixpath.join(dst, posixpath.basename(src))
         moved = {p: c for p, c in s.files.items() if p == src or p.startswith(src + "/")}
@@ -529,7 +552,7 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
     elif cmd == "cat" and len(plain) == 1 and output is not None and not args[0].startswith("-"):
         p = _abs(plain[0], s)
         if p not in s.dirs:
-            _write(s, p, output)  # what cat showed is what the file holds
+            _write(s, p, output, learnt=True)  # what cat showed is what the file holds
     elif cmd == "ls" and not plain and output is not None and "-" not in "".join(args):
         for name in output.split():
             p = posixpath.join(s.cwd, name)
@@ -551,6 +574,7 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
         if args[0] == "clone" and target is None and where:
             target = posixpath.basename(where[0].rstrip("/")).removesuffix(".git")
         repo = _abs(target, s) if target else s.cwd
+        _touched(s, repo)  # a repository made inside this one is an untracked folder of it
         if repo not in s.other_repos and not (s.git and repo == s.git.repo):
             s.other_repos.append(repo)
         if repo not in s.dirs:
@@ -564,7 +588,10 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
             pass  # reads: `git branch` alone lists the branches (it marked git unknown until now)
         elif sub == ["add"]:
             s.git.staged = sorted(set(s.git.staged) | set(plain[1:]))
+            if {"-A", "--all"} & set(args[1:]) and len(plain) == 1 or plain[1:] == ["."] and s.cwd == s.git.repo:
+                s.git.all_staged = True
         elif commit_message is not None:
+            s.git.clean, s.git.all_staged = s.git.all_staged, False  # everything was committed
             if len(s.git.hashes) < len(s.git.commits):
                 s.git.hashes += [""] * (len(s.git.commits) - len(s.git.hashes))
             s.git.commits.append(commit_message)
