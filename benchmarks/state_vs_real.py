@@ -75,6 +75,13 @@ SEQUENCES: list[list[str]] = [
      "echo '# end' >> src/notes.py", "tail -1 src/notes.py", "python3 -c 'import src.notes'", "ls src"],
 ]
 
+# In a world without a git repository (the office's workstation): git stops, until one is made
+NO_REPO_SEQUENCES: list[list[str]] = [
+    ["git status", "git log --oneline", "cd reports", "git branch", "git show", "git --version", "cd ..",
+     "git init -q scratch", "git status", "cd scratch", "git status"],
+    ["python3 -c 'print(1)'", "git status", "cat todo.txt", "git log"],
+]
+
 
 class _NoEngine:
     """Nothing here may reach a model: the state is asked directly."""
@@ -190,6 +197,7 @@ def main() -> None:
     args = ap.parse_args()
     live, recorded = Tally(), Tally()
     asyncio.run(against_sandbox(load_world(args.world), SEQUENCES, live))
+    asyncio.run(against_sandbox(load_world("office"), NO_REPO_SEQUENCES, live))
     report("sandbox sequences", live, True)
     recordings = sorted((FIXTURES_DIR / "real").glob("*.jsonl*"))
     asyncio.run(against_recordings(recordings, recorded))

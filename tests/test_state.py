@@ -411,6 +411,23 @@ def test_git_status_of_a_clean_tree_is_answered_and_anything_written_leaves_it_t
     assert shell.answer(run(run(run(s, "touch a"), "git add -A"), "touch b"), "git status") is None
 
 
+def test_git_outside_any_repository_stops_until_one_may_have_been_made():
+    """A world with no repository (the office): git's commands that need one stop as git does, until
+    `git init`/`clone` or a program that may write anything runs; `git diff` (it compares paths
+    outside a repository), global options first and folders outside the home are the model's."""
+    office = load_domain("terminal").rules.initial(load_world("office"))
+    fatal = (shell.NOT_A_REPO, 128)
+    for command in ("git status", "git log --oneline", "git branch", "git show", "git add -A"):
+        assert shell.answer(office, command) == fatal, command
+    assert shell.answer(run(office, "cd reports"), "git status") == fatal
+    for command in ("git diff", "git --version", "git -C /x status", "git --git-dir=/x/.git log"):
+        assert shell.answer(office, command) is None, command
+    assert shell.answer(run(office, "cd /tmp"), "git status") is None
+    for maker in ("git init -q x", "git clone /srv/r", "python3 make_repo.py", "./setup.sh"):
+        assert shell.answer(run(office, maker), "git status") is None, maker
+    assert shell.answer(terminal(), "git log --oneline") != fatal  # devbox has its repository
+
+
 def test_the_seed_commit_id_is_the_one_git_makes_and_only_a_dated_seed_claims_it():
     """The state computes git's object ids (blobs, trees, the commit) itself; the shadow sandbox
     commits the seed at its date, so `git log` agrees with real git, checked here against git."""
@@ -462,11 +479,12 @@ def test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox():
     episodes: every step the state answers must be exactly what reality printed."""
     import asyncio
 
-    from benchmarks.state_vs_real import SEQUENCES, Tally, against_recordings, against_sandbox
+    from benchmarks.state_vs_real import NO_REPO_SEQUENCES, SEQUENCES, Tally, against_recordings, against_sandbox
     from mcp_world.paths import FIXTURES_DIR
 
     live, recorded = Tally(), Tally()
     asyncio.run(against_sandbox(load_world("devbox"), SEQUENCES, live))
+    asyncio.run(against_sandbox(load_world("office"), NO_REPO_SEQUENCES, live))
     asyncio.run(against_recordings(sorted((FIXTURES_DIR / "real").glob("*.jsonl*")), recorded))
     assert live.mismatches == [] and recorded.mismatches == []
     # and the state still answers most of what it can: the corpus of 64 worlds is replayed too

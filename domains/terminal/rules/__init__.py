@@ -135,7 +135,7 @@ class TerminalRules(Rules):
         dirs = sorted(set(dirs) | known)
         known = sorted(known)
         return shell.TerminalState(cwd=seed.cwd, home=home, files=files, dirs=dirs, known_dirs=known,
-                                   git=git).model_dump()
+                                   git=git, no_repo=git is None and not any("/.git/" in p for p in files)).model_dump()
 
     def answer(self, state: dict[str, Any], call: Call) -> Parsed | None:
         command = str(call.arguments.get("command", ""))

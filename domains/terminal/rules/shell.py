@@ -51,6 +51,9 @@ class TerminalState(BaseModel):
     deleted: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     git: GitState | None = None
+    # No git repository anywhere the shell can be: the world makes none, and nothing since could have
+    # (`git init`/`clone`, or a program that may write anything, ends it)
+    no_repo: bool = False
 
 
 
@@ -197,6 +200,8 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         if args[2] in s.git.branches:
             return f"fatal: a branch named '{args[2]}' already exists\n", 128
         return f"Switched to a new branch '{args[2]}'\n", 0
+    if cmd == "git" and s.no_repo and _within(s.cwd, s.home) and args[:1] and args[0] in NEED_A_REPO:
+        return NOT_A_REPO, 128  # (global options first, `-C` or `--git-dir`, may name one: not answered)
     if cmd == "git" and args == ["status"] and s.git and s.git.clean and s.git.commits and _in_repo(s):
         return f"On branch {s.git.branch}\nnothing to commit, working tree clean\n", 0
     if cmd == "git" and args[:2] == ["log", "--oneline"] and len(args) <= 4 and s.git and s.git.commits and _in_repo(s):
@@ -408,6 +413,14 @@ READS = frozenset({
     "export", "unset", "alias", "clear", "man", "help", "jq", "md5sum", "sha1sum", "sha256sum", "od", "xxd",
     "hexdump", "strings", "awk", "sed", "locale", "groups", "w", "who", "top", "lsb_release", "nproc",
 })
+# git subcommands that need a repository: outside one each stops with NOT_A_REPO (`git diff` does not:
+# outside a repository it compares two paths)
+NEED_A_REPO = frozenset({"status", "log", "show", "branch", "add", "commit", "checkout", "switch", "restore",
+                         "reset", "rev-parse", "describe", "tag", "ls-files", "blame", "stash", "merge", "rebase",
+                         "shortlog", "reflog"})
+# As git prints it in the sandbox, whose home is on the root file system (recorded 81 times)
+NOT_A_REPO = ("fatal: not a git repository (or any parent up to mount point /)\n"
+              "Stopping at filesystem boundary (GIT_DISCOVERY_ACROSS_FILESYSTEM not set).\n")
 MODELLED = frozenset({"touch", "mkdir", "rm", "rmdir", "mv", "cp", "tar", "zip", "git", "tee"})
 BRANCH_LISTING = frozenset({"-a", "-r", "-v", "-vv", "-l", "--list", "--all", "--show-current"})
 GIT_READS = frozenset({"status", "log", "diff", "show", "blame", "grep", "ls-files", "rev-parse", "describe",
@@ -446,6 +459,8 @@ def _forget_writes(s: TerminalState, under: str | None, files: list[str] | None 
     repository-wide git command, of every file under the repository)."""
     root = under or s.home
     _touched(s, root)
+    if under is None:
+        s.no_repo = False  # it may have made a repository
     for p in files or []:
         _touched(s, p)
     s.known_dirs = [d for d in s.known_dirs if not _within(d, root)]
@@ -575,6 +590,7 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
             target = posixpath.basename(where[0].rstrip("/")).removesuffix(".git")
         repo = _abs(target, s) if target else s.cwd
         _touched(s, repo)  # a repository made inside this one is an untracked folder of it
+        s.no_repo = False
         if repo not in s.other_repos and not (s.git and repo == s.git.repo):
             s.other_repos.append(repo)
         if repo not in s.dirs:
