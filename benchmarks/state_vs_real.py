@@ -68,6 +68,9 @@ SEQUENCES: list[list[str]] = [
      "git -c user.email=u@x -c user.name=u commit -qm all", "git status", "cat README.md", "git status",
      "touch src/new.py", "git add src/new.py", "git -c user.email=u@x -c user.name=u commit -qm one", "git status",
      "echo y > /tmp/t.txt", "git status", "python3 -c 'print(1)'", "git status"],
+    # mistakes GNU tools refuse the same way every time, and `ls -a` of a folder the state knows whole
+    ["mkdir src", "mkdir .", "mkdir new", "mkdir new", "head -n README.md", "tail -n notes.py src/notes.py",
+     "ls -a src", "cd src", "ls -a", "ls -a ..", "ls -a ~", "ls -a tests", "touch tests/.hidden", "ls -a tests"],
     ["head -3 README.md", "tail -n 2 src/notes.py", "wc -l src/notes.py", "grep -n def src/notes.py",
      "grep -c import tests/test_notes.py", "cat -n requirements.txt", "sed -n '2,3p' README.md",
      "cat README.md | grep notes | wc -l", "ls | sort -r | head -2", "ls | wc -l", "grep -v x requirements.txt | tr a-z A-Z",

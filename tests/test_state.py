@@ -428,6 +428,24 @@ def test_git_outside_any_repository_stops_until_one_may_have_been_made():
     assert shell.answer(terminal(), "git log --oneline") != fatal  # devbox has its repository
 
 
+def test_mistakes_gnu_tools_refuse_alike_and_ls_a_of_a_known_folder():
+    """`mkdir` of what exists, `head -n FILE` (the count left out) and `ls -a` of a folder the state
+    knows whole are answered as GNU prints them (checked in the sandbox and on the recordings by
+    test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox); a home or a repository's
+    top (dot files the state does not list: .git, .bashrc) and a folder with dot files are not."""
+    s = terminal()
+    assert shell.answer(s, "mkdir src") == ("mkdir: cannot create directory ‘src’: File exists\n", 1)
+    assert shell.answer(s, "mkdir .") == ("mkdir: cannot create directory ‘.’: File exists\n", 1)
+    assert shell.answer(s, "mkdir new") is None and shell.answer(s, "mkdir -p src") is None
+    assert shell.answer(s, "head -n README.md") == ("head: invalid number of lines: ‘README.md’\n", 1)
+    assert shell.answer(s, "tail -n x src/notes.py") == ("tail: invalid number of lines: ‘x’\n", 1)
+    assert shell.answer(s, "head -n 2x README.md") is None  # a count with a suffix is GNU's to judge
+    listing = shell.answer(s, "ls -a src")
+    assert listing is not None and listing[0].startswith(".\n..\n") and listing[0][5:] == shell.answer(s, "ls src")[0]
+    assert shell.answer(s, "ls -a") is None and shell.answer(s, "ls -a ~") is None  # the repository, the home
+    assert shell.answer(run(s, "touch src/.env"), "ls -a src") is None
+
+
 def test_the_seed_commit_id_is_the_one_git_makes_and_only_a_dated_seed_claims_it():
     """The state computes git's object ids (blobs, trees, the commit) itself; the shadow sandbox
     commits the seed at its date, so `git log` agrees with real git, checked here against git."""

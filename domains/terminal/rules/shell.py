@@ -145,6 +145,9 @@ def _echo_text(args: list[str], printf: bool) -> str:
     return " ".join(args) + ("\n" if newline else "")
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9._/+-]+")  # a word GNU tools print between ‘ ’ as it is
+
+
 def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """The output and exit code when the state alone determines them; None: ask the model."""
     s = TerminalState.model_validate(state)
@@ -176,6 +179,19 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             return f"cat: {args[0]}: Is a directory\n", 1
         content = s.files.get(path)
         return (content, 0) if content is not None else None
+    if cmd in ("head", "tail") and len(args) >= 2 and args[0] == "-n" and _PLAIN.fullmatch(args[1]) and \
+            not re.search(r"\d", args[1]):
+        return f"{cmd}: invalid number of lines: ‘{args[1]}’\n", 1  # (`head -n FILE`: the count left out)
+    if cmd == "mkdir" and len(args) == 1 and _PLAIN.fullmatch(args[0]) and not args[0].startswith("-") and \
+            _exists(_abs(args[0], s), s):
+        return f"mkdir: cannot create directory ‘{args[0]}’: File exists\n", 1
+    if cmd == "ls" and args[:1] == ["-a"] and len(args) <= 2:
+        folder = _abs(args[1], s) if len(args) == 2 else s.cwd
+        names = _children(folder, s) if folder in s.known_dirs and folder != s.home and not \
+            (s.git and folder == s.git.repo) and folder not in s.other_repos else None
+        if names is None or any(n.startswith(".") for n in names):
+            return None  # a home and a repository hold dot files the state does not list (.git, .bashrc)
+        return "".join(n + "\n" for n in [".", "..", *names]), 0
     if cmd == "ls" and len(args) <= 1 and not any(a.startswith("-") and a not in ("-1",) for a in args):
         target = [a for a in args if a != "-1"]
         folder = _abs(target[0], s) if target else s.cwd
