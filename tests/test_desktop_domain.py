@@ -210,6 +210,48 @@ async def test_what_no_real_tree_has_is_taken_out_of_the_models_tree(make_rig):
     assert [s["repaired"] for s in rig.store.steps("d")] == [1]
 
 
+def test_a_click_on_a_menu_changes_the_menus_and_nothing_else():
+    """A click on a menu opens it with the items the model wrote (or closes it, when open); the menu
+    it lies in stays open, any other open menu closes, and outside the menus every node is as it
+    was, with the focus as the model wrote it. A window behind a modal dialog takes no click."""
+    tree = domain_code("os", "tree")
+    before = ('desktop "D" (0, 0, 800, 600)\n  frame "notes - Mousepad" [active] (0, 0, 800, 600)\n'
+              '    menu bar "" (0, 0, 800, 25)\n      menu "File" [enabled, selectable, selected] (0, 0, 40, 25)\n'
+              '        menu item "Open" [enabled, selectable] (0, 25, 120, 25)\n'
+              '      menu "Edit" [enabled, selectable] (40, 0, 40, 25)\n'
+              '    text "hi" [editable, enabled, focusable, multi-line] (0, 25, 800, 575)\n')
+    answer = ('desktop "D" (0, 0, 800, 600)\n  frame "Untitled" [active] (0, 0, 800, 600)\n'
+              '    menu bar "" (0, 0, 800, 25)\n      menu "File" [enabled, selectable, selected] (0, 0, 40, 25)\n'
+              '        menu item "Open" [enabled, selectable] (0, 25, 120, 25)\n'
+              '      menu "Edit" [enabled, selectable] (40, 0, 40, 25)\n'
+              '        menu item "Undo" [enabled, selectable] (40, 25, 120, 25)\n'
+              '    text "hi" [editable, enabled, focusable, focused, multi-line] (5, 30, 700, 500)\n')
+    nodes, kept = desktop.keep_outside_menus(parse_tree(answer), before, "desktop_click", {"target": "Edit"})
+    assert kept and tree.render_tree(nodes) == (
+        'desktop "D" (0, 0, 800, 600)\n  frame "notes - Mousepad" [active] (0, 0, 800, 600)\n'
+        '    menu bar "" (0, 0, 800, 25)\n      menu "File" [enabled, selectable] (0, 0, 40, 25)\n'
+        '      menu "Edit" [enabled, selectable, selected] (40, 0, 40, 25)\n'
+        '        menu item "Undo" [enabled, selectable] (40, 25, 120, 25)\n'
+        '    text "hi" [editable, enabled, focusable, focused, multi-line] (0, 25, 800, 575)\n')
+    closed, kept = desktop.keep_outside_menus(parse_tree(answer), before, "desktop_click", {"target": "File"})
+    assert kept and 'menu item' not in tree.render_tree(closed)  # File was open: it closes, Edit stays shut
+    assert desktop.keep_outside_menus(parse_tree(answer), before, "desktop_click", {"target": "Open"}) == \
+        (parse_tree(answer), False)  # an item acts: what it does is the model's
+
+    # A modal dialog over the only application window: a click on that window does nothing.
+    modal = os_rules.validated({**os_rules.initial(load_world("desktop")), "tree": (
+        'desktop "D" (0, 0, 800, 600)\n  frame "hello.py" (0, 0, 800, 600)\n    menu "Help" [enabled] (0, 0, 40, 25)\n'
+        '  dialog "Go To" [active, modal] (200, 200, 300, 100)\n    push button "Jump" [enabled] (300, 250, 60, 30)\n')})
+    assert desktop.answer(modal, "desktop_click", {"target": "Help"}).text == modal["tree"]
+    two = os_rules.validated({**modal, "tree": modal["tree"] + '  frame "Other" (0, 0, 10, 10)\n'})
+    assert desktop.answer(two, "desktop_click", {"target": "Help"}) is None  # another application's window may take it
+
+    # The domain reads the model's answer this way (marked repaired), and as the instruct dialect
+    # shows and reads it, the answer written against the screen before.
+    parsed = os_rules.parse(answer, Call("desktop_click", {"target": "Edit"}, {"tree": before}))
+    assert parsed.repaired and parsed.text == tree.render_tree(nodes)
+
+
 def test_every_recorded_real_transition_survives_the_compact_form():
     """Every step of the recorded real desktop, written against the screen before it and put back,
     is the real tree byte for byte, and the compact form is much shorter than the tree."""
@@ -230,12 +272,13 @@ def test_every_recorded_real_transition_survives_the_compact_form():
 
 def test_no_recorded_real_transition_is_settled():
     """What `settle` takes out of the model's tree never happens in reality, and neither does a change
-    `keep_untouched` puts back: every recorded real transition goes through both unchanged."""
+    `keep_untouched` or `keep_outside_menus` puts back: every recorded real transition goes through
+    all three unchanged."""
     from mcp_world.importing import read_records
     from mcp_world.paths import FIXTURES_DIR
 
     tree = domain_code("os", "tree")
-    n = typing = 0
+    n = typing = menus = 0
     for rec in read_records(FIXTURES_DIR / "real" / "desktop.jsonl.xz"):
         before = rec.world.seed["os"]["tree"]
         for step in rec.steps:
@@ -243,9 +286,15 @@ def test_no_recorded_real_transition_is_settled():
             assert not changed and tree.render_tree(nodes) == step.observation, (rec.id, step.tool)
             nodes, kept = desktop.keep_untouched(parse_tree(step.observation), before, step.tool, step.arguments)
             assert not kept and tree.render_tree(nodes) == step.observation, (rec.id, step.arguments)
+            nodes, kept = desktop.keep_outside_menus(parse_tree(step.observation), before, step.tool, step.arguments)
+            assert not kept and tree.render_tree(nodes) == step.observation, (rec.id, step.arguments)
+            clicked = desktop.find(parse_tree(before), str(step.arguments.get("target", ""))) \
+                if step.tool == "desktop_click" else None
+            menus += clicked is not None and clicked.role == "menu"
             typing += desktop._typing_into(parse_tree(before), step.tool, step.arguments) is not None
             before, n = step.observation, n + 1
     assert n == 192 and typing == 21  # real typing into an editor changed its text and titles only
+    assert menus == 64  # and a real click on a menu changed nothing outside the menus but focus and selection
 
 
 def test_a_world_with_a_malformed_seed_tree_is_refused():

@@ -62,9 +62,10 @@ class DesktopRules(Rules):
 
     def parse(self, raw: str, call: Call) -> Parsed:
         parsed = _TREE.parse(raw, call)
-        nodes, kept = state.keep_untouched(parse_tree(parsed.text), str(call.state.get("tree") or ""),
-                                           call.tool, call.arguments)
-        return Parsed(render_tree(nodes), tree_structured(nodes), True) if kept else parsed
+        before = str(call.state.get("tree") or "")
+        nodes, typed = state.keep_untouched(parse_tree(parsed.text), before, call.tool, call.arguments)
+        nodes, menus = state.keep_outside_menus(nodes, before, call.tool, call.arguments)
+        return Parsed(render_tree(nodes), tree_structured(nodes), True) if typed or menus else parsed
 
     # The instruct dialect: each tree written against the screen before, unchanged subtrees elided
     # (tree.elide); the code puts them back (tree.expand).

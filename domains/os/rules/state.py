@@ -1,7 +1,7 @@
 """The os domain's state: the desktop's current accessibility tree and what the agent did to it.
 
 Answered from here (no model call): the tree of an unchanged desktop, a click on a greyed-out
-widget (nothing happens), a click on a check box (its `checked` state flips, and it takes the
+widget or on a window a modal dialog holds (nothing happens), a click on a check box (its `checked` state flips, and it takes the
 focus) and a click on an editable node (the focus moves there). Typing, opening, closing and everything an application does in reply is the world model's
 to predict (`answer` says why).
 """
@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mcp_world.rules import FormatError, Parsed
 
-from .tree import Node, parse_tree, render_tree, subtree_end, tree_structured
+from .tree import Node, _paths, _unique, parse_tree, render_tree, subtree_end, tree_structured
 
 TOGGLES = ("check box", "toggle button", "check menu item", "radio button", "switch")  # apply() reads their state
 CHECKS = ("check box", "switch")  # a click flips these, and nothing else (answer())
@@ -109,6 +109,12 @@ def answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) -> Parse
     if node is None:
         return None
     window = _window_of(nodes, node)
+    if window is not None and window.role == "frame" and "active" not in window.states and \
+            any(n.depth == 1 and {"active", "modal"} <= set(n.states) for n in nodes) and \
+            [n for n in nodes if n.depth == 1 and n.role == "frame"] == [window]:
+        # A modal dialog holds the input of its application's windows: with that application's
+        # window the only one on the screen, a click on it does nothing.
+        return Parsed(render_tree(nodes), tree_structured(nodes))
     if window is None or "active" not in window.states:
         return None  # a click in another window raises it (and a modal dialog refuses it)
     if _greyed_out(nodes, node, window):
@@ -187,6 +193,66 @@ def keep_untouched(nodes: list[Node], before: str, tool: str, arguments: dict[st
                 n.name = same.name
     changed = [n.line() for n in out] != [n.line() for n in nodes]
     return (out, True) if changed else (nodes, False)
+
+
+def keep_outside_menus(nodes: list[Node], before: str, tool: str, arguments: dict[str, Any]) -> tuple[list[Node], bool]:
+    """The model's tree after a click on a menu, applied to the screen before as menus work: the
+    menu clicked opens with the items the model wrote (or closes, when it was open), the menus it
+    lies in stay as they were, any other open menu closes, and every node outside the menus is as it
+    was, the focus and selection as the model wrote them. In all 64 recorded real clicks on a menu
+    nothing outside the menus changed but focus and selection (tests/test_desktop_domain.py checks
+    each), while the small model rewrites windows it was not asked about."""
+    if tool != "desktop_click":
+        return nodes, False
+    try:
+        old = parse_tree(before) if before.strip() else []
+    except FormatError:
+        return nodes, False
+    menu = find(old, str(arguments.get("target", "")))
+    if menu is None or menu.role != "menu":
+        return nodes, False
+    at = next(k for k, n in enumerate(old) if n is menu)
+    window = _window_of(old, menu)
+    if window is None or "active" not in window.states:
+        return nodes, False
+    paths, exact, loose = _paths(old), _unique(_paths(nodes)), _unique([_loose(p) for p in _paths(nodes)])
+
+    def wrote(path: tuple) -> int | None:  # the model's node at this path (its window perhaps renamed)
+        return exact.get(path, loose.get(_loose(path)))
+
+    above = set(paths[at][:-1])  # the menus the clicked one lies in
+    out: list[Node] = []
+    k = 0
+    while k < len(old):
+        n, end = old[k], subtree_end(old, k)
+        is_open = end > k + 1
+        if n.role == "menu" and k != at and (n.role, n.name) in above and paths[k] == paths[at][:len(paths[k])]:
+            out.append(replace(n))  # a menu the clicked one lies in: as it was
+            k += 1
+            continue
+        if n.role == "menu":
+            j = wrote(paths[k]) if k == at and not is_open else None
+            if j is not None and subtree_end(nodes, j) > j + 1:  # the clicked menu opens with the model's items
+                out.append(replace(n, states=_sorted(n.states + ["selected"])))
+                out.extend(replace(x, depth=x.depth - nodes[j].depth + n.depth) for x in nodes[j + 1:subtree_end(nodes, j)])
+            elif is_open or k == at:  # it closes (the one clicked, when open; any other open one)
+                out.append(replace(n, states=[x for x in n.states if x != "selected"]))
+            else:
+                out.extend(replace(x) for x in old[k:end])
+            k = end
+            continue
+        j = wrote(paths[k])
+        flags = [x for x in nodes[j].states if x in ("focused", "selected")] if j is not None else \
+            [x for x in n.states if x in ("focused", "selected")]
+        out.append(replace(n, states=_sorted([x for x in n.states if x not in ("focused", "selected")] + flags)))
+        k += 1
+    changed = [n.line() for n in out] != [n.line() for n in nodes]
+    return (out, True) if changed else (nodes, False)
+
+
+def _loose(path: tuple) -> tuple:
+    """A node's path with its window's name left out (a model retitles windows at will)."""
+    return path[:1] + tuple((role, "") for role, _ in path[1:2]) + path[2:]
 
 
 def _sorted(states: list[str]) -> list[str]:
