@@ -221,6 +221,8 @@ def test_a_phone_world_declaring_malformed_screens_is_refused_with_what_is_accep
         parse_world(world({"screens": {"Settings": 'row "Apps"'}}))
     with pytest.raises(WorldFileError, match=r"'com.x.y >' is not `home`, a package name .* or a package and the label"):
         parse_world(world({"screens": {"com.x.y >": 'row "Apps"'}}))
+    with pytest.raises(WorldFileError, match="at most 300 characters"):
+        parse_world(world({"screens": {"com.x.y > " + "x" * 400: 'row "Apps"'}}))
     with pytest.raises(WorldFileError, match="a declared screen is at most 200,000"):
         parse_world(world({"screens": {"com.x.y": 'row "x"\n' * 30_000}}))
     with pytest.raises(WorldFileError, match="not a uiautomator dump"):

@@ -64,9 +64,11 @@ class AndroidSeed(BaseModel):
     def _screens(cls, value: dict[str, str]) -> dict[str, str]:
         for key, text in value.items():
             package, _, label = key.partition(">")
-            if key != "home" and not (outline.PACKAGE.fullmatch(package.strip()) and (not _ or label.strip())):
+            if key != "home" and not (outline.PACKAGE.fullmatch(package.strip()) and (not _ or label.strip())
+                                      and len(key) <= 300):
                 raise ValueError(f"seed.android.screens: {key!r} is not `home`, a package name (com.example.app) "
-                                 "or a package and the label a tap opens the page from (com.example.app > Sign in)")
+                                 "or a package and the label a tap opens the page from (com.example.app > Sign in), "
+                                 "at most 300 characters")
             problem = outline.check(text)
             if problem:
                 raise ValueError(f"seed.android.screens.{key}: {problem}")
