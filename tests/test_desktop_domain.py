@@ -197,6 +197,10 @@ async def test_what_no_real_tree_has_is_taken_out_of_the_models_tree(make_rig):
              '    menu "b" (5, 5, 5, 5)\n      menu item "c" (6, 6, 6, 6)\n    menu "d" (7, 7, 7, 7)\n' + calc.split("\n", 1)[1])
     nodes, changed = tree.settle(parse_tree(twice), calc)
     assert changed and tree.render_tree(nodes) == calc
+    # states written twice or out of order: once each, sorted, as AT-SPI writes them
+    twice = calc.replace('label "0" (0, 0, 10, 10)', 'label "0" [focused, enabled, focused] (0, 0, 10, 10)')
+    nodes, changed = tree.settle(parse_tree(twice), calc)
+    assert changed and 'label "0" [enabled, focused] (0, 0, 10, 10)' in tree.render_tree(nodes)
 
     # Through the server: the model's compact answer writes a Top Bar button over again and a window
     # without its children; the step is the desktop as it was, marked repaired.

@@ -122,11 +122,16 @@ def settle(nodes: list[Node], before: str) -> tuple[list[Node], bool]:
     - a window that had children and is written with none: it keeps them (the model stopped after
       the window's line; a window with nothing in it is not a real window, and one that closed is
       not written at all).
-    Neither ever happens in a recorded real transition (tests/test_desktop_domain.py checks all 192)."""
+    - a node's states written twice or out of order (AT-SPI's states are a set, written sorted): once
+      each, sorted.
+    None ever happens in a recorded real transition (tests/test_desktop_domain.py checks all 192)."""
     try:
         old = parse_tree(before) if before.strip() else []
     except FormatError:
         old = []
+    tidy = [replace(n, states=sorted(set(n.states))) for n in nodes]
+    restated = [n.states for n in tidy] != [n.states for n in nodes]
+    nodes = tidy
     known = {n.line().strip() for n in old}
     at: dict[tuple, list[int]] = {}  # (parent, box) -> the children at that box
     parents: list[int] = []
@@ -148,7 +153,7 @@ def settle(nodes: list[Node], before: str) -> tuple[list[Node], bool]:
             skip = subtree_end(nodes, i)
         else:
             kept.append(n)
-    changed = bool(drop)
+    changed = bool(drop) or restated
     where = _unique(_paths(old))
     out: list[Node] = []
     for i, (n, path) in enumerate(zip(kept, _paths(kept))):
