@@ -86,6 +86,7 @@ def test_the_judge_sees_context_current_turn_prediction_and_truth_and_scores_are
     assert judge_messages("terminal", [], "c", "p", "t", OfficialPrompts(tmp_path))[0]["content"] == "THE USER'S JUDGE PROMPT"
 
 
+@pytest.mark.slow  # two minutes on 2 cores; the rows, prompts and judge parsing are checked above without it
 def test_agentworldbench_runs_on_the_embedded_engine_as_world_model_and_judge(engine_url, tmp_path):
     out = tmp_path / "bench.json"
     r = subprocess.run([sys.executable, "-m", "mcp_world", "eval", "--agentworldbench", str(BENCH), "--engine",

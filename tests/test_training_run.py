@@ -12,6 +12,7 @@ import time
 
 import anyio
 import httpx
+import pytest
 
 from mcp_world import embedded
 from mcp_world.dialects import get_dialect
@@ -96,6 +97,7 @@ def _models(url: str) -> list[str]:
     return [m["id"] for m in httpx.get(f"{url}/v1/models", timeout=10).json()["data"]]
 
 
+@pytest.mark.slow  # 2.5 minutes on 2 cores; test_deploy.py checks the deploy decision without training
 def test_train_deploys_its_adapter_to_a_running_engine_only_when_held_out_fidelity_improved(lora_engine, tmp_path):
     data = tmp_path / "small.jsonl"
     lines = REAL.read_text().splitlines(keepends=True)
