@@ -216,9 +216,10 @@ def _as_set(dump: str, toggles: dict[str, bool]) -> str:
         return dump
     changed = False
     for name, on in toggles.items():
-        switch = _switch_for(etree.tostring(root, encoding="unicode"), name)
+        switch = _switch_in(root, name)
         if switch is not None and (switch.get("checked") == "true") != on:
-            changed = _set(root, switch, on) or changed
+            _set(switch, on)
+            changed = True
     return _serialize(dump, root) if changed else dump
 
 
@@ -275,8 +276,11 @@ def _label(n: Any) -> str:
 
 def _switch_for(dump: str, target: str) -> Any:
     root = _tree(dump)
-    if root is None:
-        return None
+    return None if root is None else _switch_in(root, target)
+
+
+def _switch_in(root: Any, target: str) -> Any:
+    """The switch (checkable node) of `root`'s tree that `target` names, or None."""
     t = target.strip().lower()
     for n in root.iter("node"):
         if n.get("checkable") == "true" and t and t in _label(n):
@@ -300,21 +304,17 @@ def _toggle(dump: str, target: str) -> str | None:
     root = _tree(dump)
     if root is None:
         return None
-    switch = _switch_for(etree.tostring(root, encoding="unicode"), target)
-    if switch is None or not _set(root, switch, switch.get("checked") != "true"):
+    switch = _switch_in(root, target)
+    if switch is None:
         return None
+    _set(switch, switch.get("checked") != "true")
     return _serialize(dump, root)
 
 
-def _set(root: Any, switch: Any, on: bool) -> bool:
-    """Set `switch` (a node of a copy of `root`'s tree, found again in it by bounds and class) on or off."""
-    for n in root.iter("node"):
-        if n.get("bounds") == switch.get("bounds") and n.get("class") == switch.get("class") and n.get("checkable") == "true":
-            n.set("checked", "true" if on else "false")
-            if n.get("text") in ("ON", "OFF"):
-                n.set("text", "ON" if on else "OFF")
-            return True
-    return False
+def _set(switch: Any, on: bool) -> None:
+    switch.set("checked", "true" if on else "false")
+    if switch.get("text") in ("ON", "OFF"):
+        switch.set("text", "ON" if on else "OFF")
 
 
 def _type_into(dump: str, text: str) -> str | None:

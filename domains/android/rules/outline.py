@@ -299,15 +299,7 @@ def _place(parent: Any, e: Element, package: str, y: int, reusable: dict[tuple[s
     """Put element `e` at `y` under `parent`; returns the height it takes."""
     same = reusable.get(e.key)
     if same:  # on the current screen: its nodes verbatim, moved to `y`
-        was = same.pop(0)
-        _restate(was, e)
-        node = was.node
-        top, bottom = _span(node)
-        if node.getparent() is not None:
-            node.getparent().remove(node)
-        node.tail = None
-        _shift(node, y - top)
-        parent.append(node)
+        top, bottom = _move(parent, same.pop(0), e, y)
         return max(bottom - top, 1)
     h = height or _HEIGHT[e.kind]
     labels = e.labels or ("",)
@@ -342,18 +334,27 @@ def _place(parent: Any, e: Element, package: str, y: int, reusable: dict[tuple[s
     return h
 
 
+def _move(parent: Any, was: Element, now: Element, y: int) -> tuple[int, int]:
+    """Element `was` of the current screen, its states set as `now` has them, moved to `y` under
+    `parent`; returns where it spanned before the move."""
+    _restate(was, now)
+    node = was.node
+    top, bottom = _span(node)
+    if node.getparent() is not None:
+        node.getparent().remove(node)
+    node.tail = None
+    _shift(node, y - top)
+    parent.append(node)
+    return top, bottom
+
+
 def _icon(parent: Any, e: Element, package: str, column: int, y: int,
           reusable: dict[tuple[str, str], list[Element]]) -> None:
     """An app icon in a launcher's grid cell: a clickable text labelled with the app (the launcher's
     own icons are TextViews with the app's name as text and description)."""
     same = reusable.get(e.key)
     if same:  # on the current screen: its node verbatim, moved to this row
-        node = same.pop(0).node
-        if node.getparent() is not None:
-            node.getparent().remove(node)
-        node.tail = None
-        _shift(node, y - _span(node)[0])
-        parent.append(node)
+        _move(parent, same.pop(0), e, y)
         return
     x = column * (WIDTH // COLUMNS)
     label = e.labels[0] if e.labels else ""

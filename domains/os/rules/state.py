@@ -1,9 +1,10 @@
 """The os domain's state: the desktop's current accessibility tree and what the agent did to it.
 
 Answered from here (no model call): the tree of an unchanged desktop, a click on a greyed-out
-widget or on a window a modal dialog holds (nothing happens), a click on a check box (its `checked` state flips, and it takes the
-focus) and a click on an editable node (the focus moves there). Typing, opening, closing and everything an application does in reply is the world model's
-to predict (`answer` says why).
+widget or on a window a modal dialog holds (nothing happens), a click on a check box (its `checked`
+state flips, and it takes the focus) and a click on an editable node (the focus moves there).
+Typing, opening, closing and everything an application does in reply is the world model's to
+predict (`answer` says why); `keep_untouched` and `keep_outside_menus` keep what it may not change.
 """
 
 from __future__ import annotations
@@ -92,11 +93,13 @@ def _in_open_menu(nodes: list[Node], node: Node) -> bool:
 
 def answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) -> Parsed | None:
     """What the state answers exactly (checked against real applications read through AT-SPI by
-    benchmarks/state_vs_real.py): the tree of an unchanged desktop; in the active window, a click on
-    a greyed-out widget (nothing happens); and in the active window with no menu open, a click on a check box (its `checked` state flips and, focusable, it takes the
-    focus) and a click on an editable node (the focus moves there). Typing is not answered: real text goes in at the caret, which the tree does
-    not show, and applications answer it in ways of their own (a `*` in the title, a search's
-    matches); a toggle button may be a calculator's key. Those are the model's to predict."""
+    benchmarks/state_vs_real.py): the tree of an unchanged desktop; a click on a greyed-out widget
+    in the active window, or on a window a modal dialog holds (nothing happens); and in the active
+    window with no menu open, a click on a check box (its `checked` state flips and, focusable, it
+    takes the focus) and a click on an editable node (the focus moves there). Typing is not
+    answered: real text goes in at the caret, which the tree does not show, and applications answer
+    it in ways of their own (a `*` in the title, a search's matches); a toggle button may be a
+    calculator's key. Those are the model's to predict."""
     s = DesktopState.model_validate(state)
     if not s.tree:
         return None
@@ -220,13 +223,12 @@ def keep_outside_menus(nodes: list[Node], before: str, tool: str, arguments: dic
     def wrote(path: tuple) -> int | None:  # the model's node at this path (its window perhaps renamed)
         return exact.get(path, loose.get(_loose(path)))
 
-    above = set(paths[at][:-1])  # the menus the clicked one lies in
     out: list[Node] = []
     k = 0
     while k < len(old):
         n, end = old[k], subtree_end(old, k)
         is_open = end > k + 1
-        if n.role == "menu" and k != at and (n.role, n.name) in above and paths[k] == paths[at][:len(paths[k])]:
+        if n.role == "menu" and k != at and paths[k] == paths[at][:len(paths[k])]:
             out.append(replace(n))  # a menu the clicked one lies in: as it was
             k += 1
             continue
