@@ -68,6 +68,48 @@ SEQUENCES: list[list[str]] = [
      "git -c user.email=u@x -c user.name=u commit -qm all", "git status", "cat README.md", "git status",
      "touch src/new.py", "git add src/new.py", "git -c user.email=u@x -c user.name=u commit -qm one", "git status",
      "echo y > /tmp/t.txt", "git status", "python3 -c 'print(1)'", "git status"],
+    # `git status` of a changed tree, in each of its forms: modified, removed, new, staged, a new folder
+    ["echo x >> README.md", "git status", "git status --short", "rm requirements.txt", "git status -s",
+     "touch new.txt", "mkdir -p lib/deep", "touch lib/deep/a.py", "git status", "cd src", "git status --short",
+     "git status", "git status --porcelain", "git status -sb", "cd ..", "git add README.md", "git status",
+     "git status --short", "echo y >> README.md", "git status -s", "git add -A", "git status",
+     "git -c user.name=u -c user.email=u@x commit -qm all", "git status", "git status --short", "git log --oneline"],
+    ["echo '# end' >> src/notes.py", "git add .", "git status --short", "echo '# more' >> src/notes.py",
+     "git -c user.name=u -c user.email=u@x commit -qm one", "git status", "git -c user.name=u -c user.email=u@x commit -qam two",
+     "git status", "cat README.md", "git rev-parse --abbrev-ref HEAD", "git branch --show-current", "git tag v0.1",
+     "git tag", "git describe --tags", "git tag v0.1", "git checkout -b next", "git branch --show-current",
+     "git status", "git checkout main", "git status"],
+    ["cp README.md src/copy.md", "mv requirements.txt reqs.txt", "git status", "rm -r tests", "git status --short",
+     "git add tests", "git status", "git add src/copy.md reqs.txt", "git status --short",
+     "git -c user.name=u -c user.email=u@x commit -qm moves", "git status"],
+    ["cat README.md", "printf 'x\\n' > README.md", "git status --short", "git -c user.name=u -c user.email=u@x commit -qm none",
+     "mkdir fresh && cd fresh && echo a > a.txt && mkdir sub && echo b > sub/b.txt && cd ..", "git status --short",
+     "git add fresh/sub", "git status", "git status --porcelain"],
+    # `git diff` where no algorithm can place the hunks otherwise: lines added at the end, a file
+    # removed, emptied or written anew with no line in common; staged, unstaged, against HEAD
+    ["echo '# more' >> tests/test_notes.py", "git diff", "echo tail >> README.md", "git diff --stat", "rm src/notes.py",
+     "git diff", "git diff --name-only", "git diff --name-status", "cd tests", "git diff", "git diff test_notes.py",
+     "git diff -- ../README.md", "cd ..", "git add README.md", "git diff", "git diff --cached", "git diff --staged --stat",
+     "echo again >> README.md", "git diff HEAD", "git diff", "printf 'new\\n' > requirements.txt", "git diff requirements.txt",
+     "printf 'pytest==8.3.2\\nother\\n' > requirements.txt", "git diff requirements.txt", ": > README.md", "git diff --stat",
+     "touch n.txt && git add n.txt", "git diff --cached", "echo x > n.txt", "git diff", "git diff --cached --name-status",
+     "sed -i s/def/DEF/ tests/test_notes.py", "git diff"],
+    # python one-liners that only read keep what the state knows; a module named as the standard
+    # library's in the folder is imported (and compiled) by them, so after one nothing is kept
+    ["python3 -c 'print(2 ** 16)'", "ls", "git status", "python3 -c 'import os; print(os.getcwd())'", "ls",
+     "python3 -c 'import json, sys; print(json.dumps(sys.argv))'", "git status --short", "python3 missing.py",
+     "python3 src/missing.py", "python3 --version", "ls", "touch types.py", "python3 -c 'import ast'", "ls",
+     "git status --short", "cd src", "python3 -c 'print(len(open(\"notes.py\").read().splitlines()))'", "ls",
+     "python3 -c 'import os; os.mkdir(\"made\")'", "ls"],
+    # `ls -R` of folders known whole, and `ls PATTERN` the shell expands in a folder known whole
+    ["ls -R", "ls -R src", "ls -R | head -3", "ls *.md", "ls *.txt *.md", "ls nothing*", "ls t*", "ls *s*",
+     "mkdir -p a/b/c && touch a/b/f.txt a/.h", "ls -R", "ls -R a", "cd src", "ls *.py", "ls ?otes.py", "ls -R ..",
+     "ls -R | wc -l", "cat ../README.md notes.py", "cat notes.py notes.py", "printf 'a' > x.txt", "cat x.txt notes.py",
+     "cat missing.txt notes.py"],
+    # two letters swapped: no such command, until the episode defines one of that name
+    ["sl", "gti status", "cta README.md", "pyhton3 -V", "gerp x README.md", "sl -l", "alias sl=ls", "sl",
+     "gti() { git \"$@\"; }", "gti status", "cta README.md; ls", "rmdir .", "grep -c '' README.md",
+     "grep -n '^$' README.md", "grep -c '^' src/notes.py"],
     # mistakes GNU tools refuse the same way every time, and `ls -a` of a folder the state knows whole
     ["mkdir src", "mkdir .", "mkdir new", "mkdir new", "head -n README.md", "tail -n notes.py src/notes.py",
      "ls -a src", "cd src", "ls -a", "ls -a ..", "ls -a ~", "ls -a tests", "touch tests/.hidden", "ls -a tests"],

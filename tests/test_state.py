@@ -33,6 +33,7 @@ pytestmark = pytest.mark.anyio
 
 
 shell = domain_code("terminal", "shell")
+gitdiff = domain_code("terminal", "gitdiff")
 next_cwd = domain_code("terminal", "output").next_cwd
 
 
@@ -388,11 +389,12 @@ def test_state_answers_follow_what_a_real_shell_does_after_writes_it_cannot_see(
     assert shell.answer(s, "git log --oneline") is None
 
 
-def test_git_status_of_a_clean_tree_is_answered_and_anything_written_leaves_it_to_the_model():
-    """The world makes its repository with every file committed, so `git status` there is git's clean
-    tree until something is written in it (or a program that may write anywhere runs); committing
-    everything (`git add -A`) makes it clean again. Checked against real git in the sandbox by
-    test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox."""
+def test_git_status_follows_every_change_since_the_last_commit_and_stops_where_it_cannot():
+    """The world makes its repository with every file committed; each write, removal, `git add` and
+    commit since is followed path by path, so `git status` in each of its forms is git's (checked
+    against real git in the sandbox by test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox).
+    A program that may write anywhere, or git the state does not model, leaves it to the model until
+    everything is committed again."""
     clean = ("On branch main\nnothing to commit, working tree clean\n", 0)
     s = terminal()
     assert shell.answer(s, "git status") == clean
@@ -400,15 +402,101 @@ def test_git_status_of_a_clean_tree_is_answered_and_anything_written_leaves_it_t
     assert shell.answer(run(s, "cat README.md", "x\n"), "git status") == clean  # reading writes nothing
     assert shell.answer(run(s, "echo x > /tmp/y"), "git status") == clean  # outside it
     assert shell.answer(run(s, "git checkout -b feat"), "git status") == (clean[0].replace("main", "feat"), 0)
-    commit = "git -c user.email=u@x -c user.name=u commit -qm all"
-    for writer in ("echo x >> README.md", "touch new.py", "rm README.md", "mv src lib", "python3 -c 'print(1)'",
-                   "make", "git stash", "git init -q sub"):
+
+    s = run(run(run(s, "echo x >> README.md"), "rm requirements.txt"), "mkdir -p lib/deep && touch lib/deep/a.py")
+    s = run(run(s, "touch new.txt"), "echo same > new.txt")
+    assert shell.answer(s, "git status --short") == (" M README.md\n D requirements.txt\n?? lib/\n?? new.txt\n", 0)
+    assert shell.answer(run(s, "cd src"), "git status -s")[0] == " M ../README.md\n D ../requirements.txt\n?? ../lib/\n?? ../new.txt\n"
+    assert shell.answer(run(s, "cd src"), "git status --porcelain")[0] == " M README.md\n D requirements.txt\n?? lib/\n?? new.txt\n"
+    assert shell.answer(s, "git status -sb")[0].startswith("## main\n M README.md\n")
+    assert shell.answer(s, "git status")[0] == (
+        'On branch main\nChanges not staged for commit:\n  (use "git add/rm <file>..." to update what will be committed)\n'
+        '  (use "git restore <file>..." to discard changes in working directory)\n\tmodified:   README.md\n'
+        '\tdeleted:    requirements.txt\n\nUntracked files:\n  (use "git add <file>..." to include in what will be committed)\n'
+        '\tlib/\n\tnew.txt\n\nno changes added to commit (use "git add" and/or "git commit -a")\n')
+    twice = run(run(terminal(), "echo a >> README.md"), "echo b >> README.md")
+    assert len(twice["git"]["texts"]) == 1  # the blob at the last commit only, kept once
+    staged = run(run(s, "git add README.md new.txt"), "echo again >> README.md")
+    assert shell.answer(staged, "git status --short")[0] == "MM README.md\nA  new.txt\n D requirements.txt\n?? lib/\n"
+    assert shell.answer(staged, "git add -A") == ("", 0)
+
+    commit = "git -c user.name=u -c user.email=u@x commit -qm one"
+    assert shell.answer(staged, commit) == ("", 0)  # something is staged: a quiet commit prints nothing
+    after = run(staged, commit)
+    assert shell.answer(after, "git status --short")[0] == " M README.md\n D requirements.txt\n?? lib/\n"
+    assert shell.answer(run(after, commit.replace("-qm", "-qam")), "git status --short")[0] == "?? lib/\n"
+    nothing = run(run(after, "git add -A"), commit)
+    assert shell.answer(nothing, "git status") == clean
+    assert shell.answer(nothing, commit) == (clean[0], 1)  # nothing to commit: git says so, as status does
+    assert shell.answer(s, "git commit -qm x") is None  # no author given: refused where none is configured
+
+    # the same content written back is no change; what the state cannot follow goes to the model
+    assert shell.answer(run(s, "echo '# notes-app' > README.md"), "git status --short")[0].startswith(" M README.md")
+    for writer in ("python3 src/notes.py", "make", "git stash", "git init -q sub", "sed -i s/a/b/ README.md",
+                   "git add -p", "git add '*.py'", "cat > x.txt"):
         dirty = run(s, writer)
         assert shell.answer(dirty, "git status") is None, writer
-        assert shell.answer(run(run(dirty, "git add new.py"), commit), "git status") is None, writer  # not everything
-        if writer.startswith(("echo", "touch", "rm", "mv")):
-            assert shell.answer(run(run(dirty, "git add -A"), commit), "git status") == clean, writer
-    assert shell.answer(run(run(run(s, "touch a"), "git add -A"), "touch b"), "git status") is None
+        again = shell.answer(run(run(dirty, "git add -A"), commit), "git status")
+        # committing everything follows the tree again; not after git the state does not model, nor
+        # with a repository made inside (git adds it as a link, or refuses one without commits)
+        assert again == (None if writer in ("git stash", "git init -q sub") else clean), writer
+    assert shell.answer(run(s, "touch .gitignore"), "git status") is None  # what is ignored: not worked out
+    earlier = terminal() | {"git": {k: v for k, v in terminal()["git"].items() if k != "follows"} | {"clean": True, "staged": []}}
+    assert shell.answer(earlier, "git status") == clean  # a state stored by the version before loads
+    assert shell.answer(run(run(run(s, "touch a"), "git add -A"), "touch b"), "git status --short")[0] == \
+        "M  README.md\nA  a\nA  lib/deep/a.py\nA  new.txt\nD  requirements.txt\n?? b\n"
+
+
+def test_git_diff_is_answered_where_no_algorithm_could_place_the_hunks_otherwise():
+    """Lines added at the end (their context, and the line git names the hunk after), a file
+    removed, emptied or written anew with nothing in common: as git 2.39 printed them (the figures
+    below), and checked in the sandbox by test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox.
+    A change with lines in common (where git's algorithm chooses the context) is the model's."""
+    m = "import os\n\n\ndef foo():\n    a = 1\n    b = 2\n    c = 3\n    return a\n"
+    assert gitdiff.patch("m.py", m, m + "# change\n", "b19c03d" + "0" * 33, "b3d6f7f" + "0" * 33)[0] == (
+        "diff --git a/m.py b/m.py\nindex b19c03d..b3d6f7f 100644\n--- a/m.py\n+++ b/m.py\n"
+        "@@ -6,3 +6,4 @@ def foo():\n     b = 2\n     c = 3\n     return a\n+# change\n")
+    assert gitdiff.hunks("", "# change\n")[0] == "@@ -0,0 +1 @@\n+# change\n"
+    assert gitdiff.hunks("x\n", "x\nmore\n")[0] == "@@ -1 +1,2 @@\n x\n+more\n"
+    assert gitdiff.patch("del.txt", "l1\nl2\n", None, "3582182" + "0" * 33, "")[0] == (
+        "diff --git a/del.txt b/del.txt\ndeleted file mode 100644\nindex 3582182..0000000\n--- a/del.txt\n"
+        "+++ /dev/null\n@@ -1,2 +0,0 @@\n-l1\n-l2\n")
+    assert gitdiff.hunks("a\nb\n", "b\nc\n") is None and gitdiff.hunks("a", "a\nb\n") is None
+    rows = [("del.txt", 0, 2), ("empty", 1, 0), ("m.py", 1, 0), ("short.txt", 31, 0), ("sub/s.txt", 1, 0)]
+    assert gitdiff.stat(rows) == (" del.txt   |  2 --\n empty     |  1 +\n m.py      |  1 +\n short.txt | 31 "
+                                  + "+" * 31 + "\n sub/s.txt |  1 +\n 5 files changed, 34 insertions(+), 2 deletions(-)\n")
+    assert gitdiff.stat([("a", 90, 0)]) is None  # git scales the graph down: not written here
+
+    s = run(run(terminal(), "echo '# more' >> tests/test_notes.py"), "rm src/notes.py")
+    out, code = shell.answer(s, "git diff")
+    assert code == 0 and out.startswith("diff --git a/src/notes.py b/src/notes.py\ndeleted file mode 100644\n")
+    assert "@@ -2,3 +2,4 @@ from src.notes import add\n \n def test_add():" in out
+    assert shell.answer(run(s, "cd tests"), "git diff --name-status") == ("D\tsrc/notes.py\nM\ttests/test_notes.py\n", 0)
+    assert shell.answer(run(s, "cd tests"), "git diff test_notes.py")[0].startswith("diff --git a/tests/test_notes.py")
+    staged = run(s, "git add tests")
+    assert shell.answer(staged, "git diff --name-only") == ("src/notes.py\n", 0)
+    assert shell.answer(staged, "git diff --cached --name-only") == ("tests/test_notes.py\n", 0)
+    assert shell.answer(staged, "git diff HEAD --stat")[0].endswith(" 2 files changed, 1 insertion(+), 3 deletions(-)\n")
+    assert shell.answer(run(s, "printf 'x\\n' > README.md"), "git diff README.md")[0].endswith(
+        "@@ -1,5 +1 @@\n-# notes-app\n-\n-A tiny command-line notes manager.\n-\n-    python -m src.notes add \"buy milk\"\n+x\n")
+    assert shell.answer(run(s, "echo '# notes-app' > README.md"), "git diff README.md") is None  # a line in common
+    assert shell.answer(run(s, "sed -i s/a/b/ README.md"), "git diff") is None  # its content is not known
+
+
+def test_git_tags_branch_names_and_a_branch_switch_after_commits():
+    s = terminal()
+    assert shell.answer(s, "git rev-parse --abbrev-ref HEAD") == ("main\n", 0)
+    assert shell.answer(run(s, "git checkout -b fix/x"), "git branch --show-current") == ("fix/x\n", 0)
+    assert shell.answer(s, "git tag") == ("", 0) and shell.answer(s, "git tag v1") == ("", 0)
+    tagged = run(s, "git tag v1")
+    assert shell.answer(tagged, "git tag") == ("v1\n", 0) and shell.answer(tagged, "git describe --tags") == ("v1\n", 0)
+    assert shell.answer(tagged, "git tag v1") == ("fatal: tag 'v1' already exists\n", 128)
+    later = run(run(run(tagged, "touch n"), "git add n"), "git -c user.name=u -c user.email=u@x commit -qm n")
+    assert shell.answer(later, "git describe --tags") is None  # v1-1-g<id>: the id is the model's
+    # switching back to a branch after a commit on another: its files may differ, git is the model's
+    moved = run(run(run(s, "git checkout -b feat"), "touch n && git add n"), "git -c user.name=u -c user.email=u@x commit -qm n")
+    assert shell.answer(run(moved, "git checkout main"), "git status") is None
+    assert shell.answer(run(run(s, "git checkout -b feat"), "git checkout main"), "git status")[0].startswith("On branch main")
 
 
 def test_git_outside_any_repository_stops_until_one_may_have_been_made():
@@ -423,9 +511,73 @@ def test_git_outside_any_repository_stops_until_one_may_have_been_made():
     for command in ("git diff", "git --version", "git -C /x status", "git --git-dir=/x/.git log"):
         assert shell.answer(office, command) is None, command
     assert shell.answer(run(office, "cd /tmp"), "git status") is None
-    for maker in ("git init -q x", "git clone /srv/r", "python3 make_repo.py", "./setup.sh"):
+    for maker in ("git init -q x", "git clone /srv/r", "echo 'import os' > mk.py && python3 mk.py", "./setup.sh",
+                  "python3 -c 'import subprocess'"):
         assert shell.answer(run(office, maker), "git status") is None, maker
+    for runs_nothing in ("python3 make_repo.py", "python3 -c 'print(1)'"):  # not there; only reads
+        assert shell.answer(run(office, runs_nothing), "git status") == fatal, runs_nothing
     assert shell.answer(terminal(), "git log --oneline") != fatal  # devbox has its repository
+
+
+def test_a_python_one_liner_that_only_reads_keeps_what_the_state_knows():
+    """`python3 -c` whose code can only read (decided from its syntax tree, never by running it) keeps
+    the listings and the repository's changes; one that may write, or any run in a folder holding a
+    module named as the standard library's (python imports it, and compiles it into __pycache__),
+    does not. Checked in the sandbox by test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox."""
+    s = run(terminal(), "echo x >> README.md")
+    status = shell.answer(s, "git status --short")
+    for reader in ("python3 -c 'print(2 ** 16)'", "python3 -c 'import os; print(os.getcwd())'", "python3 --version",
+                   "python3 -c 'import json; print(len(json.load(open(\"a.json\"))))' | head -1"):
+        after = run(s, reader)
+        assert shell.answer(after, "ls") is not None and shell.answer(after, "git status --short") == status, reader
+    for writer in ("python3 -c 'import os; os.mkdir(\"x\")'", "python3 -c 'open(\"x\", \"w\")'",
+                   "python3 -c 'import os as o; o.system(\"x\")'", "python3 -c 'import sys; sys.modules[\"os\"].remove(\"x\")'",
+                   "python3 -c '__import__(\"os\").remove(\"x\")'", "python3 -c 'import src.notes'", "python3 src/notes.py",
+                   "cd src; python3 -c 'print(1)' | head -1"):  # (the folder a pipeline moves to: not followed)
+        assert shell.answer(run(s, writer), "ls") is None, writer
+    shadowed = run(s, "touch types.py")
+    assert shell.answer(run(shadowed, "python3 -c 'print(1)'"), "ls") is None  # `types` is the standard library's
+    assert shell.answer(run(run(s, "export PYTHONPATH=/opt"), "python3 -c 'print(1)'"), "ls") is None
+    missing = ("python3: can't open file '/home/user/notes-app/src/gone.py': [Errno 2] No such file or directory\n", 2)
+    assert shell.answer(s, "python3 src/gone.py") == missing
+    assert shell.answer(s, "python3 src/notes.py") is None
+    assert shell.answer(run(s, "python3 src/gone.py", missing[0], 2), "ls") is not None  # it ran nothing
+
+
+def test_ls_recursive_and_a_pattern_the_shell_expands_in_a_folder_known_whole():
+    """As GNU ls writes them to a pipe (checked in the sandbox by
+    test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox)."""
+    s = run(terminal(), "mkdir -p a/b && touch a/b/f.txt a/.h")
+    assert shell.answer(s, "ls -R") == (".:\nREADME.md\na\nrequirements.txt\nsrc\ntests\n\n./a:\nb\n\n./a/b:\nf.txt\n\n"
+                                        "./src:\nnotes.py\n\n./tests:\ntest_notes.py\n", 0)
+    assert shell.answer(s, "ls -R a") == ("a:\nb\n\na/b:\nf.txt\n", 0)
+    assert shell.answer(s, "ls -R | head -2") == (".:\nREADME.md\n", 0)
+    assert shell.answer(s, "ls *.md") == ("README.md\n", 0)
+    assert shell.answer(s, "ls t*") == ("test_notes.py\n", 0)  # one folder: its names, no heading
+    assert shell.answer(s, "ls *s*") == ("requirements.txt\n\nsrc:\nnotes.py\n\ntests:\ntest_notes.py\n", 0)
+    assert shell.answer(s, "ls nothing*") == ("ls: cannot access 'nothing*': No such file or directory\n", 2)
+    assert shell.answer(s, "ls '*.md'") is None and shell.answer(s, "ls src/*.py") is None  # quoted; another folder
+    assert shell.answer(run(s, "python3 src/notes.py"), "ls -R") is None  # it may have written anywhere
+    assert shell.answer(s, "ls -R a/") is None  # (a trailing slash is written into every heading)
+    assert shell.answer(run(s, "mkdir -p " + "/".join(["d"] * 1500)), "ls -R") is None  # too deep: the model's, no crash
+    assert shell.answer(s, "cat requirements.txt src/notes.py")[0].startswith("pytest==8.3.2\ndef add(")
+    assert shell.answer(s, "cat requirements.txt missing.txt") is None  # an error among them: where it goes, the model's
+
+
+def test_two_letters_swapped_is_no_command_until_the_episode_defines_one():
+    s = terminal()
+    for typo in ("sl", "gti status", "cta README.md", "pyhton3 x.py", "mkae"):
+        word = typo.split()[0]
+        assert shell.answer(s, typo) == (f"/bin/bash: line 1: {word}: command not found\n", 127), typo
+    for real in ("nl README.md", "dc", "ls", "git status --porcelain=v2"):
+        assert shell.answer(s, real) is None or shell.answer(s, real)[1] != 127, real
+    assert shell.answer(run(s, "alias sl=ls"), "sl") is None
+    assert shell.answer(run(s, "gti() { git \"$@\"; }"), "gti status") is None
+    assert shell.answer(run(s, "export PATH=$HOME/bin:$PATH"), "sl") is None
+    assert shell.answer(run(s, "touch ~/sl"), "sl") is None  # a file of that name: perhaps a program
+    assert shell.answer(s, "rmdir .") == ("rmdir: failed to remove '.': Invalid argument\n", 1)
+    assert shell.answer(s, "grep -c '' README.md") == ("5\n", 0)  # an empty pattern matches every line
+    assert shell.answer(s, "grep -c '^' src/notes.py") == ("3\n", 0)
 
 
 def test_mistakes_gnu_tools_refuse_alike_and_ls_a_of_a_known_folder():

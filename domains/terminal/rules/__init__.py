@@ -119,7 +119,7 @@ class TerminalRules(Rules):
                 commits = [g.message]
                 hashes = [g.commit_hash(seed.files)[:7] if "date" in g.model_fields_set else ""]
             git = shell.GitState(repo=g.path, branch=g.branch, branches=[g.branch], commits=commits, hashes=hashes,
-                                 clean=True)  # the world makes it with every file committed
+                                 follows=True)  # the world makes it with every file committed
         # Folders the seed lists files in are taken as fully known (the shadow sandbox makes exactly them).
         # Folders the seed lists files in, and those between them and the working folder, are taken
         # as fully known (the shadow sandbox makes exactly them); so are the folders from the home

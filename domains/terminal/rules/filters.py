@@ -19,7 +19,7 @@ from .output import shell_words
 
 # A grep pattern read as a fixed string: letters, digits and punctuation that mean nothing to a
 # basic regular expression (a leading ^ and a trailing $ are anchors, handled).
-_WORD = re.compile(r"\^?[A-Za-z0-9_ :,=()'\"#@%/-]+\$?")
+_WORD = re.compile(r"\^?[A-Za-z0-9_ :,=()'\"#@%/-]*\$?")  # (empty: every line)
 _LINES = re.compile(r"-(\d+)")
 
 
@@ -166,9 +166,11 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
     return None
 
 
-def answer(command: str, read: Callable[[str], str | None], listing: Callable[[], str | None]) -> tuple[str, int] | None:
+def answer(command: str, read: Callable[[str], str | None],
+           listing: Callable[[list[str]], str | None]) -> tuple[str, int] | None:
     """The output and exit code of `command` when every file it reads is known (`read(name)`: the
-    file's contents or None) and `ls` is known (`listing()`); None: the model answers."""
+    file's contents or None) and what `ls ARGS` prints is known (`listing(args)`); None: the model
+    answers."""
     if any(c in command for c in "$`\\*?[]{}~<>;&") or "||" in command:
         return None
     words = shell_words(command)
@@ -186,8 +188,8 @@ def answer(command: str, read: Callable[[str], str | None], listing: Callable[[]
     code = 0
     try:
         for n, stage in enumerate(stages):
-            if n == 0 and stage[0] == "ls" and all(a == "-1" for a in stage[1:]) and len(stages) > 1:
-                text = listing()
+            if n == 0 and stage[0] == "ls" and len(stages) > 1:
+                text = listing(stage[1:])
                 if text is None:
                     return None
                 continue

@@ -2,10 +2,12 @@
 
     cwd, home, files (path -> contents, or None when only existence is known), the folders, the
     folders whose whole listing is known, deleted paths, environment variables, git (branch,
-    branches, commits, staged)
+    branches, commits, tags, and each path changed since the last commit, in the working tree and
+    the index)
 
 `answer` gives the output when the state alone determines it (`pwd`, `cat` of a file whose contents
-this episode established, `ls` of a fully known folder, `echo`, `git branch`, `git log --oneline`);
+this episode established, `ls` of a fully known folder, `echo`, `git branch`, `git log --oneline`,
+`git status`);
 `silent` the empty output of commands that print nothing when the state says they succeed; `apply`
 the state after a command printed what it printed.
 """
@@ -16,11 +18,12 @@ import fnmatch
 import hashlib
 import posixpath
 import re
+import sys
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from . import filters
+from . import filters, gitdiff, gitstatus, pycheck
 from .output import shell_words
 
 
@@ -32,12 +35,29 @@ class GitState(BaseModel):
     commits: list[str] = Field(default_factory=list)  # messages, newest last
     hashes: list[str] = Field(default_factory=list)  # their abbreviated hashes where known ("" where not)
     unknown: bool = False  # a command changed history or branches in a way not modelled here
-    staged: list[str] = Field(default_factory=list)
-    # Nothing in the working tree differs from the last commit: the seed's repository as the world
-    # makes it (every file committed), or a commit of everything (`git add -A`) with nothing written
-    # since. Anything written in the repository, or a command that may write anywhere, ends it.
-    clean: bool = False
+    # The working tree and the index against the last commit, path by path (relative to the
+    # repository): `base` holds, for each path written or removed since, its blob at the last commit
+    # ("" where it had none), `index` the blob staged where that differs; None where the content is
+    # not known. Every path in neither is as the last commit has it. `follows`: every change since
+    # the last commit is in them. The world makes its repository with every file committed, so it
+    # starts so; anything the state cannot follow (a program that may write anywhere) ends it, and a
+    # commit of everything (`git add -A`) starts it again.
+    follows: bool = False
+    base: dict[str, str | None] = Field(default_factory=dict)
+    index: dict[str, str | None] = Field(default_factory=dict)
     all_staged: bool = False  # `git add -A` (or `.` at the top) and nothing written since
+    moved: bool = False  # a commit was made in the episode: another branch's files may differ
+    tags: dict[str, int] = Field(default_factory=dict)  # lightweight tags: name -> commits then
+    texts: dict[str, str] = Field(default_factory=dict)  # the contents of the blobs in `base` and `index`
+
+    @model_validator(mode="before")
+    @classmethod
+    def _earlier(cls, value: Any) -> Any:
+        """A state stored by an earlier version: its `clean` tree is followed, `staged` is dropped."""
+        if isinstance(value, dict) and ("clean" in value or "staged" in value):
+            value = {k: v for k, v in value.items() if k not in ("clean", "staged")} | \
+                {"follows": bool(value.get("clean"))}
+        return value
 
 
 class TerminalState(BaseModel):
@@ -54,6 +74,7 @@ class TerminalState(BaseModel):
     # No git repository anywhere the shell can be: the world makes none, and nothing since could have
     # (`git init`/`clone`, or a program that may write anything, ends it)
     no_repo: bool = False
+    defined: list[str] = Field(default_factory=list)  # aliases and functions the episode defined
 
 
 
@@ -128,11 +149,62 @@ def _contents(name: str, s: TerminalState) -> str | None:
     return s.files.get(path)
 
 
+def _absent(path: str, s: TerminalState) -> bool:
+    """Nothing is at `path`: removed, or missing from a folder whose listing is known whole."""
+    return path in s.deleted or (posixpath.dirname(path) in s.known_dirs and not _exists(path, s))
+
+
 def _listing(folder: str, s: TerminalState) -> str | None:
     """What `ls` prints for a folder whose whole listing is known."""
     if folder not in s.known_dirs:
         return None
     return "".join(n + "\n" for n in _children(folder, s) if not n.startswith("."))
+
+
+MAX_LISTED = 200  # folders `ls -R` lists from the state at most
+
+
+def _ls(args: list[str], s: TerminalState) -> str | None:
+    """What `ls ARGS` prints where the state knows it: the folder's names (`ls`, `ls -1`), or every
+    folder below it too (`ls -R [DIR]`), as GNU ls writes them to a pipe."""
+    if all(a == "-1" for a in args):
+        return _listing(s.cwd, s)
+    if args[:1] != ["-R"] or len(args) > 2 or (len(args) == 2 and (args[1].startswith("-") or args[1].endswith("/")
+                                                                  or not _PLAIN.fullmatch(args[1]))):
+        return None
+    shown = args[1] if len(args) == 2 else "."
+    top = _abs(shown, s)
+    sections: list[str] = []
+
+    def walk(folder: str, name: str) -> bool:
+        if folder not in s.known_dirs or len(sections) > MAX_LISTED:
+            return False  # (a tree deeper or wider than that: the model's)
+        names = [n for n in _children(folder, s) if not n.startswith(".")]
+        sections.append(f"{name}:\n" + "".join(n + "\n" for n in names))
+        return all(walk(posixpath.join(folder, n), f"{name}/{n}" if name != "/" else f"/{n}")
+                   for n in names if posixpath.join(folder, n) in s.dirs)
+
+    return "\n".join(sections) if walk(top, shown) else None
+
+
+def _ls_glob(pattern: str, s: TerminalState) -> tuple[str, int] | None:
+    """`ls PATTERN` (one pattern, in the shell's folder, the state knowing it whole): the shell
+    expands it and ls lists the files it matched, then each folder's names; none matched, ls is
+    given the pattern itself and cannot find it."""
+    if "/" in pattern or not re.fullmatch(r"[A-Za-z0-9._*?-]+", pattern) or s.cwd not in s.known_dirs:
+        return None
+    names = [n for n in _children(s.cwd, s) if fnmatch.fnmatchcase(n, pattern) and
+             (pattern.startswith(".") or not n.startswith("."))]
+    if not names:
+        return f"ls: cannot access '{pattern}': No such file or directory\n", 2
+    folders = [n for n in names if posixpath.join(s.cwd, n) in s.dirs]
+    out = [n + "\n" for n in names if n not in folders]
+    for n in folders:
+        inner = _listing(posixpath.join(s.cwd, n), s)
+        if inner is None:
+            return None
+        out.append(inner if len(names) == 1 else ("\n" if out else "") + f"{n}:\n" + inner)
+    return "".join(out), 0
 
 
 def _echo_text(args: list[str], printf: bool) -> str:
@@ -148,15 +220,33 @@ def _echo_text(args: list[str], printf: bool) -> str:
 _PLAIN = re.compile(r"[A-Za-z0-9._/+-]+")  # a word GNU tools print between ‘ ’ as it is
 
 
+# Commands typed fast enough to swap two letters (`sl`, `gti`, `cta`), which no machine has: the
+# swaps of everyday commands, less those that are programs somewhere (`nl` is coreutils', `dc` a
+# calculator, Debian packages `cw`, `otp`, `pat`, `tali`, `vm`). `sl`, a joke package, is kept: a
+# machine set up for work does not have it.
+EVERYDAY = ("ls cat git cd grep python python3 pip pip3 echo head tail find mkdir touch sed awk sort make less more "
+            "vim nano curl wget tar diff chmod chown mv cp rm pwd which wc uniq cut clear ssh top ps kill sudo man env "
+            "export history node npm docker pytest rmdir unzip zip tree file stat du df date whoami hostname uname "
+            "xargs tee ln source exit cargo go java gcc apt").split()
+TYPOS = frozenset(c[:i] + c[i + 1] + c[i] + c[i + 2:] for c in EVERYDAY for i in range(len(c) - 1)) - \
+    set(EVERYDAY) - {"cw", "dc", "nl", "otp", "pat", "tali", "vm"}
+
+
 def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """The output and exit code when the state alone determines them; None: ask the model."""
     s = TerminalState.model_validate(state)
-    computed = filters.answer(command, lambda name: _contents(name, s), lambda: _listing(s.cwd, s))
+    computed = filters.answer(command, lambda name: _contents(name, s), lambda args: _ls(args, s))
     if computed is not None:
         return computed
     parts = _split(command)
     if not parts or len(parts) != 1 or "$(" in command or "`" in command:
         return None
+    if parts[0][:1] == ["ls"] and len(parts[0]) == 2 and any(c in parts[0][1] for c in "*?") and \
+            not any(c in command for c in "'\"\\$"):
+        return _ls_glob(parts[0][1], s)
+    if parts[0][:2] == ["ls", "-R"] and "$" not in command:
+        listed = _ls(parts[0][1:], s)
+        return (listed, 0) if listed is not None else None
     if any(c in w for w in parts[0] for c in "*?[]{}\\") or ("'" in command and "$" in command) or \
             any(w.startswith("~") for w in parts[0][1:] if parts[0][0] == "echo"):
         return None  # globs, braces, escapes and quoting subtleties: the shell's business, the model's call
@@ -173,15 +263,26 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return _echo_text(args, False), 0
     if cmd == "cat" and len(args) == 1 and not args[0].startswith("-"):
         path = _abs(args[0], s)
-        if path in s.deleted or (posixpath.dirname(path) in s.known_dirs and not _exists(path, s)):
+        if _absent(path, s):
             return f"cat: {args[0]}: No such file or directory\n", 1
         if path in s.dirs:
             return f"cat: {args[0]}: Is a directory\n", 1
         content = s.files.get(path)
         return (content, 0) if content is not None else None
+    if cmd == "cat" and len(args) > 1 and not any(a.startswith("-") for a in args):
+        contents = [_contents(a, s) for a in args]  # every file there and known: one after the other
+        return ("".join(c for c in contents if c is not None), 0) if all(c is not None for c in contents) else None
+    if cmd in TYPOS and cmd not in s.defined and "PATH" not in s.env and \
+            not any(posixpath.basename(p) == cmd for p in s.files):
+        return f"/bin/bash: line 1: {cmd}: command not found\n", 127  # (bash run as `bash -c`, as in the sandbox)
+    if cmd == "python3" and len(args) == 1 and _PLAIN.fullmatch(args[0]) and not args[0].startswith("-") and \
+            _absent(_abs(args[0], s), s):
+        return f"python3: can't open file '{_abs(args[0], s)}': [Errno 2] No such file or directory\n", 2
     if cmd in ("head", "tail") and len(args) >= 2 and args[0] == "-n" and _PLAIN.fullmatch(args[1]) and \
             not re.search(r"\d", args[1]):
         return f"{cmd}: invalid number of lines: ‘{args[1]}’\n", 1  # (`head -n FILE`: the count left out)
+    if cmd == "rmdir" and args == ["."]:
+        return "rmdir: failed to remove '.': Invalid argument\n", 1  # (the folder the shell is in: refused)
     if cmd == "mkdir" and len(args) == 1 and _PLAIN.fullmatch(args[0]) and not args[0].startswith("-") and \
             _exists(_abs(args[0], s), s):
         return f"mkdir: cannot create directory ‘{args[0]}’: File exists\n", 1
@@ -218,8 +319,13 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return f"Switched to a new branch '{args[2]}'\n", 0
     if cmd == "git" and s.no_repo and _within(s.cwd, s.home) and args[:1] and args[0] in NEED_A_REPO:
         return NOT_A_REPO, 128  # (global options first, `-C` or `--git-dir`, may name one: not answered)
-    if cmd == "git" and args == ["status"] and s.git and s.git.clean and s.git.commits and _in_repo(s):
-        return f"On branch {s.git.branch}\nnothing to commit, working tree clean\n", 0
+    parsed = _git_globals(args) if cmd == "git" else None
+    if parsed and s.git and s.git.commits and _in_repo(s):
+        config, sub = parsed
+        found = _commit_answer(s, config, sub) if sub[:1] == ["commit"] else \
+            _git_answer(s, sub) if not config else None
+        if found is not None:
+            return found
     if cmd == "git" and args[:2] == ["log", "--oneline"] and len(args) <= 4 and s.git and s.git.commits and _in_repo(s):
         n = len(s.git.commits)
         if len(args) > 2:
@@ -233,6 +339,164 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         lines = [f"{h} {msg}" for h, msg in zip(known, s.git.commits)][::-1][:n]
         return "".join(line + "\n" for line in lines), 0
     return None
+
+
+TAG_LISTING = (["tag"], ["tag", "-l"], ["tag", "--list"])
+STATUS_FORMS = {(): "long", ("-s",): "short", ("--short",): "short", ("--porcelain",): "porcelain",
+                ("-s", "-b"): "branch", ("-sb",): "branch", ("--short", "--branch"): "branch"}
+
+
+def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
+    """git in the repository the state models: status, the branch's name, tags, and the commands
+    that print nothing when they succeed (add, `commit -q`, tag)."""
+    g = s.git
+    assert g is not None
+    if args[:1] == ["status"] and tuple(args[1:]) in STATUS_FORMS:
+        form = STATUS_FORMS[tuple(args[1:])]
+        listed = changes(s, g.repo if form == "porcelain" else s.cwd)
+        if listed is None:
+            return None
+        if form == "long":
+            return gitstatus.long(g.branch, listed), 0
+        return (f"## {g.branch}\n" if form == "branch" else "") + gitstatus.short(listed), 0
+    if args[:1] == ["diff"]:
+        return _diff(s, args[1:])
+    if args in (["rev-parse", "--abbrev-ref", "HEAD"], ["branch", "--show-current"]):
+        return g.branch + "\n", 0
+    if args in TAG_LISTING:
+        return "".join(t + "\n" for t in sorted(g.tags)), 0  # (tags the seed's repository had: none)
+    if args[:1] == ["tag"] and len(args) == 2 and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", args[1]) and \
+            not args[1].endswith((".lock", ".")) and ".." not in args[1]:
+        if args[1] in g.tags:
+            return f"fatal: tag '{args[1]}' already exists\n", 128
+        return "", 0
+    if args == ["describe", "--tags"]:
+        here = [t for t, at in g.tags.items() if at == len(g.commits)]
+        return (here[0] + "\n", 0) if len(here) == 1 else None
+    if args[:1] == ["add"] and not any(_within(r, g.repo) for r in s.other_repos):
+        paths = [a for a in args[1:] if not a.startswith("-")]
+        if set(args[1:]) - set(paths) <= {"-A", "--all"} and paths in ([], ["."]) and len(args) > 1:
+            return "", 0  # everything (with nothing embedded, a repository made inside, to warn about)
+        if paths and len(paths) == len(args) - 1 and all(_exists(_abs(p, s), s) and _within(_abs(p, s), g.repo)
+                                                         for p in paths) and \
+                not any(posixpath.basename(p) == ".gitignore" for p in s.files if _within(p, g.repo)):
+            return "", 0  # (a path that is ignored, outside or missing is refused: not answered)
+    return None
+
+
+DIFF_FORMS = {(): "patch", ("--stat",): "stat", ("--name-only",): "names", ("--name-status",): "status"}
+
+
+def _diff(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
+    """`git diff` (the index against the working tree), `--cached`/`--staged` (the last commit
+    against the index), `HEAD` (the last commit against the working tree); as patches, `--stat`,
+    `--name-only` or `--name-status`, of the whole repository or of one path."""
+    g = s.git
+    assert g is not None
+    sides = "index-work"
+    if args[:1] in (["--cached"], ["--staged"]):
+        sides, args = "head-index", args[1:]
+    elif args[:1] == ["HEAD"]:
+        sides, args = "head-work", args[1:]
+    only = g.repo
+    if args[-2:-1] == ["--"] or (args and not args[-1].startswith("-")):
+        word = args[-1]
+        only = _abs(word, s)  # one path, relative to the shell's folder
+        args = args[:-2] if args[-2:-1] == ["--"] else args[:-1]
+        if not _PLAIN.fullmatch(word) or not _within(only, g.repo) or not _exists(only, s):
+            return None  # (a path that is not there is refused, or taken for a revision)
+    form = DIFF_FORMS.get(tuple(args))
+    if form is None or not g.follows or listed_unknown(s):
+        return None
+    rows, patches = [], []
+    for rel in sorted(g.base, key=lambda p: p.encode()):
+        path = posixpath.join(g.repo, rel)
+        if not _within(path, only):
+            continue
+        head, staged = g.base[rel], g.index.get(rel, g.base[rel])
+        work = _blob(s, path)
+        old, new = {"index-work": (staged, work), "head-index": (head, staged), "head-work": (head, work)}[sides]
+        if sides != "head-index" and not staged and not head:
+            continue  # untracked: no diff shows it
+        if old is None or new is None:
+            return None
+        if old == new or (sides == "index-work" and not staged):
+            continue
+        texts = [None if not blob else s.files.get(path) if blob == work else g.texts.get(blob) for blob in (old, new)]
+        if any(blob and text is None for blob, text in zip((old, new), texts)):
+            return None
+        if not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel):
+            return None  # git quotes such names: not written here
+        one = gitdiff.patch(rel, texts[0], texts[1], old, new)
+        if one is None:
+            return None
+        patches.append(one[0])
+        rows.append((rel, one[1], one[2], "A" if not old else "D" if not new else "M"))
+    if form == "patch":
+        return "".join(patches), 0
+    if form == "names":
+        return "".join(r[0] + "\n" for r in rows), 0
+    if form == "status":
+        return "".join(f"{r[3]}\t{r[0]}\n" for r in rows), 0
+    shown = gitdiff.stat([r[:3] for r in rows])
+    return (shown, 0) if shown is not None else None
+
+
+def listed_unknown(s: TerminalState) -> bool:
+    """Some path changed since the last commit has a blob the state does not know."""
+    g = s.git
+    return g is None or any(v is None for v in list(g.base.values()) + list(g.index.values()))
+
+
+def _git_globals(args: list[str]) -> tuple[dict[str, str], list[str]] | None:
+    """git's `-c name=value` options and the words from the subcommand on; None where another global
+    option comes first (`-C`, `--git-dir`…: another repository, perhaps)."""
+    config: dict[str, str] = {}
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        if args[i] == "-c" and i + 1 < len(args) and "=" in args[i + 1]:
+            name, _, value = args[i + 1].partition("=")
+            config[name.lower()] = value
+            i += 2
+        elif args[i] == "--no-pager":
+            i += 1
+        else:
+            return None
+    return config, args[i:]
+
+
+def _commit_answer(s: TerminalState, config: dict[str, str], args: list[str]) -> tuple[str, int] | None:
+    """`git commit -q -m MSG` prints nothing when there is something to commit; the author must be
+    given (`-c user.name=… -c user.email=…`): git refuses a commit without one where none is
+    configured, as in the sandbox."""
+    message = _commit_message(args)
+    flags = [a for a in args[1:] if a != message]
+    if message is None or not config.get("user.name") or not config.get("user.email") or \
+            any(a.startswith("-") and not re.fullmatch(r"-[aqm]+", a) and a not in ("--all", "--quiet") for a in flags):
+        return None
+    index = _committed(s, _commits_all(args))
+    if index is None:
+        return None
+    if not any(index[rel] != head for rel, head in s.git.base.items()):
+        listed = changes(s, s.cwd)  # nothing to commit: git says why, as `git status` does
+        return (gitstatus.long(s.git.branch, listed), 1) if listed is not None else None
+    if any(re.fullmatch(r"-[a-zA-Z]*q[a-zA-Z]*", a) or a == "--quiet" for a in flags):
+        return "", 0  # (without -q it prints the new commit's id, which depends on the time)
+    return None
+
+
+def _committed(s: TerminalState, every_tracked: bool) -> dict[str, str | None] | None:
+    """The blob each changed path has in the index a commit takes (`-a`: every tracked file's change
+    staged first); None where the state does not follow the repository or does not know a blob."""
+    g = s.git
+    if g is None or not g.follows:
+        return None
+    index = {rel: g.index.get(rel, head) for rel, head in g.base.items()}
+    if every_tracked:
+        for rel, staged in index.items():
+            if staged:  # tracked: its change, a removal too, goes in
+                index[rel] = _kept(s, posixpath.join(g.repo, rel))
+    return None if any(v is None for v in index.values()) else index
 
 
 # The options with which each silent command still prints nothing and succeeds; with any other
@@ -358,20 +622,22 @@ def git_commit_hash(files: dict[str, str], author: str, epoch: int, message: str
     return _git_object("commit", f"tree {tree}\nauthor {who}\ncommitter {who}\n\n{message}\n".encode()).hex()
 
 
+_DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s*)([\w.-]+)\s*\(\s*\)")  # alias, function
 _COMMITTED = re.compile(r"^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] ", re.M)
 
 
 def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
     """The state after `command` printed `output` (exit code `exit_code`)."""
     s = TerminalState.model_validate(state)
+    s.defined += [next(g for g in m.groups() if g) for m in _DEFINES.finditer(command)]
     parts = _split(command)
     if parts is None:  # pipes, subshells, substitutions: unless every program only reads, forget what it may have changed
-        if not _reads_only(command):
+        if not _reads_only(command, s):
             _forget_writes(s, None)
         parts = []
     for words in parts:
         if exit_code != 0 and len(parts) == 1:
-            if exit_code not in (126, 127) and words[0] not in MODELLED and _writes(words[0], words[1:]):
+            if exit_code not in (126, 127) and words[0] not in MODELLED and _writes(words[0], words[1:], s):
                 _forget_writes(s, None)  # a program that failed may still have written (python's __pycache__)
             break
         words = [_expand(w, s) for w in words]
@@ -381,9 +647,105 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
 
 
 def _touched(s: TerminalState, path: str) -> None:
-    """Something under `path` was written or removed: a repository there is no longer clean."""
-    if s.git is not None and (_within(path, s.git.repo) or _within(s.git.repo, path)):
-        s.git.clean = s.git.all_staged = False
+    """Something at or under `path` is about to be written or removed: each file of the repository
+    there that nothing touched since the last commit keeps its blob as `base` (the working tree has
+    it as committed until now). A folder whose listing is not known whole, or the repository's own
+    folder, ends `follows`."""
+    g = s.git
+    if g is None or not (_within(path, g.repo) or _within(g.repo, path)):
+        return
+    g.all_staged = False
+    if not g.follows:
+        return
+    if _within(g.repo, path) or _within(path, g.repo + "/.git"):
+        g.follows = False  # the repository itself removed, moved or changed
+        return
+    if path in s.dirs:
+        if any(_within(d, path) and d not in s.known_dirs for d in s.dirs):
+            g.follows = False
+            return
+        targets = [p for p in s.files if _within(p, path)]  # (a file removed earlier is no longer listed)
+    else:
+        targets = [path]
+    for p in targets:
+        rel = posixpath.relpath(p, g.repo)
+        if rel not in g.base:  # (touched before: its blob at the last commit is kept already)
+            g.base[rel] = _kept(s, p)
+
+
+def _kept(s: TerminalState, path: str) -> str | None:
+    """The blob of the file at `path` (as _blob), its content kept for `git diff`."""
+    blob = _blob(s, path)
+    if blob and s.git is not None:
+        s.git.texts[blob] = s.files[path] or ""
+    return blob
+
+
+def _blob(s: TerminalState, path: str) -> str | None:
+    """The id of the blob git makes of the file at `path` now: "" where there is none, None where
+    the state does not know (its content, or whether it exists)."""
+    gone = any(_within(path, d) for d in s.deleted)
+    if path in s.files and not gone:
+        content = s.files[path]
+        return None if content is None else _git_object("blob", content.encode()).hex()
+    if path in s.dirs and not gone:
+        return None  # a folder where a file was: not followed
+    return "" if gone or posixpath.dirname(path) in s.known_dirs else None
+
+
+def changes(s: TerminalState, relative_to: str) -> list[tuple[str, str]] | None:
+    """What `git status --short` lists, as (path relative to `relative_to`, status letters), sorted
+    as git sorts them; None where the state does not know it all."""
+    g = s.git
+    if g is None or not g.follows:
+        return None
+    out: list[tuple[str, str]] = []
+    untracked: set[str] = set()
+    for rel in sorted(g.base, key=lambda p: p.encode()):
+        head = g.base[rel]
+        staged = g.index.get(rel, head)
+        work = _blob(s, posixpath.join(g.repo, rel))
+        if head is None or staged is None or work is None:
+            return None
+        if not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel):
+            return None  # git quotes names with spaces and other characters: not written here
+        if staged == "":
+            if head:
+                out.append((rel, "D "))
+            if work:
+                untracked.add(rel)
+            continue
+        x = " " if staged == head else ("A" if not head else "M")
+        y = " " if work == staged else ("D" if not work else "M")
+        if x + y != "  ":
+            out.append((rel, x + y))
+    if untracked and any(posixpath.basename(p) == ".gitignore" for p in s.files if _within(p, g.repo)):
+        return None  # what is ignored: not worked out here
+    shown: set[str] = set()
+    for rel in untracked:  # a folder holding no tracked file is shown once, as the folder
+        parts = rel.split("/")
+        for n in range(1, len(parts)):
+            folder = "/".join(parts[:n])
+            full = posixpath.join(g.repo, folder)
+            if not _tracked_under(s, full, untracked):
+                if any(_within(d, full) and d not in s.known_dirs for d in s.dirs):
+                    return None  # a file the state does not know of may be tracked there
+                shown.add(folder + "/")
+                break
+        else:
+            shown.add(rel)
+    out += [(p, "??") for p in sorted(shown, key=lambda p: p.encode())]
+    return [(posixpath.relpath(posixpath.join(g.repo, p), relative_to) + ("/" if p.endswith("/") else ""), xy)
+            for p, xy in out]
+
+
+def _tracked_under(s: TerminalState, folder: str, untracked: set[str]) -> bool:
+    """Some file under `folder` is tracked (all of them are but the untracked ones)."""
+    g = s.git
+    assert g is not None
+    return any(_within(p, folder) and _blob(s, p) != "" and posixpath.relpath(p, g.repo) not in untracked
+               for p in s.files) or any(_within(posixpath.join(g.repo, rel), folder) and g.index.get(rel, head)
+                                        for rel, head in g.base.items())
 
 
 def _write(s: TerminalState, path: str, content: str | None, append: bool = False, learnt: bool = False) -> None:
@@ -443,8 +805,12 @@ GIT_READS = frozenset({"status", "log", "diff", "show", "blame", "grep", "ls-fil
                        "shortlog", "reflog", "help", "version", "--version", "cat-file", "ls-tree", "remote"})
 
 
-def _writes(program: str, args: list[str]) -> bool:
-    """Whether this program, with these arguments, may change files (beyond what `apply` models)."""
+def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
+    """Whether this program, with these arguments, may change files (beyond what `apply` models), run
+    in the state's folder (None: a folder not known)."""
+    if program in ("python3", "python") and s is not None and (_no_shadowing(s) and pycheck.reads_only(args) or
+                                                                len(args) == 1 and _absent(_abs(args[0], s), s)):
+        return False  # (a script that is not there runs nothing)
     if program not in READS:
         return True
     if program in ("sed", "awk", "perl") and any(a.startswith(("-i", "--in-place")) for a in args):
@@ -454,7 +820,17 @@ def _writes(program: str, args: list[str]) -> bool:
     return program == "sort" and any(a.startswith("-o") for a in args)
 
 
-def _reads_only(command: str) -> bool:
+def _no_shadowing(s: TerminalState) -> bool:
+    """Python started here imports the standard library from it: the folder is known whole and holds
+    no module of the standard library's name (a `types.py` is imported, and compiled into
+    `__pycache__`, by any `import ast`), and no PYTHONPATH adds others."""
+    if s.cwd not in s.known_dirs or "PYTHONPATH" in s.env:
+        return False
+    return not any(name.removesuffix(".py") in sys.stdlib_module_names for name in _children(s.cwd, s)
+                   if name.endswith(".py") or posixpath.join(s.cwd, name) in s.dirs)
+
+
+def _reads_only(command: str, s: TerminalState) -> bool:
     """Every program of a pipeline or list only reads (and nothing is redirected into a file)."""
     words = shell_words(command)
     if words is None or any(w in (">", ">>", "&>", ">|") or "$(" in w or "`" in w for w in words):
@@ -466,7 +842,8 @@ def _reads_only(command: str) -> bool:
         elif stages[-1] or not re.fullmatch(r"\w+=.*", w):  # skip `NAME=value` before a program
             stages[-1].append(w)
     stages = [st for st in stages if st]
-    return bool(stages) and not any(_writes(st[0], st[1:]) for st in stages)
+    here = None if any(st[0] == "cd" for st in stages) else s  # python's folder: known unless the line moves
+    return bool(stages) and not any(_writes(st[0], st[1:], here) for st in stages)
 
 
 def _forget_writes(s: TerminalState, under: str | None, files: list[str] | None = None) -> None:
@@ -495,6 +872,52 @@ def _git_args(args: list[str]) -> list[str]:
     while i < len(args) and args[i].startswith("-"):
         i += 2 if args[i] == "-c" else 1
     return args[i:]
+
+
+def _stage(s: TerminalState, args: list[str]) -> None:
+    """`git add` (it succeeded): the paths it names, or every path (`-A`, `.` at the top), are
+    staged as the working tree has them."""
+    g = s.git
+    assert g is not None
+    paths = [a for a in args if not a.startswith("-")]
+    if any(_within(r, g.repo) for r in s.other_repos):
+        g.follows = g.all_staged = False  # a repository inside is added as a link, or refused: not followed
+        return
+    if set(args) - set(paths) <= {"-A", "--all"} and (paths == [] or paths == ["."] and s.cwd == g.repo):
+        g.all_staged = True
+        paths = [g.repo]
+    elif set(args) != set(paths) or any(c in "".join(paths) for c in "*?[") or \
+            any(not _within(_abs(p, s), g.repo) for p in paths):
+        g.follows = False  # options (`-u`, `-p`, `-f`…) or patterns: what was staged is not followed
+        return
+    else:
+        paths = [_abs(p, s) for p in paths]
+    for rel in g.base:
+        if any(_within(posixpath.join(g.repo, rel), p) for p in paths):
+            g.index[rel] = _kept(s, posixpath.join(g.repo, rel))
+
+
+def _commit(s: TerminalState, index: dict[str, str | None] | None) -> None:
+    """A commit was made of `index` (None: the state did not know it): it is the last commit now,
+    and only the paths whose working tree differs from it stay changed."""
+    g = s.git
+    assert g is not None
+    g.moved = True
+    if g.all_staged:  # everything was staged, so everything was committed: nothing differs
+        g.follows, g.base, g.index, g.texts, g.all_staged = True, {}, {}, {}, False
+        return
+    if index is None:
+        g.follows = False
+        return
+    g.base = {rel: head for rel, head in index.items() if _blob(s, posixpath.join(g.repo, rel)) != head}
+    g.index = {}
+    g.texts = {h: t for h, t in g.texts.items() if h in g.base.values()}
+
+
+def _commits_all(args: list[str]) -> bool:
+    """`git commit -a` (`-am`, `--all`): every tracked file's change is staged first."""
+    message = _commit_message(args)
+    return any(a == "--all" or re.fullmatch(r"-[a-zA-Z]*a[a-zA-Z]*", a) for a in args[1:] if a != message)
 
 
 def _commit_message(args: list[str]) -> str | None:
@@ -530,6 +953,8 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
         cmd = words[:redirect]
         if cmd and cmd[0] in ("echo", "printf"):
             _write(s, target, _echo_text(cmd[1:], cmd[0] == "printf"), append)
+        elif cmd in ([], [":"], ["true"]):
+            _write(s, target, "", append)  # `: > file`: emptied (or, appending, as it was)
         else:
             _write(s, target, None, append)  # something was written; what exactly, the model knows
         return
@@ -591,6 +1016,8 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
                 s.files.setdefault(p, None)
         if s.cwd not in s.known_dirs:
             s.known_dirs.append(s.cwd)
+    elif cmd == "cd" and len(args) <= 1 and args != ["-"]:
+        s.cwd = _abs(args[0], s) if args else s.home  # the rest of the line runs there
     elif cmd == "export":
         for a in args:
             k, sep, v = a.partition("=")
@@ -605,7 +1032,8 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
         if args[0] == "clone" and target is None and where:
             target = posixpath.basename(where[0].rstrip("/")).removesuffix(".git")
         repo = _abs(target, s) if target else s.cwd
-        _touched(s, repo)  # a repository made inside this one is an untracked folder of it
+        if s.git is not None and (_within(repo, s.git.repo) or _within(s.git.repo, repo)):
+            s.git.follows = s.git.all_staged = False  # one made inside this one: an embedded repository
         s.no_repo = False
         if repo not in s.other_repos and not (s.git and repo == s.git.repo):
             s.other_repos.append(repo)
@@ -616,25 +1044,28 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
         plain = [a for a in args if not a.startswith("-")]
         sub = args[:1]
         commit_message = _commit_message(args) if sub == ["commit"] else None
-        if not sub or sub[0] in GIT_READS or (sub == ["branch"] and set(args[1:]) <= BRANCH_LISTING):
+        if not sub or sub[0] in GIT_READS or (sub == ["branch"] and set(args[1:]) <= BRANCH_LISTING) or \
+                args in TAG_LISTING:
             pass  # reads: `git branch` alone lists the branches (it marked git unknown until now)
         elif sub == ["add"]:
-            s.git.staged = sorted(set(s.git.staged) | set(plain[1:]))
-            if {"-A", "--all"} & set(args[1:]) and len(plain) == 1 or plain[1:] == ["."] and s.cwd == s.git.repo:
-                s.git.all_staged = True
+            _stage(s, args[1:])
         elif commit_message is not None:
-            s.git.clean, s.git.all_staged = s.git.all_staged, False  # everything was committed
+            _commit(s, _committed(s, _commits_all(args)))
             if len(s.git.hashes) < len(s.git.commits):
                 s.git.hashes += [""] * (len(s.git.commits) - len(s.git.hashes))
             s.git.commits.append(commit_message)
             done = _COMMITTED.search(output or "")  # "[main 1a2b3c4] message": the new commit's id
             s.git.hashes.append(done.group(1)[:7] if done else "")
-            s.git.staged = []
+        elif sub == ["tag"] and len(args) == 2 and not args[1].startswith("-"):
+            s.git.tags[args[1]] = len(s.git.commits)
         elif sub in (["checkout"], ["switch"]) and len(plain) == 2 and "--" not in args and \
                 set(args[1:]) - {plain[1]} <= {"-b", "-c", "-q"} and \
                 (plain[1] in s.git.branches or {"-b", "-c"} & set(args)):
             if plain[1] not in s.git.branches:
                 s.git.branches.append(plain[1])
+            elif plain[1] != s.git.branch and s.git.moved:
+                s.git.unknown = True  # that branch's files may differ from these: not followed
+                _forget_writes(s, s.git.repo)
             s.git.branch = plain[1]
         elif sub == ["branch"] and len(plain) == 2 and len(args) == 2:
             if plain[1] not in s.git.branches:
@@ -644,5 +1075,5 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
         else:  # merge, reset, rebase, stash, restore, `checkout -- file`, commit --amend…: not modelled
             s.git.unknown = True
             _forget_writes(s, s.git.repo)
-    elif cmd not in MODELLED and _writes(cmd, args):
+    elif cmd not in MODELLED and _writes(cmd, args, s):
         _forget_writes(s, None, [_abs(a, s) for a in plain])  # python, make, sed -i…: may write anything

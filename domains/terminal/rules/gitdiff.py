@@ -1,0 +1,79 @@
+"""`git diff` as git prints it, for the changes whose hunks no diff algorithm can place otherwise:
+lines added at the end of a file, a file emptied or written anew with no line in common, a file
+added or removed. Anything else (a line changed in the middle, where git's Myers diff and its
+heuristics decide what is context) is left to the model. Checked byte for byte against git in the
+sandbox (benchmarks/state_vs_real.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+CONTEXT = 3
+FUNC_WIDTH = 80  # git keeps at most this many bytes of the line named after a hunk's @@
+STAT_WIDTH = 80  # the terminal width git assumes when its output is not a terminal
+_FUNC = re.compile(r"[A-Za-z_$]")  # git's default: a line starting with a letter, `_` or `$` names a hunk
+
+
+def _range(start: int, count: int) -> str:
+    return f"{start}" if count == 1 else f"{start},{count}"
+
+
+def hunks(old: str, new: str) -> tuple[str, int, int] | None:
+    """The hunk text and the lines added and removed, or None where git's placement is not certain."""
+    if "\0" in old or "\0" in new or (old and not old.endswith("\n")) or (new and not new.endswith("\n")):
+        return None  # binary, or "\ No newline at end of file": not written here
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    if a == b:
+        return "", 0, 0
+    if b[:len(a)] == a:  # lines added at the end: the last lines before them are the context
+        context = a[-CONTEXT:]
+        start = len(a) - len(context) + 1 if a else 0
+        func = next((line.rstrip()[:FUNC_WIDTH].rstrip() for line in reversed(a[:start - 1]) if _FUNC.match(line)), "") \
+            if start > 1 else ""
+        head = f"@@ -{_range(start, len(context))} +{_range(start if a else 1, len(context) + len(b) - len(a))} @@"
+        body = "".join(" " + line for line in context) + "".join("+" + line for line in b[len(a):])
+        return f"{head}{' ' + func if func else ''}\n{body}", len(b) - len(a), 0
+    if set(a) & set(b):
+        return None  # lines in common: where git puts the context is its algorithm's choice
+    head = f"@@ -{_range(1 if a else 0, len(a))} +{_range(1 if b else 0, len(b))} @@\n"
+    return head + "".join("-" + line for line in a) + "".join("+" + line for line in b), len(b), len(a)
+
+
+def patch(path: str, old: str | None, new: str | None, old_id: str, new_id: str) -> tuple[str, int, int] | None:
+    """One file's part of `git diff` (None for a side that does not exist), and its lines added and
+    removed; None where it is not certain."""
+    found = hunks(old or "", new or "")
+    if found is None:
+        return None
+    body, added, removed = found
+    short = (old_id or "0" * 40)[:7] + ".." + (new_id or "0" * 40)[:7]
+    out = f"diff --git a/{path} b/{path}\n"
+    if old is None:
+        out += f"new file mode 100644\nindex {short}\n"
+    elif new is None:
+        out += f"deleted file mode 100644\nindex {short}\n"
+    else:
+        out += f"index {short} 100644\n"
+    if body:
+        out += f"--- {'/dev/null' if old is None else 'a/' + path}\n+++ {'/dev/null' if new is None else 'b/' + path}\n" + body
+    return out, added, removed
+
+
+def stat(rows: list[tuple[str, int, int]]) -> str | None:
+    """`git diff --stat` for (path, added, removed) rows; None where git would scale the graph down."""
+    if not rows:
+        return ""
+    name = max(len(p) for p, _, _ in rows)
+    most = max(a + r for _, a, r in rows)
+    digits = len(str(most))
+    if 1 + name + 3 + digits + 1 + most + 1 > STAT_WIDTH:
+        return None  # git shortens names and scales the +/- graph to fit: not written here
+    lines = [f" {p:<{name}} | {a + r:>{digits}} {'+' * a}{'-' * r}".rstrip() + "\n" for p, a, r in rows]
+    added, removed = sum(a for _, a, _ in rows), sum(r for _, _, r in rows)
+    summary = f" {len(rows)} file{'s' if len(rows) != 1 else ''} changed"
+    if added:
+        summary += f", {added} insertion{'s' if added != 1 else ''}(+)"
+    if removed:
+        summary += f", {removed} deletion{'s' if removed != 1 else ''}(-)"
+    return "".join(lines) + summary + "\n"
