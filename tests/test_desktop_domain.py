@@ -237,6 +237,41 @@ def test_a_click_on_a_menu_changes_the_menus_and_nothing_else():
         '      menu "Edit" [enabled, selectable, selected] (40, 0, 40, 25)\n'
         '        menu item "Undo" [enabled, selectable] (40, 25, 120, 25)\n'
         '    text "hi" [editable, enabled, focusable, focused, multi-line] (0, 25, 800, 575)\n')
+    # Edit opened before in the episode: it opens again with the items it showed then (none
+    # highlighted), whatever the model writes this time
+    menus: dict[str, str] = {}
+    desktop.remember_menus(parse_tree(answer.replace('"Undo" [enabled, selectable]', '"Undo" [enabled, focused, selectable]')
+                                      .replace("Untitled", "*todo.md - Mousepad")), menus)  # another document of the app
+    garbage = answer.replace('menu item "Undo" [enabled, selectable] (40, 25, 120, 25)', 'menu item "Billing" [enabled] (1, 1, 1, 1)')
+    again, kept = desktop.keep_outside_menus(parse_tree(garbage), before, "desktop_click", {"target": "Edit"}, menus)
+    assert kept and tree.render_tree(again) == tree.render_tree(nodes)
+    none = answer.replace('        menu item "Undo" [enabled, selectable] (40, 25, 120, 25)\n', "")
+    assert tree.render_tree(desktop.keep_outside_menus(parse_tree(none), before, "desktop_click", {"target": "Edit"},
+                                                       menus)[0]) == tree.render_tree(nodes)
+    assert "Undo" not in tree.render_tree(desktop.keep_outside_menus(parse_tree(none), before, "desktop_click",
+                                                                     {"target": "Edit"})[0])  # nothing remembered
+    state = desktop.apply(os_rules.initial(load_world("desktop")), "desktop_click", {"target": "Edit"},
+                          tree.render_tree(nodes), {})
+    assert any("Undo" in items for items in state["menus"].values())  # what the server remembers, step by step
+
+    # With the items seen, the click is the state's: the menu opens and the window loses the focus;
+    # clicked again it closes, and the focus goes back where it was when the menus opened
+    shut = before.replace("selectable, selected]", "selectable]").replace(
+        '        menu item "Open" [enabled, selectable] (0, 25, 120, 25)\n', "").replace("focusable, multi-line", "focusable, focused, multi-line")
+    st = desktop.DesktopState(tree=shut).model_dump()
+    assert desktop.answer(st, "desktop_click", {"target": "Edit"}) is None  # its items never seen: the model's
+    st = desktop.apply(st, "desktop_click", {"target": "Edit"}, tree.render_tree(nodes), {})
+    reopened = desktop.answer(desktop.apply(st, "desktop_hotkey", {"keys": "Escape"}, shut, {}), "desktop_click",
+                              {"target": "Edit"})
+    assert reopened is not None and reopened.text == tree.render_tree(nodes).replace("focused, ", "")
+    closing = desktop.answer(st, "desktop_click", {"target": "Edit"})
+    assert closing is not None and closing.text == shut  # closed again, the editor has the focus back
+    assert desktop.answer({**st, "menu_focus": ""}, "desktop_click", {"target": "Edit"}) is None  # where to: not known
+    # a click outside the open menus closes them and does nothing else (the menu takes it)
+    outside = desktop.answer(st, "desktop_click", {"target": "hi"})
+    assert outside is not None and outside.text == shut
+    assert desktop.answer(st, "desktop_click", {"target": "Undo"}) is None  # an item: what it does is the model's
+
     closed, kept = desktop.keep_outside_menus(parse_tree(answer), before, "desktop_click", {"target": "File"})
     assert kept and 'menu item' not in tree.render_tree(closed)  # File was open: it closes, Edit stays shut
     assert desktop.keep_outside_menus(parse_tree(answer), before, "desktop_click", {"target": "Open"}) == \
@@ -282,9 +317,10 @@ def test_no_recorded_real_transition_is_settled():
     from mcp_world.paths import FIXTURES_DIR
 
     tree = domain_code("os", "tree")
-    n = typing = menus = 0
+    n = typing = menus = reopened = 0
     for rec in read_records(FIXTURES_DIR / "real" / "desktop.jsonl.xz"):
         before = rec.world.seed["os"]["tree"]
+        seen: dict[str, str] = {}
         for step in rec.steps:
             nodes, changed = tree.settle(parse_tree(step.observation), before)
             assert not changed and tree.render_tree(nodes) == step.observation, (rec.id, step.tool)
@@ -292,18 +328,76 @@ def test_no_recorded_real_transition_is_settled():
             assert not kept and tree.render_tree(nodes) == step.observation, (rec.id, step.arguments)
             nodes, kept = desktop.keep_outside_menus(parse_tree(step.observation), before, step.tool, step.arguments)
             assert not kept and tree.render_tree(nodes) == step.observation, (rec.id, step.arguments)
+            # a menu opened again shows the items it showed last time in the episode
+            nodes, kept = desktop.keep_outside_menus(parse_tree(step.observation), before, step.tool, step.arguments,
+                                                     seen)
+            assert not kept and tree.render_tree(nodes) == step.observation, (rec.id, step.arguments)
             clicked = desktop.find(parse_tree(before), str(step.arguments.get("target", ""))) \
                 if step.tool == "desktop_click" else None
             menus += clicked is not None and clicked.role == "menu"
+            reopened += clicked is not None and clicked.role == "menu" and desktop._menu_key(
+                tree._paths(parse_tree(before))[parse_tree(before).index(clicked)]) in seen and \
+                "selected" not in clicked.states
+            desktop.remember_menus(parse_tree(step.observation), seen)
             typing += desktop._typing_into(parse_tree(before), step.tool, step.arguments) is not None
             before, n = step.observation, n + 1
     assert n == 192 and typing == 21  # real typing into an editor changed its text and titles only
     assert menus == 64  # and a real click on a menu changed nothing outside the menus but focus and selection
+    assert reopened == 6  # and each of the 6 menus opened again showed what it showed before
+
+
+def test_a_key_the_tree_cannot_show_leaves_it_as_it_was():
+    """A ctrl combination while a menu is open (the menu holds the keyboard: 11 of 11 recorded real
+    ones changed nothing), the caret moved in the focused editor, and copying are answered from the
+    state: the tree as it was. Escape with a menu open, alt and super combinations, keys in a
+    single-line field and ctrl+c in a terminal are not."""
+    menu_open = ('desktop "D" (0, 0, 800, 600)\n  frame "notes - Mousepad" [active] (0, 0, 800, 600)\n'
+                 '    menu bar "" (0, 0, 800, 25)\n      menu "File" [enabled, selectable, selected] (0, 0, 40, 25)\n'
+                 '        menu item "Open" [enabled, selectable] (0, 25, 120, 25)\n'
+                 '    text "hi" [editable, enabled, focusable, multi-line] (0, 25, 800, 575)\n')
+    editing = menu_open.replace('        menu item "Open" [enabled, selectable] (0, 25, 120, 25)\n', "") \
+        .replace("selectable, selected]", "selectable]").replace("focusable, multi-line", "focusable, focused, multi-line")
+    entry = editing.replace("multi-line", "single-line")
+    terminal = editing.replace('text "hi" [editable', 'terminal "hi" [editable')
+    for tree, keys, answered in [(menu_open, "ctrl+s", True), (menu_open, "ctrl+shift+z", True), (menu_open, "Escape", False),
+                                 (menu_open, "alt+F4", False), (editing, "ctrl+End", True), (editing, "shift+Left", True),
+                                 (editing, "Page_Down", True), (editing, "ctrl+c", True), (editing, "ctrl+s", False),
+                                 (editing, "super+Up", False), (entry, "Left", False), (entry, "ctrl+c", True),
+                                 (terminal, "ctrl+c", False), (editing, "Return", False)]:
+        found = desktop.answer({"tree": tree}, "desktop_hotkey", {"keys": keys})
+        assert (found is not None and found.text == tree) if answered else found is None, (keys, tree[-60:])
 
 
 def test_a_world_with_a_malformed_seed_tree_is_refused():
     with pytest.raises(WorldFileError, match="not an accessibility tree"):
         parse_world({"name": "d", "description": "x", "domains": ["os"], "seed": {"os": {"tree": "a window"}}})
+
+
+def test_a_world_declares_what_its_menus_show_and_a_click_opens_them_from_the_state():
+    """`seed.os.menus` (by `window > menu`): the desktop world declares Calc's File, Edit and Insert.
+    With Calc active, a click on File opens it with its declared items from the state (no model
+    call), and a click on it again closes it; keys that name no menu, or items that are not tree
+    lines, are refused with what is accepted."""
+    world = load_world("desktop")
+    st = os_rules.initial(world)
+    assert len(st["menus"]) == 3
+    calc = {**st, "tree": st["tree"].replace('frame "notes.txt - Text Editor" [active]', 'frame "notes.txt - Text Editor"')
+            .replace('frame "budget.ods - LibreOffice Calc"', 'frame "budget.ods - LibreOffice Calc" [active]')}
+    assert desktop.answer(st, "desktop_click", {"target": "File"}) is None  # Calc is not active: the click raises it
+    opened = desktop.answer(calc, "desktop_click", {"target": "File"})
+    assert opened is not None and '      menu "File" [enabled, selectable, selected] (1284, 32, 40, 28)\n        menu item "New" [enabled, ' \
+        'selectable] (1284, 60, 260, 25)\n' in opened.text and "focused" not in opened.text
+    after = desktop.apply(calc, "desktop_click", {"target": "File"}, opened.text, {})
+    closed = desktop.answer(after, "desktop_click", {"target": "File"})
+    assert closed is not None and closed.text == calc["tree"]  # closed, and the focus back where it was
+    edit = desktop.answer(after, "desktop_click", {"target": "Edit"})
+    assert edit is not None and 'menu item "Find & Replace..."' in edit.text and 'menu item "New"' not in edit.text
+    seed = dict(world.seed["os"])
+    for menus, says in [({"Calc > File": 'menu item "x" [enabled] (0, 0, 1, 1)'}, "names no menu of seed.os.tree"),
+                        ({"budget.ods - LibreOffice Calc > File": "junk"}, "its items are not tree lines"),
+                        ({"File": "x"}, "is not `window > menu`"), ({"a > " + "b" * 300: "x"}, "at most 300")]:
+        with pytest.raises(WorldFileError, match=says):
+            parse_world({"name": "d", "description": "x", "domains": ["os"], "seed": {"os": {**seed, "menus": menus}}})
 
 
 def test_the_state_answers_only_what_real_applications_do_exactly():

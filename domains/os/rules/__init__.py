@@ -5,15 +5,16 @@ dialect the model sees the screen whole and writes the new tree with unchanged s
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from mcp_world.rules import MAX_BOXES, Box, Call, FormatError, Moment, Parsed, Picture, Rules, TrainedAction, short
 
 from . import checks as task_checks
 from . import state, trained
-from .tree import DEFAULT_ROOT, TreeOutput, elide, expand, parse_tree, render_tree, tree_structured
+from .tree import DEFAULT_ROOT, TreeOutput, _paths, elide, expand, parse_tree, render_tree, tree_structured
 
 
 class DesktopSeed(BaseModel):
@@ -23,6 +24,10 @@ class DesktopSeed(BaseModel):
     width: int = Field(default=1920, ge=320, le=10000)
     height: int = Field(default=1080, ge=240, le=10000)
     tree: str  # one node per line, indented by depth (DESIGN.md, os observations)
+    # What menus show when they open, by `window > menu` (`window > menu > submenu` for one inside
+    # another): their items as tree lines, indented from the first column. A click on one opens it
+    # from the state, as a menu the episode has seen opens again.
+    menus: dict[str, str] = Field(default_factory=dict, max_length=state.MAX_MENUS)
     notes: str = ""
 
     @field_validator("tree")
@@ -33,6 +38,37 @@ class DesktopSeed(BaseModel):
         except FormatError as err:
             raise ValueError(f"seed.os.tree is not an accessibility tree: {err}") from None
         return value
+
+    @model_validator(mode="after")
+    def _declared_menus(self) -> DesktopSeed:
+        self.menu_keys()  # every key names a menu of the tree, every value is its items
+        return self
+
+    def menu_keys(self) -> dict[str, str]:
+        """The declared menus as the state keeps them (state.remember_menus): by each menu's path."""
+        nodes = parse_tree(self.tree)
+        paths = _paths(nodes)
+        out: dict[str, str] = {}
+        for key, items in self.menus.items():
+            names = [part.strip() for part in key.split(">")]
+            if len(names) < 2 or not all(names) or len(key) > 300:
+                raise ValueError(f"seed.os.menus: {key[:80]!r} is not `window > menu` (at most 300 characters): "
+                                 "a window's name, then the menu's, as the tree names them")
+            at = [k for k, p in enumerate(paths) if nodes[k].role == "menu" and len(p) > len(names) and
+                  p[1][1] == names[0] and [name for role, name in p[2:] if role == "menu"] == names[1:]]
+            if len(at) != 1:
+                raise ValueError(f"seed.os.menus: {key!r} names {'no' if not at else 'more than one'} menu of "
+                                 "seed.os.tree (a window's name, then the menu's, each as the tree writes it)")
+            menu = nodes[at[0]]
+            body = "\n".join("  " + line for line in items.strip("\n").split("\n"))
+            try:
+                lines = parse_tree(replace(menu, depth=0, states=[]).line() + "\n" + body)[1:]
+            except FormatError as err:
+                raise ValueError(f"seed.os.menus[{key!r}]: its items are not tree lines (the menu's own line "
+                                 f"counted as line 1): {err}") from None
+            out[state._menu_key(paths[at[0]])] = render_tree(
+                [replace(menu, depth=0, states=[])] + [replace(x) for x in lines])
+        return out
 
 
 class DesktopRules(Rules):
@@ -46,7 +82,7 @@ class DesktopRules(Rules):
     def initial(self, world: Any) -> dict[str, Any]:
         seed = self.seed(world.seed.get("os"))
         tree = seed.tree.strip("\n") + "\n" if seed else DEFAULT_ROOT + "\n"
-        return state.DesktopState(tree=tree).model_dump()
+        return state.DesktopState(tree=tree, menus=seed.menu_keys() if seed else {}).model_dump()
 
     def answer(self, doc: dict[str, Any], call: Call) -> Parsed | None:
         return state.answer(doc, call.tool, call.arguments)
@@ -64,7 +100,8 @@ class DesktopRules(Rules):
         parsed = _TREE.parse(raw, call)
         before = str(call.state.get("tree") or "")
         nodes, typed = state.keep_untouched(parse_tree(parsed.text), before, call.tool, call.arguments)
-        nodes, menus = state.keep_outside_menus(nodes, before, call.tool, call.arguments)
+        nodes, menus = state.keep_outside_menus(nodes, before, call.tool, call.arguments,
+                                                dict(call.state.get("menus") or {}))
         return Parsed(render_tree(nodes), tree_structured(nodes), True) if typed or menus else parsed
 
     # The instruct dialect: each tree written against the screen before, unchanged subtrees elided

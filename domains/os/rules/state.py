@@ -2,13 +2,16 @@
 
 Answered from here (no model call): the tree of an unchanged desktop, a click on a greyed-out
 widget or on a window a modal dialog holds (nothing happens), a click on a check box (its `checked`
-state flips, and it takes the focus) and a click on an editable node (the focus moves there).
+state flips, and it takes the focus), a click on an editable node (the focus moves there), and a
+key the tree cannot show (a ctrl combination while a menu is open, the caret moved, a copy), and
+a click on a menu whose items the episode has seen (`menus`: it opens with them, or closes).
 Typing, opening, closing and everything an application does in reply is the world model's to
 predict (`answer` says why); `keep_untouched` and `keep_outside_menus` keep what it may not change.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import replace
 from typing import Any
@@ -36,6 +39,10 @@ class DesktopState(BaseModel):
     typed: list[str] = Field(default_factory=list)
     toggles: dict[str, bool] = Field(default_factory=dict)  # name -> checked
     hotkeys: list[str] = Field(default_factory=list)
+    # The items each menu showed when it was last open (by its path, the window's name left out):
+    # a real menu shows the same items each time it opens
+    menus: dict[str, str] = Field(default_factory=dict)
+    menu_focus: str = ""  # the node focused when the menus opened (_focus_key): it has it back when they close
 
 
 def find(nodes: list[Node], target: str) -> Node | None:
@@ -106,8 +113,13 @@ def answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) -> Parse
     nodes = parse_tree(s.tree)
     if tool == "desktop_get_tree":
         return Parsed(render_tree(nodes), tree_structured(nodes))
+    if tool == "desktop_hotkey" and _key_changes_nothing(nodes, str(arguments.get("keys", ""))):
+        return Parsed(render_tree(nodes), tree_structured(nodes))
     if tool != "desktop_click":
         return None
+    menu = _menu_click(nodes, s, str(arguments.get("target", "")))
+    if menu is not None:
+        return Parsed(render_tree(menu), tree_structured(menu))
     node = find(nodes, str(arguments.get("target", "")))
     if node is None:
         return None
@@ -126,8 +138,11 @@ def answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) -> Parse
         if not _menu_open(nodes) or _in_open_menu(nodes, node):
             return Parsed(render_tree(nodes), tree_structured(nodes))
         return None
-    if _menu_open(nodes) or node.role in CHECKS and "enabled" not in node.states:
-        return None  # an open menu takes the click (it closes); a box that may be greyed out is the model's
+    if _menu_open(nodes):
+        closed = _menus_closed(nodes, s, node)  # an open menu takes the click, and closes
+        return Parsed(render_tree(closed), tree_structured(closed)) if closed is not None else None
+    if node.role in CHECKS and "enabled" not in node.states:
+        return None  # a box that may be greyed out is the model's
     if node.role in CHECKS:
         node.states = [x for x in node.states if x != "checked"] if "checked" in node.states \
             else _sorted(node.states + ["checked"])
@@ -140,6 +155,32 @@ def answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) -> Parse
             n.states = [x for x in n.states if x != "focused"]
         node.states = _sorted(node.states + ["focused"])
     return Parsed(render_tree(nodes), tree_structured(nodes))
+
+
+CARET_KEYS = frozenset({"left", "right", "up", "down", "home", "end", "page_up", "page_down", "prior", "next"})
+
+
+def _key_changes_nothing(nodes: list[Node], keys: str) -> bool:
+    """A key press the tree cannot show: a ctrl combination while a menu is open (the menu holds the
+    keyboard, and GTK gives it no accelerator: 11 of 11 recorded left the tree as it was); moving
+    the caret in the focused editor of the active window, with no menu open (the tree does not show
+    the caret); copying (ctrl+c) outside a terminal (the tree does not show the clipboard)."""
+    parts = [k.strip().lower() for k in keys.split("+")]
+    key, mods = parts[-1], set(parts[:-1])
+    if not key or mods - {"ctrl", "control", "shift"}:
+        return False  # alt, super: the window manager's, perhaps
+    ctrl = bool(mods & {"ctrl", "control"})
+    if _menu_open(nodes):
+        return ctrl
+    focused = next((n for n in nodes if "focused" in n.states), None)
+    if focused is None or focused.role == "terminal":
+        return False
+    window = _window_of(nodes, focused)
+    if window is None or "active" not in window.states:
+        return False
+    if key in CARET_KEYS:
+        return "multi-line" in focused.states and "editable" in focused.states
+    return ctrl and key == "c" and mods <= {"ctrl", "control"}
 
 
 TEXT_KEYS = frozenset({"return", "kp_enter", "tab", "backspace", "delete"})  # keys an editor takes as text
@@ -198,9 +239,38 @@ def keep_untouched(nodes: list[Node], before: str, tool: str, arguments: dict[st
     return (out, True) if changed else (nodes, False)
 
 
-def keep_outside_menus(nodes: list[Node], before: str, tool: str, arguments: dict[str, Any]) -> tuple[list[Node], bool]:
+MAX_MENUS = 200  # menus remembered per episode (their items, a few KB each at most)
+
+
+def _menu_key(path: tuple) -> str:
+    """A menu's path with its window named by the application alone: a title reads `document - App`
+    (`*notes.txt - Mousepad`), and every document of an application has the same menus."""
+    if len(path) > 1:
+        path = path[:1] + ((path[1][0], path[1][1].rsplit(" - ", 1)[-1].lstrip("*").strip()),) + path[2:]
+    return "\x1f".join(f"{role}\x1e{name}" for role, name in path)
+
+
+def _focus_key(path: tuple) -> str:
+    """A node's path (as _menu_key), hashed: an editor's path holds its whole text."""
+    return hashlib.sha1(_menu_key(path).encode()).hexdigest()
+
+
+def remember_menus(nodes: list[Node], menus: dict[str, str]) -> None:
+    """Keep the items of each menu open in `nodes`: the menu's subtree, the menu as its root."""
+    paths = _paths(nodes)
+    for k, n in enumerate(nodes):
+        end = subtree_end(nodes, k)
+        if n.role == "menu" and end > k + 1 and (len(menus) < MAX_MENUS or _menu_key(paths[k]) in menus):
+            menus[_menu_key(paths[k])] = render_tree(  # the menu (as the root) and its items, none highlighted
+                [replace(x, depth=x.depth - n.depth, states=[t for t in x.states if t not in ("focused", "selected")])
+                 for x in nodes[k:end]])
+
+
+def keep_outside_menus(nodes: list[Node], before: str, tool: str, arguments: dict[str, Any],
+                       menus: dict[str, str] | None = None) -> tuple[list[Node], bool]:
     """The model's tree after a click on a menu, applied to the screen before as menus work: the
-    menu clicked opens with the items the model wrote (or closes, when it was open), the menus it
+    menu clicked opens with the items it showed when last open in the episode (`menus`), else
+    those the model wrote (or closes, when it was open), the menus it
     lies in stay as they were, any other open menu closes, and every node outside the menus is as it
     was, the focus and selection as the model wrote them. In all 64 recorded real clicks on a menu
     nothing outside the menus changed but focus and selection (tests/test_desktop_domain.py checks
@@ -234,7 +304,11 @@ def keep_outside_menus(nodes: list[Node], before: str, tool: str, arguments: dic
             continue
         if n.role == "menu":
             j = wrote(paths[k]) if k == at and not is_open else None
-            if j is not None and subtree_end(nodes, j) > j + 1:  # the clicked menu opens with the model's items
+            seen = (menus or {}).get(_menu_key(paths[k])) if k == at and not is_open else None
+            if seen:  # the clicked menu opens as it did before
+                out.append(replace(n, states=_sorted(n.states + ["selected"])))
+                out.extend(replace(x, depth=x.depth + n.depth) for x in parse_tree(seen)[1:])
+            elif j is not None and subtree_end(nodes, j) > j + 1:  # the clicked menu opens with the model's items
                 out.append(replace(n, states=_sorted(n.states + ["selected"])))
                 out.extend(replace(x, depth=x.depth - nodes[j].depth + n.depth) for x in nodes[j + 1:subtree_end(nodes, j)])
             elif is_open or k == at:  # it closes (the one clicked, when open; any other open one)
@@ -252,6 +326,58 @@ def keep_outside_menus(nodes: list[Node], before: str, tool: str, arguments: dic
     return (out, True) if changed else (nodes, False)
 
 
+def _menu_click(nodes: list[Node], s: DesktopState, target: str) -> list[Node] | None:
+    """A click on a menu of the active window whose items the episode has seen: it opens with them
+    (any other open menu closes, and the focus leaves the window, as the menu takes the keyboard),
+    or, open, it closes and the focus goes back where it was. In all 64 recorded real menu clicks
+    the focus did just that. None where the items or the focus to give back are not known."""
+    node = find(nodes, target)
+    window = _window_of(nodes, node) if node is not None and node.role == "menu" else None
+    if window is None or "active" not in window.states or _greyed_out(nodes, node, window):
+        return None
+    at = nodes.index(node)
+    key = _menu_key(_paths(nodes)[at])
+    is_open = subtree_end(nodes, at) > at + 1
+    if not is_open and key not in s.menus:
+        return None  # its items: the model's to write, the first time
+    out, changed = keep_outside_menus(nodes, render_tree(nodes), "desktop_click", {"target": target}, s.menus)
+    if not changed:
+        return None
+    if _menu_open(out):
+        for n in out:
+            n.states = [x for x in n.states if x != "focused"]
+        return out
+    return _focus_back(out, s)
+
+
+def _focus_back(nodes: list[Node], s: DesktopState) -> list[Node] | None:
+    """The menus closed: the node focused when they opened has the focus again (None: not known)."""
+    back = next((n for n, p in zip(nodes, _paths(nodes)) if _focus_key(p) == s.menu_focus), None) \
+        if s.menu_focus else None
+    if back is None:
+        return None
+    back.states = _sorted(back.states + ["focused"])
+    return nodes
+
+
+def _menus_closed(nodes: list[Node], s: DesktopState, node: Node) -> list[Node] | None:
+    """A click outside the open menus, in their window: the menus close and take the click (it does
+    nothing else), and the focus goes back where it was (2 of 2 recorded)."""
+    if node.role == "menu" or _in_open_menu(nodes, node):
+        return None
+    out: list[Node] = []
+    k = 0
+    while k < len(nodes):
+        n, end = nodes[k], subtree_end(nodes, k)
+        if n.role == "menu" and end > k + 1:
+            out.append(replace(n, states=[x for x in n.states if x != "selected"]))
+            k = end
+            continue
+        out.append(replace(n))
+        k += 1
+    return _focus_back(out, s)
+
+
 def _loose(path: tuple) -> tuple:
     """A node's path with its window's name left out (a model retitles windows at will)."""
     return path[:1] + tuple((role, "") for role, _ in path[1:2]) + path[2:]
@@ -267,6 +393,14 @@ def apply(state: dict[str, Any], tool: str, arguments: dict[str, Any], text: str
     s = DesktopState.model_validate(state)
     before = parse_tree(s.tree) if s.tree else []
     s.tree = text
+    try:
+        after = parse_tree(text)
+    except FormatError:
+        after = []
+    remember_menus(after, s.menus)
+    if after and _menu_open(after) and not _menu_open(before):  # the menus take the keyboard: where it was
+        focused = next((p for n, p in zip(before, _paths(before)) if "focused" in n.states), None)
+        s.menu_focus = _focus_key(focused) if focused else ""
     if tool == "desktop_type":
         s.typed.append(str(arguments.get("text", "")))
     elif tool == "desktop_hotkey":
