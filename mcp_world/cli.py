@@ -745,6 +745,10 @@ def train(
     step_tokens: Annotated[int, typer.Option(help="Warm start: most tokens after the shared prefix in one step "
                                                   "(items x the longest; 0: no bound). Bounds its memory: about "
                                                   "2.5 GB per 1,000 on the packaged model.")] = 0,
+    from_adapter: Annotated[Optional[Path], typer.Option(
+        "--from-adapter", help="Continue training this LoRA adapter (a folder `train` wrote, e.g. "
+                               "adapters/corpus-sft) rather than a new one: the warm start and GRPO start from "
+                               "its weights, and the held-out 'before' is scored with it.")] = None,
     tau: Annotated[float, typer.Option(help="Similarity threshold of the binary reward and score.")] = 0.8,
     keep_easy: Annotated[float, typer.Option(help="Share of too-easy items kept (RWML: 0.1).")] = 0.1,
     held_out: Annotated[float, typer.Option(help="Share of episodes held out for the before/after eval.")] = 0.2,
@@ -781,7 +785,8 @@ def train(
                                                                    sft_frozen_prefix=frozen_prefix,
                                                                    sft_step_tokens=step_tokens, **overrides)
     job = TrainJob(out=out.expanduser(), db=db, data=tuple(data), base=base, engine=engine, held_out=held_out,
-                   deploy=deploy, cache=cache, settings=settings)
+                   deploy=deploy, cache=cache, start=from_adapter.expanduser() if from_adapter else None,
+                   settings=settings)
     try:
         run(job, _say)
     except MCPWorldError as err:

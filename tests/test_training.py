@@ -40,6 +40,8 @@ def test_items_are_the_prompts_the_server_sends_for_every_real_step():
     assert first.prefill.rstrip("\n").endswith(first.arguments["command"])  # the transcript ends at the command
     train, held = split_episodes(records, 0.2, 0)
     assert len(held) == 2 and not {r.id for r in train} & {r.id for r in held}
+    every, none = split_episodes(records, 0.0, 0)  # `--held-out 0`: every episode trains
+    assert not none and len(every) == len(records) and split_episodes(records, 0.01, 0)[1]
     # The reward reads a completion the way the server reads an answer: a right one scores high,
     # an explanation is penalised as the wrong format.
     s, dialect, embedder = Settings(), get_dialect("instruct"), Embedder()

@@ -20,7 +20,7 @@ from mcp_world.engines import CompletionRequest, VLLMEngine
 from mcp_world.engines.profiles import PROFILES
 from mcp_world.engines.vllm import request_fields
 from mcp_world.metric import Embedder
-from mcp_world.paths import FIXTURES_DIR, cache_dir
+from mcp_world.paths import ADAPTERS_DIR, FIXTURES_DIR, cache_dir
 from mcp_world.training import ADAPTER_NAME, unload_adapter
 from mcp_world.training.items import build_items, records_from
 from mcp_world.training.rwml import Settings, grpo, too_easy_filter
@@ -91,6 +91,39 @@ def test_grpo_stops_at_its_time_budget_and_still_saves_the_adapter(tmp_path):
     assert any("time budget of 1 s reached at GRPO step 1" in line for line in said)
     assert (tmp_path / "adapter" / "adapter_model.safetensors").exists()
     assert time.monotonic() - t0 < 400
+
+
+def test_a_warm_start_can_continue_a_shipped_adapter_rather_than_begin_a_new_one(tmp_path):
+    """`train --from-adapter` through the CLI: the warm start starts from the adapter's weights (its
+    own rank and modules, whatever --lora-r says), moves them by a step, and saves an adapter of the
+    same shape; the report names where it started."""
+    from safetensors.numpy import load_file
+
+    start = ADAPTERS_DIR / "corpus-sft"
+    out = tmp_path / "run"
+    r = subprocess.run([sys.executable, "-m", "mcp_world", "train", "--data", str(REAL), "--out", str(out),
+                        "--warmup-sft", "1", "--max-steps", "0", "--sft-batch", "2", "--frozen-prefix", "--held-out", "0",
+                        "--time-budget", "1", "--from-adapter", str(start)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert f"continuing the adapter {start}" in r.stderr and "stops at step 1 of" in r.stderr
+    report = json.loads((out / "report.json").read_text())
+    assert report["start"] == str(start) and len(report["stages"]["warmup_sft"]["steps"]) == 1
+    before = load_file(str(start / "adapter_model.safetensors"))
+    after = load_file(str(out / "adapter" / "adapter_model.safetensors"))
+    assert after.keys() == before.keys() and all(after[k].shape == before[k].shape for k in before)
+    assert any(abs(after[k] - before[k]).max() > 0 for k in before), "a step of training left the adapter as it was"
+    # one step at the warm start's learning rate: near where it started, far from a fresh adapter (B = 0)
+    b = [k for k in before if ".lora_B." in k]
+    assert max(abs(after[k] - before[k]).max() for k in b) < 0.1 * max(abs(before[k]).max() for k in b)
+
+
+def test_continuing_a_folder_that_is_no_adapter_fails_before_any_training(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "mcp_world", "train", "--data", str(REAL), "--out", str(tmp_path / "o"),
+                        "--warmup-sft", "1", "--held-out", "0", "--from-adapter", str(tmp_path)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and "is not a LoRA adapter folder" in r.stderr, r.stderr[-2000:]
+    assert "warm start" not in r.stderr and not (tmp_path / "o" / "adapter").exists()
 
 
 def _models(url: str) -> list[str]:

@@ -41,6 +41,7 @@ class TrainJob:
     held_out: float = 0.2
     deploy: str | None = None  # an engine URL to hot-load the adapter into when it improved
     cache: Path | None = None
+    start: Path | None = None  # an adapter to continue training (None: a new one)
     settings: Settings = field(default_factory=Settings)
 
 
@@ -92,6 +93,8 @@ def train(job: TrainJob, say: Say = print) -> dict[str, Any]:
     s = job.settings
     records = records_from(job.db, list(job.data))
     base = _base_model(job, say)
+    if job.start is not None:
+        check_adapter(job.start, base)  # before anything is trained: a wrong folder costs nothing
     train_records, held = split_episodes(records, job.held_out, s.seed)
     items, by_state = build_items(train_records, job.dialect)
     say(f"{len(records)} episodes: {len(train_records)} for training ({len(items)} items, {by_state} of them "
@@ -110,11 +113,13 @@ def train(job: TrainJob, say: Say = print) -> dict[str, Any]:
         raise MCPWorldError("nothing to train: give GRPO steps (--max-steps) and/or a warm start (--warmup-sft N)")
     stages: dict[str, Any] = {}
     filter_fn = too_easy_filter if s.max_steps > 0 else None
+    # "before" is what training starts from: the base model, or the adapter it continues
+    start_label = "base" if job.start is None else f"the starting adapter {job.start.name}"
     deadline: float | None = None  # the time budget bounds the training stages together
     if s.sft_epochs > 0:
-        before, _ = anyio.run(_with_engine, job, held, None, "base", items, dialect, embedder, say, None)
+        before, _ = anyio.run(_with_engine, job, held, job.start, start_label, items, dialect, embedder, say, None)
         deadline = time.monotonic() + s.time_budget_s
-        sft_log = warmup_sft(items, base, adapter, s, say, deadline)
+        sft_log = warmup_sft(items, base, adapter, s, say, deadline, start=job.start)
         check_adapter(adapter, base)
         after_sft, filtered = anyio.run(_with_engine, job, held, adapter, "after the warm start", items, dialect,
                                         embedder, say, filter_fn)
@@ -122,15 +127,16 @@ def train(job: TrainJob, say: Say = print) -> dict[str, Any]:
                                 "held_out_after": after_sft}
     else:
         # One engine for the base model serves the held-out eval and the filter (a start costs ~45 s).
-        before, filtered = anyio.run(_with_engine, job, held, None, "base", items, dialect, embedder, say, filter_fn)
+        before, filtered = anyio.run(_with_engine, job, held, job.start, start_label, items, dialect, embedder, say,
+                                     filter_fn)
         after_sft = None
     history: list[dict[str, float]] = []
     kept, easy = filtered if filtered else (items, 0)
     if s.max_steps > 0:
         say(f"too-easy filter: {easy} of {len(items)} items were easy (mean reward ≥ {s.tau_easy}); "
             f"{len(kept)} kept for GRPO")
-        history = grpo(kept, base, adapter, dialect, embedder, s, say, start=adapter if s.sft_epochs > 0 else None,
-                       deadline=deadline)
+        history = grpo(kept, base, adapter, dialect, embedder, s, say,
+                       start=adapter if s.sft_epochs > 0 else job.start, deadline=deadline)
         check_adapter(adapter, base)
         after = anyio.run(_with_engine, job, held, adapter, "adapter", [], dialect, embedder, say, None)[0]
     else:
@@ -140,7 +146,8 @@ def train(job: TrainJob, say: Say = print) -> dict[str, Any]:
     if after_sft and after_sft is not after:
         after_sft.pop("per_step")
     report = {
-        "base": str(base), "adapter": str(adapter), "dialect": job.dialect, "settings": asdict(s),
+        "base": str(base), "adapter": str(adapter), "start": str(job.start) if job.start else None,
+        "dialect": job.dialect, "settings": asdict(s),
         "episodes": {"train": len(train_records), "held_out": len(held)},
         "items": {"built": built, "answered_by_state": by_state, "kept": len(items), "easy": easy, "trained_on": len(kept)},
         "held_out_before": before, "held_out_after": after, "improved": improved, "change": change,

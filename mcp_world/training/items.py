@@ -129,10 +129,11 @@ def build_items(records: list[EpisodeRecord], dialect: str = "instruct", model: 
 
 def split_episodes(records: list[EpisodeRecord], held_out: float, seed: int) -> tuple[list[EpisodeRecord],
                                                                                      list[EpisodeRecord]]:
-    """Train and held-out episodes (at least one held out when there are two or more)."""
+    """Train and held-out episodes: at least one held out when there are two or more and a share is
+    asked for; none for a share of 0 (`train --held-out 0`: every episode trains)."""
     order = list(records)
     random.Random(seed).shuffle(order)
-    n = max(1, round(len(order) * held_out)) if len(order) > 1 else 0
+    n = max(1, round(len(order) * held_out)) if len(order) > 1 and held_out > 0 else 0
     return order[n:], order[:n]
 
 

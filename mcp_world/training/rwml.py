@@ -237,9 +237,10 @@ def _answer_losses(model: Any, chunk: list[_Sequence], pad: int, device: str, fr
 
 
 def warmup_sft(items: list[Item], base: Path, out: Path, s: Settings, say: Say,
-               deadline: float | None = None) -> list[dict[str, float]]:
-    """The supervised warm start: fit a LoRA adapter to produce each item's real observation (as the
-    server would read it) from the item's prompt; saves it to `out` and returns the per-step log.
+               deadline: float | None = None, start: Path | None = None) -> list[dict[str, float]]:
+    """The supervised warm start: fit a LoRA adapter (a new one, or continuing the one at `start`) to
+    produce each item's real observation (as the server would read it) from the item's prompt; saves
+    it to `out` and returns the per-step log.
 
     A plain loop rather than TRL's SFTTrainer: the loss needs the logits of the answer only (computing
     them for the whole ~1,400-token prompt, as SFTTrainer does, made each item ~25% slower on two
@@ -256,14 +257,16 @@ def warmup_sft(items: list[Item], base: Path, out: Path, s: Settings, say: Say,
     sequences, cut = _sequences(items, tokenizer, s.sft_empty_weight)
     if cut:
         say(f"warm start: {cut} answer(s) longer than the server lets the model write are cut at that limit")
-    model = get_peft_model(_model(base, None), _lora(s))
+    # Continuing an adapter keeps its own LoRA shape (its rank, its modules); the optimizer starts anew.
+    model = _model(base, start) if start else get_peft_model(_model(base, None), _lora(s))
     model.train()
     device = "cuda" if torch.cuda.is_available() else "cpu"
     model.to(device)
     optimizer = torch.optim.AdamW([w for w in model.parameters() if w.requires_grad], lr=s.sft_learning_rate)
     rng = random.Random(s.seed)
     total = len(_batches(sequences, rng, s.sft_batch, s.sft_step_tokens)) * s.sft_epochs
-    say(f"warm start: {s.sft_epochs} epoch(s) of supervised fine-tuning on {len(items)} items ({total} steps)")
+    say(f"warm start: {s.sft_epochs} epoch(s) of supervised fine-tuning on {len(items)} items ({total} steps)"
+        + (f", continuing the adapter {start}" if start else ""))
     history: list[dict[str, float]] = []
     started = time.monotonic()
     bar = tqdm(total=total, desc="warm start", unit="step")
