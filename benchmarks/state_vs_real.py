@@ -118,6 +118,20 @@ SEQUENCES: list[list[str]] = [
      "cat README.md | grep notes | wc -l", "ls | sort -r | head -2", "ls | wc -l", "grep -v x requirements.txt | tr a-z A-Z",
      "grep nothing_here README.md", "sort README.md | uniq -c | head -3", "grep -i NOTES README.md", "head -n1 src/notes.py",
      "echo '# end' >> src/notes.py", "tail -1 src/notes.py", "python3 -c 'import src.notes'", "ls src"],
+    # find and grep -r where the file system's order cannot show: one path or file at most, or a
+    # count or sort after them; in a repository only for names .git cannot hold; and cut
+    ["find . -name 'notes.py'", "find . -name '*.py' | wc -l", "find . -name '*.py' | sort", "find src -name '*.py'",
+     "find . -name config", "find . -type f | wc -l", "find . -iname 'README.MD'", "find . -maxdepth 1 -name '*.md'",
+     "find nope -name x", "find . -name '*.sample' | wc -l", "find . -name '*.txt' -type f", "find -name 'test_*.py'",
+     "grep -rn def --include='*.py' .", "grep -rn import --include='*.py' . | wc -l", "grep -rl notes --include='*.py' .",
+     "grep -rn def .", "grep -rn x nope/", "grep -rw def --include='*.py' src", "grep -rn note src | cut -d: -f1,2",
+     "grep -n def src/notes.py | cut -d: -f1", "cut -c1-5 README.md", "cut -d' ' -f1 README.md", "cut -d: -f2- README.md",
+     "grep -rhio NOTES --include='*.py' . | sort | uniq -c", "grep -rc def --include='*.py' .",
+     "mkdir -p /tmp/w/a && echo hi > /tmp/w/a/f.txt", "find /tmp/w", "find /tmp/w -type f", "find /tmp/w -type d | wc -l",
+     "grep -r hi /tmp/w", "grep -rl hi /tmp/w", "grep -rn nothing /tmp/w", "cd /tmp/w", "grep -rn hi", "find -name f.txt",
+     "find . -name 'f.*'", "find . -mindepth 1 -type d", "find a", "find . -maxdepth 0", "grep -rw h . | wc -l",
+     "echo 'hi there' > a/g.txt", "grep -rn hi . | sort", "grep -rn hi . | wc -l", "grep -rl hi . | wc -l",
+     "find . -type f | sort", "find . -name '*.txt' | wc -c", "rm a/f.txt", "find . -type f", "grep -r hi ."],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made
@@ -125,6 +139,8 @@ NO_REPO_SEQUENCES: list[list[str]] = [
     ["git status", "git log --oneline", "cd reports", "git branch", "git show", "git --version", "cd ..",
      "git init -q scratch", "git status", "cd scratch", "git status"],
     ["python3 -c 'print(1)'", "git status", "cat todo.txt", "git log"],
+    ["find . -name '*.txt' | wc -l", "find reports -type f | wc -l", "grep -rn Q3 reports | wc -l", "cd reports",
+     "find . -type f | sort", "grep -rl budget .", "grep -rn the . | wc -l", "find . -name 'nothing*'"],
 ]
 
 

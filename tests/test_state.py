@@ -564,6 +564,42 @@ def test_ls_recursive_and_a_pattern_the_shell_expands_in_a_folder_known_whole():
     assert shell.answer(s, "cat requirements.txt missing.txt") is None  # an error among them: where it goes, the model's
 
 
+def test_find_and_grep_r_are_answered_only_where_the_file_systems_order_cannot_show():
+    """One path or one file at most, or a count or sort after them (checked in the sandbox by
+    test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox, where the real order of
+    src and tests is not byte order); in devbox's repository only for names .git cannot hold."""
+    s = terminal()
+    assert shell.answer(s, "find . -name 'notes.py'") == ("./src/notes.py\n", 0)
+    assert shell.answer(s, "find -name 'test_*.py'") == ("./tests/test_notes.py\n", 0)
+    assert shell.answer(s, "find . -name '*.py' | wc -l") == ("2\n", 0)
+    assert shell.answer(s, "find . -name '*.py' | sort") == ("./src/notes.py\n./tests/test_notes.py\n", 0)
+    assert shell.answer(s, "find nope -name x") == ("find: ‘nope’: No such file or directory\n", 1)
+    for order_shows in ("find . -name '*.py'", "find . -name '*.py' | head -1", "grep -rn def --include='*.py' .",
+                        "grep -rl notes --include='*.py' . | uniq -c"):
+        assert shell.answer(s, order_shows) is None, order_shows
+    for in_git in ("find . -name config", "find . -type f | wc -l", "find . -name '*.sample' | wc -l",
+                   "grep -rn def . | wc -l", "find . -type d | wc -l"):
+        assert shell.answer(s, in_git) is None, in_git  # .git holds files the state does not list
+    assert shell.answer(s, "find . -name *.py") is None  # unquoted: the shell expands it first
+    assert shell.answer(s, "grep -rn import --include='*.py' . | wc -l") == ("1\n", 0)
+    assert shell.answer(s, "grep -rw def --include='*.py' src") == ("src/notes.py:def add(notes, text):\n", 0)
+    assert shell.answer(s, "grep -rn x nope/") == ("grep: nope/: No such file or directory\n", 2)
+    assert shell.answer(s, "grep -rsn x nope/") is None  # -s keeps the message back
+    # outside the repository: every file known, so counts and single hits are exact
+    t = run(s, "mkdir -p /tmp/w/a && echo hi > /tmp/w/a/f.txt && echo 'hi there' > /tmp/w/g.txt")
+    assert shell.answer(t, "grep -rl hi /tmp/w | wc -l") == ("2\n", 0)
+    assert shell.answer(t, "grep -rn there /tmp/w") == ("/tmp/w/g.txt:1:hi there\n", 0)
+    assert shell.answer(t, "grep -rn nothing /tmp/w") == ("", 1)
+    assert shell.answer(t, "find /tmp/w -type d | wc -l") == ("2\n", 0)
+    assert shell.answer(t, "grep -rhow hi /tmp/w | sort | uniq -c") == ("      2 hi\n", 0)
+    assert shell.answer(run(t, "cd /tmp/w"), "grep -rn there") == ("g.txt:1:hi there\n", 0)  # no ./ without a folder
+    assert shell.answer(run(t, "python3 /tmp/w/g.txt"), "find /tmp/w -type f | wc -l") is None  # may have written
+    assert shell.answer(s, "find ~ -name x") is None  # a home: dot files the state does not list
+    assert shell.answer(s, "grep -n def src/notes.py | cut -d: -f1") == ("1\n", 0)
+    assert shell.answer(s, "cut -c1-5 README.md") == ("# not\n\nA tin\n\n    p\n", 0)
+    assert shell.answer(s, "cut -f0 README.md") is None and shell.answer(s, "cut -d: README.md") is None  # refused by cut
+
+
 def test_two_letters_swapped_is_no_command_until_the_episode_defines_one():
     s = terminal()
     for typo in ("sl", "gti status", "cta README.md", "pyhton3 x.py", "mkae"):
@@ -658,9 +694,9 @@ def test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox():
     asyncio.run(against_recordings(sorted((FIXTURES_DIR / "real").glob("*.jsonl*")), recorded))
     assert live.mismatches == [] and recorded.mismatches == []
     # and the state still answers most of what it can: the corpus of 64 worlds is replayed too
-    assert live.answered >= 130 and recorded.answered >= 2500 and recorded.steps >= 4400
+    assert live.answered >= 340 and recorded.answered >= 3200 and recorded.steps >= 4400
     assert {"head", "tail", "wc", "grep", "sed"} <= set(recorded.per_rule)  # files read, counted, searched
-    assert {"ls", "cat", "cd", "pwd", "git", "mkdir", "echo"} <= set(live.per_rule)
+    assert {"ls", "cat", "cd", "pwd", "git", "mkdir", "echo", "find", "cut"} <= set(live.per_rule)
 
 
 def test_the_real_corpus_is_split_by_world_and_reads_as_interchange():

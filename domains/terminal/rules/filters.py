@@ -3,7 +3,8 @@ them, computed exactly as GNU coreutils and grep print them (C.UTF-8 locale, no 
 
     cat -n F · head [-n N|-N] F · tail [-n N|-N] F · sed -n 'A,Bp' F · wc -l|-c|-w F
     grep [-n] [-c] [-v] [-i] WORD F · and any of them (or `cat F`, `ls`) piped into
-    head, tail, wc, grep, sort [-r], uniq [-c], tr a-z A-Z / A-Z a-z
+    head, tail, wc, grep, sort [-r], uniq [-c], tr a-z A-Z / A-Z a-z, cut -d D -f LIST / -c LIST
+    `ls`, `find` and `grep -r` as the first stage, computed by the shell state (search.py)
 
 Anything else — a regular expression, an option not listed, a file whose contents the state does
 not know, a glob, a variable — is left to the model (None). Every answer here is checked byte for
@@ -13,6 +14,7 @@ byte against the real sandbox over the recorded corpus (benchmarks/state_vs_real
 from __future__ import annotations
 
 import re
+import sys
 from typing import Callable
 
 from .output import shell_words
@@ -93,6 +95,69 @@ class _Unknown(Exception):
     pass
 
 
+def _ranges(spec: str) -> list[tuple[int, int]] | None:
+    """cut's LIST (`1`, `1,3`, `2-`, `-2`, `1-3`): 1-based ranges, or None where cut would refuse it."""
+    out = []
+    for part in spec.split(","):
+        m = re.fullmatch(r"(\d*)-?(\d*)", part)
+        if not m or not part or part == "-":
+            return None
+        if "-" in part:
+            low, high = int(m.group(1) or 1), int(m.group(2)) if m.group(2) else sys.maxsize
+        else:
+            low = high = int(m.group(1))
+        if low < 1 or high < low:
+            return None
+        out.append((low, high))
+    return out
+
+
+def _cut(args: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[str]] | None:
+    """`cut -d D -f LIST` and `cut -c LIST` (the options joined to their values or not)."""
+    delim, fields, chars, files, i = "\t", None, None, [], 0
+    while i < len(args):
+        a = args[i]
+        if a[:2] in ("-d", "-f", "-c") and len(a) == 2:
+            if i + 1 >= len(args):
+                return None
+            a, i = a + args[i + 1], i + 1
+        if a.startswith("-d") and len(a) == 3:
+            delim = a[2]
+        elif a.startswith("-f") and fields is None:
+            fields = _ranges(a[2:])
+            if fields is None:
+                return None
+        elif a.startswith("-c") and chars is None:
+            chars = _ranges(a[2:])
+            if chars is None:
+                return None
+        elif a.startswith("-"):
+            return None
+        else:
+            files.append(a)
+        i += 1
+    if (fields is None) == (chars is None) or (chars is not None and any(a.startswith("-d") for a in args)):
+        return None
+
+    def keep(n: int, ranges: list[tuple[int, int]]) -> bool:
+        return any(low <= n <= high for low, high in ranges)
+
+    def run(text: str) -> tuple[str, int]:
+        out = []
+        for line in (x.rstrip("\n") for x in _lines(text)):
+            if chars is not None:
+                if not line.isascii():
+                    raise _Unknown  # (GNU cut -c counts bytes)
+                out.append("".join(c for n, c in enumerate(line, 1) if keep(n, chars)) + "\n")
+            elif delim not in line:
+                out.append(line + "\n")  # a line without the delimiter is printed whole
+            else:
+                out.append(delim.join(f for n, f in enumerate(line.split(delim), 1) if keep(n, fields)) + "\n")
+        return "".join(out), 0
+
+    return run, files
+
+
 def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[str]] | None:
     """A stage that reads text: its function, and the files it names (empty: it reads its input)."""
     cmd, args = words[0], words[1:]
@@ -155,6 +220,8 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
             return "".join((f"{c:7d} {line}\n" if args else line + "\n") for line, c in runs), 0
 
         return uniq, []
+    if cmd == "cut":
+        return _cut(args)
     if cmd == "tr" and args in (["a-z", "A-Z"], ["A-Z", "a-z"]):
         def tr(text: str) -> tuple[str, int]:
             table = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -167,11 +234,13 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
 
 
 def answer(command: str, read: Callable[[str], str | None],
-           listing: Callable[[list[str]], str | None]) -> tuple[str, int] | None:
+           source: Callable[[list[str]], tuple[str, bool, int] | None]) -> tuple[str, int] | None:
     """The output and exit code of `command` when every file it reads is known (`read(name)`: the
-    file's contents or None) and what `ls ARGS` prints is known (`listing(args)`); None: the model
-    answers."""
-    if any(c in command for c in "$`\\*?[]{}~<>;&") or "||" in command:
+    file's contents or None) and so is what a first stage the shell state computes prints
+    (`source(words)`: `ls`, `find`, `grep -r`; its text, whether its lines' order is known, and its
+    exit code); None: the model answers. Lines in an unknown order are answered only through a
+    stage their order cannot change (`wc`, `sort`)."""
+    if any(c in command for c in "$`\\{}~<>;&") or "||" in command or not _globs_quoted(command):
         return None
     words = shell_words(command)
     if not words:
@@ -187,12 +256,20 @@ def answer(command: str, read: Callable[[str], str | None],
     text: str | None = None
     code = 0
     try:
+        ordered = True
         for n, stage in enumerate(stages):
-            if n == 0 and stage[0] == "ls" and len(stages) > 1:
-                text = listing(stage[1:])
-                if text is None:
+            if n == 0 and (stage[0] in ("find", "ls") or stage[0] == "grep" and _recursive(stage)):
+                if stage[0] == "ls" and len(stages) == 1:
+                    return None  # `ls` alone is the shell's own rule
+                computed = source(stage)
+                if computed is None:
                     return None
+                text, ordered, code = computed
                 continue
+            if not ordered:
+                if stage[0] not in ("wc", "sort"):
+                    return None  # (head, uniq, grep -n… would show the order the file system gave)
+                ordered = True
             found = _filter(stage)
             if found is None:
                 return None
@@ -211,4 +288,23 @@ def answer(command: str, read: Callable[[str], str | None],
         return None
     if len(stages) == 1 and stages[0][0] == "cat" and stages[0][1:2] != ["-n"]:
         return None  # plain cat is the shell's own rule
+    if not ordered:
+        return None
     return text, code
+
+
+def _recursive(words: list[str]) -> bool:
+    return any(w.startswith("-") and not w.startswith("--") and set(w[1:]) & {"r", "R"} for w in words[1:])
+
+
+def _globs_quoted(command: str) -> bool:
+    """Every `*`, `?` and `[` of the line is inside quotes (the shell expands the others)."""
+    quote = ""
+    for c in command:
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c in "*?[]":
+            return False
+    return True

@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from . import filters, gitdiff, gitstatus, pycheck
+from . import filters, gitdiff, gitstatus, pycheck, search
 from .output import shell_words
 
 
@@ -187,6 +187,52 @@ def _ls(args: list[str], s: TerminalState) -> str | None:
     return "\n".join(sections) if walk(top, shown) else None
 
 
+def _tree(top: str, s: TerminalState) -> search.Tree | None:
+    """Everything below the folder `top`, when the state knows the whole tree (search.Tree): every
+    folder in it listed whole, no home in it (a home's dot files are not in the state)."""
+    folder = _abs(top, s)
+    if folder not in s.known_dirs or _within(s.home, folder) or any(_within(folder, d) for d in s.deleted):
+        return None
+    repos = [r for r in ([s.git.repo] if s.git else []) + s.other_repos if _within(r, folder)]
+    below: dict[str, list[str]] = {}  # each folder's entries, in one pass over what the state holds
+    for p in set(s.files) | set(s.dirs):
+        if p != folder and _within(p, folder):
+            below.setdefault(posixpath.dirname(p), []).append(p)
+    if sum(map(len, below.values())) > search.MAX_PATHS:
+        return None
+    known, folders = set(s.known_dirs), set(s.dirs)
+    entries: list[tuple[str, bool]] = []
+    pending = [folder]
+    while pending:
+        here = pending.pop()
+        if here not in known:
+            return None
+        for path in below.get(here, []):
+            if posixpath.basename(path) == ".git":
+                repos.append(here)
+                continue
+            entries.append((path[len(folder):].lstrip("/"), path in folders))
+            if path in folders:
+                pending.append(path)
+    # find and grep walk a folder's entries before going down: the order does not matter to the
+    # answers given (at most one path, or an order-free pipe), so byte order is as good as any
+    return search.Tree(top=top, entries=sorted(entries, key=lambda e: e[0].encode()), git_inside=bool(repos))
+
+
+def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
+    """A first stage of a pipe the state computes: `ls`, `find`, `grep -r` (search.py)."""
+    refs = (s.git.branches + list(s.git.tags)) if s.git else []
+    if words[0] == "ls":
+        listed = _ls(words[1:], s)
+        return None if listed is None else (listed, True, 0)
+    if words[0] == "find":
+        return search.find(words[1:], lambda top: _tree(top, s), refs, lambda top: _absent(_abs(top, s), s))
+    missing = search.missing_top(words[1:], lambda name: False if _absent(_abs(name, s), s) else None)
+    if missing is not None:
+        return missing, True, 2
+    return search.grep_r(words[1:], lambda top: _tree(top, s), lambda name: _contents(name, s), refs)
+
+
 def _ls_glob(pattern: str, s: TerminalState) -> tuple[str, int] | None:
     """`ls PATTERN` (one pattern, in the shell's folder, the state knowing it whole): the shell
     expands it and ls lists the files it matched, then each folder's names; none matched, ls is
@@ -235,7 +281,7 @@ TYPOS = frozenset(c[:i] + c[i + 1] + c[i] + c[i + 2:] for c in EVERYDAY for i in
 def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """The output and exit code when the state alone determines them; None: ask the model."""
     s = TerminalState.model_validate(state)
-    computed = filters.answer(command, lambda name: _contents(name, s), lambda args: _ls(args, s))
+    computed = filters.answer(command, lambda name: _contents(name, s), lambda words: _source(words, s))
     if computed is not None:
         return computed
     parts = _split(command)
@@ -847,16 +893,16 @@ def _reads_only(command: str, s: TerminalState) -> bool:
 
 
 def _forget_writes(s: TerminalState, under: str | None, files: list[str] | None = None) -> None:
-    """A command the state cannot follow may have written: the listings of folders in the home
-    (or `under`) are no longer known, nor the contents of the files it was given (or, for a
-    repository-wide git command, of every file under the repository)."""
-    root = under or s.home
-    _touched(s, root)
+    """A command the state cannot follow may have written: the listings of folders in the home and
+    /tmp, where programs write (or `under`), are no longer known, nor the contents of the files it
+    was given (or, for a repository-wide git command, of every file under the repository)."""
+    roots = [under] if under else [s.home, "/tmp"]
+    _touched(s, roots[0])
     if under is None:
         s.no_repo = False  # it may have made a repository
     for p in files or []:
         _touched(s, p)
-    s.known_dirs = [d for d in s.known_dirs if not _within(d, root)]
+    s.known_dirs = [d for d in s.known_dirs if not any(_within(d, root) for root in roots)]
     for p in files or []:
         if p in s.files:
             s.files[p] = None

@@ -1,0 +1,173 @@
+"""`find` and `grep -r` over a tree the shell state knows whole, as GNU findutils and grep print them.
+
+Both walk folders in the order the file system hands them out (readdir), which no state can know:
+on ext4 a hash order, on tmpfs another. So an answer is given only where that order cannot show:
+when at most one path (find) or one file (grep) comes out, or when what follows in the pipe does
+not depend on the order (`| wc -l`, `| sort`). The caller is told which (`ordered`).
+
+The tree must be known whole: every folder below the top listed entirely, every file's contents
+known (for grep), and no home folder inside (its dot files are not in the state). A repository's
+`.git` folder holds files the state does not list (objects, refs, hooks); a tree holding one is
+answered only for name patterns no file there can have (`*.py`, `setup.cfg`), and grep only with
+`--include` of such a pattern. Every answer is checked byte for byte against the sandbox
+(benchmarks/state_vs_real.py).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from dataclasses import dataclass
+
+MAX_PATHS = 5_000  # a larger tree is the model's
+# Extensions of files git itself keeps under .git (hooks' samples, packs and their indexes, locks)
+GIT_EXTENSIONS = frozenset({"sample", "pack", "idx", "rev", "keep", "lock", "bitmap", "promisor", "mtimes", "bundle"})
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_*?-][A-Za-z0-9_.*?-]*\.([A-Za-z0-9]+)")
+_WORD = re.compile(r"[A-Za-z0-9_ :,=()'\"#@%/-]+")  # a grep pattern that is a fixed string as it is
+_PATH = re.compile(r"[A-Za-z0-9._/+-]+")
+
+
+@dataclass
+class Tree:
+    """What is below a top folder: (path relative to it, is a folder), in byte order; and whether a
+    repository's .git folder is among them (its contents unlisted)."""
+    top: str  # the top as the command wrote it: what every printed path starts with
+    entries: list[tuple[str, bool]]
+    git_inside: bool
+
+
+def safe_in_git(pattern: str, refs: list[str]) -> bool:
+    """No file under a .git folder can have a name matching `pattern`: `*.ext` or `name.ext` with an
+    extension git does not use, and no branch or tag (files under .git/refs) of that shape."""
+    m = _SAFE_NAME.fullmatch(pattern)
+    return bool(m) and m.group(1).lower() not in GIT_EXTENSIONS and \
+        not any(fnmatch.fnmatchcase(posixpath.basename(r), pattern) for r in refs)
+
+
+def find(args: list[str], tree_of, refs: list[str], absent) -> tuple[str, bool, int] | None:
+    """`find [TOP] [-maxdepth N] [-mindepth N] [-type f|d] [-name P|-iname P]`: the paths printed,
+    whether their order is known (at most one), and the exit code; None: not answered here.
+    `tree_of(top)` gives the Tree below `top` or None; `absent(top)`, whether nothing is there."""
+    top, rest = (args[0], args[1:]) if args and not args[0].startswith("-") else (".", args)
+    if not _PATH.fullmatch(top) or (top.endswith("/") and top != "/"):
+        return None
+    depth_max, depth_min, kind, pattern, fold = None, 0, None, None, False
+    i, tests_seen = 0, False
+    while i < len(rest):
+        opt = rest[i]
+        value = rest[i + 1] if i + 1 < len(rest) else None
+        if value is None:
+            return None
+        if opt in ("-maxdepth", "-mindepth"):
+            if tests_seen or not value.isdigit():
+                return None  # (after a test GNU find warns about the order: not written here)
+            if opt == "-maxdepth":
+                depth_max = int(value)
+            else:
+                depth_min = int(value)
+        elif opt == "-type" and value in ("f", "d") and kind is None:
+            kind, tests_seen = value, True
+        elif opt in ("-name", "-iname") and pattern is None and "/" not in value and value:
+            pattern, fold, tests_seen = value, opt == "-iname", True
+        else:
+            return None
+        i += 2
+    tree = tree_of(top)
+    if tree is None:
+        return (f"find: ‘{top}’: No such file or directory\n", True, 1) if absent(top) else None
+    if tree.git_inside and (pattern is None or fold or not safe_in_git(pattern, refs)):
+        return None
+    out = []
+    for rel, is_dir in [(".", True)] + tree.entries:
+        depth = 0 if rel == "." else rel.count("/") + 1
+        if depth < depth_min or (depth_max is not None and depth > depth_max):
+            continue
+        if kind and (kind == "d") != is_dir:
+            continue
+        name = posixpath.basename(tree.top) if rel == "." else posixpath.basename(rel)
+        if pattern is not None:
+            if fold and not (name.isascii() and pattern.isascii()):
+                return None
+            if not fnmatch.fnmatchcase(name.lower() if fold else name, pattern.lower() if fold else pattern):
+                continue
+        out.append(tree.top if rel == "." else (tree.top.rstrip("/") + "/" + rel if tree.top != "/" else "/" + rel))
+    return "".join(p + "\n" for p in out), len(out) <= 1, 0
+
+
+def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, int] | None:
+    """`grep -r[nlhiwo] [--include=GLOB] WORD [DIR]`: the lines printed, whether their order is
+    known (matches in one file at most), and the exit code; None: not answered here. `read(path)`
+    gives a file's contents (path relative to the shell's folder, as grep names it)."""
+    flags: set[str] = set()
+    include: str | None = None
+    words: list[str] = []
+    for a in args:
+        if a.startswith("--include="):
+            if include is not None:
+                return None
+            include = a[len("--include="):]
+        elif a.startswith("-") and len(a) > 1:
+            if not set(a[1:]) <= set("rRnlhiwo") or a.startswith("--"):
+                return None
+            flags |= set(a[1:])
+        else:
+            words.append(a)
+    if not flags & {"r", "R"} or not words or len(words) > 2 or not _WORD.fullmatch(words[0]):
+        return None
+    if "l" in flags and ("o" in flags or "n" in flags):
+        return None
+    word, top = words[0], words[1] if len(words) == 2 else None
+    if top is not None and (not _PATH.fullmatch(top) or top.startswith("-")):
+        return None
+    tree = tree_of(top or ".")
+    if tree is None:
+        return None
+    if tree.git_inside and (include is None or not safe_in_git(include, refs)):
+        return None
+    if include is not None and not _SAFE_NAME.fullmatch(include) and not _PATH.fullmatch(include):
+        return None
+    fold = "i" in flags
+    probe = re.compile(("(?<![A-Za-z0-9_])" if "w" in flags else "") + re.escape(word.lower() if fold else word)
+                       + ("(?![A-Za-z0-9_])" if "w" in flags else ""))
+    out: list[str] = []
+    files_hit = 0
+    for rel, is_dir in tree.entries:
+        if is_dir or (include is not None and not fnmatch.fnmatchcase(posixpath.basename(rel), include)):
+            continue
+        text = read(rel if top is None else posixpath.join(top, rel))
+        if text is None or "\0" in text or ((fold or "w" in flags) and not text.isascii()):
+            return None
+        name = rel if top is None else (top.rstrip("/") + "/" + rel if top != "/" else "/" + rel)
+        lines = text.split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        hit = False
+        for n, line in enumerate(lines, 1):
+            matches = list(probe.finditer(line.lower() if fold else line))
+            if not matches:
+                continue
+            hit = True
+            if "l" in flags:
+                break
+            head = ("" if "h" in flags else name + ":") + (f"{n}:" if "n" in flags else "")
+            if "o" in flags:
+                out += [head + line[m.start():m.end()] + "\n" for m in matches]
+            else:
+                out.append(head + line + "\n")
+        if hit:
+            files_hit += 1
+            if "l" in flags:
+                out.append(name + "\n")
+    return "".join(out), files_hit <= 1, 0 if files_hit else 1
+
+
+def missing_top(args: list[str], exists) -> str | None:
+    """`grep -r WORD DIR` where DIR is known not to exist: grep's message (exit 2)."""
+    words = [a for a in args if not a.startswith("-")]
+    flags = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
+    if not set(flags) <= set("rRnlhiwoc") or any(a.startswith("--") and not a.startswith("--include=") for a in args):
+        return None  # (-s would keep the message back)
+    if len(words) == 2 and _PATH.fullmatch(words[1]) and exists(words[1]) is False:
+        return f"grep: {words[1]}: No such file or directory\n"
+    return None
