@@ -132,6 +132,11 @@ SEQUENCES: list[list[str]] = [
      "find . -name 'f.*'", "find . -mindepth 1 -type d", "find a", "find . -maxdepth 0", "grep -rw h . | wc -l",
      "echo 'hi there' > a/g.txt", "grep -rn hi . | sort", "grep -rn hi . | wc -l", "grep -rl hi . | wc -l",
      "find . -type f | sort", "find . -name '*.txt' | wc -c", "rm a/f.txt", "find . -type f", "grep -r hi ."],
+    # a literal in-place substitution: the file's new contents are known (and so is what git sees)
+    ["sed -i 's/notes/memos/' README.md", "cat README.md", "sed -i 's/def/DEF/g' src/notes.py", "cat src/notes.py",
+     "git status --short", "git diff --stat", "sed -i 's/x/y/' missing.txt", "sed -i 's/a.b/c/' README.md",
+     "sed -i 's/memos/notes/g' README.md", "git status --short", "printf 'a-b a-b\\na-b' > t.txt",
+     "sed -i 's/a-b/A_B/' t.txt", "cat t.txt", "grep -c A_B t.txt", "sed -i 's/ /_/g' t.txt", "cat t.txt"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

@@ -600,6 +600,22 @@ def test_find_and_grep_r_are_answered_only_where_the_file_systems_order_cannot_s
     assert shell.answer(s, "cut -f0 README.md") is None and shell.answer(s, "cut -d: README.md") is None  # refused by cut
 
 
+def test_a_literal_sed_substitution_in_place_is_followed_and_a_regular_expression_is_not():
+    s = terminal()
+    assert shell.silent(s, "sed -i 's/notes/memos/' README.md") == ("", 0)
+    t = run(s, "sed -i 's/notes/memos/' README.md")
+    assert shell.answer(t, "cat README.md")[0].startswith("# memos-app\n\nA tiny command-line memos manager.")
+    assert shell.answer(t, "git status --short") == (" M README.md\n", 0)
+    u = run(t, "printf 'a-b a-b\\na-b' > t.txt && sed -i 's/a-b/A_B/' t.txt")  # the first on each line
+    assert shell.answer(u, "cat t.txt") == ("A_B a-b\nA_B", 0)
+    assert shell.answer(run(u, "sed -i 's/a-b/A_B/g' t.txt"), "cat t.txt") == ("A_B A_B\nA_B", 0)
+    assert shell.answer(s, "sed -i 's/x/y/' missing.txt") is None and \
+        shell.silent(s, "sed -i 's/x/y/' missing.txt") == ("sed: can't read missing.txt: No such file or directory\n", 2)
+    for regex in ("s/a.b/c/", "s/^#/%/", "s/notes/&s/", "s/no*tes/x/"):
+        v = run(s, f"sed -i '{regex}' README.md")
+        assert shell.silent(s, f"sed -i '{regex}' README.md") is None and shell.answer(v, "cat README.md") is None
+
+
 def test_two_letters_swapped_is_no_command_until_the_episode_defines_one():
     s = terminal()
     for typo in ("sl", "gti status", "cta README.md", "pyhton3 x.py", "mkae"):

@@ -615,6 +615,10 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             pass
         elif cmd in ("export", "unset") and args:
             pass
+        elif cmd == "sed" and _sed_literal(args) and _contents(_sed_literal(args)[3], s) is not None:
+            pass
+        elif cmd == "sed" and len(parts) == 1 and _sed_literal(args) and _absent(_abs(args[2], s), s):
+            return f"sed: can't read {args[2]}: No such file or directory\n", 2
         elif cmd == "cd" and len(plain) == 1 and _abs(plain[0], s) in s.dirs:
             s.cwd = _abs(plain[0], s)  # later parts of the line run there
         elif cmd == "rm" and plain and "*" not in "".join(plain) and all(_exists(_abs(a, s), s) and
@@ -792,6 +796,29 @@ def _tracked_under(s: TerminalState, folder: str, untracked: set[str]) -> bool:
     return any(_within(p, folder) and _blob(s, p) != "" and posixpath.relpath(p, g.repo) not in untracked
                for p in s.files) or any(_within(posixpath.join(g.repo, rel), folder) and g.index.get(rel, head)
                                         for rel, head in g.base.items())
+
+
+# `sed -i 's/OLD/NEW/[g]' FILE` with OLD and NEW plain text: no character a basic regular
+# expression or a replacement gives a meaning to (`.`, `*`, `[`, `^`, `$`, `\`, `&`), no `/`
+_SED_OLD = re.compile(r"[A-Za-z0-9_ :,=#@%-]+")
+_SED_NEW = re.compile(r"[A-Za-z0-9_ :,=#@%.-]*")
+
+
+def _sed_literal(args: list[str]) -> tuple[str, str, bool, str] | None:
+    """(old, new, every occurrence, file) of a literal in-place substitution; None: anything else."""
+    if len(args) != 3 or args[0] != "-i":
+        return None
+    m = re.fullmatch(r"s/([^/]*)/([^/]*)/(g?)", args[1])
+    if not m or not _SED_OLD.fullmatch(m.group(1)) or not _SED_NEW.fullmatch(m.group(2)) or \
+            not _PLAIN.fullmatch(args[2]) or args[2].startswith("-"):
+        return None
+    return m.group(1), m.group(2), m.group(3) == "g", args[2]
+
+
+def _substituted(text: str, old: str, new: str, every: bool) -> str:
+    """sed's `s/old/new/[g]` on each line (the first occurrence, or every one); a last line without
+    its newline stays without one."""
+    return "\n".join(line.replace(old, new, -1 if every else 1) for line in text.split("\n"))
 
 
 def _write(s: TerminalState, path: str, content: str | None, append: bool = False, learnt: bool = False) -> None:
@@ -1121,5 +1148,8 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
         else:  # merge, reset, rebase, stash, restore, `checkout -- file`, commit --amend…: not modelled
             s.git.unknown = True
             _forget_writes(s, s.git.repo)
+    elif cmd == "sed" and _sed_literal(args) and _contents(args[2], s) is not None:
+        old, new, every, name = _sed_literal(args)  # (a literal substitution: the new contents are known)
+        _write(s, _abs(name, s), _substituted(_contents(name, s), old, new, every))
     elif cmd not in MODELLED and _writes(cmd, args, s):
         _forget_writes(s, None, [_abs(a, s) for a in plain])  # python, make, sed -i…: may write anything
