@@ -137,6 +137,14 @@ SEQUENCES: list[list[str]] = [
      "git status --short", "git diff --stat", "sed -i 's/x/y/' missing.txt", "sed -i 's/a.b/c/' README.md",
      "sed -i 's/memos/notes/g' README.md", "git status --short", "printf 'a-b a-b\\na-b' > t.txt",
      "sed -i 's/a-b/A_B/' t.txt", "cat t.txt", "grep -c A_B t.txt", "sed -i 's/ /_/g' t.txt", "cat t.txt"],
+    # counting several files (named, expanded by the shell, or handed over by xargs), and diff
+    ["wc -l README.md requirements.txt", "wc -c README.md src/notes.py", "cd src", "wc -l *.py", "wc -w *.py",
+     "cd ..", "wc -l *.md", "wc -l *.txt *.md", "wc -l nothing*", "find . -name '*.py' | xargs wc -l | tail -1",
+     "find . -name '*.py' | xargs wc -l", "find . -name 'notes.py' | xargs wc -l", "find . -name '*.py' | xargs wc -c | tail -n 1",
+     "find . -name '*.py' | xargs wc -l | head -1", "find . -name '*.md' | xargs wc -w",
+     "cp README.md copy.txt", "diff README.md copy.txt", "diff -q README.md copy.txt", "diff -q README.md requirements.txt",
+     "diff README.md missing.txt", "diff missing.txt README.md", "diff m1 m2", "diff README.md requirements.txt",
+     "echo more >> copy.txt", "diff -u README.md copy.txt", "diff --brief copy.txt README.md", "diff src tests"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

@@ -616,6 +616,28 @@ def test_a_literal_sed_substitution_in_place_is_followed_and_a_regular_expressio
         assert shell.silent(s, f"sed -i '{regex}' README.md") is None and shell.answer(v, "cat README.md") is None
 
 
+def test_counting_several_files_and_diff_of_known_files():
+    """wc pads several counts to the width of the files' total size and adds a total; xargs hands
+    find's names over in the file system's order, so only the total (`| tail -1`) is answered when
+    several came; diff of the same contents says nothing. (Checked in the sandbox by
+    test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox.)"""
+    s = terminal()
+    assert shell.answer(s, "wc -l README.md requirements.txt") == ("  5 README.md\n  1 requirements.txt\n  6 total\n", 0)
+    assert shell.answer(run(s, "cd src"), "wc -l *.py") == ("3 notes.py\n", 0)  # one file: no padding
+    assert shell.answer(s, "find . -name '*.py' | xargs wc -l | tail -1") == ("  7 total\n", 0)
+    assert shell.answer(s, "find . -name 'notes.py' | xargs wc -l") == ("3 ./src/notes.py\n", 0)
+    for order_shows in ("find . -name '*.py' | xargs wc -l", "find . -name '*.py' | xargs wc -l | head -1",
+                        "wc -l nothing*"):
+        assert shell.answer(s, order_shows) is None, order_shows
+    t = run(s, "cp README.md copy.txt")
+    assert shell.answer(t, "diff README.md copy.txt") == ("", 0)
+    assert shell.answer(t, "diff -q README.md requirements.txt") == ("Files README.md and requirements.txt differ\n", 1)
+    assert shell.answer(t, "diff README.md requirements.txt") is None  # which lines: diff's algorithm
+    assert shell.answer(t, "diff README.md missing.txt") == ("diff: missing.txt: No such file or directory\n", 2)
+    assert shell.answer(run(t, "find . -name '*.py' | xargs wc -l"), "ls src") == ("notes.py\n", 0)  # xargs wc reads
+    assert shell.answer(run(t, "find . -name '*.py' | xargs rm"), "ls src") is None
+
+
 def test_two_letters_swapped_is_no_command_until_the_episode_defines_one():
     s = terminal()
     for typo in ("sl", "gti status", "cta README.md", "pyhton3 x.py", "mkae"):

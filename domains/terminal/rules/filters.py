@@ -158,6 +158,21 @@ def _cut(args: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[str]] 
     return run, files
 
 
+def _wc_count(text: str, which: str) -> int:
+    return text.count("\n") if which == "-l" else len(text.encode()) if which == "-c" else len(text.split())
+
+
+def wc_files(names: list[str], texts: list[str], which: str) -> str:
+    """`wc -l|-c|-w NAME…` of files: one count alone is not padded; several are, to the width of the
+    files' total size in bytes (GNU wc sizes its columns from what it may have to count), and a
+    total follows."""
+    counts = [_wc_count(t, which) for t in texts]
+    if len(names) == 1:
+        return f"{counts[0]} {names[0]}\n"
+    width = len(str(sum(len(t.encode()) for t in texts)))
+    return "".join(f"{c:>{width}} {n}\n" for c, n in zip(counts, names)) + f"{sum(counts):>{width}} total\n"
+
+
 def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[str]] | None:
     """A stage that reads text: its function, and the files it names (empty: it reads its input)."""
     cmd, args = words[0], words[1:]
@@ -180,8 +195,7 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
         which = opts[0]
 
         def wc(text: str) -> tuple[str, int]:
-            n = text.count("\n") if which == "-l" else len(text.encode()) if which == "-c" else len(text.split())
-            return f"{n}{' ' + files[0] if files else ''}\n", 0
+            return f"{_wc_count(text, which)}{' ' + files[0] if files else ''}\n", 0
 
         return wc, files
     if cmd == "grep":
@@ -256,7 +270,7 @@ def answer(command: str, read: Callable[[str], str | None],
     text: str | None = None
     code = 0
     try:
-        ordered = True
+        ordered, last_fixed = True, False
         for n, stage in enumerate(stages):
             if n == 0 and (stage[0] in ("find", "ls") or stage[0] == "grep" and _recursive(stage)):
                 if stage[0] == "ls" and len(stages) == 1:
@@ -266,14 +280,33 @@ def answer(command: str, read: Callable[[str], str | None],
                     return None
                 text, ordered, code = computed
                 continue
+            if stage[:2] == ["xargs", "wc"] and n > 0 and len(stage) == 3 and stage[2] in ("-l", "-c", "-w"):
+                # the names come in; their counts go out in that order, the total last
+                names = [line.rstrip("\n") for line in _lines(text or "")]
+                texts = [read(name) for name in names]
+                if not names or any(t is None or not re.fullmatch(r"[A-Za-z0-9._/+-]+", nm)
+                                    for t, nm in zip(texts, names)) or len(names) > 500:
+                    return None  # (no names: wc counts its own empty input; odd names: xargs splits them)
+                text, code = wc_files(names, texts, stage[2]), 0
+                ordered = ordered if len(names) > 1 else True
+                last_fixed = len(names) > 1  # the total: last, whatever the order above it
+                continue
             if not ordered:
-                if stage[0] not in ("wc", "sort"):
+                if not (stage[0] in ("wc", "sort") or
+                        last_fixed and stage[0] == "tail" and stage[1:] in (["-1"], ["-n", "1"], ["-n1"])):
                     return None  # (head, uniq, grep -n… would show the order the file system gave)
                 ordered = True
+            last_fixed = False
             found = _filter(stage)
             if found is None:
                 return None
             run, files = found
+            if n == 0 and stage[0] == "wc" and len(files) > 1:
+                texts = [read(name) for name in files]
+                if any(t is None for t in texts):
+                    return None
+                text, code = wc_files(files, texts, next(a for a in stage[1:] if a.startswith("-"))), 0
+                continue
             if n == 0:
                 if len(files) != 1:
                     return None

@@ -233,14 +233,50 @@ def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
     return search.grep_r(words[1:], lambda top: _tree(top, s), lambda name: _contents(name, s), refs)
 
 
+def _glob(pattern: str, s: TerminalState) -> list[str] | None:
+    """The names the shell expands PATTERN to in its folder, when the state knows that folder whole
+    (in the order bash sorts them); None: not known here."""
+    if "/" in pattern or not re.fullmatch(r"[A-Za-z0-9._*?-]+", pattern) or s.cwd not in s.known_dirs:
+        return None
+    return [n for n in _children(s.cwd, s) if fnmatch.fnmatchcase(n, pattern) and
+            (pattern.startswith(".") or not n.startswith("."))]
+
+
+def _wc_glob(option: str, pattern: str, s: TerminalState) -> tuple[str, int] | None:
+    """`wc -l|-c|-w PATTERN`: the files the shell expands it to, counted (filters.wc_files)."""
+    names = _glob(pattern, s)
+    if not names:
+        return None  # (no match: wc is given the pattern itself; the model's)
+    texts = [_contents(n, s) for n in names]
+    if any(t is None for t in texts):
+        return None  # a folder among them, or a file not known
+    return filters.wc_files(names, texts, option), 0
+
+
+def _diff_files(args: list[str], s: TerminalState) -> tuple[str, int] | None:
+    """`diff [-q] A B` of files the state knows: the same says nothing; `-q` says they differ; a
+    missing one is refused. Where they differ, which lines diff shows is its algorithm's: the model's."""
+    opts, names = [a for a in args if a.startswith("-")], [a for a in args if not a.startswith("-")]
+    if opts not in ([], ["-q"], ["--brief"], ["-u"]) or len(names) != 2 or not all(_PLAIN.fullmatch(n) for n in names):
+        return None
+    gone = [n for n in names if _absent(_abs(n, s), s)]
+    if len(gone) == 1 and all(_abs(n, s) in s.files for n in names if n not in gone):
+        return f"diff: {gone[0]}: No such file or directory\n", 2
+    old, new = (_contents(n, s) for n in names)
+    if old is None or new is None or "\0" in old + new:
+        return None
+    if old == new:
+        return "", 0
+    return (f"Files {names[0]} and {names[1]} differ\n", 1) if opts in (["-q"], ["--brief"]) else None
+
+
 def _ls_glob(pattern: str, s: TerminalState) -> tuple[str, int] | None:
     """`ls PATTERN` (one pattern, in the shell's folder, the state knowing it whole): the shell
     expands it and ls lists the files it matched, then each folder's names; none matched, ls is
     given the pattern itself and cannot find it."""
-    if "/" in pattern or not re.fullmatch(r"[A-Za-z0-9._*?-]+", pattern) or s.cwd not in s.known_dirs:
+    names = _glob(pattern, s)
+    if names is None:
         return None
-    names = [n for n in _children(s.cwd, s) if fnmatch.fnmatchcase(n, pattern) and
-             (pattern.startswith(".") or not n.startswith("."))]
     if not names:
         return f"ls: cannot access '{pattern}': No such file or directory\n", 2
     folders = [n for n in names if posixpath.join(s.cwd, n) in s.dirs]
@@ -290,6 +326,9 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if parts[0][:1] == ["ls"] and len(parts[0]) == 2 and any(c in parts[0][1] for c in "*?") and \
             not any(c in command for c in "'\"\\$"):
         return _ls_glob(parts[0][1], s)
+    if parts[0][:1] == ["wc"] and len(parts[0]) == 3 and parts[0][1] in ("-l", "-c", "-w") and \
+            any(c in parts[0][2] for c in "*?") and not any(c in command for c in "'\"\\$"):
+        return _wc_glob(parts[0][1], parts[0][2], s)
     if parts[0][:2] == ["ls", "-R"] and "$" not in command:
         listed = _ls(parts[0][1:], s)
         return (listed, 0) if listed is not None else None
@@ -327,6 +366,8 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if cmd in ("head", "tail") and len(args) >= 2 and args[0] == "-n" and _PLAIN.fullmatch(args[1]) and \
             not re.search(r"\d", args[1]):
         return f"{cmd}: invalid number of lines: ‘{args[1]}’\n", 1  # (`head -n FILE`: the count left out)
+    if cmd == "diff":
+        return _diff_files(args, s)
     if cmd == "rmdir" and args == ["."]:
         return "rmdir: failed to remove '.': Invalid argument\n", 1  # (the folder the shell is in: refused)
     if cmd == "mkdir" and len(args) == 1 and _PLAIN.fullmatch(args[0]) and not args[0].startswith("-") and \
@@ -884,6 +925,11 @@ def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
     if program in ("python3", "python") and s is not None and (_no_shadowing(s) and pycheck.reads_only(args) or
                                                                 len(args) == 1 and _absent(_abs(args[0], s), s)):
         return False  # (a script that is not there runs nothing)
+    if program == "xargs":  # as the program it runs (echo without one): past xargs' own options
+        i = 0
+        while i < len(args) and args[i].startswith("-"):
+            i += 2 if args[i] in ("-n", "-I", "-P", "-L", "-d", "-s", "-a", "-E") else 1
+        return i < len(args) and _writes(args[i], args[i + 1:], s)
     if program not in READS:
         return True
     if program in ("sed", "awk", "perl") and any(a.startswith(("-i", "--in-place")) for a in args):
