@@ -145,6 +145,8 @@ SEQUENCES: list[list[str]] = [
      "cp README.md copy.txt", "diff README.md copy.txt", "diff -q README.md copy.txt", "diff -q README.md requirements.txt",
      "diff README.md missing.txt", "diff missing.txt README.md", "diff m1 m2", "diff README.md requirements.txt",
      "echo more >> copy.txt", "diff -u README.md copy.txt", "diff --brief copy.txt README.md", "diff src tests"],
+    # `ls -a` at a repository's top: .git, and what the state knows
+    ["ls -a", "mkdir -p sub && cd sub && git init -q", "ls -a", "touch a.txt", "ls -a", "cd ..", "ls -a sub"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

@@ -668,7 +668,10 @@ def test_mistakes_gnu_tools_refuse_alike_and_ls_a_of_a_known_folder():
     assert shell.answer(s, "head -n 2x README.md") is None  # a count with a suffix is GNU's to judge
     listing = shell.answer(s, "ls -a src")
     assert listing is not None and listing[0].startswith(".\n..\n") and listing[0][5:] == shell.answer(s, "ls src")[0]
-    assert shell.answer(s, "ls -a") is None and shell.answer(s, "ls -a ~") is None  # the repository, the home
+    assert shell.answer(s, "ls -a ~") is None  # a home: dot files the state does not list
+    assert shell.answer(s, "ls -a") == (".\n..\n.git\nREADME.md\nrequirements.txt\nsrc\ntests\n", 0)  # the repository
+    assert shell.answer(run(s, "mkdir n && cd n && git init -q"), "ls -a") == (".\n..\n.git\n", 0)
+    assert shell.answer(run(s, "export LANG=en_US.UTF-8"), "ls -a") is None  # where .git sorts: the locale's
     assert shell.answer(run(s, "touch src/.env"), "ls -a src") is None
 
 

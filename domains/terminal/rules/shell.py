@@ -375,10 +375,13 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return f"mkdir: cannot create directory ‘{args[0]}’: File exists\n", 1
     if cmd == "ls" and args[:1] == ["-a"] and len(args) <= 2:
         folder = _abs(args[1], s) if len(args) == 2 else s.cwd
-        names = _children(folder, s) if folder in s.known_dirs and folder != s.home and not \
-            (s.git and folder == s.git.repo) and folder not in s.other_repos else None
+        names = _children(folder, s) if folder in s.known_dirs and folder != s.home else None
         if names is None or any(n.startswith(".") for n in names):
-            return None  # a home and a repository hold dot files the state does not list (.git, .bashrc)
+            return None  # a home holds dot files the state does not list (.bashrc, .profile)
+        if (s.git and folder == s.git.repo) or folder in s.other_repos:
+            if s.env.get("LANG", "C.UTF-8").split(".")[0] not in ("C", "POSIX"):
+                return None
+            names = [".git", *names]  # a repository's top: git keeps everything in .git (first in byte order)
         return "".join(n + "\n" for n in [".", "..", *names]), 0
     if cmd == "ls" and len(args) <= 1 and not any(a.startswith("-") and a not in ("-1",) for a in args):
         target = [a for a in args if a != "-1"]
