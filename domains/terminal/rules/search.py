@@ -136,8 +136,8 @@ def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, 
         if is_dir or (include is not None and not fnmatch.fnmatchcase(posixpath.basename(rel), include)):
             continue
         text = read(rel if top is None else posixpath.join(top, rel))
-        if text is None or "\0" in text or ((fold or "w" in flags) and not text.isascii()):
-            return None
+        if text is None or "\0" in text or "\ufffd" in text or ((fold or "w" in flags) and not text.isascii()):
+            return None  # (binary to grep, or bytes that were not UTF-8: "binary file matches")
         name = rel if top is None else (top.rstrip("/") + "/" + rel if top != "/" else "/" + rel)
         lines = text.split("\n")
         if lines[-1] == "":
