@@ -406,7 +406,7 @@ _EXIT_RULES: list[tuple[re.Pattern[str], int]] = [
     (re.compile(r"^usage: ", re.M | re.I), 2),
     (re.compile(r"(?i:no such file or directory|permission denied|command not found)|cannot |Traceback \(most recent call last\)|"
                 r"^error(\[\w+\])?:|^E: |Is a directory|Not a directory|: invalid option|syntax error|"
-                r"^FAILED|failed|Operation not permitted|^ERROR", re.M), 1),
+                r"^FAILED|failed|Operation not permitted|^ERROR|^git: '.+' is not a git command", re.M), 1),
 ]
 
 

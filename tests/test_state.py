@@ -638,6 +638,23 @@ def test_counting_several_files_and_diff_of_known_files():
     assert shell.answer(run(t, "find . -name '*.py' | xargs rm"), "ls src") is None
 
 
+def test_a_subcommand_git_does_not_have_gets_gits_own_suggestions_until_an_alias_may_exist():
+    """git weighs typing mistakes its own way (a swap costs nothing, a letter left out most) and
+    adds the common commands the word begins; checked against git in the sandbox by
+    test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox."""
+    s = terminal()
+    said = "git: '{}' is not a git command. See 'git --help'.\n"
+    assert shell.answer(s, "git chekout main") == (said.format("chekout") + "\nThe most similar command is\n\tcheckout\n", 1)
+    assert shell.answer(s, "git stat") == (said.format("stat") + "\nThe most similar commands are\n\tstatus\n\tstage\n"
+                                                                 "\tstash\n", 1)
+    assert shell.answer(s, "git xyz") == (said.format("xyz"), 1)  # nothing similar enough
+    assert shell.answer(s, "git status") != shell.answer(s, "git stauts") and shell.answer(s, "git log -1") is None
+    assert shell.answer(run(s, "git config alias.co checkout"), "git co main") is None  # an alias may exist now
+    assert shell.answer(run(s, "export PATH=~/bin:$PATH"), "git co") is None  # a git-co may be on the new PATH
+    from mcp_world.rules import exit_code_for
+    assert exit_code_for(said.format("stauts")) == 1  # a real answer read back keeps the state's git
+
+
 def test_two_letters_swapped_is_no_command_until_the_episode_defines_one():
     s = terminal()
     for typo in ("sl", "gti status", "cta README.md", "pyhton3 x.py", "mkae"):

@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from . import filters, gitdiff, gitstatus, pycheck, search
+from . import filters, gitdiff, gitstatus, gittypo, pycheck, search
 from .output import shell_words
 
 
@@ -398,6 +398,10 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return ("".join(n + "\n" for n in names), 0)
     if cmd == "git" and s.git and s.git.unknown:
         return None  # the episode ran git commands the state does not model (merge, reset…)
+    if cmd == "git" and s.git and args and re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]*", args[0]) and "PATH" not in s.env:
+        said = gittypo.unknown(args[0])  # (no alias can be set without git config, which ends the state's git)
+        if said is not None:
+            return said, 1
     if cmd == "git" and args[:1] == ["branch"] and len(args) == 1 and s.git and _in_repo(s):
         return "".join(("* " if b == s.git.branch else "  ") + b + "\n" for b in sorted(s.git.branches)), 0
     if cmd == "git" and len(args) == 3 and args[:2] in (["checkout", "-b"], ["switch", "-c"]) and s.git and \
