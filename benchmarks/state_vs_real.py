@@ -157,6 +157,7 @@ NO_REPO_SEQUENCES: list[list[str]] = [
     ["git status", "git log --oneline", "cd reports", "git branch", "git show", "git --version", "cd ..",
      "git init -q scratch", "git status", "cd scratch", "git status"],
     ["python3 -c 'print(1)'", "git status", "cat todo.txt", "git log"],
+    ["git chekout main", "git stauts", "git config --global alias.stauts status", "git stauts"],
     ["find . -name '*.txt' | wc -l", "find reports -type f | wc -l", "grep -rn Q3 reports | wc -l", "cd reports",
      "find . -type f | sort", "grep -rl budget .", "grep -rn the . | wc -l", "find . -name 'nothing*'"],
 ]

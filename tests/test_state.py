@@ -650,6 +650,10 @@ def test_a_subcommand_git_does_not_have_gets_gits_own_suggestions_until_an_alias
     assert shell.answer(s, "git xyz") == (said.format("xyz"), 1)  # nothing similar enough
     assert shell.answer(s, "git status") != shell.answer(s, "git stauts") and shell.answer(s, "git log -1") is None
     assert shell.answer(run(s, "git config alias.co checkout"), "git co main") is None  # an alias may exist now
+    office = load_domain("terminal").rules.initial(load_world("office"))  # no repository: the same message
+    assert shell.answer(office, "git stauts")[0].startswith(said.format("stauts"))
+    assert shell.answer(run(office, "git config --global alias.stauts status"), "git stauts") is None
+    assert shell.answer(run(office, "printf '[alias]\\n' > ~/.gitconfig"), "git stauts") is None
     assert shell.answer(run(s, "export PATH=~/bin:$PATH"), "git co") is None  # a git-co may be on the new PATH
     from mcp_world.rules import exit_code_for
     assert exit_code_for(said.format("stauts")) == 1  # a real answer read back keeps the state's git

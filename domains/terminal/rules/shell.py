@@ -398,8 +398,10 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return ("".join(n + "\n" for n in names), 0)
     if cmd == "git" and s.git and s.git.unknown:
         return None  # the episode ran git commands the state does not model (merge, reset…)
-    if cmd == "git" and s.git and args and re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]*", args[0]) and "PATH" not in s.env:
-        said = gittypo.unknown(args[0])  # (no alias can be set without git config, which ends the state's git)
+    if cmd == "git" and args and re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]*", args[0]) and "PATH" not in s.env and \
+            "git config" not in s.defined and not any(posixpath.basename(p) in (".gitconfig", "config") for p in s.files
+                                                      if "/.git/" not in p):
+        said = gittypo.unknown(args[0])  # (an alias needs git config, or a config file written)
         if said is not None:
             return said, 1
     if cmd == "git" and args[:1] == ["branch"] and len(args) == 1 and s.git and _in_repo(s):
@@ -728,6 +730,8 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
     """The state after `command` printed `output` (exit code `exit_code`)."""
     s = TerminalState.model_validate(state)
     s.defined += [next(g for g in m.groups() if g) for m in _DEFINES.finditer(command)]
+    if re.search(r"\bgit\b.*\bconfig\b", command) and "git config" not in s.defined:
+        s.defined.append("git config")  # git aliases may exist from now on
     parts = _split(command)
     if parts is None:  # pipes, subshells, substitutions: unless every program only reads, forget what it may have changed
         if not _reads_only(command, s):
