@@ -654,6 +654,10 @@ def test_a_subcommand_git_does_not_have_gets_gits_own_suggestions_until_an_alias
     assert shell.answer(office, "git stauts")[0].startswith(said.format("stauts"))
     assert shell.answer(run(office, "git config --global alias.stauts status"), "git stauts") is None
     assert shell.answer(run(office, "printf '[alias]\\n' > ~/.gitconfig"), "git stauts") is None
+    assert shell.answer(run(s, "printf '[alias]\\n' >> .git/config"), "git stauts") is None  # the repository's own
+    assert shell.answer(run(s, "printf 'x' > config"), "git stauts") is not None  # a project's file named config
+    long = "x" * 200_000  # a hostile word: no distance computed, git's message without suggestions, at once
+    assert shell.answer(s, f"git {long}") == (said.format(long), 1)
     assert shell.answer(run(s, "export PATH=~/bin:$PATH"), "git co") is None  # a git-co may be on the new PATH
     from mcp_world.rules import exit_code_for
     assert exit_code_for(said.format("stauts")) == 1  # a real answer read back keeps the state's git

@@ -31,6 +31,9 @@ COMMANDS = frozenset("""
 COMMON = frozenset("add bisect branch clone commit diff fetch grep init log merge mv pull push rebase reset restore "
                    "rm show status switch tag".split())
 SIMILARITY_FLOOR = 7
+# A word this much longer than every command is at least 3 x 15 + 1 from each (a letter left out
+# costs 3) and begins none: no suggestion, so no distance needs computing (a long word costs nothing)
+LONGEST = max(map(len, COMMANDS)) + 15
 
 
 def levenshtein(a: str, b: str, swap: int = 0, change: int = 2, add: int = 1, drop: int = 3) -> int:
@@ -53,6 +56,8 @@ def unknown(word: str) -> str | None:
     """git's message for `git WORD` when WORD is no command of its own (None: it is one)."""
     if word in COMMANDS:
         return None
+    if len(word) > LONGEST:
+        return f"git: '{word}' is not a git command. See 'git --help'.\n"
     scored = sorted((0 if name in COMMON and name.startswith(word) else levenshtein(word, name) + 1, name)
                     for name in COMMANDS)
     n = 0

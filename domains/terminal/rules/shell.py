@@ -399,8 +399,7 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if cmd == "git" and s.git and s.git.unknown:
         return None  # the episode ran git commands the state does not model (merge, reset…)
     if cmd == "git" and args and re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]*", args[0]) and "PATH" not in s.env and \
-            "git config" not in s.defined and not any(posixpath.basename(p) in (".gitconfig", "config") for p in s.files
-                                                      if "/.git/" not in p):
+            "git config" not in s.defined and not any(p.endswith(GIT_CONFIG_FILES) for p in s.files):
         said = gittypo.unknown(args[0])  # (an alias needs git config, or a config file written)
         if said is not None:
             return said, 1
@@ -665,9 +664,9 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             pass
         elif cmd in ("export", "unset") and args:
             pass
-        elif cmd == "sed" and _sed_literal(args) and _contents(_sed_literal(args)[3], s) is not None:
+        elif cmd == "sed" and (literal := _sed_literal(args)) and _contents(literal[3], s) is not None:
             pass
-        elif cmd == "sed" and len(parts) == 1 and _sed_literal(args) and _absent(_abs(args[2], s), s):
+        elif cmd == "sed" and len(parts) == 1 and literal and _absent(_abs(literal[3], s), s):
             return f"sed: can't read {args[2]}: No such file or directory\n", 2
         elif cmd == "cd" and len(plain) == 1 and _abs(plain[0], s) in s.dirs:
             s.cwd = _abs(plain[0], s)  # later parts of the line run there
@@ -730,7 +729,7 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
     """The state after `command` printed `output` (exit code `exit_code`)."""
     s = TerminalState.model_validate(state)
     s.defined += [next(g for g in m.groups() if g) for m in _DEFINES.finditer(command)]
-    if re.search(r"\bgit\b.*\bconfig\b", command) and "git config" not in s.defined:
+    if re.search(r"\bgit\b", command) and re.search(r"\bconfig\b", command) and "git config" not in s.defined:
         s.defined.append("git config")  # git aliases may exist from now on
     parts = _split(command)
     if parts is None:  # pipes, subshells, substitutions: unless every program only reads, forget what it may have changed
@@ -922,6 +921,8 @@ NEED_A_REPO = frozenset({"status", "log", "show", "branch", "add", "commit", "ch
                          "reset", "rev-parse", "describe", "tag", "ls-files", "blame", "stash", "merge", "rebase",
                          "shortlog", "reflog"})
 # As git prints it in the sandbox, whose home is on the root file system (recorded 81 times)
+# Where git reads aliases from: a file written there may define one
+GIT_CONFIG_FILES = ("/.gitconfig", "/.config/git/config", "/.git/config")
 NOT_A_REPO = ("fatal: not a git repository (or any parent up to mount point /)\n"
               "Stopping at filesystem boundary (GIT_DISCOVERY_ACROSS_FILESYSTEM not set).\n")
 MODELLED = frozenset({"touch", "mkdir", "rm", "rmdir", "mv", "cp", "tar", "zip", "git", "tee"})
