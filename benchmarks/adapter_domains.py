@@ -2,7 +2,8 @@
 web apps' pages (pydoc's 24 and Datasette's first 30) and real GTK applications' accessibility trees
 (three episodes of each of the four desktop worlds), teacher-forced (`mcp-world eval`), beside the
 bare model and the trivial baseline "repeat the previous observation" (a GUI's screen before, "" at
-an episode's first step elsewhere). `serve` reads the result from the adapter's report.json
+an episode's first step elsewhere), and what a user is served with --state full (the state's answer
+where it answers, the model's elsewhere). `serve` reads the result from the adapter's report.json
 (`domains`) and never serves an adapter on a domain where it measured worse than the bare model.
 
     .venv/bin/python benchmarks/adapter_domains.py --adapter none --adapter adapters/devbox-rwml \
@@ -94,6 +95,18 @@ def repeat_previous(data: Path, keys: set, embedder: Embedder) -> dict:
     return scores
 
 
+def served_by_state(data: Path, embedder: Embedder) -> dict:
+    """The similarity of the state's answer to the real observation, for each step the state answers
+    when serving with --state full (the model answers the rest)."""
+    import asyncio
+
+    from benchmarks.heldout import state_answers
+
+    records = read_records(data)
+    truth = {(rec.id, idx): s.observation for rec in records for idx, s in enumerate(rec.steps)}
+    return {k: embedder.similarity(text, truth[k]) for k, text in asyncio.run(state_answers(records)).items()}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--adapter", action="append", default=[], help="none or a folder (repeatable; the first is the "
@@ -108,6 +121,7 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     embedder = Embedder()
     per_domain: dict[str, dict[str, dict]] = {}
+    state_steps: dict[str, int] = {}
     data_of: dict[str, list[Path]] = {}
     for name, (domain, *_rest) in SETS.items():
         if name not in args.sets.split(","):
@@ -117,22 +131,39 @@ def main() -> None:
         runs = {a: run_eval(name, a, data, work, args.reuse) for a in adapters}
         keys = set.intersection(*(set(r) for r in runs.values()))
         runs["repeat previous"] = repeat_previous(data, keys, embedder)
+        # What a user is served with --state full: the state's answer where it answers, the model's elsewhere.
+        answered = served_by_state(data, embedder)
+        for a in adapters:
+            runs[f"served {a}"] = {k: answered.get(k, v) for k, v in runs[a].items()}
+        state_steps[domain] = state_steps.get(domain, 0) + len(keys & set(answered))
         for a, scores in runs.items():
             per_domain.setdefault(domain, {}).setdefault(a, {}).update({k: scores[k] for k in keys})
     base = adapters[0]
-    columns = ["repeat previous", *adapters]
-    print(f"\n{'domain':8} {'steps':>5} " + " ".join(f"{c[-22:]:>22}" for c in columns) + "   change over " + base)
+    columns = ["repeat previous", *adapters, *(f"served {a}" for a in adapters)]
+    def shown(c: str) -> str:  # a column's name in the table: an adapter by its folder's name
+        served = c.startswith("served ")
+        name = c.removeprefix("served ")
+        return ("served " if served else "") + (Path(name).name if name != "repeat previous" else name)
+
+    print(f"\n{'domain':8} {'steps':>5} " + " ".join(f"{shown(c)[-24:]:>24}" for c in columns) + "   change over " + base)
     rows = {}
     for domain, runs in per_domain.items():
         keys = sorted(runs[base])
         means = {c: sum(runs[c][k] for k in keys) / len(keys) for c in columns}
         change = paired_change([runs[base][k] for k in keys], [runs[adapters[-1]][k] for k in keys])
-        print(f"{domain:8} {len(keys):>5} " + " ".join(f"{means[c]:>22.3f}" for c in columns) +
+        print(f"{domain:8} {len(keys):>5} " + " ".join(f"{means[c]:>24.3f}" for c in columns) +
               f"   {change['mean']:+.3f} ({change['low']:+.3f} to {change['high']:+.3f}; "
               f"{change['better']} better, {change['worse']} worse)")
+        served = f"served {adapters[-1]}"
+        over = paired_change([runs["repeat previous"][k] for k in keys], [runs[served][k] for k in keys])
+        print(f"{'':8} served {adapters[-1]} ({state_steps[domain]} steps from the state) over repeating the previous "
+              f"observation: {over['mean']:+.3f} ({over['low']:+.3f} to {over['high']:+.3f}; "
+              f"{over['better']} better, {over['worse']} worse)")
         rows[domain] = {"bare": round(means[base], 3), "adapter": round(means[adapters[-1]], 3), "steps": len(keys),
                         "interval": [change["low"], change["high"]],
                         "repeat_previous": round(means["repeat previous"], 3),
+                        "served": round(means[served], 3), "state_steps": state_steps[domain],
+                        "served_over_repeat_previous": [over["low"], over["high"]],
                         **{f"{Path(a).name}": round(means[a], 3) for a in adapters[1:-1]},
                         "data": DESCRIBED[domain],
                         "command": "benchmarks/adapter_domains.py " + " ".join(f"--adapter {a}" for a in adapters)}

@@ -102,7 +102,9 @@ class DesktopRules(Rules):
         nodes, typed = state.keep_untouched(parse_tree(parsed.text), before, call.tool, call.arguments)
         nodes, menus = state.keep_outside_menus(nodes, before, call.tool, call.arguments,
                                                 dict(call.state.get("menus") or {}))
-        return Parsed(render_tree(nodes), tree_structured(nodes), True) if typed or menus else parsed
+        nodes, closed = state.keep_menus_closed(nodes, before, call.tool, call.arguments,
+                                                str(call.state.get("menu_focus") or ""))
+        return Parsed(render_tree(nodes), tree_structured(nodes), True) if typed or menus or closed else parsed
 
     # The instruct dialect: each tree written against the screen before, unchanged subtrees elided
     # (tree.elide); the code puts them back (tree.expand).

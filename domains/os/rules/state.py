@@ -2,11 +2,13 @@
 
 Answered from here (no model call): the tree of an unchanged desktop, a click on a greyed-out
 widget or on a window a modal dialog holds (nothing happens), a click on a check box (its `checked`
-state flips, and it takes the focus), a click on an editable node (the focus moves there), and a
-key the tree cannot show (a ctrl combination while a menu is open, the caret moved, a copy), and
-a click on a menu whose items the episode has seen (`menus`: it opens with them, or closes).
-Typing, opening, closing and everything an application does in reply is the world model's to
-predict (`answer` says why); `keep_untouched` and `keep_outside_menus` keep what it may not change.
+state flips, and it takes the focus), a click on an editable node (the focus moves there), a key
+the tree cannot show (a ctrl combination while a menu is open, the caret moved, a copy, Escape with
+nothing to close, ctrl+f in the find bar, ctrl+s of a saved document), Escape closing a menu,
+ctrl+s of a modified document (its title's `*` goes), and a click on a menu whose items the
+episode has seen (`menus`: it opens with them, or closes). Typing, opening, closing and everything
+an application does in reply is the world model's to predict (`answer` says why);
+`keep_untouched`, `keep_outside_menus` and `keep_menus_closed` keep what it may not change.
 """
 
 from __future__ import annotations
@@ -115,6 +117,10 @@ def answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) -> Parse
         return Parsed(render_tree(nodes), tree_structured(nodes))
     if tool == "desktop_hotkey" and _key_changes_nothing(nodes, str(arguments.get("keys", ""))):
         return Parsed(render_tree(nodes), tree_structured(nodes))
+    keys = str(arguments.get("keys", ""))
+    closed = (_escape_closes(nodes, s, keys) or _save(nodes, keys)) if tool == "desktop_hotkey" else None
+    if closed is not None:
+        return Parsed(render_tree(closed), tree_structured(closed))
     if tool != "desktop_click":
         return None
     menu = _menu_click(nodes, s, str(arguments.get("target", "")))
@@ -164,7 +170,8 @@ def _key_changes_nothing(nodes: list[Node], keys: str) -> bool:
     """A key press the tree cannot show: a ctrl combination while a menu is open (the menu holds the
     keyboard, and GTK gives it no accelerator: 11 of 11 recorded left the tree as it was); moving
     the caret in the focused editor of the active window, with no menu open (the tree does not show
-    the caret); copying (ctrl+c) outside a terminal (the tree does not show the clipboard)."""
+    the caret); copying (ctrl+c) outside a terminal (the tree does not show the clipboard); Escape
+    with nothing to close; ctrl+f with the find bar's field focused; ctrl+s of a saved document."""
     parts = [k.strip().lower() for k in keys.split("+")]
     key, mods = parts[-1], set(parts[:-1])
     if not key or mods - {"ctrl", "control", "shift"}:
@@ -180,7 +187,53 @@ def _key_changes_nothing(nodes: list[Node], keys: str) -> bool:
         return False
     if key in CARET_KEYS:
         return "multi-line" in focused.states and "editable" in focused.states
+    if key in ("escape", "esc") and not mods:
+        # nothing to close: the application's main window, the focus in its document or on a button
+        # (4 of 4 recorded); in a dialog, a search bar or a popup, Escape closes it
+        return window.role == "frame" and ("multi-line" in focused.states or focused.role.endswith("button")) \
+            and not any(a.role in ("tool bar", "combo box") for a in _ancestors(nodes, focused))
+    if mods == {"ctrl"} and key == "f":
+        # the find bar's field has the focus already: ctrl+f puts it there (1 of 1 recorded)
+        return "editable" in focused.states and "multi-line" not in focused.states and \
+            any(a.role == "tool bar" for a in _ancestors(nodes, focused))
+    if mods == {"ctrl"} and key == "s":
+        return _document(nodes, focused, window) == "saved"  # saving a saved document (1 of 1 recorded)
     return ctrl and key == "c" and mods <= {"ctrl", "control"}
+
+
+def _ancestors(nodes: list[Node], node: Node) -> list[Node]:
+    i = next(k for k, n in enumerate(nodes) if n is node)
+    out, depth = [], node.depth
+    for k in range(i - 1, -1, -1):
+        if nodes[k].depth < depth:
+            out.append(nodes[k])
+            depth = nodes[k].depth
+    return out
+
+
+def _document(nodes: list[Node], focused: Node, window: Node) -> str:
+    """What the active window's title says of the document its focused editor shows: "modified"
+    (`*notes.txt - Mousepad`), "saved" (`notes.txt - Mousepad`), or "" where it cannot say (no
+    editor focused, a title of another form, a document never saved: ctrl+s asks for a name)."""
+    if not {"editable", "multi-line"} <= set(focused.states) or window.role != "frame" or " - " not in window.name:
+        return ""
+    document = window.name.rsplit(" - ", 1)[0]
+    if document.lstrip("*").strip().lower().startswith(("untitled", "unsaved", "new document")):
+        return ""
+    return "modified" if document.startswith("*") else "saved"
+
+
+def _save(nodes: list[Node], keys: str) -> list[Node] | None:
+    """ctrl+s in the editor of a modified document with a file: the title loses its `*`, and nothing
+    else changes (1 of 1 recorded)."""
+    if keys.replace(" ", "").lower() not in ("ctrl+s", "control+s") or _menu_open(nodes):
+        return None
+    focused = next((n for n in nodes if "focused" in n.states), None)
+    window = _window_of(nodes, focused) if focused is not None else None
+    if window is None or "active" not in window.states or _document(nodes, focused, window) != "modified":
+        return None
+    window.name = window.name[1:]
+    return nodes
 
 
 TEXT_KEYS = frozenset({"return", "kp_enter", "tab", "backspace", "delete"})  # keys an editor takes as text
@@ -210,19 +263,71 @@ def _typing_into(nodes: list[Node], tool: str, arguments: dict[str, Any]) -> int
     return None
 
 
+def _pressing(nodes: list[Node], tool: str, arguments: dict[str, Any]) -> int | None:
+    """The toggle button a click presses, where only the focus and its window's text can change: an
+    enabled, focusable one in the active window with no menu open, in a window with no toggle
+    pressed. GTK gives a clicked button the focus; what it does is the application's (a
+    calculator's key writes its display)."""
+    if tool != "desktop_click":
+        return None
+    node = find(nodes, str(arguments.get("target", "")))
+    if node is None or node.role != "toggle button" or not {"enabled", "focusable"} <= set(node.states):
+        return None
+    window = _window_of(nodes, node)
+    if window is None or "active" not in window.states or _menu_open(nodes):
+        return None
+    at = next(k for k, n in enumerate(nodes) if n is node)
+    start = nodes.index(window)
+    if any(n.role == "toggle button" and "checked" in n.states for n in nodes[start:subtree_end(nodes, start)]):
+        return None  # toggles that stay pressed (a Wi-Fi switch): what a click turns on or off is the model's
+    return at
+
+
+def _keep_around_press(nodes: list[Node], old: list[Node], at: int) -> list[Node] | None:
+    """The screen before with the focus on the pressed button and the text of its window's text
+    fields and labels as the model wrote them (matched by role and place), the button `checked`
+    when the model wrote it so (a toggle that switches on). A tree with a window the
+    screen did not have is the model's as written: the button opened it (galculator's MS opens a
+    popup menu). None when the model wrote nothing new."""
+    boxes = {(n.role, n.bounds) for n in old if n.depth == 1}
+    if any(n.depth == 1 and (n.role, n.bounds) not in boxes for n in nodes):
+        return None
+    out = [replace(n, states=[x for x in n.states if x != "focused"]) for n in old]
+    pressed = next((n for n in nodes if n.role == "toggle button" and n.bounds == old[at].bounds), None)
+    out[at].states = _sorted(out[at].states + ["focused"] + (["checked"] if pressed and "checked" in pressed.states else []))
+    written: dict[tuple, list[Node]] = {}
+    for n in nodes:
+        if n.role in ("text", "label"):
+            written.setdefault((n.role, n.bounds), []).append(n)
+    start = max(k for k in range(at + 1) if old[k].depth == 1)
+    for k in range(start, subtree_end(old, start)):
+        same = written.get((out[k].role, out[k].bounds), [])
+        if out[k].role in ("text", "label") and len(same) == 1:
+            out[k].name = same[0].name
+    return out
+
+
 def keep_untouched(nodes: list[Node], before: str, tool: str, arguments: dict[str, Any]) -> tuple[list[Node], bool]:
     """The model's tree after typing into a focused editor, applied to the screen before: the
     editor's text and the windows' titles as the model wrote them (an editor marks its title
     modified, `*`), everything else as it was. In the recorded real desktops typing into an editor
     never changed anything else (tests/test_desktop_domain.py checks every such step), while the
-    small model rewrites menus and bounds it was not asked about. Other actions come back as given."""
+    small model rewrites menus and bounds it was not asked about. After a click on a toggle button
+    (`_pressing`) the same holds for its window's text, and the button takes the focus: so did 24 of
+    the 25 recorded real clicks on one (the other opened a popup, which the model's tree keeps). Other
+    actions come back as given."""
     try:
         old = parse_tree(before) if before.strip() else []
     except FormatError:
         return nodes, False
     at = _typing_into(old, tool, arguments)
     if at is None:
-        return nodes, False
+        pressed = _pressing(old, tool, arguments)
+        out = _keep_around_press(nodes, old, pressed) if pressed is not None else None
+        if out is None:
+            return nodes, False
+        changed = [n.line() for n in out] != [n.line() for n in nodes]
+        return (out, True) if changed else (nodes, False)
     out = [replace(n) for n in old]
     focused = old[at]
     wrote = next((n for n in nodes if n.role == focused.role and "focused" in n.states), None) \
@@ -365,6 +470,61 @@ def _menus_closed(nodes: list[Node], s: DesktopState, node: Node) -> list[Node] 
     nothing else), and the focus goes back where it was (2 of 2 recorded)."""
     if node.role == "menu" or _in_open_menu(nodes, node):
         return None
+    return _focus_back(_close_menus(nodes), s)
+
+
+def _escape_closes(nodes: list[Node], s: DesktopState, keys: str) -> list[Node] | None:
+    """Escape with one menu of the active window's menu bar open: it closes, and the focus goes back
+    where it was (2 of 2 recorded). With a submenu open too, GTK closes only the innermost, and a
+    popup menu is a window of its own: those are the model's."""
+    if keys.strip().lower() not in ("escape", "esc"):
+        return None
+    opened = [k for k, n in enumerate(nodes) if n.role == "menu" and subtree_end(nodes, k) > k + 1]
+    if len(opened) != 1:
+        return None
+    k = opened[0]
+    parent = next((nodes[j] for j in range(k - 1, -1, -1) if nodes[j].depth < nodes[k].depth), None)
+    window = _window_of(nodes, nodes[k])
+    if parent is None or parent.role != "menu bar" or window is None or "active" not in window.states:
+        return None
+    return _focus_back(_close_menus(nodes), s)
+
+
+MENU_ITEMS = frozenset({"menu item", "check menu item", "radio menu item", "tearoff menu item"})
+
+
+def keep_menus_closed(nodes: list[Node], before: str, tool: str, arguments: dict[str, Any],
+                      menu_focus: str = "") -> tuple[list[Node], bool]:
+    """The model's tree after a click on an item of an open menu of the active window: the menus
+    close (every one of the 10 recorded real clicks on an enabled item closed them); unless the
+    model opened a window (a dialog the item opens takes the focus), the focus goes back where it
+    was when the menus opened, as when they close any other way. What the item does besides (a
+    status bar shown, a line duplicated, a dialog) is as the model wrote it."""
+    if tool != "desktop_click":
+        return nodes, False
+    try:
+        old = parse_tree(before) if before.strip() else []
+    except FormatError:
+        return nodes, False
+    item = find(old, str(arguments.get("target", "")))
+    if item is None or item.role not in MENU_ITEMS or not _in_open_menu(old, item):
+        return nodes, False
+    window = _window_of(old, item)
+    if window is None or "active" not in window.states or _greyed_out(old, item, window):
+        return nodes, False
+    out = _close_menus(nodes)
+    boxes = {(n.role, n.bounds) for n in old if n.depth == 1}
+    if not any(n.depth == 1 and (n.role, n.bounds) not in boxes for n in out):
+        for n in out:
+            n.states = [x for x in n.states if x != "focused"]
+        out = _focus_back(out, DesktopState(menu_focus=menu_focus)) or \
+            _close_menus(nodes)  # the focus as the model wrote it, where it is not known
+    changed = [n.line() for n in out] != [n.line() for n in nodes]
+    return (out, True) if changed else (nodes, False)
+
+
+def _close_menus(nodes: list[Node]) -> list[Node]:
+    """A copy of the tree with every open menu closed: its items gone, it no longer selected."""
     out: list[Node] = []
     k = 0
     while k < len(nodes):
@@ -375,7 +535,7 @@ def _menus_closed(nodes: list[Node], s: DesktopState, node: Node) -> list[Node] 
             continue
         out.append(replace(n))
         k += 1
-    return _focus_back(out, s)
+    return out
 
 
 def _loose(path: tuple) -> tuple:
