@@ -423,6 +423,34 @@ def test_escape_save_and_find_where_the_real_applications_showed_what_they_do():
     assert desktop.answer({"tree": saved}, "desktop_hotkey", {"keys": "ctrl+f"}) is None  # the find bar opens
 
 
+def test_menus_seen_are_forgotten_when_the_document_may_have_changed_them():
+    """Edit's Undo is greyed until something is typed (the recorded real Mousepad shows both), and Cut
+    and Copy follow a selection the tree does not show: after typing, a key, or a click that does
+    something, a menu seen before is the model's again. Opening and closing menus, Escape and
+    reading the tree keep it; a submenu open when the menu was seen is closed when it opens again."""
+    saved = ('desktop "D" (0, 0, 800, 600)\n  frame "notes.txt - Mousepad" [active] (0, 0, 800, 600)\n'
+             '    menu bar "" (0, 0, 800, 25)\n      menu "Edit" [enabled, selectable] (0, 0, 40, 25)\n'
+             '    text "hi" [editable, enabled, focusable, focused, multi-line] (0, 25, 800, 575)\n')
+    items = ('        menu item "Undo" [selectable] (0, 25, 120, 25)\n'
+             '        menu "Convert" [enabled, selectable] (0, 50, 120, 25)\n')
+    opened = saved.replace('selectable] (0, 0, 40, 25)', 'selectable, selected] (0, 0, 40, 25)\n' + items.rstrip("\n")) \
+        .replace("focused, multi-line", "multi-line")
+    submenu = opened.replace('menu "Convert" [enabled, selectable] (0, 50, 120, 25)',
+                             'menu "Convert" [enabled, selectable, selected] (0, 50, 120, 25)\n'
+                             '          menu item "To Lowercase" [enabled, selectable] (120, 50, 120, 25)')
+    doc = desktop.DesktopState(tree=saved).model_dump()
+    doc = desktop.apply(doc, "desktop_click", {"target": "Edit"}, opened, {})
+    doc = desktop.apply(doc, "desktop_click", {"target": "Convert"}, submenu, {})
+    doc = desktop.apply(doc, "desktop_hotkey", {"keys": "Escape"}, saved, {})
+    doc = desktop.apply(doc, "desktop_get_tree", {}, saved, {})
+    again = desktop.answer(doc, "desktop_click", {"target": "Edit"})
+    assert again is not None and again.text == opened  # Convert closed, as the menu opens afresh
+    typed = desktop.apply(doc, "desktop_type", {"text": "x"}, saved.replace('"hi"', '"xhi"'), {})
+    assert typed["menus"] == {} and desktop.answer(typed, "desktop_click", {"target": "Edit"}) is None
+    keyed = desktop.apply(doc, "desktop_hotkey", {"keys": "ctrl+a"}, saved, {})
+    assert desktop.answer(keyed, "desktop_click", {"target": "Edit"}) is None
+
+
 def test_a_click_on_a_menus_item_closes_the_menus_and_gives_the_focus_back():
     """The model keeps the Edit menu open after "Select All" and rewrites its items: the menus close
     and the editor has the focus back. A dialog the model opens keeps its focus; a submenu clicked

@@ -361,14 +361,37 @@ def _focus_key(path: tuple) -> str:
 
 
 def remember_menus(nodes: list[Node], menus: dict[str, str]) -> None:
-    """Keep the items of each menu open in `nodes`: the menu's subtree, the menu as its root."""
+    """Keep the items of each menu open in `nodes`: the menu (as the root) and its own items, none
+    highlighted. A submenu open inside it is kept as its own line (it is closed when the menu opens
+    again) and its items under its own path."""
     paths = _paths(nodes)
     for k, n in enumerate(nodes):
         end = subtree_end(nodes, k)
         if n.role == "menu" and end > k + 1 and (len(menus) < MAX_MENUS or _menu_key(paths[k]) in menus):
-            menus[_menu_key(paths[k])] = render_tree(  # the menu (as the root) and its items, none highlighted
-                [replace(x, depth=x.depth - n.depth, states=[t for t in x.states if t not in ("focused", "selected")])
-                 for x in nodes[k:end]])
+            plain = [replace(x, depth=x.depth - n.depth, states=[t for t in x.states if t not in ("focused", "selected")])
+                     for x in [n, *_close_menus(nodes[k + 1:end])]]
+            menus[_menu_key(paths[k])] = render_tree(plain)
+
+
+def _changes_menus(nodes: list[Node], tool: str, arguments: dict[str, Any]) -> bool:
+    """Whether an action may change what the application's menus show. An item's `enabled` follows
+    the document: Undo after typing, Cut and Copy with a selection (which the tree does not show),
+    Save in some editors after saving. Only reading the tree, opening and closing menus (a click on a
+    menu, Escape, a click that closes them, a key a menu swallows) and clicks that do nothing keep
+    what the episode has seen; after anything else menus are the model's again until seen."""
+    if tool == "desktop_get_tree":
+        return False
+    if tool == "desktop_hotkey":
+        keys = str(arguments.get("keys", "")).replace(" ", "").lower()
+        return not (keys in ("escape", "esc") or _menu_open(nodes) and keys.startswith(("ctrl+", "control+")))
+    if tool != "desktop_click":
+        return True
+    node = find(nodes, str(arguments.get("target", "")))
+    if node is None:
+        return True
+    window = _window_of(nodes, node)
+    return not (node.role == "menu" or window is not None and _greyed_out(nodes, node, window)
+                or _menu_open(nodes) and not _in_open_menu(nodes, node))
 
 
 def keep_outside_menus(nodes: list[Node], before: str, tool: str, arguments: dict[str, Any],
@@ -524,7 +547,8 @@ def keep_menus_closed(nodes: list[Node], before: str, tool: str, arguments: dict
 
 
 def _close_menus(nodes: list[Node]) -> list[Node]:
-    """A copy of the tree with every open menu closed: its items gone, it no longer selected."""
+    """A copy of the tree (or of a menu's items) with every open menu closed: its items gone, it no
+    longer selected."""
     out: list[Node] = []
     k = 0
     while k < len(nodes):
@@ -557,6 +581,8 @@ def apply(state: dict[str, Any], tool: str, arguments: dict[str, Any], text: str
         after = parse_tree(text)
     except FormatError:
         after = []
+    if _changes_menus(before, tool, arguments):
+        s.menus = {}
     remember_menus(after, s.menus)
     if after and _menu_open(after) and not _menu_open(before):  # the menus take the keyboard: where it was
         focused = next((p for n, p in zip(before, _paths(before)) if "focused" in n.states), None)
