@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from mcp_world.dialects import get_dialect
 from mcp_world.domain import load_domain
 from mcp_world.engines import EnginePool
 from mcp_world.errors import StateError
-from mcp_world.paths import cache_dir
+from mcp_world.paths import FIXTURES_DIR, cache_dir
 from mcp_world.probes import Answer, Expect, judge, load_suite
 from mcp_world.server import build_server
 from mcp_world.simulator import Limits, Simulator
@@ -249,8 +250,8 @@ PAGE_B = "<title>Sencha</title></head><body><h1>Sencha</h1><p>12 EUR</p></body><
 
 
 async def test_the_browser_remembers_pages_going_back_and_typed_values(make_rig):
-    pages = iter([PAGE_A, 'https://greenleaf.example/sencha">\n' + PAGE_B])
-    engine = ScriptedEngine(lambda r: next(pages))  # a click's page states its URL first (the prefill asks)
+    pages = iter([PAGE_A, PAGE_B])
+    engine = ScriptedEngine(lambda r: next(pages))
     rig = make_rig("webshop", engine, state_mode="full")
     a = await rig.sim.call("b", "browser_navigate", {"url": "https://greenleaf.example/"})
     b = await rig.sim.call("b", "browser_click", {"target": "Sencha"})
@@ -261,6 +262,47 @@ async def test_the_browser_remembers_pages_going_back_and_typed_values(make_rig)
     snap = await rig.sim.call("b", "browser_snapshot", {})
     assert (typed.provenance, snap.provenance) == ("state", "state")
     assert 'value="oolong"' in snap.observation and len(engine.requests) == 2  # no model call after the two pages
+    # the click's page was asked for at the link's address (the prefill's canonical link), and a click
+    # on the same link again is the page seen there
+    assert engine.requests[1].prefill.endswith('<link rel="canonical" href="https://greenleaf.example/sencha">\n')
+    assert b.structured["url"] == "https://greenleaf.example/sencha"
+    again = await rig.sim.call("b", "browser_click", {"target": "Sencha"})
+    assert (again.provenance, again.observation, again.structured["url"]) == \
+        ("state", b.observation, "https://greenleaf.example/sencha")
+    assert (await rig.sim.call("b", "browser_back", {})).observation == a.observation
+
+
+def test_where_a_click_goes_is_read_from_the_links_href_and_only_a_plain_links():
+    link_url = sys.modules[type(load_domain("browser").rules).__module__].link_url
+    page = ('<!DOCTYPE html><html><head><title>t</title></head><body><nav><a href="/">home</a></nav>'
+            '<a href="?_sort_desc=id">id <span>▼</span></a><a href="#top">top</a><a href="b.html" target="_blank">new</a>'
+            '<a href="javascript:go()">js</a><a href="c.html" onclick="go()">scripted</a><button>Save</button>'
+            '<a href="mailto:a@b">mail</a></body></html>')
+    state = {"url": "http://h:1/db/table?x=1", "pages": {"http://h:1/db/table?x=1": page}}
+    assert link_url(state, "home") == "http://h:1/"
+    assert link_url(state, "id ▼") == "http://h:1/db/table?_sort_desc=id"
+    assert link_url(state, "top") == "http://h:1/db/table?x=1#top"
+    for target in ("new", "js", "scripted", "Save", "mail", "nothing here", ""):
+        assert link_url(state, target) is None, target
+    assert link_url({"url": "http://h:1/other", "pages": {}}, "home") is None  # the page is not known
+
+
+async def test_every_browser_state_answer_is_the_real_page_but_for_the_time_a_query_took():
+    """The recorded real pages (pydoc, Datasette, http.server), replayed: going back, navigating and
+    clicking a link to a page seen are answered from the state, and each answer is the real page byte
+    for byte, but for the line where Datasette prints how long its queries took."""
+    from benchmarks.state_vs_real import replay
+    from mcp_world.importing import read_records
+
+    timing = re.compile(r"Queries took [0-9.]+ms")
+    answered = exact = 0
+    async for rec, idx, step, _, answer in replay(read_records(FIXTURES_DIR / "real" / "pages.jsonl.xz")):
+        if answer is None:
+            continue
+        answered += 1
+        exact += answer.text == step.observation
+        assert timing.sub("", answer.text) == timing.sub("", step.observation), (rec.id, idx, step.tool)
+    assert answered >= 39 and exact >= 35, (answered, exact)
 
 
 SWITCH_SCREEN = ('<node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="com.android.settings" '

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any, Literal
+from urllib.parse import urldefrag, urljoin, urlsplit
 
 from lxml import etree, html as lxml_html
 from pydantic import BaseModel, ConfigDict, Field
@@ -34,7 +35,9 @@ class _Html:
     def prefill(self, call: Call) -> str:
         if call.tool == "browser_navigate":
             return _HTML_HEAD + _attr(str(call.arguments.get("url", ""))) + '">\n'
-        return _HTML_HEAD
+        goes = link_url(call.state, str(call.arguments.get("target", ""))) if call.tool == "browser_click" else \
+            (list(call.state.get("back_stack") or []) or [None])[-1] if call.tool == "browser_back" else None
+        return _HTML_HEAD + _attr(goes) + '">\n' if goes else _HTML_HEAD
 
     def parse(self, raw: str, call: Call) -> Parsed:
         text = raw.strip()
@@ -59,7 +62,9 @@ class _Html:
         title_el = doc.find(".//title")
         title = (title_el.text or "").strip() if title_el is not None else ""
         canonical = doc.xpath('//link[@rel="canonical"]/@href')
-        url = call.arguments.get("url") if call.tool == "browser_navigate" else None
+        url = call.arguments.get("url") if call.tool == "browser_navigate" else \
+            link_url(call.state, str(call.arguments.get("target", ""))) if call.tool == "browser_click" else \
+            (list(call.state.get("back_stack") or []) or [None])[-1] if call.tool == "browser_back" else None
         if not url:
             url = canonical[0].strip() if canonical else call.state.get("url", "")
         status = 404 if re.search(r"\b(404|not found)\b", title, re.I) else 200
@@ -82,6 +87,11 @@ def browser_answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) 
         url = str(arguments.get("url", ""))
         if url in s.pages:
             return s.pages[url], _page_structured(url, s.pages[url])
+    if tool == "browser_click":
+        url = link_url(state, str(arguments.get("target", "")))
+        if url is not None and urldefrag(url)[0] in s.pages:  # a link to a page seen (a #part: the same page)
+            page = s.pages[urldefrag(url)[0]]
+            return page, _page_structured(url, page)
     if tool == "browser_snapshot" and s.url in s.pages:
         return _with_form(s.pages[s.url], s.form), _page_structured(s.url, s.pages[s.url])
     if tool == "browser_type" and not arguments.get("submit") and s.url in s.pages:
@@ -286,6 +296,13 @@ def bid_of(page: str, target: str) -> str | None:
         doc = lxml_html.document_fromstring(with_bids(page))
     except (etree.ParserError, ValueError):
         return None
+    found = _element(doc, target)
+    return found.get("bid") if found is not None else None
+
+
+def _element(doc: Any, target: str) -> Any:
+    """The element a target names: a CSS selector, else a field's label, placeholder or name, else
+    a link's or button's visible text (exact, then a part of it), as our browser tools read it."""
     found = _find_field(doc, target)
     if found is None:
         t = " ".join(target.split()).lower()
@@ -294,7 +311,35 @@ def bid_of(page: str, target: str) -> str | None:
         found = next((el for el, text in texts if text == t), None)
         if found is None:
             found = next((el for el, text in texts if t and t in text), None)
-    return found.get("bid") if found is not None else None
+    return found
+
+
+def link_url(state: dict[str, Any], target: str) -> str | None:
+    """Where a click on `target` goes, when the current page is known and the target is a plain link
+    there: its href against the page's URL. None for anything a page's scripts or a form may handle
+    (a button, an onclick, a new tab, a download, `javascript:`)."""
+    try:
+        s = BrowserState.model_validate(state)
+    except ValueError:
+        return None
+    page = s.pages.get(s.url)
+    if not page or not target.strip():
+        return None
+    try:
+        doc = lxml_html.document_fromstring(page)
+    except (etree.ParserError, ValueError):
+        return None
+    el = _element(doc, target)
+    link = next((a for a in ([el] if el is not None else []) + list(el.iterancestors() if el is not None else [])
+                 if a.tag == "a"), None)
+    if link is None or any(link.get(k) is not None for k in ("onclick", "download")) or \
+            (link.get("target") or "_self").lower() not in ("_self", "_top", "_parent") or el.get("onclick"):
+        return None
+    href = (link.get("href") or "").strip()
+    if not href or href.lower().startswith(("javascript:", "mailto:", "data:")):
+        return None
+    url = urljoin(s.url, href)
+    return url if urlsplit(url).scheme in ("http", "https", "file") else None
 
 
 def browsergym_action(call: Call, page: str) -> str:
