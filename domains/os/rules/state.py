@@ -277,7 +277,7 @@ def _pressing(nodes: list[Node], tool: str, arguments: dict[str, Any]) -> int | 
     if window is None or "active" not in window.states or _menu_open(nodes):
         return None
     at = next(k for k, n in enumerate(nodes) if n is node)
-    start = nodes.index(window)
+    start = next(k for k, n in enumerate(nodes) if n is window)
     if any(n.role == "toggle button" and "checked" in n.states for n in nodes[start:subtree_end(nodes, start)]):
         return None  # toggles that stay pressed (a Wi-Fi switch): what a click turns on or off is the model's
     return at
