@@ -201,6 +201,15 @@ async def test_what_no_real_tree_has_is_taken_out_of_the_models_tree(make_rig):
     twice = calc.replace('label "0" (0, 0, 10, 10)', 'label "0" [focused, enabled, focused] (0, 0, 10, 10)')
     nodes, changed = tree.settle(parse_tree(twice), calc)
     assert changed and 'label "0" [enabled, focused] (0, 0, 10, 10)' in tree.render_tree(nodes)
+    # more than one node focused: the one focused before keeps it, else the first
+    two = ('desktop "D" (0, 0, 800, 600)\n  frame "calc" [active] (0, 0, 800, 600)\n'
+           '    label "0" [focused] (0, 0, 10, 10)\n    label "1" [focused] (0, 20, 10, 10)\n'
+           '    label "2" [focused] (0, 40, 10, 10)\n')
+    was = two.replace('"0" [focused]', '"0"').replace('"2" [focused]', '"2"')
+    nodes, changed = tree.settle(parse_tree(two), was)
+    assert changed and tree.render_tree(nodes) == was
+    nodes, changed = tree.settle(parse_tree(two), calc)
+    assert changed and tree.render_tree(nodes).count("focused") == 1 and 'label "0" [focused]' in tree.render_tree(nodes)
 
     # Through the server: the model's compact answer writes a Top Bar button over again and a window
     # without its children; the step is the desktop as it was, marked repaired.
