@@ -263,6 +263,25 @@ def _typing_into(nodes: list[Node], tool: str, arguments: dict[str, Any]) -> int
     return None
 
 
+def _screen(before: str) -> list[Node] | None:
+    """The screen before a step, parsed (None: it does not parse, and nothing is kept from it)."""
+    try:
+        return parse_tree(before) if before.strip() else []
+    except FormatError:
+        return None
+
+
+def _kept(out: list[Node], nodes: list[Node]) -> tuple[list[Node], bool]:
+    """What a keep_* rule returns: its tree and True where it differs from the model's, else the model's."""
+    return (out, True) if [n.line() for n in out] != [n.line() for n in nodes] else (nodes, False)
+
+
+def _opens_window(nodes: list[Node], old: list[Node]) -> bool:
+    """The model's tree has a window (by role and box) the screen before did not have."""
+    boxes = {(n.role, n.bounds) for n in old if n.depth == 1}
+    return any(n.depth == 1 and (n.role, n.bounds) not in boxes for n in nodes)
+
+
 def _pressing(nodes: list[Node], tool: str, arguments: dict[str, Any]) -> int | None:
     """The toggle button a click presses, where only the focus and its window's text can change: an
     enabled, focusable one in the active window with no menu open, in a window with no toggle
@@ -289,8 +308,7 @@ def _keep_around_press(nodes: list[Node], old: list[Node], at: int) -> list[Node
     when the model wrote it so (a toggle that switches on). A tree with a window the
     screen did not have is the model's as written: the button opened it (galculator's MS opens a
     popup menu). None when the model wrote nothing new."""
-    boxes = {(n.role, n.bounds) for n in old if n.depth == 1}
-    if any(n.depth == 1 and (n.role, n.bounds) not in boxes for n in nodes):
+    if _opens_window(nodes, old):
         return None
     out = [replace(n, states=[x for x in n.states if x != "focused"]) for n in old]
     pressed = next((n for n in nodes if n.role == "toggle button" and n.bounds == old[at].bounds), None)
@@ -316,18 +334,14 @@ def keep_untouched(nodes: list[Node], before: str, tool: str, arguments: dict[st
     (`_pressing`) the same holds for its window's text, and the button takes the focus: so did 24 of
     the 25 recorded real clicks on one (the other opened a popup, which the model's tree keeps). Other
     actions come back as given."""
-    try:
-        old = parse_tree(before) if before.strip() else []
-    except FormatError:
+    old = _screen(before)
+    if old is None:
         return nodes, False
     at = _typing_into(old, tool, arguments)
     if at is None:
         pressed = _pressing(old, tool, arguments)
         out = _keep_around_press(nodes, old, pressed) if pressed is not None else None
-        if out is None:
-            return nodes, False
-        changed = [n.line() for n in out] != [n.line() for n in nodes]
-        return (out, True) if changed else (nodes, False)
+        return _kept(out, nodes) if out is not None else (nodes, False)
     out = [replace(n) for n in old]
     focused = old[at]
     wrote = next((n for n in nodes if n.role == focused.role and "focused" in n.states), None) \
@@ -340,8 +354,7 @@ def keep_untouched(nodes: list[Node], before: str, tool: str, arguments: dict[st
             same = next((w for w in windows if w.role == n.role and w.bounds == n.bounds), None)
             if same is not None:
                 n.name = same.name
-    changed = [n.line() for n in out] != [n.line() for n in nodes]
-    return (out, True) if changed else (nodes, False)
+    return _kept(out, nodes)
 
 
 MAX_MENUS = 200  # menus remembered per episode (their items, a few KB each at most)
@@ -405,9 +418,8 @@ def keep_outside_menus(nodes: list[Node], before: str, tool: str, arguments: dic
     each), while the small model rewrites windows it was not asked about."""
     if tool != "desktop_click":
         return nodes, False
-    try:
-        old = parse_tree(before) if before.strip() else []
-    except FormatError:
+    old = _screen(before)
+    if old is None:
         return nodes, False
     menu = find(old, str(arguments.get("target", "")))
     if menu is None or menu.role != "menu":
@@ -450,8 +462,7 @@ def keep_outside_menus(nodes: list[Node], before: str, tool: str, arguments: dic
             [x for x in n.states if x in ("focused", "selected")]
         out.append(replace(n, states=_sorted([x for x in n.states if x not in ("focused", "selected")] + flags)))
         k += 1
-    changed = [n.line() for n in out] != [n.line() for n in nodes]
-    return (out, True) if changed else (nodes, False)
+    return _kept(out, nodes)
 
 
 def _menu_click(nodes: list[Node], s: DesktopState, target: str) -> list[Node] | None:
@@ -525,9 +536,8 @@ def keep_menus_closed(nodes: list[Node], before: str, tool: str, arguments: dict
     status bar shown, a line duplicated, a dialog) is as the model wrote it."""
     if tool != "desktop_click":
         return nodes, False
-    try:
-        old = parse_tree(before) if before.strip() else []
-    except FormatError:
+    old = _screen(before)
+    if old is None:
         return nodes, False
     item = find(old, str(arguments.get("target", "")))
     if item is None or item.role not in MENU_ITEMS or not _in_open_menu(old, item):
@@ -536,14 +546,12 @@ def keep_menus_closed(nodes: list[Node], before: str, tool: str, arguments: dict
     if window is None or "active" not in window.states or _greyed_out(old, item, window):
         return nodes, False
     out = _close_menus(nodes)
-    boxes = {(n.role, n.bounds) for n in old if n.depth == 1}
-    if not any(n.depth == 1 and (n.role, n.bounds) not in boxes for n in out):
+    if not _opens_window(out, old):
         for n in out:
             n.states = [x for x in n.states if x != "focused"]
         out = _focus_back(out, DesktopState(menu_focus=menu_focus)) or \
             _close_menus(nodes)  # the focus as the model wrote it, where it is not known
-    changed = [n.line() for n in out] != [n.line() for n in nodes]
-    return (out, True) if changed else (nodes, False)
+    return _kept(out, nodes)
 
 
 def _close_menus(nodes: list[Node]) -> list[Node]:
