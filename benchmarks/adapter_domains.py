@@ -37,11 +37,14 @@ SETS = {
     "mcp": ("mcp", ["git-mirror.jsonl", "memory-mirror.jsonl"], None, None, None),
     "pydoc": ("browser", ["pages.jsonl.xz"], "pydoc", None, 24),
     "datasette": ("browser", ["pages.jsonl.xz"], "datasette", None, 30),
+    "pelican": ("browser", ["pages.jsonl.xz"], "pelican", None, 25),
+    "mkdocs": ("browser", ["pages.jsonl.xz"], "mkdocs", None, 25),
     "desktop": ("os", ["desktop.jsonl.xz"], None, 3, None),
 }
 DESCRIBED = {
     "mcp": "fixtures/real/git-mirror.jsonl, fixtures/real/memory-mirror.jsonl",
-    "browser": "fixtures/real/pages.jsonl.xz: pydoc's first 24 pages and Datasette's first 30",
+    "browser": "fixtures/real/pages.jsonl.xz: the first pages of each set in --sets (pydoc 24, Datasette 30, "
+               "the Pelican blog 25, the MkDocs site 25)",
     "os": "fixtures/real/desktop.jsonl.xz: the first 3 episodes of each of its 4 worlds",
 }
 

@@ -90,7 +90,7 @@ def _recipes_db(path: Path, rng: random.Random) -> None:
     db.close()
 
 
-def _links(page: str, pages_only: bool = False) -> list[str]:
+def _links(page: str, pages_only: bool = False, origin: str = "") -> list[str]:
     try:
         doc = lxml_html.document_fromstring(page)
     except Exception:  # noqa: BLE001 - a page without links
@@ -101,8 +101,10 @@ def _links(page: str, pages_only: bool = False) -> list[str]:
         href = a.get("href") or ""
         if pages_only and not href.endswith("/"):
             continue
-        if any(x in href for x in (".json", ".csv", "_export", "/-/")):  # data files and Datasette's own pages
+        if any(x in href for x in (".json", ".csv", ".xml", "_export", "/-/")):  # data files, feeds, Datasette's own
             continue
+        if origin and href.startswith(origin + "/"):  # a site that writes its own links absolute
+            href = href[len(origin):]
         if text and href and not href.startswith(("#", "http", "file:", "mailto:")) and 2 < len(text) < 40:
             texts.append(text)
     return sorted(set(texts))
@@ -129,7 +131,7 @@ async def record_site(name: str, description: str, origin: str, starts: list[str
                 break
             steps.append({"tool": tool, "arguments": arguments, "observation": real.text, "structured": real.structured})
             here = real.structured.get("url", "")
-            links = [t for t in _links(real.text, pages_only) if not (pages_only and here.endswith("/" + t))]
+            links = [t for t in _links(real.text, pages_only, origin) if not (pages_only and here.endswith("/" + t))]
             roll = rng.random()
             if links and roll < 0.7:
                 calls.append(("browser_click", {"target": rng.choice(links)}))
@@ -181,22 +183,17 @@ async def record(out: Path) -> None:
                     f"at http://127.0.0.1:{port}: its directory listings.",
                     f"http://127.0.0.1:{port}", ["/"] + ["/" + f for f in folders[:4]], rng, 3, pages_only=True)
             episodes += await _record_datasette(Path(tmp), rng, procs)
+            for recorder in SITES.values():
+                episodes += await recorder(Path(tmp), procs)
         finally:
             for p in procs:
                 p.terminate()
                 p.wait()
-    with lzma.open(out, "wt", encoding="utf-8", preset=9) as f:
-        for e in episodes:
-            f.write(json.dumps(e, ensure_ascii=False) + "\n")
-    steps = sum(len(e["steps"]) for e in episodes)
-    print(f"{out}: {len({e['world']['name'] for e in episodes})} sites, {len(episodes)} episodes, {steps} steps, "
-          f"{out.stat().st_size / 1024:.0f} KiB")
+    _write(out, episodes)
 
 
 async def _record_datasette(tmp: Path, rng: random.Random, procs: list) -> list[dict]:
-    env = tmp / "datasette-env"
-    subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
-    subprocess.run([str(env / "bin" / "pip"), "install", "-q", DATASETTE], check=True)
+    env = _site_env(tmp, "datasette", [DATASETTE])
     db = tmp / "recipes.db"
     _recipes_db(db, random.Random(7))
     port = 8760
@@ -213,11 +210,170 @@ async def _record_datasette(tmp: Path, rng: random.Random, procs: list) -> list[
         "and one page per row.", f"http://127.0.0.1:{port}", starts, rng, 16)
 
 
+# -- sites built by real generators from PyPI: a blog (Pelican) and a documentation site (MkDocs) ----
+# Their pages share a layout (head, menus, sidebars) the way most sites an agent browses do. The
+# articles are the descriptions of packages this project installs (real Markdown, as their authors
+# wrote it), so the text is the same wherever the recorder runs with the same lock.
+
+PELICAN = ["pelican==4.12.0", "markdown==3.11.3"]
+MKDOCS = ["mkdocs==1.6.1"]
+PACKAGES = {  # package: (the blog's category, the docs' section)
+    "Jinja2": ("Templates", "Web"), "MarkupSafe": ("Templates", "Web"), "click": ("Command line", "Tools"),
+    "typer": ("Command line", "Tools"), "requests": ("HTTP", "Web"), "httpx": ("HTTP", "Web"),
+    "urllib3": ("HTTP", "Web"), "starlette": ("Servers", "Web"), "uvicorn": ("Servers", "Web"),
+    "filelock": ("Files", "Tools"), "platformdirs": ("Files", "Tools"), "tomli_w": ("Formats", "Data"),
+    "jsonpatch": ("Formats", "Data"), "attrs": ("Classes", "Data"), "idna": ("Text", "Data"),
+    "tiktoken": ("Text", "Data"),
+}
+
+
+def _package_notes(limit: int = 2500) -> list[tuple[str, str, str, str]]:
+    """(name, version, summary, Markdown) of each package in PACKAGES this Python has, the
+    description cut at a paragraph before `limit` characters."""
+    import importlib.metadata as md
+
+    notes = []
+    for name in PACKAGES:
+        try:
+            meta = md.metadata(name)
+        except md.PackageNotFoundError:
+            continue
+        text = (meta.get_payload() or meta.get("Description") or "").strip()
+        if len(text) > limit:
+            cut = text.rfind("\n\n", 0, limit)
+            text = text[:cut if cut > 0 else limit].rstrip()
+        notes.append((name, meta["Version"], (meta.get("Summary") or "").strip(), text))
+    return notes
+
+
+def _site_env(tmp: Path, name: str, requirements: list[str]) -> Path:
+    env = tmp / f"{name}-env"
+    subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
+    subprocess.run([str(env / "bin" / "pip"), "install", "-q", *requirements], check=True)
+    return env
+
+
+def _serve_folder(folder: Path, port: int, procs: list) -> None:
+    procs.append(subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+                                   "--directory", str(folder)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    _wait(port)
+
+
+async def _record_pelican(tmp: Path, procs: list) -> list[dict]:
+    env = _site_env(tmp, "pelican", PELICAN)
+    port = 8770
+    origin = f"http://127.0.0.1:{port}"
+    site = tmp / "blog"
+    (site / "content" / "pages").mkdir(parents=True)
+    rng = random.Random("pelican")
+    notes = _package_notes()
+    for n, (name, version, summary, text) in enumerate(notes):
+        category = PACKAGES[name][0]
+        tags = ", ".join(sorted({category.lower(), *(w.lower() for w in summary.split()[:12]
+                                                     if len(w) > 5 and w.isalpha())}))[:80]
+        day = f"2026-{1 + n % 11:02d}-{rng.randint(1, 28):02d} {rng.randint(8, 19):02d}:{rng.choice(['00', '30'])}"
+        (site / "content" / f"{name.lower()}.md").write_text(
+            f"Title: {name} {version}: {summary}\nDate: {day}\nCategory: {category}\nTags: {tags}\n"
+            f"Slug: {name.lower()}\nAuthor: Dana Reyes\nSummary: {summary}\n\n{text}\n", encoding="utf-8")
+    (site / "content" / "pages" / "about.md").write_text(
+        "Title: About\n\nNotes on the Python packages one project depends on: what each does, as its "
+        "authors describe it, one article per package.\n", encoding="utf-8")
+    (site / "pelicanconf.py").write_text(f"""AUTHOR = "Dana Reyes"
+SITENAME = "Dependency Digest"
+SITEURL = "{origin}"
+PATH = "content"
+TIMEZONE = "UTC"
+DEFAULT_LANG = "en"
+DEFAULT_PAGINATION = 5
+DEFAULT_DATE_FORMAT = "%a %d %B %Y"
+LINKS = (("Python", "https://www.python.org/"), ("PyPI", "https://pypi.org/"))
+SOCIAL = (("Mastodon", "https://mastodon.example/@dana"),)
+""", encoding="utf-8")
+    subprocess.run([str(env / "bin" / "pelican"), "content", "-o", "output", "-s", "pelicanconf.py", "-q"],
+                   cwd=site, check=True)
+    _serve_folder(site / "output", port, procs)
+    starts = ["/", "/index2.html", "/categories.html", "/tags.html", "/archives.html", "/pages/about.html",
+              "/category/http.html", "/jinja2.html", "/click.html", "/author/dana-reyes.html"]
+    return await record_site(
+        "pelican-blog", f"A blog built with Pelican 4.12 (its default theme), served at {origin}: "
+        "'Dependency Digest', one article per Python package a project depends on, with categories, tags, "
+        "archives and pages of five articles.", origin, starts, rng, 14)
+
+
+async def _record_mkdocs(tmp: Path, procs: list) -> list[dict]:
+    env = _site_env(tmp, "mkdocs", MKDOCS)
+    port = 8771
+    origin = f"http://127.0.0.1:{port}"
+    site = tmp / "handbook"
+    docs = site / "docs"
+    docs.mkdir(parents=True)
+    rng = random.Random("mkdocs")
+    notes = _package_notes(2000)
+    sections: dict[str, list[str]] = {}
+    for name, version, summary, text in notes:
+        section = PACKAGES[name][1]
+        (docs / section.lower()).mkdir(exist_ok=True)
+        (docs / section.lower() / f"{name.lower()}.md").write_text(
+            f"# {name}\n\n*Version {version}.* {summary}\n\n{text}\n", encoding="utf-8")
+        sections.setdefault(section, []).append(f"{section.lower()}/{name.lower()}.md")
+    (docs / "index.md").write_text(
+        "# Team handbook: dependencies\n\nWhat each package we depend on does, in its authors' words.\n\n"
+        + "\n".join(f"- **{s}**: " + ", ".join(Path(p).stem for p in ps) for s, ps in sections.items()) + "\n",
+        encoding="utf-8")
+    nav = "\n".join([f"  - {s}:\n" + "\n".join(f"    - {p}" for p in ps) for s, ps in sections.items()])
+    (site / "mkdocs.yml").write_text(f"site_name: Team handbook\nsite_url: {origin}/\nnav:\n  - Home: index.md\n"
+                                     f"{nav}\n", encoding="utf-8")
+    subprocess.run([str(env / "bin" / "mkdocs"), "build", "-q", "-d", str(site / "site")], cwd=site, check=True)
+    _serve_folder(site / "site", port, procs)
+    starts = ["/", "/web/jinja2/", "/web/httpx/", "/tools/click/", "/data/attrs/", "/tools/filelock/"]
+    return await record_site(
+        "mkdocs-handbook", f"A documentation site built with MkDocs 1.6 (its default theme), served at {origin}: "
+        "a team handbook with one page per Python package the team depends on, in sections Web, Tools "
+        "and Data, with a navigation bar and a table of contents on each page.", origin, starts, rng, 14)
+
+
+SITES = {"pelican": _record_pelican, "mkdocs": _record_mkdocs}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=ROOT / "fixtures" / "real" / "pages.jsonl.xz")
+    ap.add_argument("--sites", default="", help=f"record only these of {', '.join(SITES)} (comma-separated) and "
+                    "replace their episodes in --out, keeping the others")
     args = ap.parse_args()
-    asyncio.run(record(args.out))
+    if args.sites:
+        asyncio.run(record_only(args.out, args.sites.split(",")))
+    else:
+        asyncio.run(record(args.out))
+
+
+async def record_only(out: Path, names: list[str]) -> None:
+    unknown = [n for n in names if n not in SITES]
+    if unknown:
+        raise SystemExit(f"--sites: unknown {', '.join(unknown)}; the sites are {', '.join(SITES)}")
+    procs: list = []
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            new = [e for n in names for e in await SITES[n](Path(tmp), procs)]
+        finally:
+            for p in procs:
+                p.terminate()
+                p.wait()
+    worlds = {e["world"]["name"] for e in new}
+    kept = []
+    if out.exists():
+        with lzma.open(out, "rt", encoding="utf-8") as f:
+            kept = [e for e in map(json.loads, f) if e["world"]["name"] not in worlds]
+    _write(out, kept + new)
+
+
+def _write(out: Path, episodes: list[dict]) -> None:
+    with lzma.open(out, "wt", encoding="utf-8", preset=9) as f:
+        for e in episodes:
+            f.write(json.dumps(e, ensure_ascii=False) + "\n")
+    steps = sum(len(e["steps"]) for e in episodes)
+    print(f"{out}: {len({e['world']['name'] for e in episodes})} sites, {len(episodes)} episodes, {steps} steps, "
+          f"{out.stat().st_size / 1024:.0f} KiB")
 
 
 if __name__ == "__main__":

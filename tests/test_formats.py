@@ -251,7 +251,7 @@ def test_compressed_episode_files_are_read_and_a_bomb_is_refused(tmp_path):
         read_records(broken)
 
 
-def test_the_recorded_real_pages_come_from_three_apps_and_each_parses_as_a_page():
+def test_the_recorded_real_pages_come_from_five_apps_and_each_parses_as_a_page():
     """fixtures/real/pages.jsonl.xz (scripts/record_pages.py): what `eval` scores the browser's pages
     against. Every real page must be a valid browser observation, or the validity figures would
     count our parser's failures as the model's."""
@@ -260,7 +260,7 @@ def test_the_recorded_real_pages_come_from_three_apps_and_each_parses_as_a_page(
 
     records = read_records(FIXTURES_DIR / "real" / "pages.jsonl.xz")
     sites = {r.world.name.split("-")[0] for r in records}
-    assert {"pydoc", "files", "datasette"} <= sites and sum(len(r.steps) for r in records) >= 140
+    assert {"pydoc", "files", "datasette", "pelican", "mkdocs"} <= sites and sum(len(r.steps) for r in records) >= 280
     rules = load_domain("browser").rules
     for r in records:
         for step in r.steps:

@@ -288,9 +288,11 @@ def test_where_a_click_goes_is_read_from_the_links_href_and_only_a_plain_links()
 
 
 async def test_every_browser_state_answer_is_the_real_page_but_for_the_time_a_query_took():
-    """The recorded real pages (pydoc, Datasette, http.server), replayed: going back, navigating and
-    clicking a link to a page seen are answered from the state, and each answer is the real page byte
-    for byte, but for the line where Datasette prints how long its queries took."""
+    """The recorded real pages (pydoc, Datasette, http.server, a Pelican blog, an MkDocs site), replayed:
+    going back, navigating and clicking a link to a page seen are answered from the state, and each
+    answer is the real page byte for byte, but for the line where Datasette prints how long its
+    queries took. The blog and the documentation site were recorded after the rules were written:
+    their 24 state answers are a check the rules were not tuned to."""
     from benchmarks.state_vs_real import replay
     from mcp_world.importing import read_records
 
@@ -302,7 +304,7 @@ async def test_every_browser_state_answer_is_the_real_page_but_for_the_time_a_qu
         answered += 1
         exact += answer.text == step.observation
         assert timing.sub("", answer.text) == timing.sub("", step.observation), (rec.id, idx, step.tool)
-    assert answered >= 39 and exact >= 35, (answered, exact)
+    assert answered >= 63 and exact >= 59, (answered, exact)
 
 
 SWITCH_SCREEN = ('<node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="com.android.settings" '
