@@ -186,6 +186,17 @@ def _xdotool(*args: str) -> None:
     subprocess.run(["xdotool", *args], check=False, timeout=10, capture_output=True)
 
 
+def _type(text: str) -> None:
+    """Types `text` as a keyboard would: xdotool reads an argument starting with "-" as its own options
+    (it typed nothing for "- [ ] call the bank") and types a line break as Linefeed, which GTK's text
+    views ignore (it typed nothing for "\\n"); so each line goes after `--` and each break is Return."""
+    for n, line in enumerate(text.split("\n")):
+        if n:
+            _xdotool("key", "Return")
+        if line:
+            _xdotool("type", "--delay", "20", "--", line)
+
+
 def _act(tree: str, hotkeys: list[str], texts: list[str], rng: random.Random) -> tuple[str, dict] | None:
     nodes = _nodes(tree)
     targets = [n for n in nodes if n["role"] in CLICKABLE and n["box"][2] > 2 and n["box"][3] > 2
@@ -206,7 +217,7 @@ def _act(tree: str, hotkeys: list[str], texts: list[str], rng: random.Random) ->
         return "desktop_click", {"target": target}
     if focused and roll < 0.8:
         text = rng.choice(texts)
-        _xdotool("type", "--delay", "20", text)
+        _type(text)
         return "desktop_type", {"text": text}
     keys = rng.choice(hotkeys)
     _xdotool("key", keys)

@@ -82,7 +82,10 @@ class DesktopRules(Rules):
     def initial(self, world: Any) -> dict[str, Any]:
         seed = self.seed(world.seed.get("os"))
         tree = seed.tree.strip("\n") + "\n" if seed else DEFAULT_ROOT + "\n"
-        return state.DesktopState(tree=tree, menus=seed.menu_keys() if seed else {}).model_dump()
+        # The world starts as its application has just opened it: an editor with the focus has the
+        # caret at the start of its text (so had every recorded real one).
+        caret = 0 if state.editor(parse_tree(tree)) is not None else None
+        return state.DesktopState(tree=tree, menus=seed.menu_keys() if seed else {}, caret=caret).model_dump()
 
     def answer(self, doc: dict[str, Any], call: Call) -> Parsed | None:
         return state.answer(doc, call.tool, call.arguments)

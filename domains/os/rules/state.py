@@ -5,9 +5,11 @@ widget or on a window a modal dialog holds (nothing happens), a click on a check
 state flips, and it takes the focus), a click on an editable node (the focus moves there), a key
 the tree cannot show (a ctrl combination while a menu is open, the caret moved, a copy, Escape with
 nothing to close, ctrl+f in the find bar, ctrl+s of a saved document), Escape closing a menu,
-ctrl+s of a modified document (its title's `*` goes), and a click on a menu whose items the
-episode has seen (`menus`: it opens with them, or closes). Typing, opening, closing and everything
-an application does in reply is the world model's to predict (`answer` says why);
+ctrl+s of a modified document (its title's `*` goes), a click on a menu whose items the
+episode has seen (`menus`: it opens with them, or closes), and typing (or Return) into the focused
+editor where the episode knows its caret (`caret`: the text goes in there, a saved document's title
+takes its `*`). Other typing, opening, closing and everything an application does in reply is the
+world model's to predict (`answer` says why);
 `keep_untouched`, `keep_outside_menus` and `keep_menus_closed` keep what it may not change.
 """
 
@@ -45,6 +47,11 @@ class DesktopState(BaseModel):
     # a real menu shows the same items each time it opens
     menus: dict[str, str] = Field(default_factory=dict)
     menu_focus: str = ""  # the node focused when the menus opened (_focus_key): it has it back when they close
+    # Where the caret is in the focused multi-line editor's text (an offset), where the episode knows
+    # it: at the start of a file an application has just opened, then moved by what is typed there
+    # and the keys that move it; None once anything else may have moved it (a click in the text, a
+    # search, a menu's command).
+    caret: int | None = None
 
 
 def find(nodes: list[Node], target: str) -> Node | None:
@@ -105,10 +112,11 @@ def answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) -> Parse
     benchmarks/state_vs_real.py): the tree of an unchanged desktop; a click on a greyed-out widget
     in the active window, or on a window a modal dialog holds (nothing happens); and in the active
     window with no menu open, a click on a check box (its `checked` state flips and, focusable, it
-    takes the focus) and a click on an editable node (the focus moves there). Typing is not
-    answered: real text goes in at the caret, which the tree does not show, and applications answer
-    it in ways of their own (a `*` in the title, a search's matches); a toggle button may be a
-    calculator's key. Those are the model's to predict."""
+    takes the focus) and a click on an editable node (the focus moves there); typing into the
+    focused editor where the episode knows the caret (`_typed_at_caret`). Other typing is not: real
+    text goes in at the caret, which the tree does not show, and applications answer it in ways of
+    their own (a search's matches); a toggle button may be a calculator's key. Those are the model's
+    to predict."""
     s = DesktopState.model_validate(state)
     if not s.tree:
         return None
@@ -121,6 +129,9 @@ def answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) -> Parse
     closed = (_escape_closes(nodes, s, keys) or _save(nodes, keys)) if tool == "desktop_hotkey" else None
     if closed is not None:
         return Parsed(render_tree(closed), tree_structured(closed))
+    typed = _typed_at_caret(nodes, s.caret, tool, arguments)
+    if typed is not None:
+        return Parsed(render_tree(typed), tree_structured(typed))
     if tool != "desktop_click":
         return None
     menu = _menu_click(nodes, s, str(arguments.get("target", "")))
@@ -237,6 +248,77 @@ def _save(nodes: list[Node], keys: str) -> list[Node] | None:
 
 
 TEXT_KEYS = frozenset({"return", "kp_enter", "tab", "backspace", "delete"})  # keys an editor takes as text
+
+
+def editor(nodes: list[Node]) -> Node | None:
+    """The focused multi-line editor, if the focus is in one."""
+    focused = next((n for n in nodes if "focused" in n.states), None)
+    return focused if focused is not None and {"editable", "multi-line"} <= set(focused.states) else None
+
+
+def _edit(text: str, caret: int, tool: str, arguments: dict[str, Any]) -> tuple[str, int] | None:
+    """An editor's text and caret after typing at the caret, or Return: what the real Mousepad did
+    in each of the 19 such recorded steps (the text goes in at the caret, which moves past it).
+    A tab (an editor may indent with spaces) and other keys are left out."""
+    if tool == "desktop_type":
+        typed = str(arguments.get("text", "")).replace("\r\n", "\n")
+        if not typed or "\t" in typed or "\r" in typed:
+            return None
+    elif tool == "desktop_hotkey" and str(arguments.get("keys", "")).strip().lower() in ("return", "kp_enter"):
+        typed = "\n"
+    else:
+        return None
+    caret = min(caret, len(text))
+    return text[:caret] + typed + text[caret:], caret + len(typed)
+
+
+def _typed_at_caret(nodes: list[Node], caret: int | None, tool: str, arguments: dict[str, Any]) -> list[Node] | None:
+    """Typing, or Return, into the focused editor of the active window where the caret is known: the
+    text goes in at the caret, and a saved document's title takes its `*`; nothing else changes
+    (every recorded step of it). An unnamed document, whose title may say it otherwise, is left out."""
+    node = editor(nodes)
+    if caret is None or node is None or _menu_open(nodes):
+        return None
+    window = _window_of(nodes, node)
+    edit = _edit(node.name, caret, tool, arguments)
+    if window is None or "active" not in window.states or edit is None:
+        return None
+    document = _document(nodes, node, window)
+    if not document:
+        return None
+    if document == "saved":
+        window.name = "*" + window.name
+    node.name = edit[0]
+    return nodes
+
+
+def _caret_after(before: list[Node], after: list[Node], caret: int | None, tool: str,
+                 arguments: dict[str, Any]) -> int | None:
+    """Where the caret is after a step, where the step leaves it known: typing or Return at it (when
+    the editor's text came out as they make it), reading the screen, the keys that move it to the
+    text's start, end, a line's ends or a character over, and keys that leave the text and the
+    caret alone (saving, copying, Escape). Anything else may have moved it."""
+    was, now = editor(before), editor(after)
+    if caret is None or was is None or now is None:
+        return None
+    text = was.name
+    caret = min(caret, len(text))
+    edit = _edit(text, caret, tool, arguments)
+    if edit is not None:
+        return edit[1] if now.name == edit[0] else None
+    if now.name != text:
+        return None
+    if tool == "desktop_get_tree":
+        return caret
+    if tool != "desktop_hotkey":
+        return None
+    key = str(arguments.get("keys", "")).replace(" ", "").lower().replace("control+", "ctrl+")
+    moves = {"ctrl+end": len(text), "ctrl+home": 0, "left": max(0, caret - 1), "right": min(len(text), caret + 1),
+             "home": text.rfind("\n", 0, caret) + 1,
+             "end": text.find("\n", caret) if "\n" in text[caret:] else len(text)}
+    if key in moves:
+        return moves[key]
+    return caret if key in ("ctrl+s", "ctrl+c", "escape", "esc") else None
 
 
 def _typing_into(nodes: list[Node], tool: str, arguments: dict[str, Any]) -> int | None:
@@ -589,6 +671,7 @@ def apply(state: dict[str, Any], tool: str, arguments: dict[str, Any], text: str
         after = parse_tree(text)
     except FormatError:
         after = []
+    s.caret = _caret_after(before, after, s.caret, tool, arguments)
     if _changes_menus(before, tool, arguments):
         s.menus = {}
     remember_menus(after, s.menus)
