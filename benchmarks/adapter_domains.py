@@ -118,6 +118,9 @@ def main() -> None:
     ap.add_argument("--reuse", action="store_true")
     ap.add_argument("--write", type=Path, default=None, help="put the last adapter's rows into its report.json")
     ap.add_argument("--sets", default=",".join(SETS), help=f"which sets (default: all of {', '.join(SETS)})")
+    ap.add_argument("--before", type=Path, default=None,
+                    help="the --work folder of a run of the same sets with other code (a checkout before a change): "
+                         "also print the last adapter's change from it, the model's pages and what is served, paired")
     args = ap.parse_args()
     adapters = args.adapter or ["none", "adapters/corpus-sft"]
     work = args.work or Path(tempfile.mkdtemp(prefix="domains-"))
@@ -139,6 +142,13 @@ def main() -> None:
         for a in adapters:
             runs[f"served {a}"] = {k: answered.get(k, v) for k, v in runs[a].items()}
         state_steps[domain] = state_steps.get(domain, 0) + len(keys & set(answered))
+        if args.before:  # the same eval's results from the run before (the state's answers are this code's)
+            made = args.before / f"{name}-{adapters[-1].replace('/', '_')}.json"
+            if not made.exists():
+                raise SystemExit(f"--before {args.before}: no {made.name} there (run the same sets with the code before)")
+            before = {(s["episode"], s["step"]): s["similarity"] for s in json.loads(made.read_text())["steps"]}
+            keys &= set(before)
+            runs["before"], runs["served before"] = before, {k: answered.get(k, v) for k, v in before.items()}
         for a, scores in runs.items():
             per_domain.setdefault(domain, {}).setdefault(a, {}).update({k: scores[k] for k in keys})
     base = adapters[0]
@@ -162,6 +172,12 @@ def main() -> None:
         print(f"{'':8} served {adapters[-1]} ({state_steps[domain]} steps from the state) over repeating the previous "
               f"observation: {over['mean']:+.3f} ({over['low']:+.3f} to {over['high']:+.3f}; "
               f"{over['better']} better, {over['worse']} worse)")
+        if args.before:
+            for was, now in (("before", adapters[-1]), ("served before", served)):
+                d = paired_change([runs[was][k] for k in keys], [runs[now][k] for k in keys])
+                print(f"{'':8} {now} against {was} ({args.before}): {sum(runs[was][k] for k in keys) / len(keys):.3f} "
+                      f"-> {means[now]:.3f}, {d['mean']:+.3f} ({d['low']:+.3f} to {d['high']:+.3f}; {d['better']} better, "
+                      f"{d['worse']} worse)")
         rows[domain] = {"bare": round(means[base], 3), "adapter": round(means[adapters[-1]], 3), "steps": len(keys),
                         "interval": [change["low"], change["high"]],
                         "repeat_previous": round(means["repeat previous"], 3),

@@ -9,7 +9,7 @@ nothing is answered from state.
 
     state     state_model, initial(world), answer(state, call), apply(state, call, text, structured),
               summary(state), where(state)
-    answers   prefill(call), parse(raw, call), is_error(parsed), agent_structured(call, parsed)
+    answers   prefill(call), lead(call), parse(raw, call), is_error(parsed), agent_structured(call, parsed)
     seeds     seed_model (validates `seed.<domain>` of world files)
     prompts   transcript(world, state): a terminal-like domain's prompt line (instruct dialect)
     trained   trained_action(call, moment), trained_observation(text, call, moment),
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from .domain import Tool
     from .world import World
 
-__all__ = ["Call", "Check", "EpisodeView", "Moment", "TrainedAction", "TypedText", "UrlPattern", "FormatError", "Parsed", "RepetitionError", "Rules", "StateError", "StepView", "Transcript",
+__all__ = ["Call", "Check", "EpisodeView", "Lead", "Moment", "TrainedAction", "TypedText", "UrlPattern", "FormatError", "Parsed", "RepetitionError", "Rules", "StateError", "StepView", "Transcript",
            "degenerate", "exit_code_for", "refuse_repetition", "sounds_like_commentary", "unfence"]
 
 
@@ -69,6 +69,39 @@ class Call:
     def filled(self) -> dict[str, Any]:
         """The arguments with the schema's defaults filled in."""
         return self.spec.with_defaults(self.arguments) if self.spec is not None else dict(self.arguments)
+
+
+@dataclass(frozen=True)
+class Lead:
+    """The first part of an answer: the model writes on from the prefill until `stop` (at most
+    `max_tokens`); then `stop` and `rest` are added and the model writes the rest of the answer
+    from there. The first part is one line of plain text (a title, a name): what the model wrote
+    past a line break or markup is cut off, and a first part with nothing left is dropped (the
+    answer is then written in one part as usual). A re-ask after a bad answer starts again from the
+    same first part and what follows it."""
+
+    stop: str
+    rest: str
+    max_tokens: int = 48
+
+    def first(self, text: str) -> str | None:
+        """The first part as written, up to a line break or markup (a model that wrote on past a
+        title without closing it), and up to where a piece of it starts repeating (a model that
+        looped to the limit); None when nothing is left."""
+        kept = unlooped(text.removesuffix(self.stop).lstrip().split("\n", 1)[0].split("<", 1)[0]).rstrip()
+        return kept or None
+
+
+def unlooped(text: str, times: int = 3) -> str:
+    """`text` up to where a piece of it (3 characters or more) starts repeating back to back `times`
+    times: "A - B - B - B - B" is "A - B". Quadratic in the length: for short texts (a title)."""
+    n = len(text)
+    for start in range(n):
+        for size in range(3, (n - start) // times + 1):
+            unit = text[start:start + size]
+            if all(text[start + k * size:start + (k + 1) * size] == unit for k in range(1, times)):
+                return text[:start + size]
+    return text
 
 
 @dataclass(frozen=True)
@@ -282,6 +315,12 @@ class Rules:
     def prefill(self, call: Call) -> str:
         """The start of every valid answer: sent for the model to continue, part of the observation."""
         return ""
+
+    def lead(self, call: Call) -> Lead | None:
+        """A short first part of the answer the model writes alone before the domain adds what it
+        knows comes next (a page's title, then the rest of its site's head and the start of its
+        body); None (the default): the answer is written in one part."""
+        return None
 
     def parse(self, raw: str, call: Call) -> Parsed:
         """The answer as an observation, or FormatError saying what is wrong. Default: plain text,

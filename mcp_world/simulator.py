@@ -20,6 +20,7 @@ import jsonschema
 
 from . import schemas
 from .dialects import Dialect, Rendered, Turn
+from .dialects.base import estimate_tokens
 from .domain import Domain, Tool, domain_for
 from .engines import CompletionRequest, EnginePool
 from .errors import AgentFault, FaultKind, FormatError, RepetitionError, StateError, StoreError
@@ -455,12 +456,23 @@ class Simulator:
         looped: float | None = None
         carry = ""  # the answer so far, when the domain goes on from one that stopped at the limit
         attempt, attempts, continued = 0, 1 + self.limits.repair_attempts, False
+        lead = domain.rules.lead(Call(tool_name, arguments, state, spec=tool)) if rendered.prefill else None
+        if lead is not None:  # the model writes the short first part; the domain adds what comes after it
+            request = replace(self.request(ep, index, tool_name, rendered), stop=(lead.stop,), max_tokens=lead.max_tokens)
+            first = await engine.complete(request)
+            prompt_tokens += first.prompt_tokens
+            completion_tokens += first.completion_tokens
+            written = lead.first(first.text) if first.continued else None
+            if written is not None:
+                carry = written + lead.stop + lead.rest
+        led = carry  # a re-ask starts from it again
         while attempt < attempts:
             request = self.request(ep, index, tool_name, rendered, attempt, looped)
             if carry:
                 request = replace(request, prefill=(request.prefill or "") + carry)
             completion = await engine.complete(request)
-            self._learn_ratio(rendered, completion.prompt_tokens)
+            if not carry:  # a prompt that carries more than was rendered says nothing of the estimate
+                self._learn_ratio(rendered, completion.prompt_tokens)
             prompt_tokens += completion.prompt_tokens
             completion_tokens += completion.completion_tokens
             thinking = completion.reasoning or dialect.thinking_of(completion.text)
@@ -481,7 +493,7 @@ class Simulator:
                 problems.append(str(err))
                 if isinstance(err, RepetitionError):
                     looped = self.sampling.repair_frequency_penalty
-                carry = ""
+                carry = led
                 if completion.continued and rendered.prefill is not None and not continued:
                     # Cut at the limit, or ended early: the domain may say where to go on from (a
                     # page's body after a head that used every token, looped, or closed the page
@@ -540,6 +552,9 @@ class Simulator:
         history = ep.history.setdefault(domain.name, []) if history is None else history
         dialect = self._dialect(ep)
         reserve = domain.max_tokens + getattr(dialect, "extra_tokens", 0)
+        lead = domain.rules.lead(Call(tool_name, arguments, state, spec=tool))
+        if lead is not None:  # what the domain adds after the first part takes room in the context too
+            reserve += lead.max_tokens + int(estimate_tokens(lead.rest) * self._token_ratio)
         budget = int((self.limits.context_tokens - reserve - 64) / self._token_ratio)
         answer_prefix = domain.rules.prefill(Call(tool_name, arguments, state, spec=tool))
         note = self.summary(domain, state) if self.state_mode != "off" else ""
@@ -579,8 +594,6 @@ class Simulator:
 
     def _learn_ratio(self, rendered: Any, real_tokens: int) -> None:
         """When the engine counts more prompt tokens than we estimated, shrink later budgets to match."""
-        from .dialects.base import estimate_tokens
-
         estimated = sum(estimate_tokens(m["content"]) for m in rendered.messages) + estimate_tokens(rendered.prefill)
         if real_tokens > estimated > 0:
             self._token_ratio = min(3.0, max(self._token_ratio, real_tokens / estimated * 1.05))

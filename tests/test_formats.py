@@ -266,3 +266,130 @@ def test_the_recorded_real_pages_come_from_five_apps_and_each_parses_as_a_page()
         for step in r.steps:
             parsed = rules.parse(step.observation, Call(step.tool, step.arguments, {}))
             assert "<body" in parsed.text.lower(), (r.id, step.tool)
+
+
+SITE_PAGE = ('<!DOCTYPE html>\n<html>\n<head>\n  <meta charset="utf-8">\n  <title>Teas - Green Leaf</title>\n'
+             '  <link rel="stylesheet" href="/static/site.css">\n</head>\n<body>\n<nav class="menu">\n'
+             '  <a href="/">Home</a>\n  <a href="/teas">Teas</a>\n  <a href="/cart">Cart</a>\n</nav>\n'
+             '<main>\n<h1>Teas</h1>\n<a href="/teas/sencha">Sencha</a>\n</main>\n</body>\n</html>\n')
+
+
+def test_a_page_of_a_site_seen_is_its_title_then_the_sites_head_and_menus_then_the_models_content(make_rig):
+    """The model writes the title alone (stopped at </title>); the site's head and menus follow as
+    the page seen had them; the model writes the content from there; the title goes back in place."""
+    import anyio
+
+    from .conftest import ScriptedEngine
+
+    def script(request):
+        if request.stop == ("</title>",):
+            return "Sencha - Green Leaf"
+        return "<main>\n<h1>Sencha</h1>\n<p>12 EUR</p>\n</main>\n</body>\n</html>\n"
+
+    engine = ScriptedEngine(script)
+    rig = make_rig("webshop", engine=engine, state_mode="full")
+
+    async def go():
+        ep = await rig.sim.episode("s")
+        rig.sim.observe(ep, "browser_navigate", {"url": "https://greenleaf.example/teas"}, SITE_PAGE,
+                        {"url": "https://greenleaf.example/teas", "status": 200, "title": "Teas - Green Leaf"})
+        return await rig.sim.call("s", "browser_click", {"target": "Sencha"})
+
+    page = anyio.run(go)
+    first, second = engine.requests
+    assert first.stop == ("</title>",) and first.max_tokens == 48 and first.prefill.endswith(
+        '  <link rel="stylesheet" href="/static/site.css">\n  <title>')
+    assert second.prefill.endswith('  <a href="/cart">Cart</a>\n</nav>\n')  # up to where the content starts
+    assert page.provenance == "model" and page.structured["url"] == "https://greenleaf.example/teas/sencha"
+    assert page.observation == ('<!DOCTYPE html>\n<html>\n<head>\n  <meta charset="utf-8">\n  <title>Sencha - Green Leaf</title>\n'
+                                '  <link rel="stylesheet" href="/static/site.css">\n</head>\n<body>\n<nav class="menu">\n'
+                                '  <a href="/">Home</a>\n  <a href="/teas">Teas</a>\n  <a href="/cart">Cart</a>\n</nav>\n'
+                                '<main>\n<h1>Sencha</h1>\n<p>12 EUR</p>\n</main>\n</body>\n</html>\n')
+
+
+def test_a_title_written_on_past_its_line_is_cut_there_and_one_that_is_only_markup_is_dropped(make_rig):
+    import anyio
+
+    from .conftest import ScriptedEngine
+
+    def run(first_part):
+        def script(request):
+            if request.stop == ("</title>",):
+                return first_part
+            return "<main>\n<h1>Sencha</h1>\n</main>\n</body>\n</html>\n" if "<nav" in request.prefill else \
+                "Sencha</title>\n</head>\n<body>\n<h1>Sencha</h1>\n</body>\n</html>\n"
+
+        engine = ScriptedEngine(script)
+        rig = make_rig("webshop", engine=engine, state_mode="full")
+
+        async def go():
+            ep = await rig.sim.episode("s")
+            rig.sim.observe(ep, "browser_navigate", {"url": "https://greenleaf.example/teas"}, SITE_PAGE,
+                            {"url": "https://greenleaf.example/teas", "status": 200, "title": "Teas - Green Leaf"})
+            return await rig.sim.call("s", "browser_click", {"target": "Sencha"})
+
+        return anyio.run(go), engine
+
+    page, engine = run("Sencha - Green Leaf\n  <link rel=\"icon\" href=\"/i.png\">")  # no </title> before the limit
+    assert "<title>Sencha - Green Leaf</title>" in page.observation and '<nav class="menu">' in page.observation
+    page, engine = run('<meta name="robots" content="index">')  # nothing of a title
+    assert len(engine.requests) == 2 and engine.requests[1].prefill.endswith("<title>") and not engine.requests[1].stop
+    assert "<title>Sencha</title>" in page.observation and "<nav" not in page.observation  # as the model wrote it
+
+
+def test_a_page_whose_content_looped_is_asked_again_from_the_sites_layout(make_rig):
+    import anyio
+
+    from mcp_world.engines import Completion
+
+    from .conftest import ScriptedEngine
+
+    bodies = iter([Completion("<main>\n" + "<p>Sencha Sencha Sencha</p>\n" * 90, 10, 800, True, "scripted", 1.0),
+                   "<main>\n<h1>Sencha</h1>\n</main>\n</body>\n</html>\n"])
+
+    def script(request):
+        return "Sencha - Green Leaf" if request.stop == ("</title>",) else next(bodies)
+
+    engine = ScriptedEngine(script)
+    rig = make_rig("webshop", engine=engine, state_mode="full")
+
+    async def go():
+        ep = await rig.sim.episode("s")
+        rig.sim.observe(ep, "browser_navigate", {"url": "https://greenleaf.example/teas"}, SITE_PAGE,
+                        {"url": "https://greenleaf.example/teas", "status": 200, "title": "Teas - Green Leaf"})
+        return await rig.sim.call("s", "browser_click", {"target": "Sencha"})
+
+    page = anyio.run(go)
+    first, looped, again = engine.requests
+    assert looped.prefill == again.prefill and again.prefill.endswith("</nav>\n") and again.frequency_penalty
+    assert "<h1>Sencha</h1>" in page.observation and "<title>Sencha - Green Leaf</title>" in page.observation
+
+
+def test_the_real_model_writes_a_recorded_sites_next_page_inside_the_sites_layout(make_rig, real_engine):
+    """On the real embedded engine, from a real page of the recorded MkDocs site: the next page
+    (a link clicked) is a valid page, its head and navigation bar are the site's, byte for byte,
+    with the title the model wrote in its place."""
+    import re
+
+    import anyio
+
+    from mcp_world.importing import read_records
+    from mcp_world.paths import FIXTURES_DIR
+
+    record = next(r for r in read_records(FIXTURES_DIR / "real" / "pages.jsonl.xz") if r.id == "mkdocs-handbook-0")
+    first, click = record.steps[0], record.steps[1]
+    rig = make_rig("webshop", engine=real_engine, state_mode="full")
+
+    async def go():
+        ep = await rig.sim.episode("docs")
+        rig.sim.observe(ep, first.tool, first.arguments, first.observation, first.structured)
+        return await rig.sim.call("docs", click.tool, click.arguments)
+
+    page = anyio.run(go)
+    real = click.observation
+    assert page.provenance == "model" and page.structured["url"] == click.structured["url"]
+    nav_start = real.index('<div class="navbar fixed-top')
+    nav = real[nav_start:real.index("<!-- Main navigation -->", nav_start)]
+    assert nav in page.observation  # the site's bar, relative links made for the new page
+    assert page.observation.startswith(real[:real.index("<title>")])  # as far as the title, the real page's head
+    assert re.search(r"\n        <title>[^<\n]+</title>\n        <link href=\"../../css/bootstrap.min.css\"", page.observation)

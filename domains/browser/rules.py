@@ -5,6 +5,7 @@ without submitting are answered from it."""
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 from typing import Any, Literal
 from urllib.parse import urldefrag, urljoin, urlsplit
@@ -12,7 +13,7 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 from lxml import etree, html as lxml_html
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_world.rules import (Call, Check, EpisodeView, FormatError, Moment, Parsed, Picture, Rules, TrainedAction,
+from mcp_world.rules import (Call, Check, EpisodeView, FormatError, Lead, Moment, Parsed, Picture, Rules, TrainedAction,
                              UrlPattern, refuse_repetition)
 
 MAX_PAGES = 8  # pages remembered per browser episode
@@ -33,17 +34,23 @@ _HTML_HEAD = '<!DOCTYPE html>\n<html lang="en">\n<head>\n<link rel="canonical" h
 
 class _Html:
     def prefill(self, call: Call) -> str:
-        if call.tool == "browser_navigate":
-            return _HTML_HEAD + _attr(str(call.arguments.get("url", ""))) + '">\n'
-        goes = link_url(call.state, str(call.arguments.get("target", ""))) if call.tool == "browser_click" else \
-            (list(call.state.get("back_stack") or []) or [None])[-1] if call.tool == "browser_back" else None
+        goes = _destination(call)
+        layout = site_layout(call.state, goes) if goes else None
+        if layout is not None:  # a page of a site seen: its head, the model writes the title on
+            return layout.prefill
         return _HTML_HEAD + _attr(goes) + '">\n' if goes else _HTML_HEAD
 
     def parse(self, raw: str, call: Call) -> Parsed:
         text = raw.strip()
-        if not text.lower().startswith("<!doctype html"):
+        if text.lower().startswith("<html"):  # a whole page of its own (an engine that did not continue the prefill)
+            text = "<!DOCTYPE html>\n" + text
+        elif not text.lower().startswith("<!doctype"):
             text = self.prefill(call) + raw
         text = text.strip()
+        goes = _destination(call)
+        layout = site_layout(call.state, goes) if goes else None
+        if layout is not None:
+            text = layout.title_in_place(text)
         refuse_repetition(text, call)  # a head looping one <script> line to the limit: re-asked with a penalty
         if "<body" not in text.lower():
             raise FormatError("the answer is not an HTML document with a <body>")
@@ -62,14 +69,192 @@ class _Html:
         title_el = doc.find(".//title")
         title = (title_el.text or "").strip() if title_el is not None else ""
         canonical = doc.xpath('//link[@rel="canonical"]/@href')
-        url = call.arguments.get("url") if call.tool == "browser_navigate" else \
-            link_url(call.state, str(call.arguments.get("target", ""))) if call.tool == "browser_click" else \
-            (list(call.state.get("back_stack") or []) or [None])[-1] if call.tool == "browser_back" else None
+        url = goes
         if not url:
             url = canonical[0].strip() if canonical else call.state.get("url", "")
         status = 404 if re.search(r"\b(404|not found)\b", title, re.I) else 200
         return Parsed(text if text.endswith("\n") else text + "\n",
                       {"url": url, "status": status, "title": title}, repaired)
+
+
+def _destination(call: Call) -> str | None:
+    """The URL the call goes to, where it is known before the page comes: the one navigated to, a
+    plain link's, the top of the back stack."""
+    if call.tool == "browser_navigate":
+        return str(call.arguments.get("url", "")) or None
+    if call.tool == "browser_click":
+        return link_url(call.state, str(call.arguments.get("target", "")))
+    if call.tool == "browser_back":
+        return (list(call.state.get("back_stack") or []) or [None])[-1]
+    return None
+
+
+# -- a site's layout ---------------------------------------------------------------------------------
+# The pages of a site share their head: its stylesheets, scripts, icons and meta tags. A small model
+# told the page before loses them (on the recorded real sites, repeating the page before scored 0.6-0.9
+# on a site's second page, the model's page 0.3-0.65). So a page of a site the episode has seen starts
+# from that site's head, as the latest page of it had it, less what belonged to that page alone (its
+# title, description, its own URL in a link or meta tag); a canonical link points at the new URL, and
+# relative links are made relative to it. The model writes the title and goes on; the title is then
+# put back where the site has it.
+
+_ATTR_URL = re.compile(r'\b(href|src|content)=("[^"]*"|\'[^\']*\')', re.I)
+_TITLE_LINE = re.compile(r"^(\s*)<title>[^<]*</title>\s*$", re.I)
+_OWN_TAGS = re.compile(r'\b(name|property)=["\']?(description|og:(?!site_name)[\w:]+|twitter:[\w:]+)', re.I)
+_FORMATS = (".json", ".xml", ".rss", ".atom", ".csv", ".txt", ".md")
+
+
+_CONTENT = re.compile(r"""<h1\b|<main\b|<article\b|\brole=["']?main\b""", re.I)  # where a page's own content starts
+MAX_LAYOUT_BODY = 8_000  # characters of a site's shared body start put before the model's
+
+
+class Layout(BaseModel):
+    before: str  # the head up to where the title was (from <!DOCTYPE html>)
+    after: str  # the rest of the head (without </head>)
+    indent: str  # the title line's indentation
+    body: str = ""  # from </head> to the line where the page's own content starts (its site's menus), or its <body> tag
+
+    @property
+    def prefill(self) -> str:
+        return self.before + self.after + self.indent + "<title>"
+
+    def title_in_place(self, text: str) -> str:
+        """The page with the title the model wrote after the head moved back to where the site has it."""
+        if not text.startswith(self.prefill.strip()):
+            return text
+        rest = text[len(self.prefill.strip()):]
+        end = rest.find("</title>")
+        if end == -1 or "<" in rest[:end]:
+            return text
+        title_line = self.indent + "<title>" + rest[:end] + "</title>\n"
+        return (self.before + title_line + self.after).rstrip("\n") + "\n" + rest[end + len("</title>"):].lstrip("\n")
+
+
+def site_layout(state: dict[str, Any], url: str) -> Layout | None:
+    """The head of the latest page the episode saw on the site `url` is on (another page than `url`),
+    made ready for `url`; None when there is none, or its head is not one element per line."""
+    try:
+        s = BrowserState.model_validate(state)
+    except ValueError:
+        return None
+    here = urlsplit(url)
+    if here.scheme not in ("http", "https", "file") or not here.netloc and here.scheme != "file":
+        return None
+    target = urldefrag(url)[0]
+    site = [u for u in s.pages if u != target and urlsplit(u)[:2] == here[:2]]
+    if not site:
+        return None
+    seen = max(reversed(site), key=lambda u: _kinship(u, target))  # the closest kind of page, then the latest
+    page = s.pages[seen]
+    close = re.search(r"</head\s*>", page, re.I)
+    if close is None or not page.lstrip().lower().startswith("<!doctype"):
+        return None
+    head = page[:close.start()]
+    tail = head[head.rfind("\n") + 1:]  # the indentation of </head>, or a last element on its line
+    head = head[:len(head) - len(tail)] if not tail.strip() else head + "\n"
+    lines = head.splitlines(keepends=True)
+    at = next((i for i, line in enumerate(lines) if _TITLE_LINE.match(line)), None)
+    if at is None or sum("<title" in line.lower() for line in lines) != 1:
+        return None
+    old_title = re.sub(r"</?title>", "", lines[at], flags=re.I).strip()
+    kept: list[list[str]] = [[], []]
+    for i, line in enumerate(lines):
+        if i == at:
+            continue
+        if i > 0 and not line.strip():
+            kept[i > at].append(line)
+            continue
+        moved = _for_page(line, seen, target, old_title)
+        if moved is not None:
+            kept[i > at].append(moved)
+    before, after = ("".join(part) for part in kept)
+    if not before.endswith("\n") or after and not after.endswith("\n"):
+        return None
+    return Layout(before=before, after=after, indent=_TITLE_LINE.match(lines[at]).group(1).lstrip("\n"),
+                  body=_body_start(page, close.start(), seen, target))
+
+
+def _body_start(page: str, close: int, seen: str, target: str) -> str:
+    """The page's text from `</head>` (`close`) to the line where its own content starts (its first
+    <h1>, <main>, <article> or role=main), links made relative to `target`: the site's banner and
+    menus. Where the page marks no such line, or what comes before it is too long to be a menu, as
+    far as its <body> tag."""
+    line_start = page.rfind("\n", 0, close) + 1
+    start = line_start if not page[line_start:close].strip() else close
+    body = re.search(r"<body\b[^>]*>\n?", page[close:], re.I)
+    if body is None:
+        return ""
+    content = _CONTENT.search(page, close + body.end())
+    end = page.rfind("\n", 0, content.start()) + 1 if content is not None else 0
+    if end <= close + body.end() or end - start > MAX_LAYOUT_BODY:
+        end = close + body.end()  # no menus known: as far as the <body> tag
+    return _ATTR_URL.sub(lambda m: m.group(1) + "=" + _rebased(m.group(2), seen, target) if m.group(1).lower() != "content"
+                         else m.group(0), page[start:end])
+
+
+def _kinship(seen: str, target: str) -> tuple[int, int]:
+    """How alike two URLs of a site are in kind: the same number of path segments (a table and a
+    table, an article and an article), then how many leading segments they share."""
+    a, b = (urlsplit(u).path.strip("/").split("/") for u in (seen, target))
+    return int(len(a) == len(b)), next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+def _for_page(line: str, seen: str, target: str, old_title: str) -> str | None:
+    """A head line of the page at `seen` as the page at `target` would have it; None when it belonged
+    to the page at `seen` alone. A line of several elements loses only the <link> or <meta> that did."""
+    body, end = (line[:-1], "\n") if line.endswith("\n") else (line, "")
+    indent = body[:len(body) - len(body.lstrip())]
+    kept = [indent]
+    for piece in re.split(r"(?<=>)(?=<)", body.lstrip()):
+        if _own(piece, seen, old_title):
+            if not re.match(r"\s*<(link|meta)\b", piece, re.I):
+                return None
+            continue
+        kept.append(piece)
+    text = "".join(kept)
+    if not text.strip():
+        return None
+    if re.search(r'\brel=["\']?canonical', text, re.I):
+        return _ATTR_URL.sub(lambda m: f'{m.group(1)}="{_attr(target)}"' if m.group(1).lower() == "href" else m.group(0),
+                             text) + end
+    return _ATTR_URL.sub(lambda m: m.group(1) + "=" + _rebased(m.group(2), seen, target) if m.group(1).lower() != "content"
+                         else m.group(0), text) + end
+
+
+def _own(piece: str, seen: str, old_title: str) -> bool:
+    """Whether a piece of a head line belongs to the page at `seen` alone: its description, title or
+    URL (an og:url, the page in another format such as Datasette's .json)."""
+    if _OWN_TAGS.search(piece) or len(old_title) >= 4 and old_title in piece:
+        return True
+    if re.search(r'\brel=["\']?canonical', piece, re.I):
+        return False
+    own = urlsplit(seen)
+    for m in _ATTR_URL.finditer(piece):
+        value = m.group(2)[1:-1]
+        points = urlsplit(urljoin(seen, value))
+        if points[:2] != own[:2] or value.strip() in ("", "#"):
+            continue
+        if (points.path, points.query) == (own.path, own.query):
+            return True
+        if own.path not in ("", "/") and points.path.startswith(own.path.rstrip("/") + ".") and \
+                points.path.endswith(_FORMATS):
+            return True
+    return False
+
+
+def _rebased(quoted: str, seen: str, target: str) -> str:
+    """A relative link on the page at `seen`, relative to the page at `target` (the same file)."""
+    value = quoted[1:-1]
+    if not value or value.startswith(("/", "#", "?")) or re.match(r"^[a-z][a-z0-9+.-]*:", value, re.I):
+        return quoted
+    points = urlsplit(urljoin(seen, value))
+    base = urlsplit(target).path or "/"
+    folder = base if base.endswith("/") else posixpath.dirname(base) + "/"
+    rel = posixpath.relpath(points.path or "/", folder)
+    if (points.path or "/").endswith("/") and rel != "." and not rel.endswith("/") and value.endswith("/"):
+        rel += "/"
+    rel += ("?" + points.query if points.query else "") + ("#" + points.fragment if points.fragment else "")
+    return quoted[0] + rel + quoted[0]
 
 
 def _attr(value: str) -> str:
@@ -213,6 +398,15 @@ class BrowserRules(Rules):
 
     def prefill(self, call: Call) -> str:
         return _HTML.prefill(call)
+
+    def lead(self, call: Call) -> Lead | None:
+        """On a site seen: the model writes the title alone (a line, at most 48 tokens: a title that
+        looped, as pydoc's Keywords page made the small model do, is cut where it repeats), then the
+        page goes on from the rest of the site's head and its menus where they are known, and the
+        model writes the rest."""
+        goes = _destination(call)
+        layout = site_layout(call.state, goes) if goes else None
+        return Lead("</title>", "\n" + layout.body) if layout is not None else None
 
     def parse(self, raw: str, call: Call) -> Parsed:
         return _HTML.parse(raw, call)
