@@ -274,17 +274,12 @@ SITE_PAGE = ('<!DOCTYPE html>\n<html>\n<head>\n  <meta charset="utf-8">\n  <titl
              '<main>\n<h1>Teas</h1>\n<a href="/teas/sencha">Sencha</a>\n</main>\n</body>\n</html>\n')
 
 
-def test_a_page_of_a_site_seen_is_its_title_then_the_sites_head_and_menus_then_the_models_content(make_rig):
-    """The model writes the title alone (stopped at </title>); the site's head and menus follow as
-    the page seen had them; the model writes the content from there; the title goes back in place."""
+def _click_on_a_site_seen(make_rig, script):
+    """A click on a link of SITE_PAGE, a real page of the site seen, answered by `script`: the
+    step and the engine (its requests)."""
     import anyio
 
     from .conftest import ScriptedEngine
-
-    def script(request):
-        if request.stop == ("</title>",):
-            return "Sencha - Green Leaf"
-        return "<main>\n<h1>Sencha</h1>\n<p>12 EUR</p>\n</main>\n</body>\n</html>\n"
 
     engine = ScriptedEngine(script)
     rig = make_rig("webshop", engine=engine, state_mode="full")
@@ -295,7 +290,20 @@ def test_a_page_of_a_site_seen_is_its_title_then_the_sites_head_and_menus_then_t
                         {"url": "https://greenleaf.example/teas", "status": 200, "title": "Teas - Green Leaf"})
         return await rig.sim.call("s", "browser_click", {"target": "Sencha"})
 
-    page = anyio.run(go)
+    return anyio.run(go), engine
+
+
+def test_a_page_of_a_site_seen_is_its_title_then_the_sites_head_and_menus_then_the_models_content(make_rig):
+    """The model writes the title alone (stopped at </title>); the site's head and menus follow as
+    the page seen had them; the model writes the content from there; the title goes back in place."""
+
+
+    def script(request):
+        if request.stop == ("</title>",):
+            return "Sencha - Green Leaf"
+        return "<main>\n<h1>Sencha</h1>\n<p>12 EUR</p>\n</main>\n</body>\n</html>\n"
+
+    page, engine = _click_on_a_site_seen(make_rig, script)
     first, second = engine.requests
     assert first.stop == ("</title>",) and first.max_tokens == 48 and first.prefill.endswith(
         '  <link rel="stylesheet" href="/static/site.css">\n  <title>')
@@ -308,9 +316,7 @@ def test_a_page_of_a_site_seen_is_its_title_then_the_sites_head_and_menus_then_t
 
 
 def test_a_title_written_on_past_its_line_is_cut_there_and_one_that_is_only_markup_is_dropped(make_rig):
-    import anyio
 
-    from .conftest import ScriptedEngine
 
     def run(first_part):
         def script(request):
@@ -319,16 +325,7 @@ def test_a_title_written_on_past_its_line_is_cut_there_and_one_that_is_only_mark
             return "<main>\n<h1>Sencha</h1>\n</main>\n</body>\n</html>\n" if "<nav" in request.prefill else \
                 "Sencha</title>\n</head>\n<body>\n<h1>Sencha</h1>\n</body>\n</html>\n"
 
-        engine = ScriptedEngine(script)
-        rig = make_rig("webshop", engine=engine, state_mode="full")
-
-        async def go():
-            ep = await rig.sim.episode("s")
-            rig.sim.observe(ep, "browser_navigate", {"url": "https://greenleaf.example/teas"}, SITE_PAGE,
-                            {"url": "https://greenleaf.example/teas", "status": 200, "title": "Teas - Green Leaf"})
-            return await rig.sim.call("s", "browser_click", {"target": "Sencha"})
-
-        return anyio.run(go), engine
+        return _click_on_a_site_seen(make_rig, script)
 
     page, engine = run("Sencha - Green Leaf\n  <link rel=\"icon\" href=\"/i.png\">")  # no </title> before the limit
     assert "<title>Sencha - Green Leaf</title>" in page.observation and '<nav class="menu">' in page.observation
@@ -338,11 +335,9 @@ def test_a_title_written_on_past_its_line_is_cut_there_and_one_that_is_only_mark
 
 
 def test_a_page_whose_content_looped_is_asked_again_from_the_sites_layout(make_rig):
-    import anyio
 
     from mcp_world.engines import Completion
 
-    from .conftest import ScriptedEngine
 
     bodies = iter([Completion("<main>\n" + "<p>Sencha Sencha Sencha</p>\n" * 90, 10, 800, True, "scripted", 1.0),
                    "<main>\n<h1>Sencha</h1>\n</main>\n</body>\n</html>\n"])
@@ -350,16 +345,7 @@ def test_a_page_whose_content_looped_is_asked_again_from_the_sites_layout(make_r
     def script(request):
         return "Sencha - Green Leaf" if request.stop == ("</title>",) else next(bodies)
 
-    engine = ScriptedEngine(script)
-    rig = make_rig("webshop", engine=engine, state_mode="full")
-
-    async def go():
-        ep = await rig.sim.episode("s")
-        rig.sim.observe(ep, "browser_navigate", {"url": "https://greenleaf.example/teas"}, SITE_PAGE,
-                        {"url": "https://greenleaf.example/teas", "status": 200, "title": "Teas - Green Leaf"})
-        return await rig.sim.call("s", "browser_click", {"target": "Sencha"})
-
-    page = anyio.run(go)
+    page, engine = _click_on_a_site_seen(make_rig, script)
     first, looped, again = engine.requests
     assert looped.prefill == again.prefill and again.prefill.endswith("</nav>\n") and again.frequency_penalty
     assert "<h1>Sencha</h1>" in page.observation and "<title>Sencha - Green Leaf</title>" in page.observation

@@ -188,8 +188,7 @@ def _body_start(page: str, close: int, seen: str, target: str) -> str:
     end = page.rfind("\n", 0, content.start()) + 1 if content is not None else 0
     if end <= close + body.end() or end - start > MAX_LAYOUT_BODY:
         end = close + body.end()  # no menus known: as far as the <body> tag
-    return _ATTR_URL.sub(lambda m: m.group(1) + "=" + _rebased(m.group(2), seen, target) if m.group(1).lower() != "content"
-                         else m.group(0), page[start:end])
+    return _links_for(page[start:end], seen, target)
 
 
 def _kinship(seen: str, target: str) -> tuple[int, int]:
@@ -217,8 +216,7 @@ def _for_page(line: str, seen: str, target: str, old_title: str) -> str | None:
     if re.search(r'\brel=["\']?canonical', text, re.I):
         return _ATTR_URL.sub(lambda m: f'{m.group(1)}="{_attr(target)}"' if m.group(1).lower() == "href" else m.group(0),
                              text) + end
-    return _ATTR_URL.sub(lambda m: m.group(1) + "=" + _rebased(m.group(2), seen, target) if m.group(1).lower() != "content"
-                         else m.group(0), text) + end
+    return _links_for(text, seen, target) + end
 
 
 def _own(piece: str, seen: str, old_title: str) -> bool:
@@ -240,6 +238,12 @@ def _own(piece: str, seen: str, old_title: str) -> bool:
                 points.path.endswith(_FORMATS):
             return True
     return False
+
+
+def _links_for(text: str, seen: str, target: str) -> str:
+    """`text` from the page at `seen` with its relative links (href, src) made relative to `target`."""
+    return _ATTR_URL.sub(lambda m: m.group(1) + "=" + _rebased(m.group(2), seen, target) if m.group(1).lower() != "content"
+                         else m.group(0), text)
 
 
 def _rebased(quoted: str, seen: str, target: str) -> str:
