@@ -71,6 +71,9 @@ class Call:
         return self.spec.with_defaults(self.arguments) if self.spec is not None else dict(self.arguments)
 
 
+MAX_LEAD_CHARS = 400  # the most of a first part kept (48 tokens are about 200 characters)
+
+
 @dataclass(frozen=True)
 class Lead:
     """The first part of an answer: the model writes on from the prefill until `stop` (at most
@@ -88,7 +91,8 @@ class Lead:
         """The first part as written, up to a line break or markup (a model that wrote on past a
         title without closing it), and up to where a piece of it starts repeating (a model that
         looped to the limit); None when nothing is left."""
-        kept = unlooped(text.removesuffix(self.stop).lstrip().split("\n", 1)[0].split("<", 1)[0]).rstrip()
+        line = text.removesuffix(self.stop).lstrip().split("\n", 1)[0].split("<", 1)[0]
+        kept = unlooped(line[:MAX_LEAD_CHARS]).rstrip()  # an engine that ignored max_tokens: bounded anyway
         return kept or None
 
 

@@ -334,6 +334,18 @@ def test_a_title_written_on_past_its_line_is_cut_there_and_one_that_is_only_mark
     assert "<title>Sencha</title>" in page.observation and "<nav" not in page.observation  # as the model wrote it
 
 
+def test_a_first_part_is_one_line_cut_where_it_loops_and_bounded_whatever_the_engine_sent():
+    from mcp_world.rules import Lead
+
+    lead = Lead("</title>", "\n")
+    assert lead.first("Keyword Example - Books Example - Books Example - Books Example - Books Exam") == \
+        "Keyword Example - Books"
+    assert lead.first("Sencha - Green Leaf</title>") == "Sencha - Green Leaf"
+    assert lead.first("  <meta charset=utf-8>") is None
+    huge = lead.first("".join(f"w{i} " for i in range(200_000)))  # an engine that ignored max_tokens
+    assert len(huge) <= 400
+
+
 def test_a_page_whose_content_looped_is_asked_again_from_the_sites_layout(make_rig):
 
     from mcp_world.engines import Completion
