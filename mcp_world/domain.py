@@ -164,22 +164,30 @@ class Domain:
     def tool(self, name: str) -> Tool | None:
         return next((t for t in self.tools if t.name == name), None)
 
-    def demonstrations_for(self, world: Any) -> list[Demonstration]:
+    def demonstrations_for(self, world: Any, seen: bool = False) -> list[Demonstration]:
         """The demonstrations shown when serving `world`: the domain's own that belong to no world
         or to this one, then the world's. A domain demonstration recorded in another world (another
-        project's README, another site's pages) is shown only where nothing else shows the format,
-        and then the one or two closest to this world by the words they share."""
+        project's README, another site's pages) is shown only where nothing else shows the format:
+        those of the one other world closest to this one (by the words that set it apart from the
+        others), two at most, and only until the episode has an observation of its own (`seen`),
+        which then shows the format without leaking another world's names into this one's."""
         own = [d for d in world.demonstrations if self.tool(d.tool)]
         fitting = [d for d in self.demonstrations if d.world in (None, world.name)]
         if own or fitting:
             return fitting + own
-        elsewhere = [d for d in self.demonstrations if d.world not in (None, world.name)]
-        if not elsewhere:
+        if seen:
             return []
+        groups: dict[str, list[Demonstration]] = {}
+        for d in self.demonstrations:
+            groups.setdefault(d.world or "", []).append(d)
+        if not groups:
+            return []
+        vocab = {name: set().union(*(_words(json.dumps(d.arguments) + " " + d.observation) for d in demos))
+                 for name, demos in groups.items()}
+        shared = set.intersection(*vocab.values()) if len(vocab) > 1 else set()
         words = _words(world.description + " " + world.seed_text(self.name))
-        closeness = {id(d): len(words & _words(json.dumps(d.arguments) + " " + d.observation)) for d in elsewhere}
-        kept = sorted(elsewhere, key=lambda d: -closeness[id(d)])[:2]
-        return [d for d in elsewhere if d in kept]  # in their recorded order (each acts on the one before)
+        closest = max(groups, key=lambda name: len(words & (vocab[name] - shared)))  # ties: the file's first
+        return groups[closest][:2]  # in their recorded order (each acts on the one before)
 
     def grammar_for(self, tool: str) -> str | None:
         return dict(self.tool_grammars).get(tool, self.grammar)

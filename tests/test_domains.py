@@ -17,6 +17,7 @@ import pytest
 
 import mcp_world
 from mcp_world.dialects import get_dialect
+from mcp_world.dialects.base import Turn
 from mcp_world.domain import domain_folders, domain_names, load_domain
 from mcp_world.engines import EnginePool, resolve
 from mcp_world.errors import UnknownName, WorldFileError
@@ -314,7 +315,21 @@ def test_a_domains_demonstrations_of_one_world_are_not_shown_in_another():
 
     shop = load_world("webshop")
     fallback = browser.demonstrations_for(shop)
-    assert [d.world for d in fallback] == ["books", "books"]  # nothing else shows the format: kept
+    assert [d.world for d in fallback] == ["books", "books"]  # nothing else shows the format: the closest site
+    docs = parse_world({"name": "apidocs", "domains": ["browser"],
+                        "description": "A Python package's API reference served by http.server on http://127.0.0.1:8000: "
+                                       "one directory listing per folder."})
+    assert [d.world for d in browser.demonstrations_for(docs)] == ["files-sniffio", "files-sniffio"]
+    # Once the episode has a page of its own, another site's pages are left out of the prompt.
+    assert browser.demonstrations_for(shop, seen=True) == []
+    page = ("<!DOCTYPE html>\n<html>\n<head>\n<title>Green Leaf Tea</title>\n</head>\n<body>\n"
+            "<h1>Green Leaf Tea</h1>\n<a href=\"/cart\">Cart (0)</a>\n</body>\n</html>\n")
+    instruct = get_dialect("instruct")
+    first = instruct.render(shop, browser, {}, [], "GET https://greenleaf.example/", "<!DOCTYPE html>", 6000)
+    assert "Books Example" in str(first.messages)
+    second = instruct.render(shop, browser, {}, [Turn("GET https://greenleaf.example/", page)], "CLICK Cart (0)",
+                             "<!DOCTYPE html>", 6000)
+    assert "Books Example" not in str(second.messages) and "Green Leaf Tea" in str(second.messages)
     own = shop.model_copy(update={"demonstrations": [Demonstration(
         tool="browser_navigate", arguments={"url": "https://tea.example/"},
         observation="<!DOCTYPE html><html><head><title>Tea</title></head><body><h1>Tea</h1></body></html>")]})

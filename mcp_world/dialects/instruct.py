@@ -53,7 +53,7 @@ class InstructDialect:
                call: Any = None) -> Rendered:
         system = self.system_prompt(world, domain, state)
         demos = [Turn(_action(domain, d.tool, d.arguments), d.observation, tool=d.tool, arguments=d.arguments)
-                 for d in domain.demonstrations_for(world)]
+                 for d in domain.demonstrations_for(world, seen=bool(history))]
         shown = None
         if domain.rules.compact and call is not None:
             rules = domain.rules
