@@ -105,6 +105,7 @@ _FORMATS = (".json", ".xml", ".rss", ".atom", ".csv", ".txt", ".md")
 
 
 _CONTENT = re.compile(r"""<h1\b|<main\b|<article\b|\brole=["']?main\b""", re.I)  # where a page's own content starts
+_IN_PAGE = re.compile(r"""\bhref=["']?#[\w-]""", re.I)  # a link to a part of the page itself (its table of contents)
 MAX_LAYOUT_BODY = 8_000  # characters of a site's shared body start put before the model's
 
 
@@ -176,8 +177,8 @@ def site_layout(state: dict[str, Any], url: str) -> Layout | None:
 
 def _body_start(page: str, close: int, seen: str, target: str) -> str:
     """The page's text from `</head>` (`close`) to the line where its own content starts (its first
-    <h1>, <main>, <article> or role=main), links made relative to `target`: the site's banner and
-    menus. Where the page marks no such line, or what comes before it is too long to be a menu, as
+    <h1>, <main>, <article> or role=main, or a link to a part of itself before that: its table of
+    contents), links made relative to `target`: the site's banner and menus. Where the page marks no such line, or what comes before it is too long to be a menu, as
     far as its <body> tag."""
     line_start = page.rfind("\n", 0, close) + 1
     start = line_start if not page[line_start:close].strip() else close
@@ -185,6 +186,8 @@ def _body_start(page: str, close: int, seen: str, target: str) -> str:
     if body is None:
         return ""
     content = _CONTENT.search(page, close + body.end())
+    if content is not None:  # a table of the page's own parts before it (MkDocs' sidebar) is its own too
+        content = _IN_PAGE.search(page, close + body.end(), content.start()) or content
     end = page.rfind("\n", 0, content.start()) + 1 if content is not None else 0
     if end <= close + body.end() or end - start > MAX_LAYOUT_BODY:
         end = close + body.end()  # no menus known: as far as the <body> tag
