@@ -1,17 +1,22 @@
 """An adapter per domain, on real steps of each: the MCP servers' mirror sessions (50 steps), real
-web apps' pages (pydoc's 24 and Datasette's first 30) and real GTK applications' accessibility trees
-(three episodes of each of the four desktop worlds), teacher-forced (`mcp-world eval`), beside the
-bare model and the trivial baseline "repeat the previous observation" (a GUI's screen before, "" at
-an episode's first step elsewhere), and what a user is served with --state full (the state's answer
-where it answers, the model's elsewhere). `serve` reads the result from the adapter's report.json
-(`domains`) and never serves an adapter on a domain where it measured worse than the bare model.
+web apps' pages (pydoc's 24, Datasette's first 30, a Pelican blog's and an MkDocs site's first 25)
+and real GTK applications' accessibility trees (three episodes of each of the four desktop worlds),
+teacher-forced (`mcp-world eval`), beside the bare model and the trivial baseline "repeat the
+previous observation" (a GUI's screen before, "" at an episode's first step elsewhere), and what a
+user is served with --state full (the state's answer where it answers, the model's elsewhere).
+`serve` reads the result from the adapter's report.json (`domains`) and never serves an adapter on a
+domain where it measured worse than the bare model. For browser pages it also prints the similarity
+of their own content (their text but for what the site repeats on its pages), which a site's layout
+given to the model does not raise.
 
     .venv/bin/python benchmarks/adapter_domains.py --adapter none --adapter adapters/devbox-rwml \
-        --adapter adapters/corpus-sft [--work runs/domains] [--reuse] [--write adapters/corpus-sft]
+        --adapter adapters/corpus-sft [--sets heldout] [--work runs/domains] [--reuse] [--write adapters/corpus-sft]
 
 The first --adapter is the baseline the others are compared with (paired bootstrap interval over the
-same steps); --write puts the rows of the last one into that folder's report.json. About 25 minutes
-an adapter on 2 cores; --reuse keeps the eval reports already in --work.
+same steps); --write puts the rows of the last one into that folder's report.json, with its change
+over the default adapter when that was run too. `--sets heldout` takes only the worlds
+scripts/domain_mix.py keeps out of training. About 25 minutes an adapter on 2 cores; --reuse keeps
+the eval reports already in --work.
 """
 
 from __future__ import annotations
@@ -27,26 +32,47 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from mcp_world.embedded import DEFAULT_ADAPTER  # noqa: E402
 from mcp_world.importing import read_records  # noqa: E402
 from mcp_world.metric import Embedder  # noqa: E402
 from mcp_world.training import paired_change  # noqa: E402
 
 REAL = ROOT / "fixtures" / "real"
-# name: (domain, files, which worlds, episodes per world (None: all), steps scored (None: all))
+# name: (domain, files, which worlds (name prefixes), episodes per world (None: all), steps scored (None: all))
 SETS = {
     "mcp": ("mcp", ["git-mirror.jsonl", "memory-mirror.jsonl"], None, None, None),
-    "pydoc": ("browser", ["pages.jsonl.xz"], "pydoc", None, 24),
-    "datasette": ("browser", ["pages.jsonl.xz"], "datasette", None, 30),
-    "pelican": ("browser", ["pages.jsonl.xz"], "pelican", None, 25),
-    "mkdocs": ("browser", ["pages.jsonl.xz"], "mkdocs", None, 25),
+    "pydoc": ("browser", ["pages.jsonl.xz"], ("pydoc",), None, 24),
+    "datasette": ("browser", ["pages.jsonl.xz"], ("datasette",), None, 30),
+    "pelican": ("browser", ["pages.jsonl.xz"], ("pelican",), None, 25),
+    "mkdocs": ("browser", ["pages.jsonl.xz"], ("mkdocs",), None, 25),
     "desktop": ("os", ["desktop.jsonl.xz"], None, 3, None),
+    # the worlds scripts/domain_mix.py holds out of training (an adapter trained on every domain)
+    "desktop-heldout": ("os", ["desktop.jsonl.xz"], ("mousepad-python", "galculator"), 3, None),
+    "git": ("mcp", ["git-mirror.jsonl"], None, None, None),
 }
+GROUPS = {"heldout": "pydoc,mkdocs,desktop-heldout,git"}
 DESCRIBED = {
     "mcp": "fixtures/real/git-mirror.jsonl, fixtures/real/memory-mirror.jsonl",
-    "browser": "fixtures/real/pages.jsonl.xz: the first pages of each set in --sets (pydoc 24, Datasette 30, "
-               "the Pelican blog 25, the MkDocs site 25)",
-    "os": "fixtures/real/desktop.jsonl.xz: the first 3 episodes of each of its 4 worlds",
+    "git": "fixtures/real/git-mirror.jsonl (mcp-server-git, held out of scripts/domain_mix.py)",
+    "pydoc": "pydoc's first 24 pages", "datasette": "Datasette's first 30", "pelican": "the Pelican blog's first 25",
+    "mkdocs": "the MkDocs site's first 25",
+    "desktop": "fixtures/real/desktop.jsonl.xz: the first 3 episodes of each of its 4 worlds",
+    "desktop-heldout": "fixtures/real/desktop.jsonl.xz: the first 3 episodes of mousepad-python and galculator "
+                       "(held out of scripts/domain_mix.py)",
 }
+
+
+def described(names: list[str]) -> str:
+    pages = [DESCRIBED[n] for n in names if SETS[n][0] == "browser"]
+    rest = [DESCRIBED[n] for n in names if SETS[n][0] != "browser"]
+    return "; ".join(rest + (["fixtures/real/pages.jsonl.xz: " + ", ".join(pages)] if pages else []))
+
+
+def shown(c: str) -> str:
+    """A column's name in the tables: an adapter by its folder's name."""
+    served = c.startswith("served ")
+    name = c.removeprefix("served ")
+    return ("served " if served else "") + (Path(name).name if name not in ("repeat previous", "before") else name)
 
 
 def subset(name: str, work: Path) -> Path:
@@ -75,6 +101,10 @@ def read_lines(path: Path) -> list[str]:
 
 
 def run_eval(name: str, adapter: str, data: Path, work: Path, reuse: bool) -> dict:
+    return {k: s["similarity"] for k, s in eval_steps(name, adapter, data, work, reuse).items()}
+
+
+def eval_steps(name: str, adapter: str, data: Path, work: Path, reuse: bool) -> dict:
     out = work / f"{name}-{adapter.replace('/', '_')}.json"
     if not (reuse and out.exists()):
         limit = SETS[name][4]
@@ -82,7 +112,59 @@ def run_eval(name: str, adapter: str, data: Path, work: Path, reuse: bool) -> di
                "--json", str(out), *(["--limit", str(limit)] if limit else [])]
         print("$", " ".join(cmd[1:]), flush=True)
         subprocess.run(cmd, check=True, cwd=ROOT)
-    return {(s["episode"], s["step"]): s["similarity"] for s in json.loads(out.read_text())["steps"]}
+    return {(s["episode"], s["step"]): s for s in json.loads(out.read_text())["steps"]}
+
+
+def text_blocks(page: str) -> list[str]:
+    """The visible text of a page's <body>, piece by piece (scripts and styles left out)."""
+    import lxml.html
+    from lxml import etree
+
+    try:
+        root = lxml.html.fromstring(page.encode("utf-8"))
+    except (etree.ParserError, ValueError):
+        return []
+    for junk in root.xpath("//script|//style|//template|//head"):
+        junk.drop_tree()
+    return [" ".join(t.split()) for t in root.itertext() if t.strip()]
+
+
+def site_chrome(world: str) -> set[str]:
+    """The text a site repeats from page to page (its banner, menus, sidebar, footer): each piece
+    found on at least half the distinct pages recorded on it (fixtures/real/pages.jsonl.xz)."""
+    pages: dict[str, str] = {}
+    for rec in read_records(REAL / "pages.jsonl.xz"):
+        if rec.world.name == world:
+            for step in rec.steps:
+                pages[(step.structured or {}).get("url") or step.observation] = step.observation
+    counts: Counter = Counter()
+    for page in pages.values():
+        counts.update(set(text_blocks(page)))
+    return {t for t, n in counts.items() if n * 2 >= len(pages)} if len(pages) >= 4 else set()
+
+
+def page_content(page: str, chrome: set[str]) -> str:
+    """A page's own content as a reader sees it: its visible text but for what its site repeats."""
+    return " ".join(t for t in text_blocks(page) if t not in chrome)
+
+
+def content_scores(name: str, adapters: list[str], data: Path, work: Path, keys: set, embedder: Embedder) -> dict:
+    """Per adapter (and for repeating the previous page), the similarity of each page's own content
+    (`page_content`) to the real page's: what the model wrote, apart from a layout it was given."""
+    real, previous, chrome = {}, {}, {}
+    for rec in read_records(data):
+        last = ""
+        chrome[rec.id] = site_chrome(rec.world.name)
+        for idx, step in enumerate(rec.steps):
+            real[(rec.id, idx)] = page_content(step.observation, chrome[rec.id])
+            previous[(rec.id, idx)] = page_content(last, chrome[rec.id])
+            last = step.observation
+    out = {"repeat previous": {k: embedder.similarity(previous[k], real[k]) for k in keys}}
+    for a in adapters:
+        steps = eval_steps(name, a, data, work, reuse=True)
+        out[a] = {k: embedder.similarity(page_content(steps[k].get("prediction") or "", chrome[k[0]]), real[k])
+                  for k in keys}
+    return out
 
 
 def repeat_previous(data: Path, keys: set, embedder: Embedder) -> dict:
@@ -117,7 +199,9 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=None)
     ap.add_argument("--reuse", action="store_true")
     ap.add_argument("--write", type=Path, default=None, help="put the last adapter's rows into its report.json")
-    ap.add_argument("--sets", default=",".join(SETS), help=f"which sets (default: all of {', '.join(SETS)})")
+    ap.add_argument("--sets", default="mcp,pydoc,datasette,pelican,mkdocs,desktop",
+                    help=f"which sets, of {', '.join(SETS)}; 'heldout' is {GROUPS['heldout']} (the worlds an adapter "
+                         "trained by scripts/domain_mix.py never saw)")
     ap.add_argument("--before", type=Path, default=None,
                     help="the --work folder of a run of the same sets with other code (a checkout before a change): "
                          "also print the last adapter's change from it, the model's pages and what is served, paired")
@@ -129,9 +213,16 @@ def main() -> None:
     per_domain: dict[str, dict[str, dict]] = {}
     state_steps: dict[str, int] = {}
     data_of: dict[str, list[Path]] = {}
+    contents: dict[str, dict] = {}  # the browser pages' own content, per adapter
+    chosen = ",".join(GROUPS.get(n, n) for n in args.sets.split(",")).split(",")
+    unknown = [n for n in chosen if n not in SETS]
+    if unknown:
+        raise SystemExit(f"--sets: no set {', '.join(unknown)}; the sets are {', '.join(SETS)} and {', '.join(GROUPS)}")
+    sets_of: dict[str, list[str]] = {}
     for name, (domain, *_rest) in SETS.items():
-        if name not in args.sets.split(","):
+        if name not in chosen:
             continue
+        sets_of.setdefault(domain, []).append(name)
         data = subset(name, work)
         data_of.setdefault(domain, []).append(data)
         runs = {a: run_eval(name, a, data, work, args.reuse) for a in adapters}
@@ -151,12 +242,34 @@ def main() -> None:
             runs["before"], runs["served before"] = before, {k: answered.get(k, v) for k, v in before.items()}
         for a, scores in runs.items():
             per_domain.setdefault(domain, {}).setdefault(a, {}).update({k: scores[k] for k in keys})
+        if domain == "browser":  # the pages' own content, apart from the layout a page may start from
+            content = content_scores(name, adapters, data, work, keys, embedder)
+            if args.before:
+                was = {(s["episode"], s["step"]): s for s in json.loads(made.read_text())["steps"]}
+                chrome = {rec.id: site_chrome(rec.world.name) for rec in read_records(data)}
+                truth = {(rec.id, idx): page_content(st.observation, chrome[rec.id])
+                         for rec in read_records(data) for idx, st in enumerate(rec.steps)}
+                content["before"] = {k: embedder.similarity(page_content(was[k].get("prediction") or "",
+                                                                         chrome[k[0]]), truth[k]) for k in keys}
+            for a, scores in content.items():
+                contents.setdefault(a, {}).update(scores)
     base = adapters[0]
+    if contents:
+        keys = sorted(contents[base])
+        print(f"\nbrowser pages' own content (their visible text but for what the site repeats on half its recorded "
+              f"pages or more: banner, menus, footer), {len(keys)} pages:")
+        for a, scores in contents.items():
+            line = f"  {shown(a):>24} {sum(scores[k] for k in keys) / len(keys):.3f}"
+            if a != base:
+                d = paired_change([contents[base][k] for k in keys], [scores[k] for k in keys])
+                line += (f"   {d['mean']:+.3f} over {shown(base)} ({d['low']:+.3f} to {d['high']:+.3f}; "
+                         f"{d['better']} better, {d['worse']} worse)")
+            print(line)
+        if args.before:
+            d = paired_change([contents["before"][k] for k in keys], [contents[adapters[-1]][k] for k in keys])
+            print(f"  {shown(adapters[-1])} against before: {d['mean']:+.3f} ({d['low']:+.3f} to {d['high']:+.3f}; "
+                  f"{d['better']} better, {d['worse']} worse)")
     columns = ["repeat previous", *adapters, *(f"served {a}" for a in adapters)]
-    def shown(c: str) -> str:  # a column's name in the table: an adapter by its folder's name
-        served = c.startswith("served ")
-        name = c.removeprefix("served ")
-        return ("served " if served else "") + (Path(name).name if name != "repeat previous" else name)
 
     print(f"\n{'domain':8} {'steps':>5} " + " ".join(f"{shown(c)[-24:]:>24}" for c in columns) + "   change over " + base)
     rows = {}
@@ -184,8 +297,17 @@ def main() -> None:
                         "served": round(means[served], 3), "state_steps": state_steps[domain],
                         "served_over_repeat_previous": [over["low"], over["high"]],
                         **{f"{Path(a).name}": round(means[a], 3) for a in adapters[1:-1]},
-                        "data": DESCRIBED[domain],
-                        "command": "benchmarks/adapter_domains.py " + " ".join(f"--adapter {a}" for a in adapters)}
+                        "data": described(sets_of[domain]),
+                        "command": "benchmarks/adapter_domains.py " + " ".join(f"--adapter {a}" for a in adapters)
+                                   + f" --sets {args.sets}"}
+        shipped = next((a for a in adapters[:-1] if Path(a).name == DEFAULT_ADAPTER.name), None)
+        if shipped:  # what `serve` reads to serve this adapter in the default's place (embedded.measured_better)
+            over_shipped = paired_change([runs[shipped][k] for k in keys], [runs[adapters[-1]][k] for k in keys])
+            rows[domain].update({"shipped": DEFAULT_ADAPTER.name, "shipped_adapter": round(means[shipped], 3),
+                                 "change_over_shipped": [round(over_shipped["mean"], 4), over_shipped["low"],
+                                                         over_shipped["high"]]})
+            print(f"{'':8} {adapters[-1]} over {shipped}: {over_shipped['mean']:+.3f} ({over_shipped['low']:+.3f} to "
+                  f"{over_shipped['high']:+.3f}; {over_shipped['better']} better, {over_shipped['worse']} worse)")
     if args.write:
         report = args.write / "report.json"
         doc = json.loads(report.read_text())
