@@ -190,6 +190,8 @@ def test_the_corpus_adapter_is_measured_on_every_domain_with_real_steps_and_serv
         if domains == ["terminal"]:
             assert served == corpus and embedded.served_name(served) == "smollm2-135m-instruct-corpus-sft", name
             assert len(said) == 1 and "serving the adapter corpus-sft" in said[0] and "+0.090 to +0.210" in said[0]
+        elif name in ("webshop", "desktop"):  # domains-sft's (the test below)
+            assert served == embedded.ADAPTERS_DIR / "domains-sft" and "serving the adapter domains-sft" in said[0]
         else:
             assert served == embedded.DEFAULT_ADAPTER and not said, (name, said)
     assert {"devbox"} <= {n for n in available_worlds() if load_world(n).domains == ["terminal"]}
@@ -307,3 +309,95 @@ def _runs(proc: Path, port: bytes) -> bool:
     except OSError:
         return False
     return b"vllm.entrypoints.openai.api_server" in argv and port in argv
+
+
+WORLD_CALLS = {  # one call a world's first step can make, per shipped world of one domain
+    "webshop": ("browser_navigate", {"url": "https://greenleaf.example/"}),
+    "desktop": ("desktop_get_tree", {}),
+    "helpdesk": ("get_ticket", {"ticket_id": "T-1041"}),
+}
+
+
+def test_the_adapter_of_every_domain_is_measured_on_held_out_worlds_and_served_where_clearly_better():
+    """adapters/domains-sft (trained on the train worlds of every domain with real steps:
+    scripts/domain_mix.py) has a row for each of them, measured on worlds it never saw against the
+    bare model and the default adapter; serve chooses it for a world only where every domain of the
+    world has it clearly better than the default and none worse than the bare model (on MCP it is
+    clearly worse: not there), and corpus-sft keeps the terminal (its gain there is larger)."""
+    from mcp_world.world import available_worlds, load_world
+
+    mixed = embedded.ADAPTERS_DIR / "domains-sft"
+    table = json.loads((mixed / "report.json").read_text())["domains"]
+    assert {"terminal", "mcp", "browser", "os"} <= set(table)
+    for domain, row in table.items():
+        assert row["steps"] >= 25 and row["shipped"] == "devbox-rwml" and len(row["change_over_shipped"]) == 3, domain
+    assert table["mcp"]["change_over_shipped"][2] < 0  # measured clearly worse there
+    chosen = {name: embedded.adapter_for(load_world(name).domains) for name in available_worlds()}
+    assert chosen["devbox"] == embedded.ADAPTERS_DIR / "corpus-sft"
+    for name, adapter in chosen.items():
+        domains = load_world(name).domains
+        clear = all(d in table and table[d]["change_over_shipped"][1] > 0 and table[d]["adapter"] >= table[d]["bare"]
+                    for d in domains)
+        assert (adapter == mixed) == (clear and domains != ["terminal"]), (name, adapter)
+    assert {n for n, a in chosen.items() if a == mixed} == {"webshop", "desktop"}
+
+
+@pytest.mark.anyio
+async def test_the_adapter_of_every_domain_answers_the_worlds_it_is_chosen_for_in_their_formats(lora_engine, tmp_path):
+    """domains-sft, hot-loaded into a real engine, serves each shipped world it is chosen for to a real
+    MCP client, the model answering (state off): a valid observation of the world's format (corpus-sft,
+    trained on the terminal alone, had unlearned the JSON a declared MCP server returns)."""
+    import sqlite3
+
+    import anyio
+
+    from mcp_world.training import ADAPTER_NAME, unload_adapter
+    from mcp_world.world import available_worlds, load_world
+
+    from .helpers import stdio_client
+
+    mixed = embedded.ADAPTERS_DIR / "domains-sft"
+    worlds = [n for n in available_worlds() if embedded.adapter_for(load_world(n).domains) == mixed]
+    assert worlds
+    try:
+        for name in worlds:
+            tool, arguments = WORLD_CALLS[name]
+            db = tmp_path / f"{name}.db"
+            with anyio.fail_after(600):
+                async with stdio_client(lora_engine, db, "--world", name, "--state", "off", "--seed", "3",
+                                        "--adapter", str(mixed)) as c:
+                    result = await c.call_tool(tool, arguments)
+            con = sqlite3.connect(db)
+            provenance, error = con.execute("select provenance, error_kind from steps").fetchone()
+            con.close()
+            text = result.content[0].text
+            assert not result.is_error and error is None and provenance == "model", (name, text[:300])
+            if name == "helpdesk":
+                assert isinstance(json.loads(text), dict), text
+            if name == "webshop":
+                assert "<body" in text.lower(), text[:300]
+    finally:
+        unload_adapter(lora_engine, ADAPTER_NAME, lambda _: None)
+
+
+def test_the_mix_of_every_domain_keeps_the_held_out_worlds_out(tmp_path):
+    """scripts/domain_mix.py, which made domains-sft's training data: every domain with real steps is
+    in it, and no world the held-out figures are measured on (benchmarks/adapter_domains.py --sets
+    heldout, the terminal corpus's held-out file) is."""
+    import subprocess
+    import sys
+
+    from mcp_world.importing import read_records
+    from mcp_world.paths import FIXTURES_DIR
+
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "mix.jsonl"
+    subprocess.run([sys.executable, str(root / "scripts" / "domain_mix.py"), "--out", str(out)], check=True,
+                   capture_output=True, timeout=300)
+    mixed = read_records(out)
+    worlds = {r.world.name for r in mixed}
+    held = {r.world.name for r in read_records(FIXTURES_DIR / "real" / "corpus-heldout.jsonl.xz")}
+    assert {d for r in mixed for d in r.world.domains} >= {"terminal", "browser", "os", "mcp"}
+    assert not worlds & held and not [w for w in worlds if w.startswith(("pydoc", "mkdocs", "mousepad-python",
+                                                                         "galculator", "git"))], worlds
+    assert {"datasette-recipes", "pelican-blog", "mousepad-notes", "memory"} <= worlds
