@@ -22,6 +22,7 @@ the eval reports already in --work.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import subprocess
 import sys
@@ -129,7 +130,8 @@ def text_blocks(page: str) -> list[str]:
     return [" ".join(t.split()) for t in root.itertext() if t.strip()]
 
 
-def site_chrome(world: str) -> set[str]:
+@functools.cache
+def site_chrome(world: str) -> frozenset[str]:
     """The text a site repeats from page to page (its banner, menus, sidebar, footer): each piece
     found on at least half the distinct pages recorded on it (fixtures/real/pages.jsonl.xz)."""
     pages: dict[str, str] = {}
@@ -140,10 +142,10 @@ def site_chrome(world: str) -> set[str]:
     counts: Counter = Counter()
     for page in pages.values():
         counts.update(set(text_blocks(page)))
-    return {t for t, n in counts.items() if n * 2 >= len(pages)} if len(pages) >= 4 else set()
+    return frozenset(t for t, n in counts.items() if n * 2 >= len(pages)) if len(pages) >= 4 else frozenset()
 
 
-def page_content(page: str, chrome: set[str]) -> str:
+def page_content(page: str, chrome: frozenset[str]) -> str:
     """A page's own content as a reader sees it: its visible text but for what its site repeats."""
     return " ".join(t for t in text_blocks(page) if t not in chrome)
 
@@ -246,9 +248,10 @@ def main() -> None:
             content = content_scores(name, adapters, data, work, keys, embedder)
             if args.before:
                 was = {(s["episode"], s["step"]): s for s in json.loads(made.read_text())["steps"]}
-                chrome = {rec.id: site_chrome(rec.world.name) for rec in read_records(data)}
+                records = read_records(data)
+                chrome = {rec.id: site_chrome(rec.world.name) for rec in records}
                 truth = {(rec.id, idx): page_content(st.observation, chrome[rec.id])
-                         for rec in read_records(data) for idx, st in enumerate(rec.steps)}
+                         for rec in records for idx, st in enumerate(rec.steps)}
                 content["before"] = {k: embedder.similarity(page_content(was[k].get("prediction") or "",
                                                                          chrome[k[0]]), truth[k]) for k in keys}
             for a, scores in content.items():
