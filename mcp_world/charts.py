@@ -57,6 +57,9 @@ def training_figure(report: dict[str, Any]) -> Any:
     b.set_title("held-out fidelity")
     if labels:
         b.legend(loc="best")
+    else:  # `train --held-out 0`: every episode trained; the held-out figures were measured apart
+        b.text(0.5, 0.5, "no held-out episodes in this run\n(--held-out 0: measure with benchmarks/)",
+               ha="center", va="center", transform=b.transAxes)
     fig.tight_layout()
     return fig
 
