@@ -50,11 +50,16 @@ SETS = {
     # the worlds scripts/domain_mix.py holds out of training (an adapter trained on every domain)
     "desktop-heldout": ("os", ["desktop.jsonl.xz"], ("mousepad-python", "galculator"), 3, None),
     "git": ("mcp", ["git-mirror.jsonl"], None, None, None),
+    # real MCP servers held out of scripts/domain_mix.py (scripts/record_mcp.py)
+    "sqlite": ("mcp", ["mcp-servers.jsonl.xz"], ("sqlite",), None, None),
+    "fetch": ("mcp", ["mcp-servers.jsonl.xz"], ("fetch",), None, None),
 }
-GROUPS = {"heldout": "pydoc,mkdocs,desktop-heldout,git"}
+GROUPS = {"heldout": "pydoc,mkdocs,desktop-heldout,git,sqlite,fetch", "mcp-heldout": "git,sqlite,fetch"}
 DESCRIBED = {
     "mcp": "fixtures/real/git-mirror.jsonl, fixtures/real/memory-mirror.jsonl",
     "git": "fixtures/real/git-mirror.jsonl (mcp-server-git, held out of scripts/domain_mix.py)",
+    "sqlite": "fixtures/real/mcp-servers.jsonl.xz: mcp-server-sqlite (held out of scripts/domain_mix.py)",
+    "fetch": "fixtures/real/mcp-servers.jsonl.xz: mcp-server-fetch (held out of scripts/domain_mix.py)",
     "pydoc": "pydoc's first 24 pages", "datasette": "Datasette's first 30", "pelican": "the Pelican blog's first 25",
     "mkdocs": "the MkDocs site's first 25",
     "desktop": "fixtures/real/desktop.jsonl.xz: the first 3 episodes of each of its 4 worlds",
@@ -203,7 +208,7 @@ def main() -> None:
     ap.add_argument("--write", type=Path, default=None, help="put the last adapter's rows into its report.json")
     ap.add_argument("--sets", default="mcp,pydoc,datasette,pelican,mkdocs,desktop",
                     help=f"which sets, of {', '.join(SETS)}; 'heldout' is {GROUPS['heldout']} (the worlds an adapter "
-                         "trained by scripts/domain_mix.py never saw)")
+                         f"trained by scripts/domain_mix.py never saw), 'mcp-heldout' {GROUPS['mcp-heldout']}")
     ap.add_argument("--before", type=Path, default=None,
                     help="the --work folder of a run of the same sets with other code (a checkout before a change): "
                          "also print the last adapter's change from it, the model's pages and what is served, paired")

@@ -1,13 +1,16 @@
 """The real steps of every domain, split by world, for an adapter trained on all of them.
 
 Train worlds (written to --out, one interchange file): every recorded browser site but pydoc and the
-MkDocs handbook, the desktop's two Mousepad worlds of notes and todos, the memory MCP server's
-sessions, and a share (--terminal-share) of the terminal corpus's 45 train worlds' episodes.
-Held-out worlds (never written here; `benchmarks/adapter_domains.py --sets heldout` scores them): the
-pydoc and MkDocs sites, Mousepad on a Python project and galculator, the git MCP server, and the
-terminal corpus's 19 held-out worlds (`benchmarks/heldout.py`).
+MkDocs handbook, the desktop's two Mousepad worlds of notes and todos, the MCP servers' sessions but
+git's, sqlite's and fetch's, and a share (--terminal-share) of the terminal corpus's 45 train worlds'
+episodes. Held-out worlds (never written here; `benchmarks/adapter_domains.py --sets heldout` scores
+them): the pydoc and MkDocs sites, Mousepad on a Python project and galculator, the git, sqlite and
+fetch MCP servers, and the terminal corpus's 19 held-out worlds (`benchmarks/heldout.py`).
 
     .venv/bin/python scripts/domain_mix.py --out runs/mix/train.jsonl
+
+`--domain mcp --others-share 0.2` writes one domain's train worlds, with that share of every other
+domain's train episodes beside them (so that an adapter continued on one domain keeps the others).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ HELD_OUT = {
     "desktop.jsonl.xz": ("mousepad-python", "galculator"),
     "git-mirror.jsonl": ("git",),
     "memory-mirror.jsonl": (),
+    "mcp-servers.jsonl.xz": ("sqlite", "fetch"),
 }
 
 
@@ -43,14 +47,23 @@ def main() -> None:
                     help="share of the terminal corpus's train episodes taken (the rest of the mix is every "
                          "train world of the other domains)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--domain", default=None, help="only this domain's train worlds in full (e.g. mcp)")
+    ap.add_argument("--others-share", type=float, default=0.0,
+                    help="with --domain: the share of the other domains' train episodes taken beside it")
     args = ap.parse_args()
+    pick = random.Random(args.seed + 1)
+
+    def keep(line: str) -> bool:
+        domains = json.loads(line)["world"]["domains"]
+        return args.domain is None or args.domain in domains or pick.random() < args.others_share
+
     taken: Counter = Counter()
     steps: Counter = Counter()
     out: list[str] = []
     for name, held in HELD_OUT.items():
         for line in lines(REAL / name):
             world = json.loads(line)["world"]["name"]
-            if world.startswith(held) if held else False:
+            if (world.startswith(held) if held else False) or not keep(line):
                 continue
             out.append(line)
             taken[name] += 1
@@ -58,6 +71,8 @@ def main() -> None:
     terminal = lines(REAL / "corpus-train.jsonl.xz")
     random.Random(args.seed).shuffle(terminal)
     for line in terminal[:round(len(terminal) * args.terminal_share)]:
+        if not keep(line):
+            continue
         out.append(line)
         taken["corpus-train.jsonl.xz"] += 1
         steps["corpus-train.jsonl.xz"] += len(json.loads(line)["steps"])

@@ -145,7 +145,9 @@ async def _session(db: Path, name: str, description: str, upstream: list[str], s
                 continue
             tool, arguments = step
             result = await client.call_tool(tool, arguments)
-            first = result.content[0].text.splitlines()[0] if result.content and result.content[0].text else ""
+            block = result.content[0] if result.content else None
+            text = getattr(block, "text", None) or (f"[{block.type}]" if block is not None else "")
+            first = text.splitlines()[0] if text else ""
             print(f"  {tool:22} {'error ' if result.is_error else ''}{first[:70]}")
             n += 1
     return n

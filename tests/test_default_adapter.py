@@ -399,5 +399,5 @@ def test_the_mix_of_every_domain_keeps_the_held_out_worlds_out(tmp_path):
     held = {r.world.name for r in read_records(FIXTURES_DIR / "real" / "corpus-heldout.jsonl.xz")}
     assert {d for r in mixed for d in r.world.domains} >= {"terminal", "browser", "os", "mcp"}
     assert not worlds & held and not [w for w in worlds if w.startswith(("pydoc", "mkdocs", "mousepad-python",
-                                                                         "galculator", "git"))], worlds
-    assert {"datasette-recipes", "pelican-blog", "mousepad-notes", "memory"} <= worlds
+                                                                         "galculator", "git", "sqlite", "fetch"))], worlds
+    assert {"datasette-recipes", "pelican-blog", "mousepad-notes", "memory", "filesystem-sniffio", "time-1"} <= worlds

@@ -54,6 +54,29 @@ def test_the_mcp_format_reads_json_results_structured_content_and_errors():
     assert fmt.parse('{"other": 1}', Call("list", {}, {}, spec=typed)).needs_structured
 
 
+def test_the_mcp_format_keeps_what_real_servers_return_as_it_is():
+    """Real results fixtures/real/mcp-servers.jsonl.xz holds: the tail of a file starting on an
+    indented line of code keeps its indentation (it is not a JSON document), and a server that
+    introduces its own result ("Here are 3 resource links …") is not taken for the model chatting,
+    while an introduction of the output as such still is."""
+    fmt = load_domain("mcp").rules
+    free = _free_tool()
+    code = "    [Anchor, Registry],\n)\ndef test_nonsubclassable(cls):\n    pass"
+    assert fmt.parse(code, Call("read_text_file", {}, {}, spec=free)).text == code
+    assert fmt.parse('  {"a": 1}', Call("read_text_file", {}, {}, spec=free)).text == '{"a": 1}'
+    links = "Here are 3 resource links to resources available in this server:\n[resource demo://resource/1]"
+    assert fmt.parse(links, Call("read_text_file", {}, {}, spec=free)).text == links
+    for chat in ("Here is the output of the tool:\n{}", "Here's the result: 3", "Sure, here it is"):
+        with pytest.raises(FormatError, match="talks about"):
+            fmt.parse(chat, Call("read_text_file", {}, {}, spec=free))
+
+
+def _free_tool():
+    world = parse_world({"name": "fs", "description": "d", "domains": ["mcp"],
+                         "tools": [{"name": "read_text_file", "inputSchema": LIST}]})
+    return domain_for(world, "mcp").tool("read_text_file")
+
+
 def test_declared_tools_are_checked_when_the_world_loads():
     for bad, says in (({"domains": ["mcp"]}, "give `tools`"),
                       ({"domains": ["mcp"], "tools": [{"name": "x", "inputSchema": {"type": "object", "properties": 5}}]},

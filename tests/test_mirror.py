@@ -158,6 +158,25 @@ def test_the_shipped_mirror_recordings_cover_both_reference_servers():
                    for r in records)
 
 
+def test_the_recorded_mcp_servers_are_many_real_servers_with_their_errors():
+    """fixtures/real/mcp-servers.jsonl.xz (scripts/record_mcp.py): seven more real servers, each with
+    its own tools, several steps, and the errors the real server returned (isError) kept as such."""
+    from mcp_world.importing import read_records
+
+    records = read_records(FIXTURES_DIR / "real" / "mcp-servers.jsonl.xz")
+    per_server: dict[str, list] = {}
+    for r in records:
+        assert r.world.domains == ["mcp"] and r.world.tools and r.steps
+        assert all(s.tool in {t.name for t in r.world.tools} and s.observation is not None for s in r.steps)
+        per_server.setdefault(r.world.name.split("-")[0], []).extend(r.steps)
+    assert set(per_server) == {"filesystem", "everything", "thinking", "time", "calculator", "sqlite", "fetch"}
+    assert all(len(steps) >= 10 for steps in per_server.values()), {k: len(v) for k, v in per_server.items()}
+    errors = {k for k, steps in per_server.items() if any((s.structured or {}).get("isError") for s in steps)}
+    assert {"filesystem", "time", "calculator", "fetch"} <= errors, errors
+    fs = [s for s in per_server["filesystem"] if s.tool == "read_text_file" and "/etc/" in s.arguments["path"]]
+    assert fs and all("Access denied" in s.observation for s in fs)  # the real server's refusal, not a file
+
+
 class _FakeUpstream:
     """A stand-in upstream for the mirror's own mechanics (the real servers are tested above)."""
 

@@ -36,16 +36,14 @@ class _Result:
         fence = re.fullmatch(r"```[a-z]*\n(.*?)\n?```", text.strip(), re.S)
         if fence:
             text = fence.group(1).rstrip().lstrip("\n")
-        if text.lstrip()[:1] in ("{", "["):
-            text = text.lstrip()
-        if sounds_like_commentary(text):
+        if _chat(text):
             raise FormatError("the answer talks about the tool instead of being its result")
         refuse_repetition(text, call)
         value: Any = None
-        if text[:1] in ("{", "["):
+        if text.lstrip()[:1] in ("{", "["):  # a JSON document (an indented line of code stays indented)
             try:
-                value, end = json.JSONDecoder().raw_decode(text)
-                text = text[:end]  # anything after the JSON document is the model running on
+                value, end = json.JSONDecoder().raw_decode(text.lstrip())
+                text = text.lstrip()[:end]  # anything after the JSON document is the model running on
             except ValueError:
                 value = None
         if getattr(spec, "answer_start", "") and value is None and not _error_text(text, spec):
@@ -152,4 +150,16 @@ class McpRules(Rules):
 
 
 _RESULT = _Result()
+# Servers written for language models introduce their own results ("Here are 3 resource links …",
+# server-everything); an introduction of the call's output as such is the model chatting.
+_INTRO = re.compile(r"\s*here(?:'s| is| are)\b", re.I)
+_INTRO_OF_OUTPUT = re.compile(r"\s*here(?:'s| is| are) (?:the |your |a |an )?(?:tool(?:'s)? )?"
+                              r"(?:results?|outputs?|response|json|answer)\b", re.I)
+
+
+def _chat(text: str) -> bool:
+    """The answer explains or introduces the result instead of being it."""
+    if _INTRO.match(text):
+        return bool(_INTRO_OF_OUTPUT.match(text))
+    return sounds_like_commentary(text)
 rules = McpRules()
