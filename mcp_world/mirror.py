@@ -314,20 +314,33 @@ class Mirror:
                 update = {"prediction_error": f"internal: {type(err).__name__}: {err}"[:2000]}
             await self.store.write(lambda db: db["steps"].update(step_id, update))
 
-    async def drain(self, timeout_s: float) -> int:
-        """Wait for the predictions still running; returns how many were abandoned."""
+    async def drain(self, timeout_s: float, stop: anyio.Event | None = None) -> int:
+        """Wait for the predictions still running, at most `timeout_s` or until `stop` is set (a
+        signal: a stdio client stops its server 2 s after closing its input); returns how many were
+        abandoned, each marked so in its step."""
         pending = dict(self._pending)
         if not pending:
             return 0
+        not_done = set(pending)
         if timeout_s > 0:
-            _, not_done = await asyncio.wait(pending, timeout=timeout_s)
-        else:
-            not_done = set(pending)
+            stopped = asyncio.ensure_future(stop.wait()) if stop is not None else None
+            deadline = asyncio.get_running_loop().time() + timeout_s
+            while not_done and not (stopped and stopped.done()):
+                left = deadline - asyncio.get_running_loop().time()
+                if left <= 0:
+                    break
+                done, _ = await asyncio.wait(not_done | ({stopped} if stopped else set()), timeout=left,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                not_done -= done
+            if stopped is not None:
+                stopped.cancel()
         for task in not_done:
             task.cancel()
         abandoned = [pending[t] for t in not_done]
         if abandoned:
-            note = {"prediction_error": "abandoned: the mirror stopped before this prediction finished"}
+            note = {"prediction_error": "abandoned: the mirror stopped before this prediction finished (a stdio "
+                                        "client stops its server about 2 s after its last call; an engine already "
+                                        "running, `mcp-world engine start`, answers sooner)"}
             await self.store.write(lambda db: [db["steps"].update(i, note) for i in abandoned])
         return len(abandoned)
 
@@ -351,6 +364,26 @@ def build_mirror_server(mirror: Mirror, connection_key: str | None = None) -> Se
 
     return Server(upstream.name, version=upstream.version or "0", instructions=upstream.client.instructions,
                   on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def _set_on_signal(event: anyio.Event) -> None:
+    import signal
+
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            event.set()
+            return
+
+
+async def _drain(mirror: Mirror, timeout_s: float) -> int:
+    """`Mirror.drain`, cut short by SIGINT or SIGTERM (which would otherwise end the process with the
+    predictions still running left unmarked)."""
+    stop = anyio.Event()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_set_on_signal, stop)
+        abandoned = await mirror.drain(timeout_s, stop)
+        tg.cancel_scope.cancel()
+    return abandoned
 
 
 async def _stop_on_signal(userver: Any) -> None:
@@ -421,7 +454,7 @@ def run_mirror(cfg: MirrorConfig, say: Any) -> None:
             finally:
                 if mirror._pending:
                     say(f"mirror: waiting up to {cfg.drain_s:.0f} s for {len(mirror._pending)} predictions to finish")
-                abandoned = await mirror.drain(cfg.drain_s)
+                abandoned = await _drain(mirror, cfg.drain_s)
                 if pool is not None:
                     say(f"mirror: {mirror.predicted} predictions logged"
                         + (f", {abandoned} abandoned at exit" if abandoned else "")

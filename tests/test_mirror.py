@@ -254,6 +254,34 @@ async def test_the_mirror_backlog_is_capped_and_unfinished_predictions_are_marke
     abandoned = await mirror.drain(0.2)
     assert abandoned == 3
     notes = [r["prediction_error"] for r in store.query("select prediction_error from steps order by id")]
-    assert notes[:3] == ["abandoned: the mirror stopped before this prediction finished"] * 3
+    assert all(n.startswith("abandoned: the mirror stopped before this prediction finished") for n in notes[:3])
     assert all(n.startswith("skipped: 3 predictions were already waiting") for n in notes[3:])
     store.close()
+
+
+async def test_a_stdio_client_closing_the_mirror_leaves_each_unfinished_prediction_marked(memory_server, tmp_path):
+    """A stdio client (the SDK's, as Claude Desktop's) closes the mirror's input after its last call
+    and sends SIGTERM 2 s later. The predictions still running (here an engine that never answers)
+    are marked abandoned, saying why, instead of the process dying with its steps left blank; the
+    real results are all logged."""
+    import socket
+    import threading
+
+    hang = socket.socket()
+    hang.bind(("127.0.0.1", 0))
+    hang.listen(8)
+    held: list = []
+    threading.Thread(target=lambda: [held.append(hang.accept()) for _ in range(8)], daemon=True).start()
+    db = tmp_path / "stdio.db"
+    args = mirror_args(db, "--transport", "stdio", "--engine", f"http://127.0.0.1:{hang.getsockname()[1]}/v1",
+                       "--drain-timeout", "120", "--", *memory_server)
+    params = StdioServerParameters(command=sys.executable, args=args,
+                                   env={**os.environ, "MEMORY_FILE_PATH": str(tmp_path / "graph.jsonl")})
+    async with Client(params, read_timeout_seconds=60) as c:
+        await c.call_tool("create_entities", ALICE)
+        await c.call_tool("read_graph", {})
+    hang.close()
+    steps = rows(db, "select real_observation, prediction_error from steps order by idx")
+    assert len(steps) == 2 and all(real for real, _ in steps)
+    assert all((note or "").startswith("abandoned: the mirror stopped") and "stdio client" in note for _, note in steps), steps
+
