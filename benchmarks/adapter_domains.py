@@ -219,6 +219,8 @@ def main() -> None:
     embedder = Embedder()
     per_domain: dict[str, dict[str, dict]] = {}
     state_steps: dict[str, int] = {}
+    per_set: dict[str, dict[str, float]] = {}  # each set's mean per column (a server, a site)
+    set_steps: dict[str, int] = {}
     data_of: dict[str, list[Path]] = {}
     contents: dict[str, dict] = {}  # the browser pages' own content, per adapter
     chosen = ",".join(GROUPS.get(n, n) for n in args.sets.split(",")).split(",")
@@ -249,6 +251,8 @@ def main() -> None:
             runs["before"], runs["served before"] = before, {k: answered.get(k, v) for k, v in before.items()}
         for a, scores in runs.items():
             per_domain.setdefault(domain, {}).setdefault(a, {}).update({k: scores[k] for k in keys})
+            per_set.setdefault(name, {})[a] = sum(scores[k] for k in keys) / len(keys) if keys else 0.0
+        set_steps[name] = len(keys)
         if domain == "browser":  # the pages' own content, apart from the layout a page may start from
             content = content_scores(name, adapters, data, work, keys, embedder)
             if args.before:
@@ -316,6 +320,10 @@ def main() -> None:
                                                          over_shipped["high"]]})
             print(f"{'':8} {adapters[-1]} over {shipped}: {over_shipped['mean']:+.3f} ({over_shipped['low']:+.3f} to "
                   f"{over_shipped['high']:+.3f}; {over_shipped['better']} better, {over_shipped['worse']} worse)")
+    if len(per_set) > 1:
+        print(f"\n{'set':16} {'steps':>5} " + " ".join(f"{shown(c)[-24:]:>24}" for c in columns))
+        for name, means in per_set.items():
+            print(f"{name:16} {set_steps[name]:>5} " + " ".join(f"{means[c]:>24.3f}" for c in columns))
     if args.write:
         report = args.write / "report.json"
         doc = json.loads(report.read_text())

@@ -48,14 +48,25 @@ def main() -> None:
                          "train world of the other domains)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--domain", default=None, help="only this domain's train worlds in full (e.g. mcp)")
+    ap.add_argument("--per-kind", type=int, default=None,
+                    help="at most this many episodes of --domain's worlds of one kind (the world's name up to its "
+                         "first '-': filesystem-sniffio and filesystem-idna are one kind), so one server does not "
+                         "outweigh the others")
     ap.add_argument("--others-share", type=float, default=0.0,
                     help="with --domain: the share of the other domains' train episodes taken beside it")
     args = ap.parse_args()
     pick = random.Random(args.seed + 1)
 
+    kinds: Counter = Counter()
+
     def keep(line: str) -> bool:
-        domains = json.loads(line)["world"]["domains"]
-        return args.domain is None or args.domain in domains or pick.random() < args.others_share
+        world = json.loads(line)["world"]
+        if args.domain is None:
+            return True
+        if args.domain not in world["domains"]:
+            return pick.random() < args.others_share
+        kinds[world["name"].split("-")[0]] += 1
+        return args.per_kind is None or kinds[world["name"].split("-")[0]] <= args.per_kind
 
     taken: Counter = Counter()
     steps: Counter = Counter()

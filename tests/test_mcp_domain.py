@@ -66,7 +66,10 @@ def test_the_mcp_format_keeps_what_real_servers_return_as_it_is():
     assert fmt.parse('  {"a": 1}', Call("read_text_file", {}, {}, spec=free)).text == '{"a": 1}'
     links = "Here are 3 resource links to resources available in this server:\n[resource demo://resource/1]"
     assert fmt.parse(links, Call("read_text_file", {}, {}, spec=free)).text == links
-    for chat in ("Here is the output of the tool:\n{}", "Here's the result: 3", "Sure, here it is"):
+    # answers about the call instead of its result, as the small model wrote them for held-out servers
+    for chat in ("Here is the output of the tool:\n{}", "Here's the result: 3", "Sure, here it is",
+                 "The fetch command will return a JSON object", "This server supports read_text_file.",
+                 "read_text_file() is a function that reads a file", "The result of the query is 3"):
         with pytest.raises(FormatError, match="talks about"):
             fmt.parse(chat, Call("read_text_file", {}, {}, spec=free))
 

@@ -36,7 +36,7 @@ class _Result:
         fence = re.fullmatch(r"```[a-z]*\n(.*?)\n?```", text.strip(), re.S)
         if fence:
             text = fence.group(1).rstrip().lstrip("\n")
-        if _chat(text):
+        if _chat(text, call.tool):
             raise FormatError("the answer talks about the tool instead of being its result")
         refuse_repetition(text, call)
         value: Any = None
@@ -157,9 +157,19 @@ _INTRO_OF_OUTPUT = re.compile(r"\s*here(?:'s| is| are) (?:the |your |a |an )?(?:
                               r"(?:results?|outputs?|response|json|answer)\b", re.I)
 
 
-def _chat(text: str) -> bool:
+# An answer about the tool rather than its result: "The fetch command will return …", "This server
+# supports list_directory …", "list_tables() is a function that …" (none of 313 real results starts so).
+_ABOUT = r"(?:command|tool|function|call|server|endpoint|api|method|operation)"
+_ABOUT_THE_TOOL = re.compile(rf"\s*(?:the\s+`?[\w.-]+`?(?:\(\))?\s+{_ABOUT}|this\s+{_ABOUT}|"
+                             r"the\s+(?:result|response|output)\s+(?:of|from|is|will))\b", re.I)
+_DESCRIBES = (r"`?(?:\(\))?`?\s+(?:is|will|returns?|lists?|shows?|displays?|retrieves?|fetches|gets|can|should)\b")
+
+
+def _chat(text: str, tool: str = "") -> bool:
     """The answer explains or introduces the result instead of being it."""
     if _INTRO.match(text):
         return bool(_INTRO_OF_OUTPUT.match(text))
+    if _ABOUT_THE_TOOL.match(text) or tool and re.match(r"\s*`?" + re.escape(tool) + _DESCRIBES, text, re.I):
+        return True
     return sounds_like_commentary(text)
 rules = McpRules()
