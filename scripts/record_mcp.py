@@ -25,23 +25,21 @@ predictions off. Run from the repository root (about a minute once installed):
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import lzma
 import os
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from record_mirror import _session  # noqa: E402
+from record_pages import _serve_folder, _site_env  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = ROOT / "runs" / "mcp-servers"
@@ -69,10 +67,9 @@ def install() -> dict[str, list[str]]:
                         *NPM.values()], check=True)
     commands = {n: ["node", str(node_dir / f"server-{n}" / "dist" / "index.js")] for n in NPM}
     for name, (requirements, script) in PYPI.items():
-        env = SERVERS / name
+        env = SERVERS / f"{name}-env"
         if not (env / "bin" / script).exists():
-            subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
-            subprocess.run([str(env / "bin" / "pip"), "install", "-q", *requirements], check=True)
+            _site_env(SERVERS, name, requirements)
         commands[name] = [str(env / "bin" / script)]
     return commands
 
@@ -273,21 +270,6 @@ def fetch_episode(package: str, base: str, rng: random.Random) -> list:
     ]
 
 
-@contextlib.contextmanager
-def http_server(folder: Path, port: int):
-    proc = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "-d", str(folder)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(100):
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
-            time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
 async def record(commands: dict[str, list[str]], db: Path, work: Path) -> None:
     rng = random.Random(7)
     n = 0
@@ -330,12 +312,18 @@ async def record(commands: dict[str, list[str]], db: Path, work: Path) -> None:
         shutil.copytree(SITE / package, folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         dist = next(SITE.glob(f"{package}-*.dist-info"))
         shutil.copy(dist / "METADATA", folder / "METADATA")
-        with http_server(folder, FETCH_PORT) as base:
+        base, procs = f"http://127.0.0.1:{FETCH_PORT}", []
+        _serve_folder(folder, FETCH_PORT, procs)
+        try:
             await session(f"fetch-{package}",
                           f"The reference MCP fetch server mcp-server-fetch {_version(PYPI['fetch'][0][0])}: fetches a "
                           f"URL and returns it as markdown. {base}/ is a local `python -m http.server` over the source "
                           f"tree of the Python package {package} (with its METADATA); nothing else is reachable.",
                           [*commands["fetch"], "--ignore-robots-txt", "--allow-private-ips"], fetch_episode(package, base, rng))
+        finally:
+            for proc in procs:
+                proc.terminate()
+                proc.wait(timeout=10)
     print(f"{n} real steps")
 
 
