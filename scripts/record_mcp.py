@@ -110,7 +110,9 @@ def filesystem_episode(package: str, rng: random.Random) -> tuple[str, list]:
         ("read_multiple_files", {"paths": [f"{r}/notes/drafts/todo.md", f"{r}/notes/todo.md"]}),
         ("edit_file", {"path": f"{r}/notes/drafts/todo.md",
                        "edits": [{"oldText": "no such line", "newText": "x"}]}),
-        ("read_text_file", {"path": rng.choice(["/etc/hostname", "/etc/passwd", f"{r}/../secrets.txt"])}),
+        # outside the allowed folder, yet harmless if a server failed to refuse: nothing of this machine's
+        ("read_text_file", {"path": rng.choice([f"{FS_ROOT}/other/notes.txt", f"{r}/../secrets.txt",
+                                                f"{FS_ROOT}-outside/todo.md"])}),
         ("get_file_info", {"path": f"{r}/notes/drafts"}),
     ]
     description = (
@@ -202,7 +204,7 @@ CALCULATOR_EPISODES = [
      ("calculate", {"expression": "1 / 0"}),
      ("calculate", {"expression": "2 +"}),
      ("calculate", {"expression": "-3.5 * 4 - 0.25"}),
-     ("calculate", {"expression": "__import__('os').system('id')"})],
+     ("calculate", {"expression": "round(2.675, 2)"})],
     [("calculate", {"expression": "100 * 1.07 ** 5"}),
      ("calculate", {"expression": "365 * 24 * 60"}),
      ("calculate", {"expression": "abs(-12)"}),

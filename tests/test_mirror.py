@@ -173,8 +173,9 @@ def test_the_recorded_mcp_servers_are_many_real_servers_with_their_errors():
     assert all(len(steps) >= 10 for steps in per_server.values()), {k: len(v) for k, v in per_server.items()}
     errors = {k for k, steps in per_server.items() if any((s.structured or {}).get("isError") for s in steps)}
     assert {"filesystem", "time", "calculator", "fetch"} <= errors, errors
-    fs = [s for s in per_server["filesystem"] if s.tool == "read_text_file" and "/etc/" in s.arguments["path"]]
-    assert fs and all("Access denied" in s.observation for s in fs)  # the real server's refusal, not a file
+    outside = [s for r in records if r.world.name.startswith("filesystem-") for s in r.steps
+               if s.tool == "read_text_file" and not s.arguments["path"].startswith(f"/tmp/mcp-fs/{r.world.name[11:]}/")]
+    assert outside and all("Access denied" in s.observation for s in outside)  # the real server's refusal
 
 
 class _FakeUpstream:
