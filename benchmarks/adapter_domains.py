@@ -17,6 +17,13 @@ same steps); --write puts the rows of the last one into that folder's report.jso
 over the default adapter when that was run too. `--sets heldout` takes only the worlds
 scripts/domain_mix.py keeps out of training. About 25 minutes an adapter on 2 cores; --reuse keeps
 the eval reports already in --work.
+
+What a world's known pages (`seed.browser.pages`) bring, on sites never trained on: the same run
+without them, then with a few real pages of each site known, paired on the pages at other URLs:
+
+    .venv/bin/python benchmarks/adapter_domains.py --adapter adapters/domains-sft --sets pydoc,mkdocs --work runs/kp0
+    .venv/bin/python benchmarks/adapter_domains.py --adapter adapters/domains-sft --sets pydoc,mkdocs \
+        --known-pages 2 --work runs/kp2 --before runs/kp0
 """
 
 from __future__ import annotations
@@ -96,6 +103,43 @@ def subset(name: str, work: Path) -> Path:
                 taken[w] += 1
                 f.write(line.rstrip("\n") + "\n")
     return out
+
+
+def give_known_pages(name: str, data: Path, count: int) -> set:
+    """Make `count` real pages of each site in the set's file pages its world knows
+    (`seed.browser.pages`), as a world's author who recorded a few pages of the site would: the
+    most visited URLs among the steps the set does not score (after its first `limit`); returns
+    the scored steps at those URLs (answered from the state then, so left out of the comparison)."""
+    from mcp_world.domain import load_domain
+
+    MAX_KNOWN_PAGE = sys.modules[type(load_domain("browser").rules).__module__].MAX_KNOWN_PAGE  # noqa: N806
+
+    limit = SETS[name][4]
+    records = [json.loads(line) for line in read_lines(data)]
+    order = [(r, i) for r in records for i in range(len(r["steps"]))]
+    unscored = order[limit:] if limit else []
+    visits: dict[str, Counter] = {}
+    pages: dict[tuple[str, str], str] = {}
+    for r, i in unscored:
+        step = r["steps"][i]
+        url = (step.get("structured") or {}).get("url")
+        if url and len(step["observation"].encode()) <= MAX_KNOWN_PAGE and not (step.get("structured") or {}).get("isError"):
+            visits.setdefault(r["world"]["name"], Counter())[url] += 1
+            pages[(r["world"]["name"], url)] = step["observation"]
+    known = {w: [u for u, _ in c.most_common(count)] for w, c in visits.items()}
+    scored_at_known = set()
+    with data.open("w", encoding="utf-8") as f:
+        for r in records:
+            site = known.get(r["world"]["name"], [])
+            seed = r["world"].setdefault("seed", {}).setdefault("browser", {})
+            seed["pages"] = {u: pages[(r["world"]["name"], u)] for u in site}
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    for n, (r, i) in enumerate(order[:limit] if limit else order):
+        if (r["steps"][i].get("structured") or {}).get("url") in known.get(r["world"]["name"], []):
+            scored_at_known.add((r["id"], i))
+    for w, urls in known.items():
+        print(f"{name}: {w} knows {', '.join(urls)}", flush=True)
+    return scored_at_known
 
 
 def read_lines(path: Path) -> list[str]:
@@ -212,6 +256,10 @@ def main() -> None:
     ap.add_argument("--before", type=Path, default=None,
                     help="the --work folder of a run of the same sets with other code (a checkout before a change): "
                          "also print the last adapter's change from it, the model's pages and what is served, paired")
+    ap.add_argument("--known-pages", type=int, default=0,
+                    help="browser sets: give each site's world this many of its real pages (seed.browser.pages; the "
+                         "most visited among the steps not scored) and score the pages at other URLs; with --before "
+                         "DIR (the same run without) the change is what a world's known pages bring")
     args = ap.parse_args()
     adapters = args.adapter or ["none", "adapters/corpus-sft"]
     work = args.work or Path(tempfile.mkdtemp(prefix="domains-"))
@@ -233,9 +281,12 @@ def main() -> None:
             continue
         sets_of.setdefault(domain, []).append(name)
         data = subset(name, work)
+        at_known = give_known_pages(name, data, args.known_pages) if args.known_pages and domain == "browser" else set()
         data_of.setdefault(domain, []).append(data)
         runs = {a: run_eval(name, a, data, work, args.reuse) for a in adapters}
-        keys = set.intersection(*(set(r) for r in runs.values()))
+        keys = set.intersection(*(set(r) for r in runs.values())) - at_known
+        if at_known:
+            print(f"{name}: {len(at_known)} scored steps are at a known page (answered from it) and left out", flush=True)
         runs["repeat previous"] = repeat_previous(data, keys, embedder)
         # What a user is served with --state full: the state's answer where it answers, the model's elsewhere.
         answered = served_by_state(data, embedder)

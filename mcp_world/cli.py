@@ -1023,12 +1023,16 @@ def world_from_episodes(
     description: Annotated[Optional[str], typer.Option(help="The new world's description.")] = None,
     per_tool: Annotated[int, typer.Option(min=0, max=20, help="Real results kept per tool as demonstrations.")] = 3,
     max_observation_chars: Annotated[int, typer.Option(help="Longer results are not used as demonstrations.")] = 2_000,
+    pages: Annotated[int, typer.Option(min=0, max=64, help=(
+        "Browser episodes: the world knows up to this many of the pages they showed, the most visited "
+        "first (seed.browser.pages: answered as they are, the site's layout on every other page, the "
+        "first two shown to the model as the site's own examples); 0: pages are demonstrations like any result."))] = 16,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="World file to write (default: stdout).")] = None,
 ) -> None:
     """Turn recorded real episodes (e.g. `mcp-world mirror` sessions) into a world that `serve` simulates."""
     from .exporting import iter_records
     from .importing import read_records
-    from .worldgen import from_episodes, world_yaml
+    from .worldgen import from_episodes, known_pages_of, world_yaml
 
     if (db is None) == (data is None):
         _err("give the episodes with --db (an episode log) or --data (interchange JSONL)")
@@ -1039,11 +1043,13 @@ def world_from_episodes(
             records = list(iter_records(_store(db), "real"))
         records = [r for r in records if (not episode or r["id"] in episode)
                    and (world is None or r["world"].get("name") == world)]
-        w = from_episodes(records, name, description, per_tool, max_observation_chars)
+        w = from_episodes(records, name, description, per_tool, max_observation_chars, pages)
     except MCPWorldError as err:
         _err(str(err))
     tools = f", {len(w.tools)} tools" if w.tools else ""
-    _say(f"world {w.name}: domains {', '.join(w.domains)}{tools}, {len(w.demonstrations)} demonstrations "
+    site = known_pages_of(w)
+    known = f", {len(site)} known pages" if site else ""
+    _say(f"world {w.name}: domains {', '.join(w.domains)}{tools}, {len(w.demonstrations)} demonstrations{known} "
          f"from {len(records)} episodes")
     _write_world(world_yaml(w, f"made by `mcp-world world from-episodes` from {len(records)} real episodes"), out)
 

@@ -277,6 +277,16 @@ class Rules:
             return self.seed_model.model_validate(raw)
         return raw
 
+    def seed_prompt(self, raw: Any) -> str | None:
+        """The world's `seed.<domain>` as the prompt shows it; None: as written (YAML). A domain whose
+        seed holds what is shown another way (a site's pages, shown as demonstrations) leaves it out."""
+        return None
+
+    def seed_demonstrations(self, world: World) -> list[Any]:
+        """Demonstrations the world's seed makes (`Demonstration`s: a site's known pages), shown as
+        the world's own."""
+        return []
+
     # -- state ----------------------------------------------------------------------------------
     def initial(self, world: World) -> dict[str, Any]:
         return self.state_model().model_dump() if self.state_model is not None else {}

@@ -63,7 +63,11 @@ class World(BaseModel):
             if not isinstance(seed, (str, dict)):
                 raise ValueError(f"seed.{key} must be text or a mapping, got {type(seed).__name__}")
             if key in domain_names():
-                load_domain(key).rules.seed(seed)  # the domain's own check of its structured seed
+                try:
+                    load_domain(key).rules.seed(seed)  # the domain's own check of its structured seed
+                except ValidationError as err:  # said where in the world file: seed.<domain>.<field>
+                    raise ValueError("; ".join(f"seed.{'.'.join([key, *map(str, e['loc'])])}: "
+                                               f"{e['msg'].removeprefix('Value error, ')}" for e in err.errors())) from None
         return value
 
     @model_validator(mode="after")
@@ -95,8 +99,11 @@ class World(BaseModel):
         text = self._seed_texts.get(domain)
         if text is None:
             seed = self.seed.get(domain)
+            shown = load_domain(domain).rules.seed_prompt(seed) if seed is not None else None
             if seed is None:
                 text = ""
+            elif shown is not None:
+                text = shown.strip()
             elif isinstance(seed, str):
                 text = seed.strip()
             else:
@@ -109,7 +116,9 @@ def _format_validation_error(source: str, err: ValidationError) -> str:
     lines = [f"{source} is not a valid world:"]
     for e in err.errors():
         where = ".".join(str(p) for p in e["loc"]) or "(top level)"
-        msg = e["msg"]
+        msg = e["msg"].removeprefix("Value error, ")
+        if msg.startswith(where + "."):  # a domain's own check of its seed says where itself (seed.browser.pages: …)
+            where, msg = msg.split(": ", 1)
         if e["type"] == "extra_forbidden":
             msg = ("unknown field; accepted fields: "
                    + ", ".join(World.model_fields) if len(e["loc"]) == 1 else "unknown field")

@@ -16,6 +16,7 @@ import os
 import re
 import stat
 import subprocess
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from .domain import load_domain
 from .errors import WorldFileError
 from .redaction import find_in_file, redact
 from .world import World, parse_world
@@ -30,10 +32,50 @@ from .world import World, parse_world
 # -- from episodes ---------------------------------------------------------------------------------
 
 
+BROWSER_PAGE_TOOLS = ("browser_navigate", "browser_click", "browser_back")
+
+
+def known_pages(records: list[dict[str, Any]], most: int = 16) -> dict[str, str]:
+    """The real pages of recorded browser episodes as a world's known pages (`seed.browser.pages`):
+    distinct URLs, the most visited first (the first two are shown to the model as the site's own
+    examples), each page as the browser last showed it, within the limits a world's known pages have
+    (a page too large is left out), secrets redacted."""
+    browser = sys.modules[type(load_domain("browser").rules).__module__]  # its own limits on known pages
+    MAX_KNOWN_PAGE, MAX_KNOWN_PAGES = browser.MAX_KNOWN_PAGE, browser.MAX_KNOWN_PAGES  # noqa: N806
+
+    visits: dict[str, int] = {}
+    latest: dict[str, str] = {}
+    for rec in records:
+        for s in rec["steps"]:
+            info = s.get("structured") or {}
+            obs = s.get("observation")
+            if s["tool"] in BROWSER_PAGE_TOOLS and obs and not s.get("error") and info.get("url") \
+                    and info.get("status", 200) < 400 and not info.get("isError"):
+                visits[info["url"]] = visits.get(info["url"], 0) + 1
+                latest[info["url"]] = redact(obs)[0]
+    pages: dict[str, str] = {}
+    total = 0
+    for url in sorted(visits, key=lambda u: -visits[u]):  # stable: of equal visits, the first recorded
+        size = len(latest[url].encode("utf-8"))
+        if len(pages) >= most or size > MAX_KNOWN_PAGE or total + size > MAX_KNOWN_PAGES:
+            continue
+        pages[url] = latest[url]
+        total += size
+    return pages
+
+
+def known_pages_of(world: World) -> dict[str, str]:
+    """The pages a world's browser knows (`seed.browser.pages`)."""
+    browser = world.seed.get("browser")
+    return dict(browser.get("pages") or {}) if isinstance(browser, dict) else {}
+
+
 def from_episodes(records: Iterable[dict[str, Any]], name: str | None = None, description: str | None = None,
-                  per_tool: int = 3, max_observation_chars: int = 2_000) -> World:
-    """A world from real episodes (interchange records): their domains, seed and tools, and up to
-    `per_tool` real results per tool (distinct arguments, shortest first, at most one error)."""
+                  per_tool: int = 3, max_observation_chars: int = 2_000, pages: int = 16) -> World:
+    """A world from real episodes (interchange records): their domains, seed and tools, up to
+    `per_tool` real results per tool (distinct arguments, shortest first, at most one error), and
+    for a browser up to `pages` of the pages it showed as the world's known pages (the pages are
+    then not demonstrations too)."""
     records = list(records)
     if not records:
         raise WorldFileError("no episodes with real observations to make a world from "
@@ -51,7 +93,7 @@ def from_episodes(records: Iterable[dict[str, Any]], name: str | None = None, de
             tools.setdefault(t["name"], t)
         for s in rec["steps"]:
             obs = s.get("observation")
-            if obs is None or s.get("error") or len(obs) > max_observation_chars:
+            if obs is None or s.get("error") or len(obs) > max_observation_chars or pages and s["tool"] in BROWSER_PAGE_TOOLS:
                 continue
             candidates.setdefault(s["tool"], []).append(s)
     demos = []
@@ -74,11 +116,17 @@ def from_episodes(records: Iterable[dict[str, Any]], name: str | None = None, de
             demos.append(demo)
             if len(seen) >= per_tool:
                 break
+    seed = json.loads(json.dumps(first.get("seed") or {}))
+    site = known_pages(records, pages) if pages and "browser" in domains else {}
+    if site:
+        browser = seed.get("browser") if isinstance(seed.get("browser"), dict) else \
+            ({"notes": seed["browser"]} if seed.get("browser") else {})
+        seed["browser"] = {**browser, "pages": {**(browser.get("pages") or {}), **site}}
     data = {
         "name": name or first.get("name", "recorded"),
         "description": description or first.get("description", "A world recorded from real episodes."),
         "domains": domains,
-        **({"seed": first["seed"]} if first.get("seed") else {}),
+        **({"seed": seed} if seed else {}),
         **({"tools": list(tools.values())} if tools else {}),
         "demonstrations": demos,
     }

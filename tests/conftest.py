@@ -17,7 +17,7 @@ from mcp_world.engines import Completion, CompletionRequest, EnginePool, VLLMEng
 from mcp_world.paths import cache_dir
 from mcp_world.simulator import Limits, Simulator
 from mcp_world.store import Store
-from mcp_world.world import load_world
+from mcp_world.world import World, load_world, parse_world
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -49,6 +49,13 @@ def lora_engine() -> Iterator[str]:
         yield proc.url
     finally:
         proc.stop()
+
+
+def shop_of_unknown_pages() -> World:
+    """The webshop world as a site none of whose pages the world knows (the shipped one knows its
+    home page and a product page, answered from them): for tests of how the model's pages are asked for."""
+    shop = load_world("webshop")
+    return parse_world({**shop.model_dump(exclude_defaults=True), "seed": {"browser": {"start_url": ""}}})
 
 
 class ScriptedEngine:
@@ -85,14 +92,14 @@ class Rig:
 def make_rig(tmp_path: Path) -> Iterator[Callable[..., Rig]]:
     stores: list[Store] = []
 
-    def make(world: str = "devbox", engine=None, limits: Limits = Limits(), seed: int | None = 7,
+    def make(world: str | World = "devbox", engine=None, limits: Limits = Limits(), seed: int | None = 7,
              state_mode: str = "off", dialect: str = "instruct") -> Rig:
         """`state_mode` off by default: these rigs test the engine path (answers from the explicit
         state are tested on their own)."""
         db = tmp_path / f"episodes-{len(stores)}.db"
         store = Store(db)
         stores.append(store)
-        sim = Simulator(load_world(world), EnginePool([engine]), store, get_dialect(dialect), limits, seed,
+        sim = Simulator(load_world(world) if isinstance(world, str) else world, EnginePool([engine]), store, get_dialect(dialect), limits, seed,
                         state_mode=state_mode)
         return Rig(sim, store, db)
 

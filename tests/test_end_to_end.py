@@ -65,11 +65,17 @@ async def test_a_three_step_browser_episode_over_http(engine_url, tmp_path):
             async with http_client(url, "shopper-1") as c:
                 results = [
                     await c.call_tool("browser_navigate", {"url": "https://greenleaf.example/"}),
-                    await c.call_tool("browser_click", {"target": "Sencha"}),
+                    await c.call_tool("browser_click", {"target": "Earl Grey"}),
                     await c.call_tool("browser_back", {}),
                 ]
     logged = rows(db, "shopper-1")
     assert [r["tool"] for r in logged] == ["browser_navigate", "browser_click", "browser_back"]
+    # The home page is one the world knows (answered as it is); Earl Grey's is the model's, in the
+    # site's own head and menus, and nothing of another site's examples.
+    assert [r["provenance"] for r in logged] == ["state", "model", "state"]
+    earl_grey = results[1].content[0].text
+    assert '<link rel="stylesheet" href="/static/shop.css">' in earl_grey and "Cart (0)" in earl_grey
+    assert "Books Example" not in earl_grey and results[1].structured_content["url"] == "https://greenleaf.example/tea/earl-grey"
     # Every page parses (36 of 36 such steps on 12 seeds, since a looping <head> is re-asked).
     assert [r.is_error for r in results] == [False, False, False], [r.content[0].text[:300] for r in results]
     for r in results:
@@ -144,7 +150,7 @@ async def test_an_engine_answer_over_the_observation_limit_is_refused_and_the_ne
     db = tmp_path / "o.db"
     with anyio.fail_after(600):
         async with stdio_client(engine_url, db, "--world", "webshop", "--max-observation-chars", "40") as c:
-            r = await c.call_tool("browser_navigate", {"url": "https://greenleaf.example/"})
+            r = await c.call_tool("browser_navigate", {"url": "https://greenleaf.example/checkout"})  # a page the model writes
             assert r.is_error and "observation_too_large" in r.content[0].text and "limit is 40" in r.content[0].text
             listed = await c.list_tools()
             assert listed.tools  # the server is still serving

@@ -281,8 +281,10 @@ def _click_on_a_site_seen(make_rig, script):
 
     from .conftest import ScriptedEngine
 
+    from .conftest import shop_of_unknown_pages
+
     engine = ScriptedEngine(script)
-    rig = make_rig("webshop", engine=engine, state_mode="full")
+    rig = make_rig(shop_of_unknown_pages(), engine=engine, state_mode="full")  # the page seen is the site's only one
 
     async def go():
         ep = await rig.sim.episode("s")

@@ -19,16 +19,16 @@ from mcp_world import embedded
 from mcp_world.dialects import get_dialect
 from mcp_world.domain import load_domain
 from mcp_world.engines import EnginePool
-from mcp_world.errors import StateError
+from mcp_world.errors import StateError, WorldFileError
 from mcp_world.paths import FIXTURES_DIR, cache_dir
 from mcp_world.probes import Answer, Expect, judge, load_suite
 from mcp_world.rules import Call
 from mcp_world.server import build_server
 from mcp_world.simulator import Limits, Simulator
 from mcp_world.store import Store
-from mcp_world.world import load_world
+from mcp_world.world import load_world, parse_world
 
-from .conftest import ScriptedEngine
+from .conftest import ScriptedEngine, shop_of_unknown_pages
 from .helpers import domain_code, stdio_client
 
 pytestmark = pytest.mark.anyio
@@ -252,7 +252,7 @@ PAGE_A = ('<title>Green Leaf Tea</title></head><body><h1>Teas</h1><form><input n
 async def test_the_browser_remembers_pages_going_back_and_typed_values(make_rig):
     pages = iter([PAGE_A, "<h1>Sencha</h1><p>12 EUR</p></body></html>"])  # the second after the site's head
     engine = ScriptedEngine(lambda r: "Sencha" if r.stop == ("</title>",) else next(pages))
-    rig = make_rig("webshop", engine, state_mode="full")
+    rig = make_rig(shop_of_unknown_pages(), engine, state_mode="full")
     a = await rig.sim.call("b", "browser_navigate", {"url": "https://greenleaf.example/"})
     b = await rig.sim.call("b", "browser_click", {"target": "Sencha"})
     back = await rig.sim.call("b", "browser_back", {})
@@ -273,6 +273,57 @@ async def test_the_browser_remembers_pages_going_back_and_typed_values(make_rig)
     assert (again.provenance, again.observation, again.structured["url"]) == \
         ("state", b.observation, "https://greenleaf.example/sencha")
     assert (await rig.sim.call("b", "browser_back", {})).observation == a.observation
+
+
+async def test_the_pages_a_world_knows_are_answered_as_they_are_and_lay_out_the_others(make_rig):
+    """The shipped webshop knows its home page and a product page (seed.browser.pages): they are
+    answered exactly, with no model call, a link to one is too, and a page of the site the world
+    does not know is asked for in the site's own head and menus, with the site's own pages as the
+    examples (not another site's)."""
+    shop = load_world("webshop")
+    known = shop.seed["browser"]["pages"]
+    engine = ScriptedEngine(lambda r: "Rooibos - Green Leaf Tea" if r.stop == ("</title>",)
+                            else "<main><h1>Rooibos</h1><p class=\"price\">$8.00</p></main>\n</body>\n</html>")
+    rig = make_rig(shop, engine, state_mode="full")
+    # An episode's first page, of the site but not known: in the site's head and menus from the start.
+    fresh = await rig.sim.call("f", "browser_navigate", {"url": "https://greenleaf.example/tea/jasmine-pearls"})
+    assert fresh.provenance == "model" and '<a href="/cart" id="cart-link">Cart (0)</a>' in fresh.observation
+    assert engine.requests[0].prefill.endswith('<link rel="stylesheet" href="/static/shop.css">\n<title>')
+    engine.requests.clear()
+    home = await rig.sim.call("k", "browser_navigate", {"url": "https://greenleaf.example"})
+    assert (home.provenance, home.observation) == ("state", known["https://greenleaf.example/"])
+    assert home.structured["title"] == "Green Leaf Tea - Loose-leaf tea, shipped fresh" and not engine.requests
+    sencha = await rig.sim.call("k", "browser_click", {"target": "Sencha"})
+    assert (sencha.provenance, sencha.observation) == ("state", known["https://greenleaf.example/tea/sencha"])
+    assert sencha.structured["url"] == "https://greenleaf.example/tea/sencha" and not engine.requests
+    rooibos = await rig.sim.call("k", "browser_navigate", {"url": "https://greenleaf.example/tea/rooibos"})
+    assert rooibos.provenance == "model" and rooibos.structured["title"] == "Rooibos - Green Leaf Tea"
+    first = engine.requests[0]
+    assert first.prefill.endswith('<link rel="stylesheet" href="/static/shop.css">\n<title>')  # the site's head
+    assert rooibos.observation.startswith(known["https://greenleaf.example/tea/sencha"].split("<title>")[0])
+    assert '<a href="/cart" id="cart-link">Cart (0)</a>' in rooibos.observation  # its menus, then the model's page
+    assert "<h1>Rooibos</h1>" in rooibos.observation
+    prompt = str(first.messages)
+    assert "Books Example" not in prompt and "Sencha - Green Leaf Tea" in prompt  # this site's examples
+    assert prompt.count("Free shipping on orders over $40") >= 2  # the known pages shown, each once as an example
+    # Without state answers (--state off) a known page is the model's to answer, as every page is.
+    off = make_rig(shop, ScriptedEngine(lambda r: "Home" if r.stop == ("</title>",) else "<p>x</p></body></html>"))
+    assert (await off.sim.call("o", "browser_navigate", {"url": "https://greenleaf.example/"})).provenance == "model"
+
+
+@pytest.mark.parametrize("pages, says", [
+    ({"/cart": "<html><body><p>x</p></body></html>"}, "is not a page's whole URL"),
+    ({"https://shop.example/#top": "<html><body><p>x</p></body></html>"}, "is not a page's whole URL"),
+    ({"https://shop.example/": "<p>no document</p>"}, "no <body>"),
+    ({"https://shop.example/": "<html><body>  </body></html>"}, "its <body> is empty"),
+    ({"https://shop.example/": "<html><body>" + "x" * 70_000 + "</body></html>"}, "a known page may be at most 65,536"),
+    ({f"https://shop.example/{n}": "<html><body>" + "x" * 60_000 + "</body></html>" for n in range(5)},
+     "the known pages may hold at most 262,144"),
+])
+def test_a_malformed_known_page_is_refused_with_what_is_accepted(pages, says):
+    with pytest.raises(WorldFileError) as err:
+        parse_world({"name": "shop", "description": "A shop.", "domains": ["browser"], "seed": {"browser": {"pages": pages}}})
+    assert says in str(err.value) and "seed.browser" in str(err.value)
 
 
 def test_where_a_click_goes_is_read_from_the_links_href_and_only_a_plain_links():

@@ -154,3 +154,41 @@ def test_from_episodes_keeps_a_few_distinct_real_results_per_tool():
     assert w.tools[0].name == "get" and w.domains == ["mcp"]
     with pytest.raises(WorldFileError, match="no episodes"):
         from_episodes([])
+
+
+@pytest.mark.anyio
+async def test_a_world_made_from_a_recorded_site_knows_its_pages_and_lays_out_the_others(engine_url, tmp_path):
+    """`world from-episodes` on the recorded MkDocs site (real pages): the most visited pages become
+    the world's known pages, byte for byte; served to a real MCP client on the real engine, a known
+    page comes back as it was recorded, and a recorded page the world does not know is the model's,
+    in the real site's own head and navigation bar."""
+    import anyio
+    from lxml import html
+
+    from mcp_world.importing import read_records
+    from mcp_world.paths import FIXTURES_DIR
+
+    from .helpers import stdio_client
+
+    records = [r for r in read_records(FIXTURES_DIR / "real" / "pages.jsonl.xz") if r.world.name == "mkdocs-handbook"]
+    data = tmp_path / "site.jsonl"
+    data.write_text("".join(r.model_dump_json(by_alias=True, exclude_none=True) + "\n" for r in records))
+    made = subprocess.run([sys.executable, "-m", "mcp_world", "world", "from-episodes", "--data", str(data), "--pages", "4",
+                           "--out", str(tmp_path / "site.yaml")], capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    assert "4 known pages from 14 episodes" in made.stderr + made.stdout
+    world = load_world(tmp_path / "site.yaml")
+    known = world.seed["browser"]["pages"]
+    real = {s.structured["url"]: s.observation for r in records for s in r.steps if s.structured.get("url")}
+    assert len(known) == 4 and all(known[u] == real[u] for u in known)
+    other = next(u for u in real if u not in known and u.endswith("/uvicorn/"))
+    with anyio.fail_after(600):
+        async with stdio_client(engine_url, tmp_path / "w.db", "--world", str(tmp_path / "site.yaml")) as c:
+            first = next(iter(known))
+            r = await c.call_tool("browser_navigate", {"url": first})
+            assert not r.is_error and r.content[0].text == known[first]
+            r = await c.call_tool("browser_navigate", {"url": other})
+    page = r.content[0].text
+    assert not r.is_error and r.structured_content["url"] == other, page[:300]
+    assert page.startswith(real[other][:real[other].index("<title>")])  # the real site's head, as far as the title
+    assert '<div class="navbar fixed-top' in page and html.document_fromstring(page).find("body") is not None

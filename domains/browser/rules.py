@@ -10,14 +10,19 @@ import re
 from typing import Any, Literal
 from urllib.parse import urldefrag, urljoin, urlsplit
 
+import yaml
 from lxml import etree, html as lxml_html
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from mcp_world.rules import (Call, Check, EpisodeView, FormatError, Lead, Moment, Parsed, Picture, Rules, TrainedAction,
                              UrlPattern, refuse_repetition)
+from mcp_world.specs import Demonstration
 
 MAX_PAGES = 8  # pages remembered per browser episode
 MAX_BACK = 50  # how far back `browser_back` can go
+MAX_KNOWN_PAGE = 64 * 1024  # bytes of one page a world declares (`seed.browser.pages`)
+MAX_KNOWN_PAGES = 256 * 1024  # bytes of all of them (in each episode's state, logged with it)
+SHOWN_KNOWN_PAGES = 2  # of a world's known pages, the first ones are shown to the model as examples
 
 
 class BrowserState(BaseModel):
@@ -27,6 +32,69 @@ class BrowserState(BaseModel):
     back_stack: list[str] = Field(default_factory=list)
     pages: dict[str, str] = Field(default_factory=dict)  # url -> the HTML shown there
     form: dict[str, str] = Field(default_factory=dict)  # target -> typed text, on the current page
+    known: dict[str, str] = Field(default_factory=dict)  # the world's own pages (seed.browser.pages), never forgotten
+
+
+class BrowserSeed(BaseModel):
+    """`seed.browser`: where the browser starts, and the pages the world knows as they are (URL ->
+    HTML, written by the world's author or recorded from the real site). A known page is answered
+    as it is, its head and menus are the site's layout from the first step, and the first two are
+    shown to the model as this site's own examples (instead of another site's). Anything else in
+    the seed (a site map, notes) is shown to the model as written."""
+
+    model_config = ConfigDict(extra="allow")
+    start_url: str = ""
+    pages: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("pages")
+    @classmethod
+    def _whole_pages(cls, pages: dict[str, str]) -> dict[str, str]:
+        total, keyed = 0, {}
+        for url, html in pages.items():
+            if not _page_key(url) or urlsplit(url).fragment:
+                raise ValueError(f"{url!r} is not a page's whole URL (accepted: an http://, https:// or "
+                                 "file:// URL with a host and a path, without a #part, e.g. https://shop.example/cart)")
+            size = len(html.encode("utf-8"))
+            total += size
+            if size > MAX_KNOWN_PAGE:
+                raise ValueError(f"{url} is {size:,} bytes; a known page may be at most {MAX_KNOWN_PAGE:,}")
+            problem = _not_a_page(html)
+            if problem:
+                raise ValueError(f"{url} is not an HTML page ({problem}); a known page is the whole "
+                                 "document the browser would show, <html> with a <body> that has content")
+            keyed[_page_key(url)] = html
+        if total > MAX_KNOWN_PAGES:
+            raise ValueError(f"{total:,} bytes in all; the known pages may hold at most {MAX_KNOWN_PAGES:,} "
+                             "(they are kept in each episode's state)")
+        return keyed
+
+
+def _page_key(url: str) -> str:
+    """A page's URL as the state keys it: the path `/` where a site's URL has none."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https", "file") or not parts.netloc and parts.scheme != "file":
+        return ""
+    return parts._replace(path=parts.path or "/").geturl()
+
+
+def _not_a_page(html: str) -> str:
+    if "<body" not in html.lower():
+        return "no <body>"
+    try:
+        doc = lxml_html.document_fromstring(html)
+    except (etree.ParserError, ValueError) as err:
+        return f"it does not parse: {err}"
+    body = doc.find("body")
+    if body is None or (not len(body) and not (body.text or "").strip()):
+        return "its <body> is empty"
+    return ""
+
+
+def _seen_or_known(s: BrowserState, url: str) -> str | None:
+    """The page at `url` as this episode last saw it, or as the world knows it."""
+    if url in s.pages:
+        return s.pages[url]
+    return s.known.get(_page_key(url))
 
 
 _HTML_HEAD = '<!DOCTYPE html>\n<html lang="en">\n<head>\n<link rel="canonical" href="'
@@ -142,11 +210,12 @@ def site_layout(state: dict[str, Any], url: str) -> Layout | None:
     if here.scheme not in ("http", "https", "file") or not here.netloc and here.scheme != "file":
         return None
     target = urldefrag(url)[0]
-    site = [u for u in s.pages if u != target and urlsplit(u)[:2] == here[:2]]
+    pages = {**s.known, **s.pages}  # the world's own pages first: of equal kinship, the latest seen wins
+    site = [u for u in pages if u not in (target, _page_key(target)) and urlsplit(u)[:2] == here[:2]]
     if not site:
         return None
     seen = max(reversed(site), key=lambda u: _kinship(u, target))  # the closest kind of page, then the latest
-    page = s.pages[seen]
+    page = pages[seen]
     close = re.search(r"</head\s*>", page, re.I)
     if close is None or not page.lstrip().lower().startswith("<!doctype"):
         return None
@@ -277,12 +346,13 @@ def browser_answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) 
         return s.pages[url], _page_structured(url, s.pages[url])
     if tool == "browser_navigate":
         url = str(arguments.get("url", ""))
-        if url in s.pages:
-            return s.pages[url], _page_structured(url, s.pages[url])
+        page = _seen_or_known(s, url)
+        if page is not None:
+            return page, _page_structured(url, page)
     if tool == "browser_click":
         url = link_url(state, str(arguments.get("target", "")))
-        if url is not None and urldefrag(url)[0] in s.pages:  # a link to a page seen (a #part: the same page)
-            page = s.pages[urldefrag(url)[0]]
+        page = _seen_or_known(s, urldefrag(url)[0]) if url is not None else None
+        if page is not None:  # a link to a page seen or known (a #part: the same page)
             return page, _page_structured(url, page)
     if tool == "browser_snapshot" and s.url in s.pages:
         return _with_form(s.pages[s.url], s.form), _page_structured(s.url, s.pages[s.url])
@@ -382,10 +452,29 @@ def _without_form(html: str) -> str:
 class BrowserRules(Rules):
     state_model = BrowserState
 
+    seed_model = BrowserSeed
+
     def initial(self, world: Any) -> dict[str, Any]:
-        start = world.seed.get("browser")
-        url = start.get("start_url", "") if isinstance(start, dict) else ""
-        return BrowserState(url=url).model_dump()
+        seed = world.seed_of("browser")
+        if not isinstance(seed, BrowserSeed):
+            return BrowserState().model_dump()
+        return BrowserState(url=seed.start_url, known=dict(seed.pages)).model_dump()
+
+    def seed_prompt(self, raw: Any) -> str | None:
+        """The seed without the known pages' HTML (they are shown as examples): their URLs."""
+        if not isinstance(raw, dict) or not raw.get("pages"):
+            return None
+        rest = {k: v for k, v in raw.items() if k != "pages"}
+        text = yaml.safe_dump(rest, sort_keys=False, allow_unicode=True).strip() if rest else ""
+        return (text + "\n" if text else "") + "pages the site is known to show: " + ", ".join(raw["pages"])
+
+    def seed_demonstrations(self, world: Any) -> list[Demonstration]:
+        seed = world.seed_of("browser")
+        if not isinstance(seed, BrowserSeed):
+            return []
+        return [Demonstration(tool="browser_navigate", arguments={"url": url}, observation=html,
+                              structured=_page_structured(url, html), world=world.name)
+                for url, html in list(seed.pages.items())[:SHOWN_KNOWN_PAGES]]
 
     def answer(self, state: dict[str, Any], call: Call) -> Parsed | None:
         page = browser_answer(state, call.tool, call.arguments)
