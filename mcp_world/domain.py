@@ -171,9 +171,7 @@ class Domain:
         those of the one other world closest to this one (by the words that set it apart from the
         others), two at most, and only until the episode has an observation of its own (`seen`),
         which then shows the format without leaking another world's names into this one's."""
-        # A world's known pages show the site until the episode has a page of its own; then they lay
-        # out the pages (the browser's rules) and the model copies no other page's content from them.
-        own = [d for d in world.demonstrations if self.tool(d.tool)] + ([] if seen else self.rules.seed_demonstrations(world))
+        own = [d for d in world.demonstrations if self.tool(d.tool)] + self.rules.seed_demonstrations(world, seen)
         fitting = [d for d in self.demonstrations if d.world in (None, world.name)]
         if own or fitting:
             return fitting + own

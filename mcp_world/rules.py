@@ -282,9 +282,13 @@ class Rules:
         seed holds what is shown another way (a site's pages, shown as demonstrations) leaves it out."""
         return None
 
-    def seed_demonstrations(self, world: World) -> list[Any]:
-        """Demonstrations the world's seed makes (`Demonstration`s: a site's known pages), shown as
-        the world's own."""
+    def check_world(self, world: World) -> None:
+        """Check what of the world this domain reads beyond its seed (the seed against the world's
+        tools); ValueError says what is wrong and what is accepted."""
+
+    def seed_demonstrations(self, world: World, seen: bool = False) -> list[Any]:
+        """Demonstrations the world's seed makes (`Demonstration`s: a site's known pages, a server's
+        known results), shown as the world's own; `seen`: the episode has an observation of its own."""
         return []
 
     # -- state ----------------------------------------------------------------------------------

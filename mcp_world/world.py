@@ -88,6 +88,8 @@ class World(BaseModel):
         clash = sorted(set(names) & taken)
         if clash:
             raise ValueError(f"declared tools {clash} clash with tools mcp-world already serves here")
+        for d in self.domains:
+            load_domain(d).rules.check_world(self)  # a domain's seed against the world's tools
         return self
 
     def seed_of(self, domain: str) -> Any:

@@ -13,6 +13,7 @@ import pytest
 
 from mcp_world.domain import domain_for
 from mcp_world.domain import load_domain
+from mcp_world.errors import WorldFileError
 from mcp_world.rules import Call, FormatError
 from mcp_world.paths import FIXTURES_DIR
 from mcp_world.world import load_world, parse_world
@@ -94,11 +95,15 @@ async def test_a_declared_ticketing_server_is_simulated_over_mcp(engine_url, tmp
     world = load_world("helpdesk")
     async with stdio_client(engine_url, tmp_path / "h.db", "--world", "helpdesk", "--seed", "5") as c:
         tools = {t.name: t for t in (await c.list_tools()).tools}
-        ticket = await c.call_tool("get_ticket", {"ticket_id": "T-1041"})
+        known = await c.call_tool("get_ticket", {"ticket_id": "T-1041"})  # a result the world knows
+        ticket = await c.call_tool("get_ticket", {"ticket_id": "T-1039"})  # one the model writes
         bad = await c.call_tool("get_ticket", {"ticket_id": "1041"})
         extra = await c.call_tool("list_tickets", {"status": "closed"})
     assert set(tools) == {t.name for t in world.tools} | {"world_reset"} and len(world.tools) >= 6
     assert tools["delete_ticket"].annotations.destructive_hint is True
+    seeded = next(k for k in world.seed["mcp"]["results"] if k["arguments"] == {"ticket_id": "T-1041"})
+    assert not known.is_error and known.content[0].text == seeded["result"]
+    assert known.meta["mcp-world/provenance"] == "state" and ticket.meta["mcp-world/provenance"] == "model"
     assert not ticket.is_error and isinstance(json.loads(ticket.content[0].text), dict), ticket.content[0].text
     assert ticket.structured_content is None  # no outputSchema declared: text only, as MCP says
     assert bad.is_error and "does not match '^T-[0-9]+$'" in bad.content[0].text
@@ -126,3 +131,41 @@ def test_import_eval_export_round_trip_on_recorded_mcp_sessions(engine_url, tmp_
     predicted = [r for r in sims if r["id"].startswith("eval-")]
     made = [s["prediction"] for s in report["steps"] if s["prediction"] is not None]
     assert [s["observation"] for r in predicted for s in r["steps"]] == made
+
+
+async def test_the_results_a_world_knows_are_answered_as_they_are_until_something_may_change(make_rig):
+    """seed.mcp.results: the helpdesk knows what its reads return at the start (the model answered
+    every seeded ticket "not found", copying the one error example). They are answered exactly with
+    no model call until a call that may change something; they are the model's examples from then on."""
+    from .conftest import ScriptedEngine
+
+    world = load_world("helpdesk")
+    known = {json.dumps(k["arguments"], sort_keys=True) + k["tool"]: k["result"] for k in world.seed["mcp"]["results"]}
+    engine = ScriptedEngine(lambda r: '"id": "T-1041", "status": "open", "assignee": "lee@northwind.example"}')
+    rig = make_rig(world, engine, state_mode="full")
+    ticket = await rig.sim.call("h", "get_ticket", {"ticket_id": "T-1041"})
+    listed = await rig.sim.call("h", "list_tickets", {"status": "open", "limit": 20})  # the schema's default, given
+    everything = await rig.sim.call("h", "list_tickets", {})
+    assert [r.provenance for r in (ticket, listed, everything)] == ["state"] * 3 and not engine.requests
+    assert ticket.observation.rstrip("\n") == known['{"ticket_id": "T-1041"}get_ticket']
+    assert "T-1043" in everything.observation and "T-1043" not in listed.observation
+    await rig.sim.call("h", "update_ticket", {"ticket_id": "T-1041", "assignee": "lee@northwind.example"})
+    again = await rig.sim.call("h", "get_ticket", {"ticket_id": "T-1041"})
+    assert again.provenance == "model" and "lee@northwind.example" in again.observation
+    prompt = str(engine.requests[-1].messages)
+    assert '"assignee": null' in prompt and "how many rows the table has" in prompt  # the known results, as examples
+    assert "Customer records exist" in prompt and "results:" not in prompt  # the notes alone as the seed's text
+
+
+@pytest.mark.parametrize("result, says", [
+    ({"tool": "get_tikcet", "arguments": {"ticket_id": "T-1"}}, "seed.mcp.results[0]: no declared tool 'get_tikcet'"),
+    ({"tool": "update_ticket", "arguments": {"ticket_id": "T-1"}}, "update_ticket is not declared read-only"),
+    ({"tool": "get_ticket", "arguments": {"ticket_id": "1041"}}, "do not fit get_ticket's inputSchema"),
+    ({"tool": "get_ticket", "arguments": {"ticket_id": "T-1"}, "result": ""}, "seed.mcp.results.0.result"),
+])
+def test_a_known_result_that_does_not_fit_the_declared_tools_is_refused(result, says):
+    world = load_world("helpdesk").model_dump(by_alias=True, exclude_defaults=True)
+    world["seed"] = {"mcp": {"notes": "Tickets.", "results": [{"result": "{}", **result}]}}
+    with pytest.raises(WorldFileError) as err:
+        parse_world(world)
+    assert says in str(err.value), str(err.value)

@@ -468,9 +468,12 @@ class BrowserRules(Rules):
         text = yaml.safe_dump(rest, sort_keys=False, allow_unicode=True).strip() if rest else ""
         return (text + "\n" if text else "") + "pages the site is known to show: " + ", ".join(raw["pages"])
 
-    def seed_demonstrations(self, world: Any) -> list[Demonstration]:
+    def seed_demonstrations(self, world: Any, seen: bool = False) -> list[Demonstration]:
+        """The first known pages, until the episode has a page of its own: from then on they lay out
+        the site's pages, and the model copies no other page's content from them (measured: shown
+        at every step, no better on any figure, and every prompt longer)."""
         seed = world.seed_of("browser")
-        if not isinstance(seed, BrowserSeed):
+        if seen or not isinstance(seed, BrowserSeed):
             return []
         return [Demonstration(tool="browser_navigate", arguments={"url": url}, observation=html,
                               structured=_page_structured(url, html), world=world.name)

@@ -12,12 +12,37 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from mcp_world.rules import Call, FormatError, Parsed, Rules, refuse_repetition, sounds_like_commentary
+from mcp_world.specs import Demonstration
 
 
 class McpState(BaseModel):
     model_config = ConfigDict(extra="forbid")
     # Results of read-only calls since the last call that may change something: call -> (text, structured)
     reads: dict[str, tuple[str, dict[str, Any] | None]] = Field(default_factory=dict)
+
+
+MAX_KNOWN_RESULTS = 64
+SHOWN_KNOWN_RESULTS = 8  # of a world's known results, the first ones are shown as its examples
+
+
+class KnownResult(BaseModel):
+    """What a read-only tool returns for these arguments in the world's initial state."""
+
+    model_config = ConfigDict(extra="forbid")
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    result: str = Field(min_length=1, max_length=20_000)
+    structured: dict[str, Any] | None = None
+
+
+class McpSeed(BaseModel):
+    """`seed.mcp`: what the server holds at the start, as notes for the model (`notes`, or the whole
+    seed as text), and `results` the world knows as they are: read-only calls answered exactly until
+    a call that may change something, and shown to the model as this server's own examples."""
+
+    model_config = ConfigDict(extra="forbid")
+    notes: str = ""
+    results: list[KnownResult] = Field(default_factory=list, max_length=MAX_KNOWN_RESULTS)
 
 
 class _Result:
@@ -84,6 +109,14 @@ def _schema_validator(schema: dict[str, Any]):
 
 
 
+def _with_defaults(tool: Any, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The arguments with the tool's schema defaults filled in (a declared ToolSpec or a served Tool)."""
+    if hasattr(tool, "with_defaults"):
+        return tool.with_defaults(arguments)
+    props = (tool.input_schema or {}).get("properties", {})
+    return {**{k: p["default"] for k, p in props.items() if isinstance(p, dict) and "default" in p}, **arguments}
+
+
 def _call_key(tool: str, arguments: dict[str, Any]) -> str:
     return tool + " " + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
 
@@ -110,6 +143,46 @@ def mcp_apply(state: dict[str, Any], tool: Any, arguments: dict[str, Any], text:
 
 class McpRules(Rules):
     state_model = McpState
+    seed_model = McpSeed
+
+    def check_world(self, world: Any) -> None:
+        seed = world.seed_of("mcp")
+        if not isinstance(seed, McpSeed):
+            return
+        tools = {t.name: t for t in world.tools}
+        for n, known in enumerate(seed.results):
+            where = f"seed.mcp.results[{n}]"
+            tool = tools.get(known.tool)
+            if tool is None:
+                raise ValueError(f"{where}: no declared tool {known.tool!r} (declared: {', '.join(tools) or 'none'})")
+            if not (tool.annotations or {}).get("readOnlyHint"):
+                raise ValueError(f"{where}: {known.tool} is not declared read-only (annotations: readOnlyHint: true); "
+                                 "known results are of calls that change nothing")
+            problems = [e.message for e in _schema_validator(tool.input_schema).iter_errors(known.arguments)]
+            if problems:
+                raise ValueError(f"{where}: the arguments do not fit {known.tool}'s inputSchema: {problems[0]}")
+
+    def initial(self, world: Any) -> dict[str, Any]:
+        seed = world.seed_of("mcp")
+        state = McpState()
+        if isinstance(seed, McpSeed):
+            tools = {t.name: t for t in world.tools}
+            for known in seed.results:
+                if known.tool in tools:
+                    key = _call_key(known.tool, _with_defaults(tools[known.tool], known.arguments))
+                    state.reads[key] = (known.result, known.structured)
+        return state.model_dump()
+
+    def seed_prompt(self, raw: Any) -> str | None:
+        """The notes alone: the known results are shown as examples."""
+        return str(raw.get("notes") or "") if isinstance(raw, dict) else None
+
+    def seed_demonstrations(self, world: Any, seen: bool = False) -> list[Demonstration]:
+        seed = world.seed_of("mcp")
+        if not isinstance(seed, McpSeed):
+            return []
+        return [Demonstration(tool=k.tool, arguments=k.arguments, observation=k.result, structured=k.structured,
+                              world=world.name) for k in seed.results[:SHOWN_KNOWN_RESULTS]]
 
     def answer(self, state: dict[str, Any], call: Call) -> Parsed | None:
         hit = mcp_answer(state, call.spec, call.arguments)
