@@ -1026,7 +1026,8 @@ def world_from_episodes(
     pages: Annotated[int, typer.Option(min=0, max=64, help=(
         "Browser episodes: the world knows up to this many of the pages they showed, the most visited "
         "first (seed.browser.pages: answered as they are, the site's layout on every other page, the "
-        "first two shown to the model as the site's own examples); 0: pages are demonstrations like any result."))] = 16,
+        "first two the model's examples of the site until an episode's first page); 0: pages are "
+        "demonstrations like any result."))] = 16,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="World file to write (default: stdout).")] = None,
 ) -> None:
     """Turn recorded real episodes (e.g. `mcp-world mirror` sessions) into a world that `serve` simulates."""

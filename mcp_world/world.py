@@ -4,6 +4,7 @@ domain checks its own part of a world (its structured seed) through its rules.""
 from __future__ import annotations
 
 import datetime
+import re
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ class World(BaseModel):
     tools: list[ToolSpec] = Field(default_factory=list)
     demonstrations: list[Demonstration] = Field(default_factory=list)
     _seed_texts: dict[str, str] = PrivateAttr(default_factory=dict)  # rendered once: on every call's path
+    _seeds: dict[tuple[str, int], Any] = PrivateAttr(default_factory=dict)  # validated once (a site's pages parse)
 
     @field_validator("domains")
     @classmethod
@@ -94,7 +96,11 @@ class World(BaseModel):
 
     def seed_of(self, domain: str) -> Any:
         """The domain's seed as its rules read it (a validated seed object where it has one)."""
-        return load_domain(domain).rules.seed(self.seed.get(domain))
+        raw = self.seed.get(domain)
+        key = (domain, id(raw))  # a copy of the world with another seed is read anew
+        if key not in self._seeds:
+            self._seeds[key] = load_domain(domain).rules.seed(raw)
+        return self._seeds[key]
 
     def seed_text(self, domain: str) -> str:
         """The domain's seed as text for a prompt."""
@@ -119,8 +125,9 @@ def _format_validation_error(source: str, err: ValidationError) -> str:
     for e in err.errors():
         where = ".".join(str(p) for p in e["loc"]) or "(top level)"
         msg = e["msg"].removeprefix("Value error, ")
-        if msg.startswith(where + "."):  # a domain's own check of its seed says where itself (seed.browser.pages: …)
-            where, msg = msg.split(": ", 1)
+        said = re.match(r"(seed\.[\w.\[\]-]+): (.+)", msg, re.S)  # a domain's own check of its seed says where
+        if said and where in ("seed", "(top level)"):  # (seed.browser.pages: …)
+            where, msg = said.groups()
         if e["type"] == "extra_forbidden":
             msg = ("unknown field; accepted fields: "
                    + ", ".join(World.model_fields) if len(e["loc"]) == 1 else "unknown field")

@@ -50,7 +50,7 @@ def known_pages(records: list[dict[str, Any]], most: int = 16) -> dict[str, str]
             info = s.get("structured") or {}
             obs = s.get("observation")
             if s["tool"] in BROWSER_PAGE_TOOLS and obs and not s.get("error") and info.get("url") \
-                    and info.get("status", 200) < 400 and not info.get("isError"):
+                    and int(info.get("status") or 200) < 400 and not info.get("isError"):
                 visits[info["url"]] = visits.get(info["url"], 0) + 1
                 latest[info["url"]] = redact(obs)[0]
     pages: dict[str, str] = {}

@@ -311,6 +311,38 @@ async def test_the_pages_a_world_knows_are_answered_as_they_are_and_lay_out_the_
     assert (await off.sim.call("o", "browser_navigate", {"url": "https://greenleaf.example/"})).provenance == "model"
 
 
+async def test_after_a_form_sent_by_post_the_pages_from_before_are_the_models_again(make_rig):
+    """A page seen or known is answered as it was only while nothing may have changed it: a search
+    (a GET form) changes nothing; "Add to cart" (a POST form) may change every page (the cart, the
+    header's count), so the pages from before go to the model, and those shown since are answered."""
+    shop = load_world("webshop")
+    known = shop.seed["browser"]["pages"]
+    titles = iter(["Cart - Green Leaf Tea", "Green Leaf Tea", "Sencha - Green Leaf Tea"])
+
+    def script(r):
+        if r.stop == ("</title>",):  # a page whose address is known: its title, then the site's head and menus
+            return next(titles)
+        if (r.prefill or "").endswith('href="'):  # a form's result, at an address the model writes
+            return 'https://greenleaf.example/search?q=green">\n<title>Search</title>\n</head><body><p>2 teas</p></body></html>'
+        return "<main><p>page</p></main></body></html>"
+
+    engine = ScriptedEngine(script)
+    rig = make_rig(shop, engine, state_mode="full")
+    home = await rig.sim.call("c", "browser_navigate", {"url": "https://greenleaf.example/"})
+    search = await rig.sim.call("c", "browser_type", {"target": "Search teas", "text": "green", "submit": True})
+    again = await rig.sim.call("c", "browser_navigate", {"url": "https://greenleaf.example/"})
+    assert [r.provenance for r in (home, search, again)] == ["state", "model", "state"]  # a search changes nothing
+    sencha = await rig.sim.call("c", "browser_click", {"target": "Sencha"})
+    added = await rig.sim.call("c", "browser_click", {"target": "Add to cart"})  # a POST form's button
+    home2 = await rig.sim.call("c", "browser_navigate", {"url": "https://greenleaf.example/"})
+    sencha2 = await rig.sim.call("c", "browser_navigate", {"url": "https://greenleaf.example/tea/sencha"})
+    assert (sencha.provenance, sencha.observation) == ("state", known["https://greenleaf.example/tea/sencha"])
+    assert [r.provenance for r in (added, home2)] == ["model", "model"]
+    assert sencha2.provenance == "model"  # known, seen, and both from before the cart changed
+    home3 = await rig.sim.call("c", "browser_navigate", {"url": "https://greenleaf.example/"})
+    assert (home3.provenance, home3.observation) == ("state", home2.observation)  # shown since the change
+
+
 @pytest.mark.parametrize("pages, says", [
     ({"/cart": "<html><body><p>x</p></body></html>"}, "is not a page's whole URL"),
     ({"https://shop.example/#top": "<html><body><p>x</p></body></html>"}, "is not a page's whole URL"),

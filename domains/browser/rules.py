@@ -33,6 +33,10 @@ class BrowserState(BaseModel):
     pages: dict[str, str] = Field(default_factory=dict)  # url -> the HTML shown there
     form: dict[str, str] = Field(default_factory=dict)  # target -> typed text, on the current page
     known: dict[str, str] = Field(default_factory=dict)  # the world's own pages (seed.browser.pages), never forgotten
+    # After a call that may have changed what the site shows (a form sent by POST, a button), the
+    # pages from before are no longer answered as they were: only those shown since (`fresh`).
+    changed: bool = False
+    fresh: list[str] = Field(default_factory=list)
 
 
 class BrowserSeed(BaseModel):
@@ -91,10 +95,34 @@ def _not_a_page(html: str) -> str:
 
 
 def _seen_or_known(s: BrowserState, url: str) -> str | None:
-    """The page at `url` as this episode last saw it, or as the world knows it."""
+    """The page at `url` as this episode last saw it, or as the world knows it; None once something
+    may have changed it (a rule that cannot be exact leaves the page to the model)."""
+    if s.changed and url not in s.fresh and _page_key(url) not in s.fresh:
+        return None
     if url in s.pages:
         return s.pages[url]
     return s.known.get(_page_key(url))
+
+
+def may_change(state: dict[str, Any], tool: str, arguments: dict[str, Any]) -> bool:
+    """Whether the call may change what the site's pages show: a form sent other than by GET (or
+    one whose form is not known), a click on what is neither a plain link nor a GET form's button."""
+    if tool not in ("browser_click", "browser_type") or tool == "browser_type" and not arguments.get("submit"):
+        return False
+    target = str(arguments.get("target", ""))
+    if tool == "browser_click" and link_url(state, target) is not None:
+        return False
+    page = _current_page(state)
+    try:
+        el = _element(lxml_html.document_fromstring(page), target) if page and target.strip() else None
+    except (etree.ParserError, ValueError):
+        el = None
+    if el is None:
+        return True
+    form = next((a for a in el.iterancestors() if a.tag == "form"), None)
+    sends = tool == "browser_type" or el.tag == "button" and (el.get("type") or "submit").lower() == "submit" \
+        or el.tag == "input" and (el.get("type") or "").lower() in ("submit", "image")
+    return not (form is not None and sends and (form.get("method") or "get").lower() == "get" and not el.get("onclick"))
 
 
 _HTML_HEAD = '<!DOCTYPE html>\n<html lang="en">\n<head>\n<link rel="canonical" href="'
@@ -368,6 +396,10 @@ def browser_apply(state: dict[str, Any], tool: str, arguments: dict[str, Any], h
                   structured: dict[str, Any]) -> dict[str, Any]:
     s = BrowserState.model_validate(state)
     url = structured.get("url") or s.url
+    if may_change(state, tool, arguments):
+        s.changed, s.fresh = True, []
+    if url and html and tool != "browser_snapshot" and not (tool == "browser_type" and not arguments.get("submit")):
+        s.fresh = [u for u in s.fresh if u != url][-(MAX_PAGES - 1):] + [url]
     if tool == "browser_type" and not arguments.get("submit"):
         s.form[str(arguments.get("target", ""))] = str(arguments.get("text", ""))
         return s.model_dump()

@@ -161,6 +161,10 @@ class McpRules(Rules):
             problems = [e.message for e in _schema_validator(tool.input_schema).iter_errors(known.arguments)]
             if problems:
                 raise ValueError(f"{where}: the arguments do not fit {known.tool}'s inputSchema: {problems[0]}")
+            if known.structured is not None and tool.output_schema:
+                problems = [e.message for e in _schema_validator(tool.output_schema).iter_errors(known.structured)]
+                if problems:
+                    raise ValueError(f"{where}: structured does not fit {known.tool}'s outputSchema: {problems[0]}")
 
     def initial(self, world: Any) -> dict[str, Any]:
         seed = world.seed_of("mcp")
