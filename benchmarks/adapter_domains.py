@@ -107,39 +107,26 @@ def subset(name: str, work: Path) -> Path:
 
 def give_known_pages(name: str, data: Path, count: int) -> set:
     """Make `count` real pages of each site in the set's file pages its world knows
-    (`seed.browser.pages`), as a world's author who recorded a few pages of the site would: the
-    most visited URLs among the steps the set does not score (after its first `limit`); returns
-    the scored steps at those URLs (answered from the state then, so left out of the comparison)."""
-    from mcp_world.domain import load_domain
-
-    MAX_KNOWN_PAGE = sys.modules[type(load_domain("browser").rules).__module__].MAX_KNOWN_PAGE  # noqa: N806
+    (`seed.browser.pages`), as `world from-episodes` would from the steps the set does not score
+    (after its first `limit`): the most visited; returns the scored steps at those URLs (answered
+    from the state then, so left out of the comparison)."""
+    from mcp_world.worldgen import known_pages
 
     limit = SETS[name][4]
     records = [json.loads(line) for line in read_lines(data)]
     order = [(r, i) for r in records for i in range(len(r["steps"]))]
-    unscored = order[limit:] if limit else []
-    visits: dict[str, Counter] = {}
-    pages: dict[tuple[str, str], str] = {}
-    for r, i in unscored:
-        step = r["steps"][i]
-        url = (step.get("structured") or {}).get("url")
-        if url and len(step["observation"].encode()) <= MAX_KNOWN_PAGE and not (step.get("structured") or {}).get("isError"):
-            visits.setdefault(r["world"]["name"], Counter())[url] += 1
-            pages[(r["world"]["name"], url)] = step["observation"]
-    known = {w: [u for u, _ in c.most_common(count)] for w, c in visits.items()}
-    scored_at_known = set()
+    unscored: dict[str, list[dict]] = {}
+    for r, i in order[limit:] if limit else []:
+        unscored.setdefault(r["world"]["name"], []).append(r["steps"][i])
+    known = {w: known_pages([{"steps": steps}], count) for w, steps in unscored.items()}
     with data.open("w", encoding="utf-8") as f:
         for r in records:
-            site = known.get(r["world"]["name"], [])
-            seed = r["world"].setdefault("seed", {}).setdefault("browser", {})
-            seed["pages"] = {u: pages[(r["world"]["name"], u)] for u in site}
+            r["world"].setdefault("seed", {}).setdefault("browser", {})["pages"] = known.get(r["world"]["name"], {})
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
-    for n, (r, i) in enumerate(order[:limit] if limit else order):
-        if (r["steps"][i].get("structured") or {}).get("url") in known.get(r["world"]["name"], []):
-            scored_at_known.add((r["id"], i))
-    for w, urls in known.items():
-        print(f"{name}: {w} knows {', '.join(urls)}", flush=True)
-    return scored_at_known
+    for w, pages in known.items():
+        print(f"{name}: {w} knows {', '.join(pages)}", flush=True)
+    return {(r["id"], i) for r, i in (order[:limit] if limit else order)
+            if (r["steps"][i].get("structured") or {}).get("url") in known.get(r["world"]["name"], {})}
 
 
 def read_lines(path: Path) -> list[str]:

@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .errors import UnknownName, WorldFileError
 from .paths import DOMAINS_DIR
 from .rules import Rules
-from .specs import Demonstration, ToolSpec
+from .specs import Demonstration, ToolSpec, with_defaults
 
 if TYPE_CHECKING:
     from .world import World
@@ -125,10 +125,7 @@ class Tool:
     default_action: str = DEFAULT_ACTION  # the action when no template fits
 
     def with_defaults(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        props = self.input_schema.get("properties", {})
-        filled = {k: p["default"] for k, p in props.items() if isinstance(p, dict) and "default" in p}
-        filled.update(arguments)
-        return filled
+        return with_defaults(self.input_schema, arguments)
 
     def render_action(self, arguments: dict[str, Any]) -> str:
         """The action as the world model reads it: the first template that fits, else the domain's default."""

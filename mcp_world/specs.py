@@ -34,6 +34,16 @@ class ToolSpec(BaseModel):
         check_portable(value)
         return value
 
+    def with_defaults(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The arguments with the input schema's defaults filled in."""
+        return with_defaults(self.input_schema, arguments)
+
+
+def with_defaults(schema: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+    """`arguments` with the defaults of `schema`'s properties filled in where not given."""
+    props = schema.get("properties", {})
+    return {**{k: p["default"] for k, p in props.items() if isinstance(p, dict) and "default" in p}, **arguments}
+
 
 class Demonstration(BaseModel):
     """A real transition shown to the world model as an example of the tool's output."""

@@ -109,14 +109,6 @@ def _schema_validator(schema: dict[str, Any]):
 
 
 
-def _with_defaults(tool: Any, arguments: dict[str, Any]) -> dict[str, Any]:
-    """The arguments with the tool's schema defaults filled in (a declared ToolSpec or a served Tool)."""
-    if hasattr(tool, "with_defaults"):
-        return tool.with_defaults(arguments)
-    props = (tool.input_schema or {}).get("properties", {})
-    return {**{k: p["default"] for k, p in props.items() if isinstance(p, dict) and "default" in p}, **arguments}
-
-
 def _call_key(tool: str, arguments: dict[str, Any]) -> str:
     return tool + " " + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
 
@@ -173,7 +165,7 @@ class McpRules(Rules):
             tools = {t.name: t for t in world.tools}
             for known in seed.results:
                 if known.tool in tools:
-                    key = _call_key(known.tool, _with_defaults(tools[known.tool], known.arguments))
+                    key = _call_key(known.tool, tools[known.tool].with_defaults(known.arguments))
                     state.reads[key] = (known.result, known.structured)
         return state.model_dump()
 
