@@ -24,7 +24,7 @@ from lxml import etree
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from mcp_world import embedded  # noqa: E402
+from _engine import engine_at, episode_arguments  # noqa: E402
 from mcp_world.dialects import get_dialect  # noqa: E402
 from mcp_world.engines import EnginePool, VLLMEngine  # noqa: E402
 from mcp_world.errors import AgentFault  # noqa: E402
@@ -91,24 +91,11 @@ async def run(url: str, seed: int, show: bool = False) -> list[dict]:
 
 
 async def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--engine", default=None)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--json", type=Path, default=None)
+    ap = episode_arguments(argparse.ArgumentParser())
     ap.add_argument("--show", action="store_true", help="print each screen as an outline")
-    ap.add_argument("--adapter", default=None, help="the embedded engine's adapter: a folder, or 'none' (default: "
-                                                    "the shipped one)")
     a = ap.parse_args()
-    if a.engine:
-        url, started = a.engine, None
-    else:
-        started = embedded.start(embedded.EmbeddedConfig(adapter=embedded.resolve_adapter(a.adapter)), say=print)
-        url = started.url
-    try:
+    with engine_at(a.engine, a.adapter) as url:
         rows = await run(url, a.seed, a.show)
-    finally:
-        if started is not None:
-            started.stop()
     print(f"{'step':28} {'by':6} {'s':>6} {'tokens':>6} {'nodes':>5} {'tap':>4} {'changed':>7} {'opened':>6}")
     for r in rows:
         what = f"{r['tool'].removeprefix('android_')} {' '.join(str(v) for v in r['arguments'].values())}"[:28]

@@ -29,7 +29,7 @@ Everything a domain module needs is importable from here: `Rules`, `Call`, `Pars
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -348,6 +348,17 @@ class Rules:
             raise FormatError("the answer talks about the tool instead of being its output")
         refuse_repetition(text, call)
         return Parsed(text + "\n" if text else "", {})
+
+    def history(self, call: Call, turns: Sequence[Any]) -> Sequence[Any]:
+        """The episode's earlier turns the model is shown for this call (the dialect fits them to
+        the context); the default: all. A domain whose calls do not build on one another (searches)
+        shows those that bear on this one: a small model copies the turn before, whatever it was."""
+        return turns
+
+    def max_tokens(self, call: Call) -> int | None:
+        """The most tokens this call's answer needs, where the call says it is fewer than the
+        domain's `max_tokens` (three search results are not ten); None (the default): the domain's."""
+        return None
 
     def continuation(self, answer: str, call: Call) -> str | None:
         """An answer that stopped (at max_tokens, `call.truncated`, or on its own) before it was a

@@ -550,6 +550,7 @@ class Simulator:
         domain = self.domains[tool.domain]
         state = ep.state.setdefault(domain.name, {}) if state is None else state
         history = ep.history.setdefault(domain.name, []) if history is None else history
+        history = list(domain.rules.history(Call(tool_name, arguments, state, spec=tool), history))
         dialect = self._dialect(ep)
         reserve = domain.max_tokens + getattr(dialect, "extra_tokens", 0)
         lead = domain.rules.lead(Call(tool_name, arguments, state, spec=tool))
@@ -559,9 +560,13 @@ class Simulator:
         answer_prefix = domain.rules.prefill(Call(tool_name, arguments, state, spec=tool))
         note = self.summary(domain, state) if self.state_mode != "off" else ""
         profile = getattr(self.engines.for_episode(ep.id), "profile", None)
-        return dialect.render(ep.world, domain, state, history, dialect.action_text(tool, arguments), answer_prefix,
-                              budget, note, prefill=profile is None or bool(profile.prefill),
-                              call=Call(tool_name, arguments, state, spec=tool))
+        rendered = dialect.render(ep.world, domain, state, history, dialect.action_text(tool, arguments), answer_prefix,
+                                  budget, note, prefill=profile is None or bool(profile.prefill),
+                                  call=Call(tool_name, arguments, state, spec=tool))
+        fewer = domain.rules.max_tokens(Call(tool_name, arguments, state, spec=tool))
+        if fewer is not None and rendered.max_tokens is None and fewer < domain.max_tokens:
+            rendered = replace(rendered, max_tokens=max(16, fewer))
+        return rendered
 
     def state_answer(self, ep: Episode, tool_name: str, arguments: dict[str, Any]) -> Parsed | None:
         """The observation when the episode's state alone determines it (in state mode `full`)."""
