@@ -52,6 +52,12 @@ def test_a_result_starts_with_a_whole_url_and_lists_a_page_once():
                   + "[5] https://c.example/y/y/y/y/y/y\nTitle: C\nSnippet: c\nDate: 2024-01-01\n"
                   + "[6] www.d.example\nTitle: D\nSnippet: d\nDate: 2024-01-01\n", call)
     assert p.text == RESULTS and p.repaired  # listed once, renumbered; no scheme or a looped URL is no result
+    # An engine that ignored its token limit: a 50,000-character URL is none, and a result's lines are cut short.
+    with pytest.raises(FormatError, match="not a URL"):
+        fmt.parse("[1] https://a.example/" + "ab" * 25_000 + "\nTitle: t\nSnippet: s\nDate: 2024-01-01\n", call)
+    long = fmt.parse("[1] https://a.example/x\nTitle: " + "t" * 30_000 + "\nSnippet: " + "s " * 30_000
+                     + "\nDate: 2024-01-01\n", call)
+    assert len(long.text) < 1_000 and long.structured["results"][0]["snippet"].endswith("…")
 
 
 def test_a_fetched_page_is_not_search_results_and_a_looping_page_is_kept_once():

@@ -28,6 +28,7 @@ from mcp_world.specs import Demonstration
 MAX_KNOWN_PAGE = 32 * 1024  # bytes of Markdown a known page may have
 MAX_KNOWN_PAGES = 256 * 1024  # and all of them together (they are kept in each episode's state)
 SNIPPET_CHARS = 200
+MAX_URL = 2048  # longer is no result's URL (browsers and servers refuse such URLs too)
 
 
 class KnownPage(BaseModel):
@@ -257,11 +258,11 @@ class _Results:
         bad = ""
         for m in _RESULT.finditer(text):
             _, url, title, snip, date = (g.strip() for g in m.groups())
-            key = page_key(url)
+            key = page_key(url) if len(url) <= MAX_URL else ""
             if not key:
                 bad = bad or url
                 continue
-            if unlooped(url) != url:
+            if unlooped(url[:300]) != url[:300]:
                 continue  # a URL the model looped in (…/voyager-genesis-genesis-genesis-…)
             declared = find_known(known_pages, url)
             if declared is not None:  # a known page: as the world knows it, and only where it matches
@@ -273,7 +274,8 @@ class _Results:
                 continue  # a real engine lists a page once (small models repeat a block until the limit)
             urls.add(key)
             seen.add((title, snip))
-            results.append({"url": url, "title": title, "snippet": snip, "date": date})
+            # a result's lines are short (an engine that ignored its token limit may write on and on)
+            results.append({"url": url, "title": short(title, 300), "snippet": short(snip, 600), "date": short(date, 40)})
         results = results[:_wanted(call)]
         if not results:
             raise FormatError("the answer has no results in the layout `[1] https://…` / `Title:` / `Snippet:` / "
