@@ -202,4 +202,5 @@ async def test_the_model_writes_only_what_the_known_pages_leave_and_sees_only_re
     prompt = lambda r: "\n".join(m["content"] for m in r.messages)  # noqa: E731
     assert "Title: The Golden Record" not in prompt(python) and python.max_tokens == 270
     assert "https://x.example/a" in prompt(page) and "docs.example" not in prompt(page)
-    assert page.prefill.endswith("# ") and page.grammar is None
+    # The page begins as its result showed it: the title, and the snippet (a sentence of the page).
+    assert page.prefill == "# A\n\nAbout a.\n\n" and page.grammar is None

@@ -209,6 +209,8 @@ def results_text(results: list[dict[str, str]]) -> str:
 class SearchState(BaseModel):
     model_config = ConfigDict(extra="forbid")
     listed: dict[str, str] = Field(default_factory=dict)  # url -> "title: snippet" of results shown
+    # url -> [title, snippet] of results shown: a fetched page begins with them
+    shown: dict[str, list[str]] = Field(default_factory=dict)
     searches: dict[str, str] = Field(default_factory=dict)  # "query|n" -> the results text
     pages: dict[str, str] = Field(default_factory=dict)  # url -> the Markdown fetched
     # the world's own pages (seed.search.pages), never forgotten: URL -> {content, title, date}
@@ -240,7 +242,7 @@ class _Results:
 
     def prefill(self, call: Call) -> str:
         if call.tool != "web_search":
-            return "# "  # a page begins with its title (without it, the small model wrote search results again)
+            return _page_start(call)
         known = _known_for(call)
         return results_text(known) + f"[{len(known) + 1}] "
 
@@ -328,6 +330,19 @@ def _whole_blocks(text: str, times: int = 3) -> str:
     return kept + "\n```" if kept.count("```") % 2 else kept
 
 
+def _page_start(call: Call) -> str:
+    """How a fetched page begins: with its title (without it, the small model wrote search results
+    again), and where a search listed it, with the title and the snippet that result showed (a
+    result's snippet is a sentence of its page; a snippet cut short is left for the model to write)."""
+    url = str(call.arguments.get("url", ""))
+    shown = (call.state or {}).get("shown") or {}
+    listed = shown.get(url) or next((v for u, v in shown.items() if page_key(u) == page_key(url) != ""), None)
+    if not listed or not listed[0].strip():
+        return "# "
+    title, snip = listed[0].strip(), listed[1].strip()
+    return f"# {title}\n\n" + ("" if not snip or snip.endswith(("...", "…")) else f"{snip}\n\n")
+
+
 def search_answer(state: dict[str, Any], tool: str, arguments: dict[str, Any]) -> Parsed | None:
     """The same search or the same page again: the same answer (the web does not change mid-episode);
     a known page, as declared; a search the known pages fill, from them."""
@@ -360,9 +375,10 @@ def search_apply(state: dict[str, Any], tool: str, arguments: dict[str, Any], te
         s.searches[f"{arguments.get('query', '')}|{arguments.get('num_results', 10)}"] = text
         for r in structured.get("results", []):
             s.listed[r["url"]] = f"{r['title']}: {r['snippet']}"
+            s.shown[r["url"]] = [r["title"], r["snippet"]]
     elif tool == "web_fetch" and text:
         s.pages[str(arguments.get("url", ""))] = text
-    for field_ in (s.listed, s.searches, s.pages):
+    for field_ in (s.listed, s.shown, s.searches, s.pages):
         while len(field_) > 30:
             field_.pop(next(iter(field_)))
     return s.model_dump()
