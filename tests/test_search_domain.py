@@ -64,6 +64,8 @@ def test_a_fetched_page_is_not_search_results_and_a_looping_page_is_kept_once():
     fmt = load_domain("search").rules
     call = Call("web_fetch", {"url": "https://x.example/p"}, {})
     assert fmt.prefill(call) == "# "
+    echoed = fmt.parse("# P\n\nText.\n\nFetch https://x.example/p\n", call)  # the action echoed back
+    assert echoed.text == "# P\n\nText.\n" and echoed.repaired
     with pytest.raises(FormatError, match="came back as search results"):
         fmt.parse("#  Genesis\nTitle: Genesis\nSnippet: A story.\nDate: 2024-03-23\n", call)
     loop = "# Seeds\n\nIntro.\n\n" + "```python\nimport x\n\nx()\n```\n\nThis is the default.\n\n" * 6 + "```py"

@@ -300,10 +300,13 @@ class _Results:
         if _RESULTS_LAYOUT.search(text):
             raise FormatError("the page came back as search results; web_fetch returns the page's own content "
                               "as Markdown")
-        repaired = False
+        echo = f"fetch {call.arguments.get('url', '')}".lower()
+        kept = "\n".join(ln for ln in text.split("\n") if ln.strip().lower() != echo).strip()
+        repaired = kept != text  # the action echoed back ("FETCH url", as the prompt shows it) is no part of the page
+        text = kept or text
         if call.truncated:  # cut at the token limit: the unfinished last block goes, and a loop is kept once
             kept = _whole_blocks(text)
-            repaired, text = kept != text, kept or text
+            repaired, text = repaired or kept != text, kept or text
         refuse_repetition(text, call)
         return Parsed(text + "\n", {"url": call.arguments.get("url", ""), "title": _heading(text), "chars": len(text)},
                       repaired=repaired)
