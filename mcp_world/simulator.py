@@ -550,20 +550,21 @@ class Simulator:
         domain = self.domains[tool.domain]
         state = ep.state.setdefault(domain.name, {}) if state is None else state
         history = ep.history.setdefault(domain.name, []) if history is None else history
-        history = list(domain.rules.history(Call(tool_name, arguments, state, spec=tool), history))
+        call = Call(tool_name, arguments, state, spec=tool)
+        history = list(domain.rules.history(call, history))
         dialect = self._dialect(ep)
         reserve = domain.max_tokens + getattr(dialect, "extra_tokens", 0)
-        lead = domain.rules.lead(Call(tool_name, arguments, state, spec=tool))
+        lead = domain.rules.lead(call)
         if lead is not None:  # what the domain adds after the first part takes room in the context too
             reserve += lead.max_tokens + int(estimate_tokens(lead.rest) * self._token_ratio)
         budget = int((self.limits.context_tokens - reserve - 64) / self._token_ratio)
-        answer_prefix = domain.rules.prefill(Call(tool_name, arguments, state, spec=tool))
+        answer_prefix = domain.rules.prefill(call)
         note = self.summary(domain, state) if self.state_mode != "off" else ""
         profile = getattr(self.engines.for_episode(ep.id), "profile", None)
         rendered = dialect.render(ep.world, domain, state, history, dialect.action_text(tool, arguments), answer_prefix,
                                   budget, note, prefill=profile is None or bool(profile.prefill),
-                                  call=Call(tool_name, arguments, state, spec=tool))
-        fewer = domain.rules.max_tokens(Call(tool_name, arguments, state, spec=tool))
+                                  call=call)
+        fewer = domain.rules.max_tokens(call)
         if fewer is not None and rendered.max_tokens is None and fewer < domain.max_tokens:
             rendered = replace(rendered, max_tokens=max(16, fewer))
         return rendered

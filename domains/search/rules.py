@@ -208,7 +208,7 @@ def results_text(results: list[dict[str, str]]) -> str:
 
 class SearchState(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    listed: dict[str, str] = Field(default_factory=dict)  # url -> "title: snippet" of results shown
+    listed: dict[str, str] = Field(default_factory=dict)  # read by nothing now; episodes logged before `shown` have it
     # url -> [title, snippet] of results shown: a fetched page begins with them
     shown: dict[str, list[str]] = Field(default_factory=dict)
     searches: dict[str, str] = Field(default_factory=dict)  # "query|n" -> the results text
@@ -377,11 +377,10 @@ def search_apply(state: dict[str, Any], tool: str, arguments: dict[str, Any], te
     if tool == "web_search":
         s.searches[f"{arguments.get('query', '')}|{arguments.get('num_results', 10)}"] = text
         for r in structured.get("results", []):
-            s.listed[r["url"]] = f"{r['title']}: {r['snippet']}"
             s.shown[r["url"]] = [r["title"], r["snippet"]]
     elif tool == "web_fetch" and text:
         s.pages[str(arguments.get("url", ""))] = text
-    for field_ in (s.listed, s.shown, s.searches, s.pages):
+    for field_ in (s.shown, s.searches, s.pages):
         while len(field_) > 30:
             field_.pop(next(iter(field_)))
     return s.model_dump()
