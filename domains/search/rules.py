@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import functools
 import math
+from collections import Counter
 import re
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -132,43 +133,49 @@ def _plain(markdown: str) -> str:
 
 
 @functools.lru_cache(maxsize=512)
-def _page_terms(title: str, content: str) -> tuple[str, ...]:
-    return tuple(_terms(title) * 2 + _terms(content))  # a title's words count twice
+def _page_terms(title: str, content: str) -> tuple[Counter[str], int]:
+    """A page's words as a search counts them (a title's twice), and how many: once a page."""
+    words = _terms(title) * 2 + _terms(content)
+    return Counter(words), len(words)
 
 
-def _docs(known: dict[str, dict[str, str]]) -> dict[str, tuple[str, ...]]:
-    return {url: _page_terms(p["title"], p["content"]) for url, p in known.items()}
+@functools.lru_cache(maxsize=512)
+def _sentences(title: str, content: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """A page's sentences as a snippet may show them (its title left out), each with its words."""
+    body = _plain(content)
+    found = [" ".join(s.split()) for s in re.split(r"(?<=[.!?])\s+|\n\s*\n", body) if s.strip() and s.strip() != title.strip()]
+    return tuple((s, frozenset(_terms(s))) for s in found or [title.strip()])
 
 
-def _idf(docs: dict[str, tuple[str, ...]], word: str) -> float:
-    df = sum(1 for d in docs.values() if word in d)
-    return math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+def _ranking(known: dict[str, dict[str, str]], query: str) -> tuple[list[str], dict[str, float]]:
+    """The known pages that match `query` (a word of it, other than the commonest, in the title or
+    the text), best first, and the query's words' weights among them (IDF): Okapi BM25 (k1 1.2,
+    b 0.75) with the title's words counted twice, times the share of the query's words the page has
+    (as Lucene's classic `coord`: a page with more of them first); ties in the order the world
+    declares them. Written out here rather than taken from a library: it is a few lines, and the
+    core install has no numpy."""
+    words = set(_terms(query))
+    if not words or not known:
+        return [], {}
+    docs = {url: _page_terms(p["title"], p["content"]) for url, p in known.items()}
+    avg = sum(n for _, n in docs.values()) / len(docs) or 1.0
+    idf = {}
+    for w in words:
+        df = sum(1 for counts, _ in docs.values() if w in counts)
+        idf[w] = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+    scores = {}
+    for url, (counts, length) in docs.items():
+        hits = [(w, counts[w]) for w in words if counts[w]]
+        if hits:
+            score = sum(idf[w] * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg)) for w, tf in hits)
+            scores[url] = score * len(hits) / len(words)
+    order = {url: n for n, url in enumerate(known)}
+    return sorted(scores, key=lambda u: (-scores[u], order[u])), idf
 
 
 def ranked(known: dict[str, dict[str, str]], query: str) -> list[str]:
-    """The known pages that match `query` (a word of it, other than the commonest, in the title or
-    the text), best first: Okapi BM25 (k1 1.2, b 0.75) with the title's words counted twice, times
-    the share of the query's words the page has (as Lucene's classic `coord`: a page with more of
-    them first); ties in the order the world declares them. Written out here rather than taken from a library: it is
-    a few lines, and the core install has no numpy."""
-    words = set(_terms(query))
-    if not words or not known:
-        return []
-    docs = _docs(known)
-    avg = sum(map(len, docs.values())) / len(docs) or 1.0
-    idf = {w: _idf(docs, w) for w in words}
-    scores = {}
-    for url, doc in docs.items():
-        score, matched = 0.0, 0
-        for w in words:
-            tf = doc.count(w)
-            if tf:
-                matched += 1
-                score += idf[w] * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(doc) / avg))
-        if score > 0:
-            scores[url] = score * matched / len(words)
-    order = list(known)
-    return sorted(scores, key=lambda u: (-scores[u], order.index(u)))
+    """The known pages that match `query`, best first (`_ranking`)."""
+    return _ranking(known, query)[0]
 
 
 def snippet(page: dict[str, str], query: str, idf: dict[str, float] | None = None) -> str:
@@ -177,11 +184,8 @@ def snippet(page: dict[str, str], query: str, idf: dict[str, float] | None = Non
     any), cut at a word near SNIPPET_CHARS."""
     words = set(_terms(query))
     idf = idf or {}
-    body = _plain(page["content"])
-    title = page["title"].strip()
-    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n\s*\n", body) if s.strip() and s.strip() != title]
-    sentences = [" ".join(s.split()) for s in sentences] or [title]
-    best = max(sentences, key=lambda s: sum(idf.get(w, 1.0) for w in words & set(_terms(s))))  # the first of equals
+    best = max(_sentences(page["title"], page["content"]),
+               key=lambda s: sum(idf.get(w, 1.0) for w in words & s[1]))[0]  # max keeps the first of equals
     if len(best) <= SNIPPET_CHARS:
         return best
     return best[:SNIPPET_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + " ..."
@@ -193,12 +197,13 @@ def find_known(known: dict[str, dict[str, str]], url: str) -> str | None:
     return next((u for u in known if page_key(u) == key), None) if key else None
 
 
-def known_results(known: dict[str, dict[str, str]], query: str, wanted: int) -> list[dict[str, str]]:
-    """The results the known pages make for `query`, at most `wanted`."""
-    docs = _docs(known) if known else {}
-    idf = {w: _idf(docs, w) for w in set(_terms(query))} if docs else {}
+def known_results(known: dict[str, dict[str, str]], query: str, wanted: int,
+                  ranking: tuple[list[str], dict[str, float]] | None = None) -> list[dict[str, str]]:
+    """The results the known pages make for `query`, at most `wanted` (from `ranking` where the
+    caller has it)."""
+    order, idf = ranking if ranking is not None else _ranking(known, query)
     return [{"url": url, "title": known[url]["title"], "snippet": snippet(known[url], query, idf),
-             "date": known[url]["date"]} for url in ranked(known, query)[:wanted]]
+             "date": known[url]["date"]} for url in order[:wanted]]
 
 
 def results_text(results: list[dict[str, str]]) -> str:
@@ -252,11 +257,11 @@ class _Results:
             return self._page(text, call)
         query = str(call.arguments.get("query", ""))
         known_pages = (call.state or {}).get("known") or {}
-        results, urls, seen = list(_known_for(call)), set(), set()
-        for r in results:
-            urls.add(page_key(r["url"]))
-            seen.add((r["title"], r["snippet"]))
-        matching = dict.fromkeys(ranked(known_pages, query), True) if known_pages else {}
+        ranking = _ranking(known_pages, query)
+        matching = set(ranking[0])
+        results = known_results(known_pages, query, _wanted(call), ranking)
+        urls = {page_key(r["url"]) for r in results}
+        seen = {(r["title"], r["snippet"]) for r in results}
         bad = ""
         for m in _RESULT.finditer(text):
             _, url, title, snip, date = (g.strip() for g in m.groups())
@@ -268,10 +273,10 @@ class _Results:
                 continue  # a URL the model looped in (…/voyager-genesis-genesis-genesis-…)
             declared = find_known(known_pages, url)
             if declared is not None:  # a known page: as the world knows it, and only where it matches
-                if not matching.get(declared):
+                if declared not in matching:
                     continue
                 page = known_pages[declared]
-                url, title, snip, date = declared, page["title"], snippet(page, query), page["date"]
+                url, title, snip, date = declared, page["title"], snippet(page, query, ranking[1]), page["date"]
             if key in urls or (title, snip) in seen:
                 continue  # a real engine lists a page once (small models repeat a block until the limit)
             urls.add(key)
