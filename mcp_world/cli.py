@@ -142,7 +142,8 @@ def serve(
     max_episodes: Annotated[int, typer.Option(help="Live episodes kept in memory (older ones resume from the log).")] = 4_096,
     max_connections: Annotated[int, typer.Option(help="Open HTTP connections at once (beyond: 503 at once).")] = 1_024,
     shadow: Annotated[list[str], typer.Option(
-        help="Also observe this domain's actions for real and log both: terminal (a bubblewrap sandbox) "
+        help="Also observe this domain's actions for real and log both: terminal (a bubblewrap sandbox), "
+             "swe (the world's repository in a bubblewrap sandbox, its tests run for real) "
              "or browser (real GETs of the --shadow-origin sites only).")] = [],
     shadow_origin: Annotated[list[str], typer.Option(
         help="A local origin the shadow browser may fetch, e.g. http://127.0.0.1:8000 (repeatable).")] = [],

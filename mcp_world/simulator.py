@@ -411,6 +411,8 @@ class Simulator:
             row.update(real_observation=real.text, real_structured=real.logged)
             if domain.name in real_domains:
                 provenance, agent_text, agent_structured = "real", real.text, dict(real.structured)
+                # A real tool's own failure (a repository's `error: no such file`) is an error too.
+                is_error = domain.rules.is_error(Parsed(real.text, agent_structured))
         elif parsed is None:  # the model failed and this action had no real run to fall back on
             raise AgentFault(FaultKind.MALFORMED_OBSERVATION, "the world model gave no valid observation "
                              "and this action has no real counterpart; try the call again")
@@ -423,8 +425,8 @@ class Simulator:
         row.update(observation=parsed.text if parsed else None, structured=parsed.structured if parsed else None,
                    provenance=provenance, where=where, prompt_tokens=tokens[0], completion_tokens=tokens[1],
                    repaired=int(bool(parsed) and (parsed.repaired or attempt > 0)),
-                   is_error=int(is_error and provenance != "real"))
-        return StepResult(index, agent_text, agent_structured, provenance, is_error and provenance != "real")
+                   is_error=int(is_error))
+        return StepResult(index, agent_text, agent_structured, provenance, is_error)
 
     # -- the public step calls (serve, mirror, eval and the trainer all use these) ----------------
     def new_episode(self, episode_id: str, world: World | None = None, seed: int = 0) -> Episode:

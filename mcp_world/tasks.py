@@ -367,6 +367,8 @@ def view_of(world: Any, state: dict[str, dict[str, Any]], steps: list[dict[str, 
     """An episode as checks read it, from the log's rows (`Store.steps`) and the latest state."""
     views = []
     for s in steps:
+        if s.get("provenance") == "real":  # the agent got the real observation: checks read that one
+            s = {**s, "observation": s.get("real_observation"), "structured": s.get("real_structured")}
         args = s.get("arguments")
         if isinstance(args, str):
             try:

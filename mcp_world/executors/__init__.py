@@ -3,6 +3,7 @@ what reality observed. Registered by domain name:
 
     terminal   a bubblewrap sandbox per episode (sandbox.py)
     browser    real GETs of allowlisted local origins (browser.py)
+    swe        the world's repository in a bubblewrap sandbox per episode, its tests run for real (repo.py)
 
 Each has `from_options(ShadowOptions)`, `async observe(episode_id, world, tool, arguments, state) ->
 RealObservation | None` (None: this action has no real counterpart), `end(episode_id)` and `close()`;
@@ -35,8 +36,9 @@ class RealObservation:
 
 from .browser import ShadowBrowser  # noqa: E402
 from .sandbox import RealResult, SandboxLimits, ShadowTerminal, bwrap_available  # noqa: E402
+from .repo import ShadowRepo  # noqa: E402
 
-EXECUTORS = {"terminal": ShadowTerminal, "browser": ShadowBrowser}
+EXECUTORS = {"terminal": ShadowTerminal, "browser": ShadowBrowser, "swe": ShadowRepo}
 
-__all__ = ["EXECUTORS", "RealObservation", "ShadowOptions", "RealResult", "SandboxLimits", "ShadowBrowser", "ShadowTerminal",
-           "bwrap_available"]
+__all__ = ["EXECUTORS", "RealObservation", "ShadowOptions", "RealResult", "SandboxLimits", "ShadowBrowser",
+           "ShadowRepo", "ShadowTerminal", "bwrap_available"]

@@ -64,20 +64,19 @@ def bwrap_available() -> bool:
 class TerminalSandbox:
     """One episode's real machine: a scratch folder and the bubblewrap command line around it."""
 
-    def __init__(self, world: World, limits: SandboxLimits, parent: Path | None = None) -> None:
+    def __init__(self, world: World, limits: SandboxLimits, parent: Path | None = None, seed: Any = None) -> None:
         if not bwrap_available():
             raise MCPWorldError("shadow mode needs bubblewrap (bwrap): install it, e.g. `apt-get install bubblewrap`")
         self.world = world
         self.limits = limits
-        self.seed = world.seed_of("terminal")
+        self.seed = seed if seed is not None else world.seed_of("terminal")  # who and where the shell is
         self.home = f"/home/{self.seed.user}" if self.seed.user != "root" else "/root"
         self.scratch = Path(tempfile.mkdtemp(prefix="mcp-world-shadow-", dir=parent))
         self.skipped: list[str] = []  # seed files outside the home folder, which is all that is materialized
         self.root = os.geteuid() == 0
         self.host_uid = sandbox_uid() if self.root else os.getuid()
         self.cgroup = Cgroup.create(limits.memory_bytes, limits.max_processes) if self.root else None
-        self.disk_limited = False  # the home is a tmpfs of limits.disk_bytes
-        self.tmp_mounted = False  # /tmp is a tmpfs of limits.tmp_bytes
+        self.sized: list[str] = []  # scratch folders on a sized tmpfs of their own (as root): home, tmp, …
         self.initial_commits: dict[str, int] = {}  # the seed's repositories: commits made when materialized
         try:
             self._materialize()
@@ -94,16 +93,9 @@ class TerminalSandbox:
         # tmpfs of its own where the mount is allowed.
         (self.scratch / "tmp").mkdir()
         os.chmod(self.scratch / "tmp", 0o1777)
-        if self.root:
-            r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={self.limits.tmp_bytes},mode=1777,nosuid,nodev",
-                                "mcp-world-tmp", str(self.scratch / "tmp")], capture_output=True, text=True)
-            self.tmp_mounted = r.returncode == 0
-        if self.root:  # the writable home on a sized tmpfs: a full disk is the sandbox's, not the host's
-            r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={self.limits.disk_bytes},mode=0755,nosuid,nodev",
-                                "mcp-world-home", str(self.scratch / "home")], capture_output=True, text=True)
-            self.disk_limited = r.returncode == 0
-            if not self.disk_limited:
-                log.info("the sandbox's home is not size-limited (mount failed: %s)", r.stderr.strip())
+        self._sized("tmp", self.limits.tmp_bytes, "1777")
+        # The writable home on a sized tmpfs: a full disk is the sandbox's, not the host's.
+        self._sized("home", self.limits.disk_bytes, "0755")
         home = self.scratch / self.home.lstrip("/")
         home.mkdir(parents=True, exist_ok=True)
         etc = self.scratch / "etc"
@@ -147,6 +139,30 @@ class TerminalSandbox:
             if result.exit_code != 0:
                 raise MCPWorldError(f"could not create the world's git repository {repo.path}: {result.output.strip()}")
             self.initial_commits[repo.path] = 1
+
+    @property
+    def disk_limited(self) -> bool:
+        """The home is a tmpfs of limits.disk_bytes."""
+        return "home" in self.sized
+
+    def _sized(self, folder: str, size: int, mode: str) -> None:
+        """Mount a tmpfs of `size` bytes on the scratch folder's `folder` (as root, where allowed)."""
+        if not self.root:
+            return
+        r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode={mode},nosuid,nodev",
+                            f"mcp-world-{folder}", str(self.scratch / folder)], capture_output=True, text=True)
+        if r.returncode == 0:
+            self.sized.append(folder)
+        else:
+            log.info("the sandbox's %s is not size-limited (mount failed: %s)", folder, r.stderr.strip())
+
+    def mounts(self) -> list[str]:
+        """bwrap options for more places in the sandbox (a subclass's), made before its root turns read-only."""
+        return []
+
+    def environment(self) -> dict[str, str]:
+        """More variables every command gets (a subclass's; they override the defaults)."""
+        return {}
 
     def _inside(self, path: str) -> Path | None:
         """The host-side place of a path of the sandbox, or None when it would resolve outside the
@@ -213,7 +229,7 @@ class TerminalSandbox:
         args += [
             "--bind", str(self.scratch / "home"), "/home",
             "--bind", str(self.scratch / "tmp"), "/tmp", "--proc", "/proc", "--dev", "/dev",
-            "--size", str(self.limits.tmp_bytes), "--tmpfs", "/dev/shm",
+            "--size", str(self.limits.tmp_bytes), "--tmpfs", "/dev/shm", *self.mounts(),
             "--remount-ro", "/",  # the sandbox's own root: only /home, /etc (scratch) and /tmp stay writable
             "--uid", str(self.limits.uid), "--gid", str(self.limits.uid),
             "--hostname", self.seed.hostname, "--chdir", cwd,
@@ -221,19 +237,34 @@ class TerminalSandbox:
             "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
             "--setenv", "TERM", "dumb", "--setenv", "HOSTNAME", self.seed.hostname,
         ]
+        for name, value in self.environment().items():
+            args += ["--setenv", name, value]
         # What earlier steps exported (each command runs in a fresh shell; a real one keeps them).
         for name, value in list((env or {}).items())[:64]:
             if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", name) and len(value) <= 4096 and "\0" not in value:
                 args += ["--setenv", name, value]
         return args + shell
 
-    def run(self, command: str, cwd: str, timeout_s: float | None = None,
-            env: dict[str, str] | None = None) -> RealResult:
+    def run(self, command: str, cwd: str, timeout_s: float | None = None, env: dict[str, str] | None = None,
+            stdin: bytes | None = None, max_output_bytes: int | None = None) -> RealResult:
+        """Run `command` in the sandbox (bash, in `cwd`); `stdin` is what it reads, `max_output_bytes`
+        a larger output limit for the executor's own reads (default: the agent's)."""
         timeout = min(timeout_s or self.limits.timeout_s, self.limits.timeout_s)
+        cap = max_output_bytes or self.limits.max_output_bytes
         args = self.command(command, cwd, env)
         limits = self.child_limits(timeout)
-        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, cwd=self.scratch,
-                                stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=limits.enter)
+        proc = subprocess.Popen(args, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, cwd=self.scratch, stderr=subprocess.STDOUT,
+                                start_new_session=True, preexec_fn=limits.enter)
+        if stdin is not None:
+            def feed() -> None:
+                assert proc.stdin is not None
+                try:
+                    proc.stdin.write(stdin)
+                    proc.stdin.close()
+                except OSError:  # it exited (or closed its input) without reading it all
+                    pass
+            threading.Thread(target=feed, daemon=True).start()
         chunks: list[bytes] = []
         size = 0
         truncated = False
@@ -245,10 +276,10 @@ class TerminalSandbox:
                 block = proc.stdout.read1(65536)
                 if not block:
                     return
-                if size < self.limits.max_output_bytes:
-                    chunks.append(block[: self.limits.max_output_bytes - size])
+                if size < cap:
+                    chunks.append(block[: cap - size])
                 size += len(block)
-                if size >= self.limits.max_output_bytes:
+                if size >= cap:
                     truncated = True
                     _kill(proc)  # endless output: stop it here
                     return
@@ -269,7 +300,7 @@ class TerminalSandbox:
             code = 124
             output += f"\n[mcp-world: the command was stopped after {timeout:.0f} s]\n"
         elif truncated:
-            output += f"\n[mcp-world: output cut at {self.limits.max_output_bytes} bytes]\n"
+            output += f"\n[mcp-world: output cut at {cap} bytes]\n"
         return RealResult(output, code if code is not None and code >= 0 else 128 + (-(code or 0)), timed_out, truncated)
 
     def child_limits(self, timeout: float) -> ChildLimits:
@@ -281,12 +312,8 @@ class TerminalSandbox:
                            uid=self.host_uid if self.root else None, cgroup=self.cgroup)
 
     def close(self) -> None:
-        if self.disk_limited:
-            subprocess.run(["umount", "-l", str(self.scratch / "home")], capture_output=True)
-            self.disk_limited = False
-        if self.tmp_mounted:
-            subprocess.run(["umount", "-l", str(self.scratch / "tmp")], capture_output=True)
-            self.tmp_mounted = False
+        while self.sized:
+            subprocess.run(["umount", "-l", str(self.scratch / self.sized.pop())], capture_output=True)
         shutil.rmtree(self.scratch, ignore_errors=True)
         if self.cgroup is not None:
             self.cgroup.remove()
@@ -355,16 +382,18 @@ def _kill(proc: subprocess.Popen) -> None:
         pass
 
 
-class ShadowTerminal:
-    """Sandboxes per episode, created on first use (off the event loop: a sandbox's git repository
-    takes a real command to make) and removed when the episode ends, is evicted, or at close. Real
-    commands run on a pool of their own, `workers` at a time, so they never take the threads the
-    server needs for anything else."""
+class Sandboxes:
+    """A real executor's sandboxes, one per episode, created on first use (off the event loop: a
+    sandbox's git repository takes a real command to make) and removed when the episode ends, is
+    evicted, or at close. Real commands run on a pool of their own, `workers` at a time, so they
+    never take the threads the server needs for anything else. Subclasses say what runs (`observe`)
+    and may make another kind of sandbox (`make`)."""
 
     uses_origins = False
+    name = "shadow-terminal"
 
     @classmethod
-    def from_options(cls, options: Any) -> ShadowTerminal:
+    def from_options(cls, options: Any) -> Sandboxes:
         return cls(SandboxLimits(timeout_s=options.timeout_s, memory_bytes=options.memory_mib << 20,
                                  disk_bytes=options.disk_mib << 20, max_processes=options.processes))
 
@@ -376,38 +405,22 @@ class ShadowTerminal:
         self.limits = limits
         self._boxes: dict[str, TerminalSandbox] = {}
         self._lock = threading.Lock()
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="shadow-terminal")
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=self.name)
+
+    def make(self, world: World) -> TerminalSandbox:
+        return TerminalSandbox(world, self.limits)
 
     def sandbox(self, episode_id: str, world: World) -> TerminalSandbox:
         with self._lock:
             box = self._boxes.get(episode_id)
             if box is None:
-                box = self._boxes[episode_id] = TerminalSandbox(world, self.limits)
+                box = self._boxes[episode_id] = self.make(world)
             return box
 
-    async def observe(self, episode_id: str, world: World, tool: str, arguments: dict[str, Any],
-                      state: dict[str, Any]) -> RealObservation | None:
+    async def _in_pool(self, fn: Any, *args: Any) -> Any:
         import asyncio
 
-        from ..domain import load_domain
-
-        if tool != "run_command":
-            return None
-        loop = asyncio.get_running_loop()
-        box = await loop.run_in_executor(self._pool, self.sandbox, episode_id, world)
-        command = str(arguments.get("command", ""))
-        cwd = state.get("cwd", box.home)
-        real = await loop.run_in_executor(self._pool, box.run, command, cwd, arguments.get("timeout_s"),
-                                          state.get("env") or {})
-        home = state.get("home", box.home)
-        structured = {"output": real.output, "exit_code": real.exit_code,
-                      "cwd": load_domain("terminal").rules.next_cwd(command, cwd, home, real.exit_code)}
-        return RealObservation(real.output, structured,
-                               {**structured, "timed_out": real.timed_out, "truncated": real.truncated})
-
-    def reader(self, episode_id: str, world: World) -> SandboxReader:
-        """What reads the episode's sandbox (made now if the agent never ran a command: the seed's)."""
-        return SandboxReader(self.sandbox(episode_id, world))
+        return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
 
     def end(self, episode_id: str) -> None:
         with self._lock:
@@ -426,3 +439,27 @@ class ShadowTerminal:
         for b in boxes:
             b.close()
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class ShadowTerminal(Sandboxes):
+    """The real shell: each `run_command` runs in the episode's sandbox."""
+
+    async def observe(self, episode_id: str, world: World, tool: str, arguments: dict[str, Any],
+                      state: dict[str, Any]) -> RealObservation | None:
+        from ..domain import load_domain
+
+        if tool != "run_command":
+            return None
+        box = await self._in_pool(self.sandbox, episode_id, world)
+        command = str(arguments.get("command", ""))
+        cwd = state.get("cwd", box.home)
+        real = await self._in_pool(box.run, command, cwd, arguments.get("timeout_s"), state.get("env") or {})
+        home = state.get("home", box.home)
+        structured = {"output": real.output, "exit_code": real.exit_code,
+                      "cwd": load_domain("terminal").rules.next_cwd(command, cwd, home, real.exit_code)}
+        return RealObservation(real.output, structured,
+                               {**structured, "timed_out": real.timed_out, "truncated": real.truncated})
+
+    def reader(self, episode_id: str, world: World) -> SandboxReader:
+        """What reads the episode's sandbox (made now if the agent never ran a command: the seed's)."""
+        return SandboxReader(self.sandbox(episode_id, world))

@@ -1,4 +1,6 @@
-"""The repository's success checks: file contents as the state knows them, edits, the last test run."""
+"""The repository's success checks: file contents as the state knows them (or, when the episode's
+agent got the real repository, as they are there: `EpisodeView.real["swe"]`, a `RepoReader`),
+edits, the last test run (the real one in a real episode: the log's real observation)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,14 @@ class FileContains(Check):
     absent: bool = False
 
     def run(self, episode: EpisodeView) -> tuple[bool, str]:
+        reader = episode.real.get(self.domain or "")
+        if reader is not None:
+            content = reader.read(_rel(self.path))
+            if content is None:
+                return False, f"{self.path}: no such text file (in the real repository)"
+            found = self.text in content
+            return found != self.absent, f"{self.path} {'contains' if found else 'lacks'} {self.text!r} " \
+                "(in the real repository)"
         content = self.state(episode).get("files", {}).get(_rel(self.path))
         if content is None:
             return False, f"{self.path}: content unknown (never shown whole, or an edit could not be applied)"

@@ -1,0 +1,191 @@
+"""The real repository (`--shadow swe`): the world's code base in a bubblewrap sandbox, its tests
+run for real with pytest, the repository tools on the real files — and the state's answers proven
+against it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import httpx
+import pytest
+from mcp import Client
+
+from mcp_world.domain import load_domain
+from mcp_world.errors import MCPWorldError
+from mcp_world.executors.repo import RepoSandbox, ShadowRepo, Runner
+from mcp_world.executors.sandbox import SandboxLimits
+from mcp_world.rules import Call
+from mcp_world.tasks import shipped_tasks
+from mcp_world.world import load_world
+
+from .helpers import http_server
+
+FIX = {"path": "textstats/core.py", "old_str": 'r"\\w+"', "new_str": "r\"\\w+(?:'\\w+)*\""}
+
+
+@pytest.fixture(scope="module")
+def repo():
+    executor = ShadowRepo(SandboxLimits(timeout_s=8))
+    yield executor
+    executor.close()
+
+
+def observe(executor: ShadowRepo, episode: str, tool: str, arguments: dict, world=None):
+    return asyncio.run(executor.observe(episode, world or load_world("repo"), tool, arguments, {}))
+
+
+def test_the_tests_run_for_real_and_an_edit_changes_their_outcome(repo):
+    before = observe(repo, "fix", "repo_run_tests", {})
+    assert before.text.startswith("============================= test session starts")
+    assert "rootdir: /workspace/textstats\n" in before.text
+    assert "FAILED tests/test_core.py::test_word_count_keeps_contractions - assert 7 == 5" in before.text
+    assert {k: before.structured[k] for k in ("passed", "failed", "errors", "exit_code")} == \
+        {"passed": 3, "failed": 1, "errors": 0, "exit_code": 1}
+    diff = observe(repo, "fix", "repo_replace", FIX)
+    assert diff.structured == {"path": "textstats/core.py", "added": 1, "removed": 1}
+    after = observe(repo, "fix", "repo_run_tests", {})
+    assert (after.structured["passed"], after.structured["failed"], after.structured["exit_code"]) == (4, 0, 0)
+    one = observe(repo, "fix", "repo_run_tests", {"target": "tests/test_core.py::test_word_count_simple"})
+    assert "collected 1 item\n" in one.text and one.structured["passed"] == 1
+    # Another episode has its own repository: the fix is not there.
+    assert observe(repo, "other", "repo_run_tests", {}).structured["failed"] == 1
+    # Nothing but what the agent made: no bytecode, no .pytest_cache.
+    assert observe(repo, "fix", "repo_list", {}).text == "README.md\npyproject.toml\ntests/\ntextstats/\n"
+    assert repo.reader("fix", load_world("repo")).read("textstats/core.py").count("(?:'\\w+)*") == 1
+    repo.end("fix")
+    repo.end("other")
+
+
+def test_every_state_answer_of_the_repo_world_is_what_the_real_repository_answers(repo):
+    """The swe state answers views, edits, searches and listings from the files it knows: replayed
+    over the repo world's scripted task actions and more, each state answer is byte for byte the
+    real one (and so is each refusal)."""
+    rules = load_domain("swe").rules
+    world = load_world("repo")
+    calls = [(a.tool, a.arguments) for t in shipped_tasks("repo").tasks for a in t.actions]
+    calls += [("repo_list", {"path": "tests"}), ("repo_view", {"path": "textstats"}),
+              ("repo_view", {"path": "README.md", "start_line": 3}), ("repo_search", {"pattern": "def (\\w+)_count"}),
+              ("repo_search", {"pattern": "zzz-nothing"}), ("repo_search", {"pattern": "import", "path": "textstats/core.py"}),
+              ("repo_replace", {"path": "textstats/core.py", "old_str": "return", "new_str": "return "}),
+              ("repo_list", {"path": "nowhere"}), ("repo_list", {"path": "README.md"})]
+    state = rules.initial(world)
+    compared = 0
+    for i, (tool, arguments) in enumerate(calls):
+        call = Call(tool, dict(arguments), state)
+        simulated = rules.answer(state, call)
+        real = observe(repo, "proof", tool, dict(arguments), world)
+        if simulated is not None:
+            assert (simulated.text, simulated.structured) == (real.text, real.structured), (i, tool, arguments)
+            compared += 1
+        state = rules.apply(state, call, real.text, real.structured)
+    assert compared >= 18
+    repo.end("proof")
+
+
+def test_hostile_tests_stay_in_the_sandbox(repo, tmp_path):
+    """The agent writes a test that reads a host file, links one into the repository, writes to the
+    test runner and to the host, opens the network: none of it reaches the host, and a view of the
+    link reads what the sandbox sees. A test that never ends is stopped."""
+    host = Path("/var/tmp") / f"mcp-world-repo-{os.getpid()}.txt"
+    host.write_text("host secret\n")
+    os.chmod(host, 0o644)
+    world = load_world("repo")
+    hostile = (f"import os, socket\n\ndef test_escape():\n    os.symlink({str(host)!r}, 'leak.txt')\n"
+               f"    for target in ('/opt/mcp-world/repo_tool.py', {str(tmp_path / 'x')!r}, {str(host)!r}):\n"
+               "        try:\n            open(target, 'w').write('owned')\n        except OSError:\n            pass\n"
+               "    s = socket.socket()\n    s.settimeout(1)\n"
+               "    assert s.connect_ex(('1.1.1.1', 80)) != 0\n")
+    try:
+        made = observe(repo, "evil", "repo_replace", {"path": "tests/test_core.py", "old_str": "from textstats",
+                                                      "new_str": hostile + "from textstats"}, world)
+        assert made.structured.get("added"), made.text
+        ran = observe(repo, "evil", "repo_run_tests", {"target": "tests/test_core.py::test_escape"}, world)
+        assert ran.structured["passed"] == 1, ran.text
+        assert host.read_text() == "host secret\n" and not (tmp_path / "x").exists()
+        assert "owned" not in (repo.runner.folder / "repo_tool.py").read_text()
+        link = observe(repo, "evil", "repo_view", {"path": "leak.txt"}, world)
+        assert "host secret" not in link.text and link.structured.get("error"), link.text
+        outside = observe(repo, "evil", "repo_view", {"path": "../../../var/tmp"}, world)
+        assert outside.structured == {"error": "../../../var/tmp is outside the repository"}
+        forever = observe(repo, "evil", "repo_replace", {"path": "tests/test_core.py", "old_str": "def test_escape",
+                                                         "new_str": "def test_forever():\n    while True:\n"
+                                                                    "        pass\n\n\ndef test_escape"}, world)
+        assert forever.structured.get("added")
+        stopped = observe(repo, "evil", "repo_run_tests", {"target": "tests/test_core.py::test_forever"}, world)
+        assert stopped.structured["exit_code"] == 124 and "stopped after 8 s" in stopped.text
+    finally:
+        host.unlink(missing_ok=True)
+        repo.end("evil")
+
+
+def test_a_root_the_sandbox_cannot_hold_is_refused_with_what_is_accepted():
+    world = load_world("repo")
+    bad = world.model_copy(update={"seed": {**world.seed, "swe": {**world.seed["swe"], "root": "/usr/lib/textstats"}}})
+    runner = Runner()
+    try:
+        with pytest.raises(MCPWorldError, match="must be an absolute, normalized folder outside /usr.*got '/usr/lib"):
+            RepoSandbox(bad, SandboxLimits(), runner)
+    finally:
+        runner.close()
+    assert not runner.folder.exists()
+
+
+@pytest.mark.anyio
+async def test_real_repository_episodes_are_scored_by_their_real_test_runs(engine_url: str, tmp_path: Path):
+    """`serve --world repo --shadow swe`: an episode opened with mode real gets the real tools, and
+    its task's checks read the real runs and files — a wrong fix fails, whatever the world model
+    predicted; a shadow episode logs the real run beside the simulated one."""
+    db = tmp_path / "e.db"
+    with http_server(engine_url, db, "--world", "repo", "--shadow", "swe") as (url, _):
+        async with httpx.AsyncClient(base_url=url.removesuffix("/mcp"), timeout=300) as h:
+            listed = (await h.get("/episodes")).json()
+            assert listed["modes"] == ["simulation", "real"] and listed["real_domains"] == ["swe"]
+            good = (await h.post("/episodes", json={"task": "fix-word-count", "mode": "real"})).json()
+            wrong = (await h.post("/episodes", json={"task": "fix-word-count", "mode": "real"})).json()
+            async with Client(good["mcp_url"], read_timeout_seconds=300) as c:
+                missing = await c.call_tool("repo_view", {"path": "CHANGELOG.md"})
+                await c.call_tool("repo_replace", FIX)
+                ran = await c.call_tool("repo_run_tests", {})
+            assert missing.is_error and missing.meta["mcp-world/provenance"] == "real"
+            assert ran.meta["mcp-world/provenance"] == "real" and ran.structured_content["passed"] == 4
+            async with Client(wrong["mcp_url"], read_timeout_seconds=300) as c:
+                await c.call_tool("repo_replace", {**FIX, "new_str": 'r"[a-z]+"'})  # "don't" is still two words
+                ran_wrong = await c.call_tool("repo_run_tests", {})
+            assert ran_wrong.structured_content["failed"] >= 1, ran_wrong.content[0].text
+            verdict = (await h.post(f"/episodes/{good['episode_id']}/verify", json={})).json()
+            assert verdict["reward"] == 1.0, verdict
+            failed = (await h.post(f"/episodes/{wrong['episode_id']}/verify", json={})).json()
+            assert failed["reward"] == 0.25 and [c["passed"] for c in failed["checks"]] == [True, False], failed
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("select provenance, observation is not null, real_observation from steps "
+                            "where tool = 'repo_run_tests' order by id").fetchall()
+    assert [r[0] for r in rows] == ["real", "real"]
+    assert all(r[1] for r in rows)  # the world model's prediction is logged beside each real run
+    assert "4 passed" in rows[0][2]
+
+
+def test_in_a_real_episode_the_checks_read_the_real_runs_and_the_real_files(repo):
+    """What the agent got decides: the log's real observation of a test run (not the world model's
+    prediction logged beside it), and the real repository's files (not the state)."""
+    from mcp_world.tasks import parse_task, run_checks, view_of
+
+    world = load_world("repo")
+    task = parse_task({"id": "t", "instruction": "fix it", "success": [
+        {"kind": "tests_pass"}, {"kind": "file_contains", "path": "textstats/core.py", "text": "(?:'\\w+)*"}]}, world)
+    predicted = '{"passed": 4, "failed": 0, "errors": 0, "exit_code": 0, "summary": "4 passed in 0.01s"}'
+    really = '{"passed": 3, "failed": 1, "errors": 0, "exit_code": 1, "summary": "1 failed, 3 passed in 0.02s"}'
+    rows = [{"tool": "repo_run_tests", "arguments": "{}", "domain": "swe", "provenance": "real",
+             "observation": "4 passed", "structured": predicted, "real_observation": "1 failed",
+             "real_structured": really}]
+    state = {"swe": {**load_domain("swe").rules.initial(world), "files": {"textstats/core.py": "(?:'\\w+)*"}}}
+    simulated = run_checks(task, view_of(world, state, [{**rows[0], "provenance": "model"}]))
+    assert [c.passed for c in simulated] == [True, True]
+    real = run_checks(task, view_of(world, state, rows, real={"swe": repo.reader("checks", world)}))
+    assert [c.passed for c in real] == [False, False], real
+    assert real[0].detail == "the last run: 1 failed, 3 passed in 0.02s"
+    assert real[1].detail.endswith("(in the real repository)")
+    repo.end("checks")
