@@ -12,7 +12,8 @@ and limits (sandbox.py), and the repository tools run there for real:
 The test runner is the server's own pytest and what it needs (found with importlib.metadata),
 copied once into a folder bound read-only at /opt/mcp-world with nothing else of the server's
 Python; the sandbox's python is /usr/bin/python3 when it is the server's version, else the server's
-base interpreter, bound read-only. The real run writes no bytecode and no .pytest_cache
+base interpreter, bound read-only. The project imports as if installed in editable mode (its root,
+and its src/ in a src layout); nothing else is installed. The real run writes no bytecode and no .pytest_cache
 (PYTHONDONTWRITEBYTECODE, `-p no:cacheprovider`), as CI containers are usually set up, so the
 repository holds what the agent made of it.
 """
@@ -166,7 +167,11 @@ class RepoSandbox(TerminalSandbox):
                 "--bind", str(self.scratch / "repo"), self.repo_root]
 
     def environment(self) -> dict[str, str]:
-        return {"PATH": f"{RUNNER_AT}/bin:/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": f"{RUNNER_AT}/site",
+        # The project importable as after `pip install -e .`: from its root (`python -m pytest` puts
+        # it first), and from src/ in a src layout.
+        src = [f"{self.repo_root}/src"] if any(p.startswith("src/") for p in self.repo.files) else []
+        return {"PATH": f"{RUNNER_AT}/bin:/usr/local/bin:/usr/bin:/bin",
+                "PYTHONPATH": ":".join([*src, f"{RUNNER_AT}/site"]),
                 "PYTHONDONTWRITEBYTECODE": "1", "PYTEST_ADDOPTS": "-p no:cacheprovider"}
 
     def _can_enter(self, cwd: str) -> bool:

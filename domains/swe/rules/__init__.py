@@ -5,8 +5,10 @@ tests is predicted under a pytest grammar, continuing the header the known files
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from mcp_world.rules import Call, Parsed, Rules
@@ -37,6 +39,21 @@ class RepoSeed(BaseModel):
         return value
 
 
+SEED_PROMPT_CHARS = 12_000  # of file contents in the prompt: about 3,400 of the 8,192-token context
+_CONFIG = re.compile(r"^(pyproject\.toml|setup\.cfg|pytest\.ini|tox\.ini|(.*/)?conftest\.py)$")
+_TEST = re.compile(r"(^|/)tests?/|(^|/)test[^/]*\.py$|_test\.py$")
+
+
+def _shown_first(path: str, content: str) -> tuple[int, int]:
+    """The order file contents go into a prompt that cannot hold them all: the test runner's
+    configuration, then the tests and the code (the smaller first), then everything else."""
+    if _CONFIG.match(path):
+        return 0, len(content)
+    if path.endswith(".py"):
+        return (1 if _TEST.search(path) else 2), len(content)
+    return 3, len(content)
+
+
 class SweRules(Rules):
     state_model = state.RepoState
     seed_model = RepoSeed
@@ -44,6 +61,26 @@ class SweRules(Rules):
 
     def seed(self, raw: Any) -> RepoSeed:
         return RepoSeed.model_validate(raw) if isinstance(raw, dict) else RepoSeed(notes=raw or "", complete=False)
+
+    def seed_prompt(self, raw: Any) -> str | None:
+        """A repository larger than a prompt shows every path, and the contents of as many files as
+        fit SEED_PROMPT_CHARS (the rest `null`, said so): a real project's source distribution is
+        100 KB and more, and the whole of it overflowed the engine's context on every call."""
+        if not isinstance(raw, dict) or not isinstance(raw.get("files"), dict):
+            return None
+        files = raw["files"]
+        if sum(len(c or "") for c in files.values()) <= SEED_PROMPT_CHARS:
+            return None
+        shown, used = set(), 0
+        for path in sorted((p for p, c in files.items() if c), key=lambda p: _shown_first(p, files[p])):
+            if used + len(files[path]) <= SEED_PROMPT_CHARS:
+                shown.add(path)
+                used += len(files[path])
+        hidden = sum(1 for p, c in files.items() if c and p not in shown)
+        seed = {**raw, "files": {p: (c if p in shown else None) for p, c in files.items()}}
+        return (yaml.safe_dump(seed, sort_keys=False, allow_unicode=True) +
+                f"# {hidden} files' contents are not shown here (null above): the repository is larger than this "
+                "prompt; they exist, with contents.")
 
     def initial(self, world: Any) -> dict[str, Any]:
         seed = self.seed(world.seed.get("swe"))
