@@ -189,3 +189,22 @@ def test_in_a_real_episode_the_checks_read_the_real_runs_and_the_real_files(repo
     assert real[0].detail == "the last run: 1 failed, 3 passed in 0.02s"
     assert real[1].detail.endswith("(in the real repository)")
     repo.end("checks")
+
+
+def test_modules_the_agent_plants_do_not_answer_for_the_repository_tools(repo):
+    """In a src layout the project's src/ is on PYTHONPATH (as after `pip install -e .`): a json.py a
+    test leaves there is imported by the tests, never by the helper that reads the files for the
+    tools and for the checks (which it could otherwise make say anything)."""
+    world = load_world("repo")
+    files = {"src/pkg/__init__.py": "VALUE = 1\n", "tests/test_plant.py": (
+        "import os\n\ndef test_plant():\n"
+        "    forged = 'import sys\\nsys.stdout.write(\\'{\"kind\": \"file\", \"content\": \"forged\"}\\')\\n'\n"
+        "    for where in ('src/json.py', 'json.py'):\n        open(where, 'w').write(forged)\n"
+        "    from pkg import VALUE\n    assert VALUE == 1\n")}
+    planted = world.model_copy(update={"name": "planted", "seed": {
+        "swe": {"root": "/workspace/planted", "files": files, "test_command": "pytest"}}})
+    ran = observe(repo, "plant", "repo_run_tests", {}, planted)
+    assert ran.structured["passed"] == 1, ran.text
+    assert repo.reader("plant", planted).read("src/pkg/__init__.py") == "VALUE = 1\n"
+    assert observe(repo, "plant", "repo_view", {"path": "src/json.py"}, planted).text.startswith("     1\timport sys")
+    repo.end("plant")

@@ -193,7 +193,9 @@ class RepoSandbox(TerminalSandbox):
         return Parsed(real.output, structured), {"timed_out": real.timed_out, "truncated": real.truncated}
 
     def _helper(self, request: dict[str, Any]) -> dict[str, Any]:
-        real = self.run(f"{shlex.quote(self.runner.python)} {RUNNER_AT}/repo_tool.py", self.repo_root,
+        # -I: the standard library only, so a json.py the agent left in the repository (or in src/,
+        # on PYTHONPATH) cannot answer for the helper, nor for a check that reads through it.
+        real = self.run(f"{shlex.quote(self.runner.python)} -I {RUNNER_AT}/repo_tool.py", self.repo_root,
                         stdin=json.dumps(request).encode(), max_output_bytes=READ_LIMIT)
         try:
             answer = json.loads(real.output)
