@@ -1062,21 +1062,34 @@ def world_from_dir(
     name: Annotated[Optional[str], typer.Option(help="World name (default: the folder's name).")] = None,
     user: Annotated[str, typer.Option(help="The simulated machine's user.")] = "user",
     hostname: Annotated[str, typer.Option(help="The simulated machine's hostname.")] = "devbox",
-    max_file_kib: Annotated[int, typer.Option(help="Files larger than this are listed without contents.")] = 4,
-    max_total_kib: Annotated[int, typer.Option(
-        help="Total file contents kept (they go into every prompt: keep it within the engine's context).")] = 16,
-    max_files: Annotated[int, typer.Option(help="Most files listed.")] = 200,
+    max_file_kib: Annotated[Optional[int], typer.Option(
+        help="Files larger than this are listed without contents (default: 4; swe: 64).")] = None,
+    max_total_kib: Annotated[Optional[int], typer.Option(
+        help="Total file contents kept (default: 16, as they go into every prompt; swe: 512, as a "
+             "repository's prompt shows what fits and `--shadow swe` needs them all).")] = None,
+    max_files: Annotated[Optional[int], typer.Option(help="Most files listed (default: 200; swe: 500).")] = None,
+    domain: Annotated[str, typer.Option(
+        help="terminal (the project in a machine's home, with its git history) or swe (a repository at "
+             "/workspace/NAME whose tests `serve --shadow swe` runs for real).")] = "terminal",
+    test_command: Annotated[str, typer.Option(help="swe: how the repository's tests run.")] = "pytest",
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="World file to write (default: stdout).")] = None,
 ) -> None:
-    """Snapshot a real project folder into a terminal world (secrets left out and listed)."""
+    """Snapshot a real project folder into a terminal or repository world (secrets left out and listed)."""
     from .worldgen import from_dir, world_yaml
 
+    swe = domain == "swe"
     try:
-        snap = from_dir(path, name, user, hostname, max_file_kib * 1024, max_total_kib * 1024, max_files)
+        snap = from_dir(path, name, user, hostname, (max_file_kib or (64 if swe else 4)) * 1024,
+                        (max_total_kib or (512 if swe else 16)) * 1024, max_files or (500 if swe else 200),
+                        domain=domain, test_command=test_command)
     except MCPWorldError as err:
         _err(str(err))
     _say(f"world {snap.world.name}: {snap.files} files ({snap.with_contents} with contents)"
          + (f", {snap.not_listed} beyond --max-files not listed" if snap.not_listed else ""))
+    if swe and snap.files > snap.with_contents:
+        _say(f"{snap.files - snap.with_contents} files have no contents in the world (binary, too large, or past "
+             "--max-total-kib): the simulation knows they exist, and the real repository (--shadow swe) "
+             "holds them empty")
     if snap.withheld:
         _say(f"left out {len(snap.withheld)} files that look like secrets or are not plain files in the folder:")
         for rel, why in snap.withheld:
@@ -1084,7 +1097,7 @@ def world_from_dir(
     if snap.redacted:
         _say(f"redacted {sum(n for _, n in snap.redacted)} secret values (the lines are kept) in "
              f"{len(snap.redacted)} files: {', '.join(rel for rel, _ in snap.redacted)}")
-    header = f"made by `mcp-world world from-dir {path}`"
+    header = f"made by `mcp-world world from-dir {path}" + (" --domain swe`" if swe else "`")
     if snap.withheld:
         header += f"; {len(snap.withheld)} files were left out"
     if snap.redacted:

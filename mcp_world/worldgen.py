@@ -159,8 +159,13 @@ class Snapshot:
 
 
 def from_dir(path: Path, name: str | None = None, user: str = "user", hostname: str = "devbox",
-             max_file_bytes: int = 4_096, max_total_bytes: int = 16_384, max_files: int = 200) -> Snapshot:
-    """A terminal world whose seed is a snapshot of the folder at `path`."""
+             max_file_bytes: int = 4_096, max_total_bytes: int = 16_384, max_files: int = 200,
+             domain: str = "terminal", test_command: str = "pytest") -> Snapshot:
+    """A world whose seed is a snapshot of the folder at `path`: a terminal (the project in the
+    user's home, its git history) or, with `domain="swe"`, a repository at /workspace/<name> whose
+    tests run with `test_command` (for real with `serve --shadow swe`)."""
+    if domain not in ("terminal", "swe"):
+        raise WorldFileError(f"a folder becomes a terminal or a swe world, not {domain!r}")
     root = path.expanduser().resolve()
     if not root.is_dir():
         raise WorldFileError(f"{path} is not a folder")
@@ -216,8 +221,14 @@ def from_dir(path: Path, name: str | None = None, user: str = "user", hostname: 
     seed["notes"] = " ".join(notes)
     description = (f"A copy of the developer's project {root.name}, in {base} on the machine {hostname} "
                    f"(user {user}). Bash, git and the usual GNU tools are installed.")
-    snap.world = parse_world({"name": name or project, "description": description, "domains": ["terminal"],
-                              "seed": {"terminal": seed}}, f"the snapshot of {root}")
+    if domain == "swe":
+        # The repository alone: its files relative to its root, no machine around it.
+        seed = {"root": f"/workspace/{project}", "files": {p[len(base) + 1:]: c for p, c in files.items()},
+                "complete": not snap.not_listed, "test_command": test_command, "notes": seed["notes"]}
+        description = (f"A copy of the developer's project {root.name}, checked out at /workspace/{project}. Its "
+                       f"tests run with `{test_command}`.")
+    snap.world = parse_world({"name": name or project, "description": description, "domains": [domain],
+                              "seed": {domain: seed}}, f"the snapshot of {root}")
     return snap
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -192,3 +193,36 @@ async def test_a_world_made_from_a_recorded_site_knows_its_pages_and_lays_out_th
     assert not r.is_error and r.structured_content["url"] == other, page[:300]
     assert page.startswith(real[other][:real[other].index("<title>")])  # the real site's head, as far as the title
     assert '<div class="navbar fixed-top' in page and html.document_fromstring(page).find("body") is not None
+
+
+def test_a_project_folder_becomes_a_repository_world_whose_tests_run_for_real(project, tmp_path):
+    """`world from-dir --domain swe`: the project at /workspace/NAME with its files (secrets still left
+    out), answered from the state where the files say, and run for real by `--shadow swe`."""
+    from mcp_world.executors.repo import ShadowRepo
+
+    snap = from_dir(project, domain="swe")
+    seed = snap.world.seed_of("swe")
+    assert (snap.world.domains, seed.root, seed.test_command) == (["swe"], "/workspace/billing-svc", "pytest")
+    assert seed.files["src/app.py"] == "def total(items):\n    return round(sum(items), 2)\n"
+    assert "src/settings.py" not in seed.files and ".env" not in seed.files
+    calc = tmp_path / "calc"
+    (calc / "src" / "calc").mkdir(parents=True)
+    (calc / "tests").mkdir()
+    (calc / "pyproject.toml").write_text('[project]\nname = "calc"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
+    (calc / "src" / "calc" / "__init__.py").write_text("def add(a, b):\n    return a - b\n")
+    (calc / "tests" / "test_calc.py").write_text("from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
+    out = tmp_path / "calc.yaml"
+    r = subprocess.run([sys.executable, "-m", "mcp_world", "world", "from-dir", str(calc), "--domain", "swe",
+                        "--out", str(out)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    world = load_world(out)
+    repo = ShadowRepo()
+    try:
+        ran = asyncio.run(repo.observe("calc", world, "repo_run_tests", {}, {}))
+        assert "E       assert -1 == 5" in ran.text and ran.structured["failed"] == 1, ran.text
+        fixed = asyncio.run(repo.observe("calc", world, "repo_replace",
+                                         {"path": "src/calc/__init__.py", "old_str": "a - b", "new_str": "a + b"}, {}))
+        assert fixed.structured == {"path": "src/calc/__init__.py", "added": 1, "removed": 1}
+        assert asyncio.run(repo.observe("calc", world, "repo_run_tests", {}, {})).structured["passed"] == 1
+    finally:
+        repo.close()
