@@ -157,7 +157,7 @@ async def test_real_repository_episodes_are_scored_by_their_real_test_runs(engin
             verdict = (await h.post(f"/episodes/{good['episode_id']}/verify", json={})).json()
             assert verdict["reward"] == 1.0, verdict
             failed = (await h.post(f"/episodes/{wrong['episode_id']}/verify", json={})).json()
-            assert failed["reward"] == 0.25 and [c["passed"] for c in failed["checks"]] == [True, False], failed
+            assert failed["reward"] == 0.4 and [c["passed"] for c in failed["checks"]] == [True, False, True], failed
     import sqlite3
 
     with sqlite3.connect(db) as conn:
@@ -208,3 +208,27 @@ def test_modules_the_agent_plants_do_not_answer_for_the_repository_tools(repo):
     assert repo.reader("plant", planted).read("src/pkg/__init__.py") == "VALUE = 1\n"
     assert observe(repo, "plant", "repo_view", {"path": "src/json.py"}, planted).text.startswith("     1\timport sys")
     repo.end("plant")
+
+
+def test_passing_by_editing_the_tests_does_not_count(repo):
+    """`unchanged`: the test file is as the world started it — in the state, and in a real episode
+    in the real repository, whatever the agent's runs said."""
+    from mcp_world.tasks import parse_task, run_checks, view_of
+
+    world = load_world("repo")
+    rules = load_domain("swe").rules
+    task = parse_task({"id": "t", "instruction": "fix it", "success": [
+        {"kind": "unchanged", "path": "tests/test_core.py"}, {"kind": "unchanged", "path": "nope.py"}]}, world)
+    start = rules.initial(world)
+    assert [c.passed for c in run_checks(task, view_of(world, {"swe": start}, []))] == [True, False]
+    cheat = {"path": "tests/test_core.py", "old_str": "== 5", "new_str": "== 7"}
+    edited = rules.apply(start, Call("repo_replace", cheat, start), "", {"path": cheat["path"], "added": 1})
+    assert not run_checks(task, view_of(world, {"swe": edited}, []))[0].passed
+    real = {"swe": repo.reader("cheat", world)}
+    assert run_checks(task, view_of(world, {"swe": start}, [], real=real))[0].detail == \
+        "tests/test_core.py is unchanged (in the real repository)"
+    observe(repo, "cheat", "repo_replace", cheat, world)
+    assert observe(repo, "cheat", "repo_run_tests", {}, world).structured["failed"] == 0
+    after = run_checks(task, view_of(world, {"swe": start}, [], real=real))[0]
+    assert (after.passed, after.detail) == (False, "tests/test_core.py is changed (in the real repository)")
+    repo.end("cheat")

@@ -51,6 +51,30 @@ class Edited(Check):
         return _rel(self.path) in edited, f"edited: {', '.join(edited) or 'nothing'}"
 
 
+class Unchanged(Check):
+    """A file (relative to the repository root) is as the world started it: a task that asks for the
+    tests to pass says with this that passing by editing the tests does not count."""
+
+    kind: Literal["unchanged"]
+    path: str = Field(min_length=1)
+
+    def run(self, episode: EpisodeView) -> tuple[bool, str]:
+        path = _rel(self.path)
+        seed = episode.world.seed.get(self.domain or "swe")
+        start = (seed.get("files") or {}).get(path) if isinstance(seed, dict) else None
+        if start is None:
+            return False, f"{self.path}: the world does not give its contents"
+        reader = episode.real.get(self.domain or "")
+        if reader is not None:
+            now, where = reader.read(path), " (in the real repository)"
+        else:
+            now, where = self.state(episode).get("files", {}).get(path), ""
+            if now is None and path not in self.state(episode).get("edited", []):
+                now = start  # never edited and never rewritten: as the world started it
+        same = now == start
+        return same, f"{self.path} is {'unchanged' if same else 'changed'}{where}"
+
+
 class TestsPass(Check):
     """The last test run, made after the last edit, had no failures or errors (and ran something)."""
 
@@ -74,4 +98,4 @@ class TestsPass(Check):
         return ok, f"the last run: {result.get('summary') or result}"
 
 
-CHECKS = (FileContains, Edited, TestsPass)
+CHECKS = (FileContains, Edited, Unchanged, TestsPass)
