@@ -336,6 +336,12 @@ def generate(
     judge_engine: Annotated[Optional[str], typer.Option(help="An engine that scores tasks' judge rubrics: a URL, "
                                                              "or 'embedded' (the world model's own). Default: "
                                                              "judge rubrics are not scored.")] = None,
+    shadow: Annotated[list[str], typer.Option(
+        help="Also run this domain's actions for real and log both (terminal, swe; as `serve --shadow`).")] = [],
+    real: Annotated[list[str], typer.Option(
+        help="Give the agent the real (sandboxed) observation for this shadowed domain; its checks read the "
+             "real machine.")] = [],
+    shadow_timeout: Annotated[float, typer.Option(help="Most seconds a real sandboxed command may run.")] = 10.0,
     cache: CacheOpt = None,
 ) -> None:
     """Walk agent policies through a world over MCP, log the episodes and verify each against its
@@ -365,7 +371,8 @@ def generate(
                                 access=_access(engine_key, engine_profile, engine_concurrency),
                                 price=_price(price_in, price_out),
                                 embedded=embedded.EmbeddedConfig(cache=cache_dir(cache), chosen=True, adapter=_adapter(
-                                    None, tuple(engine), cache, None, domains=tuple(w.domains))[0]))
+                                    None, tuple(engine), cache, None, domains=tuple(w.domains))[0]),
+                                shadow=tuple(shadow), real=tuple(real), shadow_timeout_s=shadow_timeout)
         cfg = GenerateConfig(cfg_serve, tf.tasks, agent, model, protocol, episodes, concurrency, seed, max_steps,
                              run_id, agent_temperature, agent_key, agent_min_steps)
         running = Running(_say)
@@ -1068,28 +1075,26 @@ def world_from_dir(
         help="Total file contents kept (default: 16, as they go into every prompt; swe: 512, as a "
              "repository's prompt shows what fits and `--shadow swe` needs them all).")] = None,
     max_files: Annotated[Optional[int], typer.Option(help="Most files listed (default: 200; swe: 500).")] = None,
-    domain: Annotated[str, typer.Option(
-        help="terminal (the project in a machine's home, with its git history) or swe (a repository at "
-             "/workspace/NAME whose tests `serve --shadow swe` runs for real).")] = "terminal",
+    domain: Annotated[Optional[str], typer.Option(
+        help="terminal (the project in a machine's home, with its git history; the default) or swe (a "
+             "repository at /workspace/NAME whose tests `serve --shadow swe` runs for real).")] = None,
     test_command: Annotated[str, typer.Option(help="swe: how the repository's tests run.")] = "pytest",
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="World file to write (default: stdout).")] = None,
 ) -> None:
     """Snapshot a real project folder into a terminal or repository world (secrets left out and listed)."""
-    from .worldgen import from_dir, world_yaml
+    from .worldgen import from_dir, snapshot_limits, snapshot_warning, world_yaml
 
-    swe = domain == "swe"
     try:
-        snap = from_dir(path, name, user, hostname, (max_file_kib or (64 if swe else 4)) * 1024,
-                        (max_total_kib or (512 if swe else 16)) * 1024, max_files or (500 if swe else 200),
-                        domain=domain, test_command=test_command)
+        kind, (file_kib, total_kib, files) = snapshot_limits(domain)
+        snap = from_dir(path, name, user, hostname, (max_file_kib or file_kib) * 1024,
+                        (max_total_kib or total_kib) * 1024, max_files or files, domain=kind, test_command=test_command)
     except MCPWorldError as err:
         _err(str(err))
     _say(f"world {snap.world.name}: {snap.files} files ({snap.with_contents} with contents)"
          + (f", {snap.not_listed} beyond --max-files not listed" if snap.not_listed else ""))
-    if swe and snap.files > snap.with_contents:
-        _say(f"{snap.files - snap.with_contents} files have no contents in the world (binary, too large, or past "
-             "--max-total-kib): the simulation knows they exist, and the real repository (--shadow swe) "
-             "holds them empty")
+    warning = snapshot_warning(snap, kind)
+    if warning:
+        _say(warning)
     if snap.withheld:
         _say(f"left out {len(snap.withheld)} files that look like secrets or are not plain files in the folder:")
         for rel, why in snap.withheld:
@@ -1097,7 +1102,7 @@ def world_from_dir(
     if snap.redacted:
         _say(f"redacted {sum(n for _, n in snap.redacted)} secret values (the lines are kept) in "
              f"{len(snap.redacted)} files: {', '.join(rel for rel, _ in snap.redacted)}")
-    header = f"made by `mcp-world world from-dir {path}" + (" --domain swe`" if swe else "`")
+    header = f"made by `mcp-world world from-dir {path}" + (f" --domain {domain}`" if domain else "`")
     if snap.withheld:
         header += f"; {len(snap.withheld)} files were left out"
     if snap.redacted:

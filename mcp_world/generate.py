@@ -270,9 +270,13 @@ async def generate(cfg: GenerateConfig, engines: Any, say: Callable[[str], None]
     from .simulator import Simulator
     from .store import Store
 
+    from .serving import make_shadow
+
+    # Real executors (`--shadow`), made before anything starts: a bad --shadow/--real fails at once.
+    shadow = make_shadow(cfg.serve) if cfg.serve.shadow or cfg.serve.real else None
     store = Store(cfg.serve.db)
     sim = Simulator(cfg.serve.world, engines, store, get_dialect(cfg.serve.dialect), cfg.serve.limits,
-                    None, cfg.serve.sampling, price=cfg.serve.price)
+                    None, cfg.serve.sampling, price=cfg.serve.price, shadow=shadow, real=frozenset(cfg.serve.real))
     if cfg.agent == "scripted":
         policy: Any = ScriptedPolicy()
         agent_name = "scripted"
@@ -333,11 +337,14 @@ async def generate(cfg: GenerateConfig, engines: Any, say: Callable[[str], None]
                 "task": task.model_dump_json(exclude_defaults=True)}))
             if task.verifiable() and store.episode(episode_id) is not None:
                 try:
-                    verdict = await verify_logged(store, episode_id, task, judge_engine=judge)
+                    verdict = await verify_logged(store, episode_id, task, judge_engine=judge,
+                                                  real=await asyncio.to_thread(sim.readers, episode_id, key))
                     if verdict.reward is not None:
                         summary.rewards.append(verdict.reward)
                 except MCPWorldError as err:
                     say(f"episode {episode_id}: not verified: {err}")
+            if shadow:
+                sim.end(key)  # its sandboxes go; its log stays
             summary.outcomes[outcome.status] = summary.outcomes.get(outcome.status, 0) + 1
             used = store.usage([episode_id]).get(episode_id)
             if used:
@@ -368,6 +375,8 @@ async def generate(cfg: GenerateConfig, engines: Any, say: Callable[[str], None]
             with contextlib.suppress(Exception):
                 await policy.aclose()
         store.close()
+        for executor in (shadow or {}).values():
+            executor.close()
     return summary
 
 

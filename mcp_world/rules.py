@@ -360,6 +360,11 @@ class Rules:
         domain's `max_tokens` (three search results are not ten); None (the default): the domain's."""
         return None
 
+    def grammar(self, call: Call, grammar: str) -> str | None:
+        """This call's grammar, where the state narrows the domain's `grammar` (the known test files
+        a run can name); None (the default): the domain's as it is."""
+        return None
+
     def continuation(self, answer: str, call: Call) -> str | None:
         """An answer that stopped (at max_tokens, `call.truncated`, or on its own) before it was a
         valid observation, cut where the domain can go on (with what must come next), for the model

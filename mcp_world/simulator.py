@@ -163,10 +163,11 @@ class Simulator:
         """The domains in which this episode's agent receives what the real executor observed."""
         return self._real_of.get(episode_id, self.real)
 
-    def readers(self, episode_id: str) -> dict[str, Any]:
+    def readers(self, episode_id: str, key: str | None = None) -> dict[str, Any]:
         """For the episode's real domains, what reads the real machine after the fact (a task's
-        checks read it there, not in the explicit state): domain -> the executor's reader."""
-        ep = self._episodes.get(episode_id)  # handles: the key is the episode id
+        checks read it there, not in the explicit state): domain -> the executor's reader. `key`:
+        the live key it runs under (handles: the episode id itself; an X-Episode-Id otherwise)."""
+        ep = self._episodes.get(key or episode_id)
         if ep is None or ep.id != episode_id:
             return {}
         out = {}
@@ -534,7 +535,8 @@ class Simulator:
             frequency_penalty=frequency_penalty,
             # Measured on the embedded model: free-running, 0 of 6 Android answers were valid dumps
             # (nodes without bounds); under the grammar every answer parses.
-            grammar=domain.grammar_for(tool_name) if self.sampling.constrained and rendered.constrained else None,
+            grammar=(rendered.grammar or domain.grammar_for(tool_name)) if self.sampling.constrained
+            and rendered.constrained else None,
             thinking=rendered.thinking,
         )
 
@@ -569,6 +571,10 @@ class Simulator:
         fewer = domain.rules.max_tokens(call)
         if fewer is not None and rendered.max_tokens is None and fewer < domain.max_tokens:
             rendered = replace(rendered, max_tokens=max(16, fewer))
+        base = domain.grammar_for(tool_name)
+        own = domain.rules.grammar(call, base) if base is not None else None
+        if own is not None and own != base:
+            rendered = replace(rendered, grammar=own)
         return rendered
 
     def state_answer(self, ep: Episode, tool_name: str, arguments: dict[str, Any]) -> Parsed | None:

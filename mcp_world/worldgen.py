@@ -158,14 +158,35 @@ class Snapshot:
     not_listed: int = 0  # files beyond --max-files
 
 
+# A snapshot's limits per kind of world (KiB a file, KiB in all, files): a terminal's contents go into
+# every prompt; a repository's prompt shows what fits, and its real run needs every file.
+SNAPSHOT_LIMITS = {"terminal": (4, 16, 200), "swe": (64, 512, 500)}
+
+
+def snapshot_limits(domain: str | None) -> tuple[str, tuple[int, int, int]]:
+    """The kind of world a folder becomes (default: terminal) and its limits; WorldFileError for another."""
+    domain = domain or "terminal"
+    if domain not in SNAPSHOT_LIMITS:
+        raise WorldFileError(f"a folder becomes a {' or a '.join(SNAPSHOT_LIMITS)} world, not {domain!r}")
+    return domain, SNAPSHOT_LIMITS[domain]
+
+
+def snapshot_warning(snap: Snapshot, domain: str) -> str | None:
+    """What a user should know about a repository snapshot: files the real run would hold empty."""
+    if domain == "swe" and snap.files > snap.with_contents:
+        return (f"{snap.files - snap.with_contents} files have no contents in the world (binary, too large, or "
+                "past --max-total-kib): the simulation knows they exist, and the real repository "
+                "(--shadow swe) holds them empty")
+    return None
+
+
 def from_dir(path: Path, name: str | None = None, user: str = "user", hostname: str = "devbox",
              max_file_bytes: int = 4_096, max_total_bytes: int = 16_384, max_files: int = 200,
              domain: str = "terminal", test_command: str = "pytest") -> Snapshot:
     """A world whose seed is a snapshot of the folder at `path`: a terminal (the project in the
     user's home, its git history) or, with `domain="swe"`, a repository at /workspace/<name> whose
     tests run with `test_command` (for real with `serve --shadow swe`)."""
-    if domain not in ("terminal", "swe"):
-        raise WorldFileError(f"a folder becomes a terminal or a swe world, not {domain!r}")
+    snapshot_limits(domain)
     root = path.expanduser().resolve()
     if not root.is_dir():
         raise WorldFileError(f"{path} is not a folder")

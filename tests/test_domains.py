@@ -34,7 +34,8 @@ pytestmark = pytest.mark.anyio
 # Real executors run one domain's actions for real, and `world from-dir` builds a shell world from a
 # folder: each belongs to its domain by nature (DESIGN.md, "Real executions"). AgentWorldBench's
 # files and published figures name the benchmark's seven subtasks, which happen to share our names.
-DOMAIN_BOUND = {"executors/__init__.py", "executors/sandbox.py", "executors/browser.py", "worldgen.py",
+DOMAIN_BOUND = {"executors/__init__.py", "executors/sandbox.py", "executors/browser.py", "executors/repo.py",
+                "executors/repo_tool.py", "worldgen.py",
                 "agentworldbench.py"}
 
 

@@ -33,6 +33,7 @@ class Rendered:
     extra_tokens: int = 0  # tokens the answer may spend before the observation (thinking)
     max_tokens: int | None = None  # the answer's own limit (a compact form needs fewer than the domain's)
     constrained: bool = True  # a domain's grammar may apply (not when the answer is wrapped in markup)
+    grammar: str | None = None  # this call's own grammar (the rules' `grammar` hook), else the domain's
     thinking: bool | None = None  # a reasoning model thinks first (None: the model's default)
     top_k: int | None = None  # sampling this model family wants (None: the engine's default)
     repetition_penalty: float | None = None  # None: the server's sampling settings decide

@@ -12,31 +12,10 @@ RealObservation | None` (None: this action has no real counterpart), `end(episod
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
-
-@dataclass(frozen=True)
-class ShadowOptions:
-    """What `serve` passes every real executor."""
-
-    timeout_s: float = 10.0
-    origins: tuple[str, ...] = ()  # the only origins a real browser may fetch (local ones)
-    memory_mib: int = 512  # a real shell's memory (per process; per sandbox where a cgroup can be made)
-    disk_mib: int = 256  # a real shell's writable home
-    processes: int = 64  # a real shell's processes at once
-
-
-@dataclass(frozen=True)
-class RealObservation:
-    text: str
-    structured: dict[str, Any]  # what the agent receives with --real
-    logged: dict[str, Any]  # what the log keeps beside it (may say more: timed out, truncated)
-
-
-from .browser import ShadowBrowser  # noqa: E402
-from .sandbox import RealResult, SandboxLimits, ShadowTerminal, bwrap_available  # noqa: E402
-from .repo import ShadowRepo  # noqa: E402
+from .base import RealObservation, ShadowOptions
+from .browser import ShadowBrowser
+from .repo import ShadowRepo
+from .sandbox import RealResult, SandboxLimits, ShadowTerminal, bwrap_available
 
 EXECUTORS = {"terminal": ShadowTerminal, "browser": ShadowBrowser, "swe": ShadowRepo}
 

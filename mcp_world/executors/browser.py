@@ -20,7 +20,7 @@ import httpx
 from lxml import etree, html as lxml_html
 
 from ..errors import MCPWorldError
-from . import RealObservation
+from .base import RealObservation
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 

@@ -34,7 +34,7 @@ from typing import Any
 from ..errors import MCPWorldError
 from ..rules import Call, FormatError, Parsed
 from ..world import World
-from . import RealObservation
+from .base import RealObservation
 from .sandbox import Sandboxes, SandboxLimits, TerminalSandbox
 
 RUNNER_AT = "/opt/mcp-world"  # where the test runner and the tools' helper are, read-only

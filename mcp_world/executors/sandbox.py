@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import MCPWorldError
 from ..world import World
-from . import RealObservation
+from .base import RealObservation
 from .limits import ChildLimits, Cgroup, sandbox_uid, tasks_of
 
 log = logging.getLogger("mcp_world")

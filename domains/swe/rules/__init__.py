@@ -102,6 +102,9 @@ class SweRules(Rules):
     def parse(self, raw: str, call: Call) -> Parsed:
         return _OUTPUT.parse(raw, call)
 
+    def grammar(self, call: Call, grammar: str) -> str | None:
+        return _OUTPUT.grammar(call, grammar)
+
 
 _OUTPUT = RepoOutput()
 rules = SweRules()

@@ -82,6 +82,25 @@ def pytest_header(state: dict, target: str | None) -> str:
     return head
 
 
+_COLLECTED = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")  # pytest's default python_files
+
+
+def test_files(state: dict, target: str | None) -> list[str] | None:
+    """The test files a run collects from, as far as the known files say (pytest's default
+    python_files, in the target or the ini's testpaths); None when they do not say it (files not
+    all known, or options that change what is collected)."""
+    files = state.get("files") or {}
+    config = pytest_config(files) if state.get("complete", True) else None
+    if config is None or any(k in config[1] for k in ("python_files", "addopts")):
+        return None
+    if any(c is None for p, c in files.items() if _COLLECTED.search(p)):
+        return None
+    scope = [target.split("::")[0].rstrip("/")] if target else _listed(config[1].get("testpaths"))
+    found = [p for p in files if _COLLECTED.search(p)
+             and (not scope or any(p == s or p.startswith(s + "/") or s == "." for s in scope))]
+    return sorted(found)
+
+
 def numbered(lines: list[str], first: int) -> str:
     """Lines as `cat -n` shows them, starting at line `first`."""
     return "".join(f"{n:6d}\t{line}\n" for n, line in enumerate(lines, first))
@@ -92,6 +111,18 @@ def error_result(message: str) -> Parsed:
 
 
 class RepoOutput:
+    def grammar(self, call: Call, grammar: str) -> str | None:
+        """A test run's progress lines name only the test files it collects, where the known files
+        say which (the small model wrote the demonstrations' `tests/test_tiny.py` for textstats, and
+        `test_single.py.py.py…`)."""
+        if call.tool != "repo_run_tests":
+            return None
+        found = test_files(call.state, call.arguments.get("target"))
+        if not found or len(found) > 64 or not re.search(r"^path ::= .*$", grammar, re.M):
+            return None
+        names = " | ".join('"' + p.replace("\\", "\\\\").replace('"', '\\"') + '"' for p in found)
+        return re.sub(r"^path ::= .*$", lambda _: f"path ::= {names}", grammar, count=1, flags=re.M)
+
     def prefill(self, call: Call) -> str:
         if call.tool == "repo_run_tests" and str(call.state.get("test_command", "pytest")).startswith("pytest"):
             return pytest_header(call.state, call.arguments.get("target"))
