@@ -232,3 +232,30 @@ def test_passing_by_editing_the_tests_does_not_count(repo):
     after = run_checks(task, view_of(world, {"swe": start}, [], real=real))[0]
     assert (after.passed, after.detail) == (False, "tests/test_core.py is changed (in the real repository)")
     repo.end("cheat")
+
+
+def test_generate_runs_real_repository_episodes_and_scores_them_there(engine_url: str, tmp_path: Path):
+    """`generate --shadow swe --real swe`: the scripted fix runs in the real repository, and its
+    checks read the real run and the real files."""
+    import json
+    import sqlite3
+    import subprocess
+    import sys
+
+    import yaml
+
+    tasks = tmp_path / "fix.yaml"
+    shipped = yaml.safe_load((Path(__file__).parent.parent / "fixtures" / "tasks" / "repo.yaml").read_text())
+    tasks.write_text(yaml.safe_dump({"world": "repo", "tasks": [t for t in shipped["tasks"] if t["id"] == "fix-word-count"]}))
+    db = tmp_path / "gen.db"
+    r = subprocess.run([sys.executable, "-m", "mcp_world", "generate", "--tasks", str(tasks), "--shadow", "swe",
+                        "--real", "swe", "--engine", engine_url, "--db", str(db)], capture_output=True, text=True,
+                       timeout=900)
+    assert r.returncode == 0, r.stderr[-2000:]
+    with sqlite3.connect(db) as conn:
+        reward, verdict = conn.execute("select reward, verdict from episodes").fetchone()
+        provenance = {p for (p,) in conn.execute("select provenance from steps")}
+    checks = json.loads(verdict)["checks"]
+    assert reward == 1.0 and provenance == {"real"}, checks
+    assert checks[2]["detail"] == "tests/test_core.py is unchanged (in the real repository)"
+    assert checks[1]["detail"].startswith("the last run: 4 passed")
