@@ -13,9 +13,11 @@ of `serve --shadow swe`), each predicted from its episode's real prefix (teacher
                                        machine's versions, not the world's)
 
 beside the trivial answer "the episode's previous test run again" (the previous observation where
-there was none).
+there was none); and how many predicted runs name, in a progress line, a test file the repository
+does not have.
 
     .venv/bin/python benchmarks/repo_steps.py [--engine URL] [--adapter none|FOLDER] [--limit N] [--json out.json]
+    .venv/bin/python benchmarks/repo_steps.py --rescore out.json    # the summary of a saved run again
 """
 
 from __future__ import annotations
@@ -49,6 +51,14 @@ def counts(text: str) -> tuple[int, int, int]:
     line = next((ln for ln in reversed(text.splitlines()) if COUNTS.search(ln) and ln.startswith("=")), "")
     found = {("errors" if k.startswith("error") else k): int(n) for n, k in COUNTS.findall(line)}
     return found.get("passed", 0), found.get("failed", 0), found.get("errors", 0)
+
+
+PROGRESS = re.compile(r"^(\S+\.py) [.FEsxX]", re.M)
+
+
+def foreign(text: str, files: set[str]) -> bool:
+    """Whether a run's progress lines name a test file the repository does not have."""
+    return any(p not in files for p in PROGRESS.findall(text))
 
 
 def header(text: str) -> str:
@@ -93,7 +103,8 @@ async def run(url: str, data: Path, limit: int | None) -> list[dict]:
                                trivial_verdict=(sum(counts(trivial)[1:]) > 0) == (sum(counts(real)[1:]) > 0),
                                counts=text is not None and counts(text) == counts(real),
                                header=text is not None and header(text) == header(real),
-                               real_counts=counts(real), predicted=(text or "")[:600])
+                               real_counts=counts(real), predicted=(text or "")[:600],
+                               foreign=text is not None and foreign(text, set(rec.world.seed["swe"]["files"])))
                     last_run = real
                     print(f"{rec.id} step {idx}: similarity {row['similarity']:.2f}, verdict {row['verdict']}",
                           flush=True)
@@ -120,9 +131,19 @@ async def main() -> None:
     ap.add_argument("--data", type=Path, default=ROOT / "fixtures" / "real" / "repos.jsonl.xz")
     ap.add_argument("--limit", type=int, default=None, help="score at most this many test runs")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--rescore", type=Path, default=None, help="print the summary of a saved --json run")
     a = ap.parse_args()
-    with engine_at(a.engine, a.adapter) as url:
-        rows = await run(url, a.data, a.limit)
+    if a.rescore:
+        rows = json.loads(a.rescore.read_text())
+        records = {r.id: r for r in read_records(a.data)}
+        for r in rows:
+            if r["by"] == "model":
+                rec, text = records[r["episode"]], r.get("predicted") or ""
+                r["foreign"] = bool(text) and foreign(text, set(rec.world.seed["swe"]["files"]))
+                r["header"] = bool(text) and header(text) == header(rec.steps[r["step"]].observation)
+    else:
+        with engine_at(a.engine, a.adapter) as url:
+            rows = await run(url, a.data, a.limit)
     state = [r for r in rows if r["by"] == "state"]
     model = [r for r in rows if r["by"] == "model"]
     print(f"{len(rows)} real steps of {len({r['episode'] for r in rows})} episodes")
@@ -137,6 +158,9 @@ async def main() -> None:
           f"{sum(r['trivial_verdict'] for r in model):>20}   of {len(model)}")
     print(f"{'counts (passed, failed, errors)':34} {sum(r['counts'] for r in model):>8}")
     print(f"{'header (lines before collected)':34} {sum(r['header'] for r in model):>8}")
+    print(f"{'names a test file not there':34} {sum(bool(r.get('foreign')) for r in model):>8}")
+    if a.rescore:
+        return
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1))
 
