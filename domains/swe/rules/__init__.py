@@ -15,7 +15,7 @@ from mcp_world.rules import Call, Parsed, Rules
 
 from . import checks as task_checks
 from . import state
-from .output import RepoOutput
+from .output import RepoOutput, run_summary
 
 
 class RepoSeed(BaseModel):
@@ -104,6 +104,11 @@ class SweRules(Rules):
 
     def grammar(self, call: Call, grammar: str) -> str | None:
         return _OUTPUT.grammar(call, grammar)
+
+    @staticmethod
+    def run_summary(text: str) -> dict[str, Any]:
+        """The counts of what a test runner printed (for the real repository's runs)."""
+        return run_summary(text)
 
 
 _OUTPUT = RepoOutput()

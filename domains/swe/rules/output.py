@@ -206,14 +206,20 @@ class RepoOutput:
         body = text.removeprefix(PYTEST_HEAD).strip("\n")
         if not body:
             raise FormatError("the test run printed nothing")
-        counts = {k: 0 for k in ("passed", "failed", "errors", "skipped")}
-        summary = next((ln for ln in reversed(text.splitlines())
-                        if _PYTEST_COUNTS.search(ln) or re.match(r"=+ no tests ran", ln)), "")
-        for n, kind in _PYTEST_COUNTS.findall(summary):
-            key = "errors" if kind.startswith("error") else kind
-            if key in counts:
-                counts[key] = int(n)
-        code = 1 if counts["failed"] or counts["errors"] else (0 if summary else exit_code_for(text))
-        if "no tests ran" in summary:
-            code = 5  # pytest's exit status when nothing was collected
-        return Parsed(text + "\n", {**counts, "exit_code": code, "summary": summary.strip("= ")})
+        return Parsed(text + "\n", run_summary(text))
+
+
+def run_summary(text: str) -> dict:
+    """{passed, failed, errors, skipped, exit_code, summary} from what a test runner printed (its last
+    summary line): of the model's answer, and of a real run (executors/repo.py)."""
+    counts = {k: 0 for k in ("passed", "failed", "errors", "skipped")}
+    summary = next((ln for ln in reversed(text.splitlines())
+                    if _PYTEST_COUNTS.search(ln) or re.match(r"=+ no tests ran", ln)), "")
+    for n, kind in _PYTEST_COUNTS.findall(summary):
+        key = "errors" if kind.startswith("error") else kind
+        if key in counts:
+            counts[key] = int(n)
+    code = 1 if counts["failed"] or counts["errors"] else (0 if summary else exit_code_for(text))
+    if "no tests ran" in summary:
+        code = 5  # pytest's exit status when nothing was collected
+    return {**counts, "exit_code": code, "summary": summary.strip("= ")}
