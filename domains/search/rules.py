@@ -127,9 +127,12 @@ def _plain(markdown: str) -> str:
     """A page's text as a snippet shows it: no headings' marks, links as their text, no emphasis."""
     text = re.sub(r"```.*?```", " ", markdown, flags=re.S)
     text = re.sub(r"^\s*\|.*$", "", text, flags=re.M)  # tables: a snippet is prose
+    text = re.sub(r"<[^>\n]{0,500}>", " ", text)  # HTML inside Markdown (a README's banner): not shown
     text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = re.sub(r"\[([^\]]*)\]\[[^\]]*\]", r"\1", text)  # reference links: [text][ref]
     text = re.sub(r"^\s{0,3}(#{1,6}|[-*+]|\d+\.)\s+", "", text, flags=re.M)
-    return re.sub(r"[*_`]+", "", text)
+    text = re.sub(r"(?<!\\)[*_`]+", "", text)
+    return re.sub(r"\\([\\`*_{}\[\]()#+\-.!|<>~])", r"\1", text)  # Markdown's escapes: \[main\] shows as [main]
 
 
 @functools.lru_cache(maxsize=512)
@@ -383,7 +386,7 @@ def search_apply(state: dict[str, Any], tool: str, arguments: dict[str, Any], te
         s.searches[f"{arguments.get('query', '')}|{arguments.get('num_results', 10)}"] = text
         for r in structured.get("results", []):
             s.shown[r["url"]] = [r["title"], r["snippet"]]
-    elif tool == "web_fetch" and text:
+    elif tool == "web_fetch" and text and not structured.get("error"):  # a real fetch's failure is no page
         s.pages[str(arguments.get("url", ""))] = text
     for field_ in (s.shown, s.searches, s.pages):
         while len(field_) > 30:
@@ -420,6 +423,13 @@ class SearchRules(Rules):
         url, first = next(iter(seed.pages.items()))
         return [Demonstration(tool="web_fetch", arguments={"url": url}, observation=first.content.rstrip() + "\n",
                               world=world.name)]
+
+    def site_results(self, pages: dict[str, dict[str, str]], query: str, wanted: int) -> Parsed:
+        """A search over a real site's pages (the real search engine, executors/search.py): the
+        pages that match, ranked and shown as a search over the known pages shows them."""
+        results = known_results(pages, query, wanted)
+        text = results_text(results) if results else f"No results found for {query!r}.\n"
+        return Parsed(text, {"query": query, "results": [{"n": n, **r} for n, r in enumerate(results, 1)]})
 
     def answer(self, state: dict[str, Any], call: Call) -> Parsed | None:
         return search_answer(state, call.tool, call.filled())

@@ -52,6 +52,61 @@ class BrowserLimits:
     max_back: int = 50  # pages remembered for browser_back per episode (the oldest go first)
 
 
+@dataclass(frozen=True)
+class Fetched:
+    url: str  # after redirects
+    status: int
+    text: str
+    headers: dict[str, str]
+
+
+class LocalFetcher:
+    """Real GETs of allowlisted local origins: a redirect is followed only while it stays on the
+    allowlist, a body is read up to `max_bytes`; anything else is refused before a socket opens.
+    Shared by the real executors that read local sites (the browser, the search engine)."""
+
+    def __init__(self, origins: tuple[str, ...], limits: BrowserLimits, agent: str) -> None:
+        self.origins = {parse_origin(o) for o in origins}
+        self.limits = limits
+        self.agent = agent
+
+    def allowed(self, url: str) -> bool:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return False
+        try:
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:
+            return False
+        return (parts.scheme, parts.hostname, port) in self.origins
+
+    async def get(self, url: str) -> Fetched | None:
+        """The page at `url` after allowlisted redirects (None: refused, or the site did not answer)."""
+        if not self.allowed(url):
+            return None
+        async with httpx.AsyncClient(timeout=self.limits.timeout_s, follow_redirects=False, trust_env=False,
+                                     headers={"User-Agent": self.agent}) as client:
+            for _ in range(self.limits.max_redirects + 1):
+                try:
+                    async with client.stream("GET", url) as resp:
+                        if resp.is_redirect:
+                            nxt = urljoin(url, resp.headers.get("location", ""))
+                            if not self.allowed(nxt):
+                                return None  # a redirect off the allowlist is not followed
+                            url = nxt
+                            continue
+                        body = b""
+                        async for chunk in resp.aiter_bytes():
+                            body += chunk
+                            if len(body) >= self.limits.max_bytes:
+                                break
+                        text = body[: self.limits.max_bytes].decode(resp.encoding or "utf-8", "replace")
+                        return Fetched(url, resp.status_code, text, dict(resp.headers))
+                except httpx.HTTPError:
+                    return None
+        return None
+
+
 class ShadowBrowser:
     uses_origins = True
 
@@ -63,20 +118,13 @@ class ShadowBrowser:
         if not origins:
             raise MCPWorldError("--shadow browser needs at least one --shadow-origin (a local site, "
                                 "e.g. http://127.0.0.1:8000): nothing else is ever fetched")
-        self.origins = {parse_origin(o) for o in origins}
+        self.fetcher = LocalFetcher(origins, limits, "mcp-world-shadow-browser/0.1")
         self.limits = limits
         self._tabs: dict[str, _Tab] = {}
         self._lock = threading.Lock()
 
     def allowed(self, url: str) -> bool:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            return False
-        try:
-            port = parts.port or (443 if parts.scheme == "https" else 80)
-        except ValueError:
-            return False
-        return (parts.scheme, parts.hostname, port) in self.origins
+        return self.fetcher.allowed(url)
 
     def _tab(self, episode_id: str) -> _Tab:
         with self._lock:
@@ -98,15 +146,13 @@ class ShadowBrowser:
             return self._page(tab) if tab.url else None
         else:
             return None  # typing and submitting are not executed for real
-        if not url or not self.allowed(url):
-            return None
-        fetched = await self._get(url)
+        fetched = await self.fetcher.get(url) if url else None
         if fetched is None:
             return None
         if tab.url:
             tab.back.append((tab.url, tab.html, tab.status))
             del tab.back[:-self.limits.max_back]
-        tab.url, tab.status, tab.html = fetched
+        tab.url, tab.status, tab.html = fetched.url, fetched.status, fetched.text
         return self._page(tab)
 
     def _link(self, tab: _Tab, target: str) -> str:
@@ -130,32 +176,6 @@ class ShadowBrowser:
             if link is not None and link.get("href"):
                 return urljoin(tab.url, link.get("href"))
         return ""
-
-    async def _get(self, url: str) -> tuple[str, int, str] | None:
-        async with httpx.AsyncClient(timeout=self.limits.timeout_s, follow_redirects=False, trust_env=False,
-                                     headers={"User-Agent": "mcp-world-shadow-browser/0.1"}) as client:
-            return await self._follow(client, url)
-
-    async def _follow(self, client: httpx.AsyncClient, url: str) -> tuple[str, int, str] | None:
-        for _ in range(self.limits.max_redirects + 1):
-            try:
-                async with client.stream("GET", url) as resp:
-                    if resp.is_redirect:
-                        nxt = urljoin(url, resp.headers.get("location", ""))
-                        if not self.allowed(nxt):
-                            return None  # a redirect off the allowlist is not followed
-                        url = nxt
-                        continue
-                    body = b""
-                    async for chunk in resp.aiter_bytes():
-                        body += chunk
-                        if len(body) >= self.limits.max_bytes:
-                            break
-                    return url, resp.status_code, body[: self.limits.max_bytes].decode(resp.encoding or "utf-8",
-                                                                                       "replace")
-            except httpx.HTTPError:
-                return None
-        return None
 
     @staticmethod
     def _page(tab: _Tab) -> RealObservation:
