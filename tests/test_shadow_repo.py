@@ -234,6 +234,61 @@ def test_passing_by_editing_the_tests_does_not_count(repo):
     repo.end("cheat")
 
 
+def _real_run_rows(executor: ShadowRepo, episode: str, world, calls: list[tuple[str, dict]]) -> list[dict]:
+    """Run `calls` in the episode's real repository and log them as a real episode's step rows."""
+    import json
+
+    rows = []
+    for tool, arguments in calls:
+        got = observe(executor, episode, tool, arguments, world)
+        rows.append({"tool": tool, "arguments": json.dumps(arguments), "domain": "swe", "provenance": "real",
+                     "observation": "", "structured": "{}", "real_observation": got.text,
+                     "real_structured": json.dumps(got.structured)})
+    return rows
+
+
+def test_at_verify_the_whole_suite_runs_again_with_the_tests_the_world_gave(repo):
+    """`tests_pass` in a real episode (SWE-bench's rule): a run of the passing tests alone is no run
+    of the suite, and at verify the whole suite runs again in a fresh repository with the agent's
+    code and the world's tests and pytest configuration — an edited test or a deselecting addopts in
+    pyproject.toml pass the agent's own runs, not verify."""
+    from mcp_world.tasks import parse_task, run_checks, view_of
+
+    world = load_world("repo")
+    task = parse_task({"id": "t", "instruction": "fix it", "success": [{"kind": "tests_pass"}]}, world)
+    start = {"swe": load_domain("swe").rules.initial(world)}
+
+    def verdict(episode: str, calls: list[tuple[str, dict]]):
+        rows = _real_run_rows(repo, episode, world, calls)
+        assert rows[-1]["tool"] != "repo_run_tests" or json_of(rows[-1])["failed"] == 0, rows[-1]["real_observation"]
+        return run_checks(task, view_of(world, start, rows, real={"swe": repo.reader(episode, world)}))[0]
+
+    one = "tests/test_core.py::test_word_count_simple"
+    targeted = verdict("targeted", [("repo_run_tests", {"target": one})])
+    assert (targeted.passed, targeted.detail) == (False, "the whole suite was never run (repo_run_tests without a target)")
+    edited = verdict("edited-test", [("repo_replace", {"path": "tests/test_core.py", "old_str": "== 5",
+                                                       "new_str": "== 7"}), ("repo_run_tests", {})])
+    deselect = 'addopts = "--deselect tests/test_core.py::test_word_count_keeps_contractions"\n'
+    configured = verdict("configured", [("repo_replace", {"path": "pyproject.toml", "old_str": "[tool.pytest.ini_options]\n",
+                                                          "new_str": "[tool.pytest.ini_options]\n" + deselect}),
+                                        ("repo_run_tests", {})])
+    for hacked in (edited, configured):
+        assert not hacked.passed, hacked.detail
+        assert "1 failed, 3 passed" in hacked.detail.split("at verify")[1], hacked.detail
+    fixed = verdict("fixed", [("repo_replace", FIX), ("repo_run_tests", {})])
+    assert fixed.passed and "at verify, with the tests as the world gave them: 4 passed" in fixed.detail, fixed.detail
+    # The fresh run left the episode's own repository as the agent made it.
+    assert "== 7" in repo.reader("edited-test", world).read("tests/test_core.py")
+    for episode in ("targeted", "edited-test", "configured", "fixed"):
+        repo.end(episode)
+
+
+def json_of(row: dict) -> dict:
+    import json
+
+    return json.loads(row["real_structured"])
+
+
 def test_generate_runs_real_repository_episodes_and_scores_them_there(engine_url: str, tmp_path: Path):
     """`generate --shadow swe --real swe`: the scripted fix runs in the real repository, and its
     checks read the real run and the real files."""

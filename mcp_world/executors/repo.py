@@ -250,11 +250,44 @@ def _error(message: str) -> Parsed:
     return Parsed(f"error: {message}\n", {"error": message})
 
 
+# What a verify-time run takes from the world, not from the agent: the tests and how pytest is told
+# to run them (SWE-bench's rule: the tests are the task's, the code is the agent's).
+TEST_CONFIG = frozenset({"pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"})
+
+
+def is_test_file(path: str) -> bool:
+    """A test, a conftest.py or pytest's configuration (relative to the repository root)."""
+    parts = path.split("/")
+    name = parts[-1]
+    return (path in TEST_CONFIG or name == "conftest.py" or any(p in ("tests", "test", "testing") for p in parts[:-1])
+            or (name.startswith("test") and name.endswith(".py")) or name.endswith("_test.py"))
+
+
 class RepoReader:
     """Reads one episode's real repository for a task's checks (`verify` in a real episode)."""
 
     def __init__(self, box: RepoSandbox) -> None:
         self.box = box
+
+    def fresh_test_run(self) -> dict[str, Any]:
+        """The world's whole test suite, run now in a fresh repository that holds the agent's files
+        but the tests as the world gave them (tests, conftest.py files and pytest's configuration
+        from the seed; one the agent's run made is left out): the run's counts, `summary`,
+        `exit_code`. The episode's own repository is not touched."""
+        found = self.box.read(".")
+        files = dict(self.box.repo.files)
+        if found.get("kind") == "dir":
+            for rel, content in (found.get("files") or {}).items():
+                if content is not None and not is_test_file(rel):
+                    files[rel] = content
+        world = self.box.world
+        seed = {**world.seed, "swe": {**world.seed["swe"], "files": files}}
+        fresh = RepoSandbox(world.model_copy(update={"seed": seed}), self.box.limits, self.box.runner)
+        try:
+            parsed, extra = fresh.run_tests(None)
+        finally:
+            fresh.close()
+        return {**parsed.structured, **extra}
 
     def read(self, path: str) -> str | None:
         """A file's text (relative to the root), or None when there is none."""

@@ -76,7 +76,11 @@ class Unchanged(Check):
 
 
 class TestsPass(Check):
-    """The last test run, made after the last edit, had no failures or errors (and ran something)."""
+    """The last run of the whole suite (`repo_run_tests` without a target: a run of the tests that
+    pass is no run of the suite), made after the last edit, had no failures or errors and ran
+    something. In a real episode also the whole suite run again at verify, on the agent's code with
+    the tests and the test configuration as the world gave them (`RepoReader.fresh_test_run`): an
+    edited test, a conftest.py that skips, a `-k` in setup.cfg do not make it pass."""
 
     kind: Literal["tests_pass"]
 
@@ -85,17 +89,27 @@ class TestsPass(Check):
         for i, s in enumerate(episode.steps):
             if s.domain != self.domain or s.error:
                 continue
-            if s.tool == "repo_run_tests" and s.structured is not None:
+            if s.tool == "repo_run_tests" and s.structured is not None and not s.arguments.get("target"):
                 last_run = (i, s.structured)
             elif s.tool == "repo_replace" and not (s.structured or {}).get("error"):
                 last_edit = i
         if last_run is None:
-            return False, "the tests were never run"
+            return False, "the whole suite was never run (repo_run_tests without a target)"
         i, result = last_run
         if last_edit is not None and last_edit > i:
-            return False, "the code was edited after the last test run"
-        ok = not result.get("failed") and not result.get("errors") and bool(result.get("passed"))
-        return ok, f"the last run: {result.get('summary') or result}"
+            return False, "the code was edited after the last run of the whole suite"
+        ok = _passed(result)
+        detail = f"the last run: {result.get('summary') or result}"
+        reader = episode.real.get(self.domain or "")
+        if not ok or reader is None:
+            return ok, detail
+        again = reader.fresh_test_run()
+        return _passed(again), (f"{detail} (in the real repository); at verify, with the tests as the world gave "
+                                f"them: {again.get('summary') or again}")
+
+
+def _passed(result: dict) -> bool:
+    return not result.get("failed") and not result.get("errors") and bool(result.get("passed"))
 
 
 CHECKS = (FileContains, Edited, Unchanged, TestsPass)
