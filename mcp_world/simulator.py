@@ -367,7 +367,9 @@ class Simulator:
         real_domains = self.real_domains(ep.id)
         executor = self.shadow.get(domain.name)
         real_run = None
-        if executor is not None:
+        # An action the executor has no real counterpart for (a page off the allowlist, typing) is
+        # simulated as in any episode: the state answers what it knows.
+        if executor is not None and getattr(executor, "covers", lambda t, a: True)(tool_name, arguments):
             real_run = asyncio.ensure_future(executor.observe(ep.id, ep.world, tool_name, arguments, dict(state)))
         from_state = None
         try:

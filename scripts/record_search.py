@@ -9,8 +9,8 @@ ranked over their pages, each fetched page's main content as Markdown) — the s
 The sites are scripts/record_pages.py's: a Pelican blog and an MkDocs handbook (built from the
 descriptions of installed packages), Datasette over a generated recipes database, pydoc's server
 over the installed modules, and `http.server` over a folder of notes in Markdown. Each is a world of
-its own (domains: [search]; what it is, in `seed.search.notes`; no known pages: the world model
-answers). An episode: a search made of words from one of the site's pages (or a question about
+its own (domains: [search]; what it is, in `seed.search.notes`; its origin, in `seed.search.sites`;
+no known pages: the world model answers). An episode: a search made of words from one of the site's pages (or a question about
 it), a fetch of a result, then a follow-up search, a link of the fetched page, another result, a
 page that is not there, a search nothing matches, or the same search again.
 """
@@ -78,7 +78,7 @@ async def record_site(name: str, description: str, origin: str, rng: random.Rand
     world = parse_world({"name": name, "description": f"The web here is one site. {description}",
                          "domains": ["search"],
                          "seed": {"search": {"notes": f"Every search and page is of the site at {origin}: "
-                                                      f"{description}"}}}, name)
+                                                      f"{description}", "sites": [origin]}}}, name)
     urls = [u for u in pages if u.rstrip("/") != origin]
     out, seen = [], set()
     for k in range(episodes):

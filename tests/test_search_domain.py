@@ -206,3 +206,55 @@ async def test_the_model_writes_only_what_the_known_pages_leave_and_sees_only_re
     assert "https://x.example/a" in prompt(page) and "docs.example" not in prompt(page)
     # The page begins as its result showed it: the title, and the snippet (a sentence of the page).
     assert page.prefill == "# A\n\nAbout a.\n\n" and page.grammar is None
+
+
+def _real_searches():
+    """The recorded real searches (fixtures/real/search.jsonl.xz): (world seed, call, real text)."""
+    import json
+    import lzma
+    from pathlib import Path
+
+    rules = load_domain("search").rules
+    with lzma.open(Path(__file__).parent.parent / "fixtures" / "real" / "search.jsonl.xz", "rt") as f:
+        for line in f:
+            episode = json.loads(line)
+            world = parse_world(episode["world"], episode["id"])
+            state = rules.initial(world)
+            for step in episode["steps"]:
+                if step["tool"] == "web_search" and step["structured"]["results"]:
+                    yield world, Call("web_search", step["arguments"], state), step["observation"]
+
+
+def test_a_web_of_given_sites_lists_only_their_pages_and_its_grammar_takes_every_real_search():
+    """`seed.search.sites`: the world's web is these sites (a local documentation site, an
+    intranet). Every result's URL is on one of them — the grammar says so and the parse keeps to it —
+    and every real search the real engine made on the five recorded sites lies inside that grammar
+    (under the old one, a URL could have no port: none of them did)."""
+    from pathlib import Path
+
+    import xgrammar
+    from xgrammar.testing import _is_grammar_accept_string
+
+    rules = load_domain("search").rules
+    base = (Path(__file__).parent.parent / "domains" / "search" / "grammar.web_search.gbnf").read_text()
+    whole_web = xgrammar.Grammar.from_ebnf(base)
+    taken = 0
+    for world, call, real in _real_searches():
+        assert call.state["sites"] == [world.seed["search"]["sites"][0]]
+        own = rules.grammar(call, base)
+        body = real.removeprefix(rules.prefill(call))
+        assert own is not None and _is_grammar_accept_string(xgrammar.Grammar.from_ebnf(own), body), (world.name, real)
+        assert _is_grammar_accept_string(whole_web, body), (world.name, real)  # a URL with a port
+        taken += 1
+    assert taken >= 100
+    site = {"sites": ["http://127.0.0.1:8770"]}
+    other = "[1] https://docs.python.org/3/\nTitle: Python\nSnippet: Docs.\nDate: 2024-01-01\n"
+    ours = "[2] http://127.0.0.1:8770/jinja2.html\nTitle: Jinja2\nSnippet: Templates.\nDate: 2026-03-06\n"
+    p = rules.parse(other + ours, Call("web_search", {"query": "jinja"}, site))
+    assert [r["url"] for r in p.structured["results"]] == ["http://127.0.0.1:8770/jinja2.html"]
+    with pytest.raises(FormatError, match="'https://docs.python.org/3/', which is not a URL of this web"):
+        rules.parse(other, Call("web_search", {"query": "python"}, site))
+    assert rules.grammar(Call("web_search", {"query": "q"}, {}), base) is None  # the whole web: as it is
+    assert len(rules.parse(other, Call("web_search", {"query": "python"}, {})).structured["results"]) == 1
+    with pytest.raises(WorldFileError, match="'http://x.org/docs' is not a site's origin"):
+        parse_world({"name": "w", "domains": ["search"], "seed": {"search": {"sites": ["http://x.org/docs"]}}}, "w")

@@ -150,11 +150,14 @@ async def test_real_search_episodes_over_mcp_and_their_checks(engine_url: str, s
                 found = await c.call_tool("web_search", {"query": "matcha sencha", "num_results": 2})
                 page = await c.call_tool("web_fetch", {"url": site + "/tea.html"})
                 gone = await c.call_tool("web_fetch", {"url": site + "/gone.html"})
+                # Off the allowlist there is no real page: simulated, and a page the world knows is its own.
+                known = await c.call_tool("web_fetch", {"url": "https://science.nasa.gov/mission/voyager/"})
             assert simulated.meta["mcp-world/provenance"] in ("model", "state")
             assert found.meta["mcp-world/provenance"] == "real"
             assert found.content[0].text.startswith(f"[1] {site}/tea.html\nTitle: Green tea guide\n")
             assert "80 degrees" in page.content[0].text and not page.is_error
             assert gone.is_error and "HTTP 404" in gone.content[0].text
+            assert known.meta["mcp-world/provenance"] == "state" and known.content[0].text.startswith("# Voyager\n")
             verdict = (await h.post(f"/episodes/{real['episode_id']}/verify", json={"answer": "80 degrees"})).json()
             assert verdict["reward"] == 1.0, verdict
             assert "gone.html" not in verdict["checks"][0]["detail"]  # a failed fetch is no page fetched
@@ -163,4 +166,4 @@ async def test_real_search_episodes_over_mcp_and_their_checks(engine_url: str, s
                             "from steps order by id").fetchall()
     first = rows[0]
     assert first[0] == shadow["episode_id"] and first[4].startswith(f"[1] {site}/tea.html")  # real, beside the model's
-    assert [r[2] for r in rows[1:]] == ["real", "real", "real"]
+    assert [r[2] for r in rows[1:]] == ["real", "real", "real", "state"]

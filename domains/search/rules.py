@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import json
 import math
 from collections import Counter
 import re
@@ -62,6 +63,23 @@ class SearchSeed(BaseModel):
 
     model_config = ConfigDict(extra="allow")
     pages: dict[str, KnownPage] = Field(default_factory=dict)
+    # The web is these sites (origins, e.g. an intranet's or a local documentation site's): every
+    # result is one of their pages. Empty: the whole web.
+    sites: list[str] = Field(default_factory=list)
+
+    @field_validator("sites", mode="before")
+    @classmethod
+    def _sites(cls, sites: Any) -> Any:
+        if not isinstance(sites, list):
+            return sites
+        out = []
+        for site in sites:
+            origin = site_origin(str(site))
+            if not origin:
+                raise ValueError(f"{site!r} is not a site's origin (accepted: http:// or https://, a host and an "
+                                 "optional port, nothing after it, e.g. http://127.0.0.1:8000 or https://docs.example.org)")
+            out.append(origin)
+        return out
 
     @field_validator("pages", mode="before")
     @classmethod
@@ -101,6 +119,31 @@ def page_key(url: str) -> str:
         return ""
     path = parts.path.rstrip("/") or "/"
     return parts._replace(netloc=parts.netloc.lower(), path=path).geturl()
+
+
+def site_origin(text: str) -> str:
+    """`scheme://host[:port]` as a site's origin ('' when `text` is not one: a path, a query)."""
+    parts = urlsplit(text.strip())
+    try:
+        port = parts.port
+    except ValueError:
+        return ""
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path.strip("/") or parts.query \
+            or parts.fragment or parts.username or not re.fullmatch(r"[a-z0-9.-]+", parts.hostname.lower()):
+        return ""
+    return f"{parts.scheme}://{parts.hostname.lower()}" + (f":{port}" if port else "")
+
+
+def on_sites(url: str, sites: Sequence[str]) -> bool:
+    """Whether `url` is a page of one of `sites` (any page, when there are none)."""
+    if not sites:
+        return True
+    parts = urlsplit(url)
+    try:
+        origin = f"{parts.scheme}://{(parts.hostname or '').lower()}" + (f":{parts.port}" if parts.port else "")
+    except ValueError:
+        return False
+    return origin in sites
 
 
 def _heading(markdown: str) -> str:
@@ -223,6 +266,7 @@ class SearchState(BaseModel):
     pages: dict[str, str] = Field(default_factory=dict)  # url -> the Markdown fetched
     # the world's own pages (seed.search.pages), never forgotten: URL -> {content, title, date}
     known: dict[str, dict[str, str]] = Field(default_factory=dict)
+    sites: list[str] = Field(default_factory=list)  # seed.search.sites: the only origins results are on
 
 
 _RESULT = re.compile(r"^\[(\d+)\] (\S+)\s*\nTitle: (.*)\nSnippet: (.*)\nDate: (.*)$", re.M)
@@ -274,6 +318,9 @@ class _Results:
                 continue
             if unlooped(url[:300]) != url[:300]:
                 continue  # a URL the model looped in (…/voyager-genesis-genesis-genesis-…)
+            if not on_sites(url, (call.state or {}).get("sites") or ()):
+                bad = bad or url
+                continue  # the world's web is its sites
             declared = find_known(known_pages, url)
             if declared is not None:  # a known page: as the world knows it, and only where it matches
                 if declared not in matching:
@@ -289,7 +336,8 @@ class _Results:
         results = results[:_wanted(call)]
         if not results:
             raise FormatError("the answer has no results in the layout `[1] https://…` / `Title:` / `Snippet:` / "
-                              "`Date:`" + (f" (a result began {short(bad, 60)!r}, which is not a URL)" if bad else ""))
+                              "`Date:`" + (f" (a result began {short(bad, 60)!r}, which is not a URL of this web)"
+                                           if bad else ""))
         body = results_text(results)
         return Parsed(body, {"query": query, "results": [{"n": n, **r} for n, r in enumerate(results, 1)]},
                       repaired=body.strip() != text.strip())
@@ -401,7 +449,17 @@ class SearchRules(Rules):
     def initial(self, world: Any) -> dict[str, Any]:
         seed = world.seed_of("search")
         known = {url: p.model_dump() for url, p in seed.pages.items()} if isinstance(seed, SearchSeed) else {}
-        return SearchState(known=known).model_dump()
+        sites = list(seed.sites) if isinstance(seed, SearchSeed) else []
+        return SearchState(known=known, sites=sites).model_dump()
+
+    def grammar(self, call: Call, grammar: str) -> str | None:
+        """A web of given sites: every result's URL is on one of them."""
+        sites = (call.state or {}).get("sites") or []
+        if call.tool != "web_search" or not sites or "\nurl ::= " not in "\n" + grammar:
+            return None
+        alternatives = " | ".join(json.dumps(site) for site in sites)
+        narrowed = re.sub(r"(?m)^url ::= .*$", lambda _: f'url ::= ({alternatives}) ("/" [^ \\n]{{0,160}})?', grammar)
+        return re.sub(r"(?m)^(host|label) ::= .*\n?", "", narrowed)  # no longer used
 
     def seed_prompt(self, raw: Any) -> str | None:
         """The seed without the known pages: they are answered by the code, and the small model,

@@ -8,6 +8,7 @@ what reality observed. Registered by domain name:
 
 Each has `from_options(ShadowOptions)`, `async observe(episode_id, world, tool, arguments, state) ->
 RealObservation | None` (None: this action has no real counterpart), `end(episode_id)` and `close()`;
+optionally `covers(tool, arguments)` (False: no real counterpart, the action is simulated);
 `uses_origins` says whether it reads `--shadow-origin`.
 """
 

@@ -126,6 +126,13 @@ class ShadowBrowser:
     def allowed(self, url: str) -> bool:
         return self.fetcher.allowed(url)
 
+    def covers(self, tool: str, arguments: dict[str, Any]) -> bool:
+        """Whether this action has a real counterpart (else it is simulated): navigating to an
+        allowed page, a click, back, a snapshot; typing and submitting never do."""
+        if tool == "browser_navigate":
+            return self.allowed(str(arguments.get("url", "")))
+        return tool in ("browser_click", "browser_back", "browser_snapshot")
+
     def _tab(self, episode_id: str) -> _Tab:
         with self._lock:
             return self._tabs.setdefault(episode_id, _Tab())

@@ -157,6 +157,11 @@ class ShadowSearch:
         self._indexing: asyncio.Lock | None = None
         self.crawl_seconds = 0.0
 
+    def covers(self, tool: str, arguments: dict[str, Any]) -> bool:
+        """Whether this action has a real counterpart here (else it is simulated, known pages
+        answered from the state): a search, or a fetch of a page on an allowed origin."""
+        return tool == "web_search" or tool == "web_fetch" and self.fetcher.allowed(str(arguments.get("url", "")).strip())
+
     async def observe(self, episode_id: str, world: Any, tool: str, arguments: dict[str, Any],
                       state: dict[str, Any]) -> RealObservation | None:
         if tool == "web_fetch":
