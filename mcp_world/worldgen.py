@@ -20,6 +20,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 from typing import Any
 
 import yaml
@@ -372,3 +373,72 @@ def world_yaml(world: World, header: str = "") -> str:
     body = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110)
     lines = "".join(f"# {line}\n" for line in header.splitlines()) if header else ""
     return lines + body
+
+
+SITE_PAGE_BYTES = 32 * 1024  # a known page's most (seed.search.pages)
+SITE_PAGES_BYTES = 256 * 1024  # all of them together
+
+
+@dataclass
+class SiteSnapshot:
+    world: World
+    crawled: int = 0
+    known: int = 0
+    too_big: list[str] = field(default_factory=list)  # pages over a known page's size: the model's
+    left: int = 0  # pages past the budget: the model's
+    redacted: list[tuple[str, int]] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def from_site(origin: str, name: str | None = None, description: str | None = None, max_pages: int = 200,
+              timeout_s: float = 10.0) -> SiteSnapshot:
+    """A search world of a local site: crawled as `serve --shadow search` crawls it, its web the
+    site alone (`seed.search.sites`), and its pages, in the crawl's order while they fit
+    (SITE_PAGE_BYTES a page, SITE_PAGES_BYTES in all), pages the world knows (`seed.search.pages`:
+    fetched and found exactly as the real engine fetches and finds them); secret values redacted."""
+    import asyncio
+    import time
+
+    from .executors.browser import BrowserLimits
+    from .executors.search import ShadowSearch, SiteLimits
+
+    from .errors import MCPWorldError
+
+    try:
+        engine = ShadowSearch((origin,), BrowserLimits(timeout_s=timeout_s), SiteLimits(max_pages=max_pages))
+    except MCPWorldError as err:
+        raise WorldFileError(f"world from-site reads a site you run on this machine, at a local origin such as "
+                             f"http://127.0.0.1:8000 (127.0.0.1, localhost, ::1); got {origin!r}") from err
+    started = time.monotonic()
+    crawled = asyncio.run(engine.index())
+    if not crawled:
+        raise WorldFileError(f"{origin} gave no page (nothing answered at {origin}/, or not as HTML or text)")
+    site = engine.origins[0]
+    snap = SiteSnapshot(world=None, crawled=len(crawled), seconds=time.monotonic() - started)  # type: ignore[arg-type]
+    pages: dict[str, dict[str, str]] = {}
+    budget = SITE_PAGES_BYTES
+    for url, page in crawled.items():
+        content, n = redact(page["content"], "page.md")
+        if n:
+            snap.redacted.append((url, n))
+        size = len(content.encode())
+        if size > SITE_PAGE_BYTES:
+            snap.too_big.append(url)
+        elif size > budget:
+            snap.left += 1
+        else:
+            pages[url] = {"content": content, "title": page["title"], "date": page["date"]}
+            budget -= size
+    snap.known = len(pages)
+    first = next(iter(crawled.values()))
+    title = first["title"] or site
+    notes = (f"The web here is one site, {title}, at {site}: every search and every page is of it. "
+             f"{len(crawled)} pages were found on it")
+    notes += f"; {len(pages)} of them are known exactly." if len(pages) < len(crawled) else ", all known exactly."
+    snap.world = parse_world({"name": name or re.sub(r"[^A-Za-z0-9._-]+", "-", urlsplit(site).netloc).strip("-"),
+                              "description": description or f"The site {title} at {site}, through a search engine "
+                                                            "over its pages and a page fetcher.",
+                              "domains": ["search"], "seed": {"search": {"notes": notes, "sites": [site],
+                                                                         "pages": pages}}},
+                             f"the crawl of {site}")
+    return snap

@@ -226,3 +226,69 @@ def test_a_project_folder_becomes_a_repository_world_whose_tests_run_for_real(pr
         assert asyncio.run(repo.observe("calc", world, "repo_run_tests", {}, {})).structured["passed"] == 1
     finally:
         repo.close()
+
+
+@pytest.fixture
+def local_site(tmp_path):
+    """A small site served by `python -m http.server` on 127.0.0.1: an index, three linked pages (one
+    with a token in it) and a page too big to be known."""
+    import socket
+    import time
+
+    site = tmp_path / "site"
+    site.mkdir()
+    words = ["kettle", "sencha", "matcha", "oolong"]
+    (site / "index.html").write_text("<html><head><title>Tea notes</title></head><body><h1>Tea notes</h1>"
+                                     + "".join(f'<a href="{w}.html">{w}</a> ' for w in words) + "</body></html>")
+    for n, w in enumerate(words[:3]):
+        extra = ' Deploy with token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789".' if n == 0 else ""
+        (site / f"{w}.html").write_text(f"<html><head><title>About {w}</title></head><body><main><h1>{w}</h1>"
+                                        f"<p>All about {w}: how to brew it and when.{extra}</p></main></body></html>")
+    (site / "oolong.html").write_text("<html><head><title>Oolong</title></head><body><main><h1>Oolong</h1>"
+                                      + "".join(f"<p>Paragraph {i} on oolong leaves and their rolling.</p>"
+                                                for i in range(900)) + "</main></body></html>")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory",
+                             str(site)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    origin = f"http://127.0.0.1:{port}"
+    for _ in range(100):
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.1)
+    yield origin
+    proc.terminate()
+    proc.wait()
+
+
+def test_a_local_site_becomes_a_search_world_that_answers_as_the_real_engine_does(local_site):
+    """`world from-site`: the site's pages are the world's known pages (a page too big is the
+    model's; a token in a page is redacted), its web is the site alone, and a known page is fetched,
+    and a search the known pages fill is answered, byte for byte as `--shadow search` answers them."""
+    from mcp_world.domain import load_domain
+    from mcp_world.executors.search import ShadowSearch
+    from mcp_world.rules import Call
+    from mcp_world.worldgen import from_site
+
+    snap = from_site(local_site)
+    seed = snap.world.seed["search"]
+    assert seed["sites"] == [local_site] and snap.crawled == 5 and snap.known == 4
+    assert snap.too_big == [local_site + "/oolong.html"] and set(seed["pages"]) == \
+        {local_site + p for p in ("/", "/kettle.html", "/sencha.html", "/matcha.html")}
+    kettle = seed["pages"][local_site + "/kettle.html"]["content"]
+    assert "ghp_" not in kettle and "[REDACTED]" in kettle and len(snap.redacted) == 1
+    rules = load_domain("search").rules
+    state = rules.initial(snap.world)
+    real = ShadowSearch((local_site,))
+    for url in (local_site + "/sencha.html", local_site + "/"):
+        answered = rules.answer(state, Call("web_fetch", {"url": url}, state))
+        assert answered.text == asyncio.run(real.observe("e", None, "web_fetch", {"url": url}, {})).text
+    for query in ("brew sencha", "matcha"):
+        call = Call("web_search", {"query": query, "num_results": 1}, state)
+        assert rules.answer(state, call).text == asyncio.run(real.observe("e", None, "web_search", call.arguments, {})).text
+    with pytest.raises(WorldFileError, match="a site you run on this machine.*got 'https://example.com'"):
+        from_site("https://example.com")
+    with pytest.raises(WorldFileError, match="gave no page"):
+        from_site("http://127.0.0.1:1")
