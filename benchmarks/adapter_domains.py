@@ -367,9 +367,12 @@ def main() -> None:
             print(f"{name:16} {set_steps[name]:>5} " + " ".join(f"{means[c]:>24.3f}" for c in columns))
     if args.write:
         report = args.write / "report.json"
-        doc = json.loads(report.read_text())
+        text = report.read_text()
+        doc = json.loads(text)
         doc.setdefault("domains", {}).update(rows)
-        report.write_text(json.dumps(doc, indent=1) + "\n")
+        second = (text.splitlines()[1:2] or [" "])[0]
+        indent = len(second) - len(second.lstrip(" ")) or 1  # as the file was written (a small diff)
+        report.write_text(json.dumps(doc, indent=indent, ensure_ascii=False) + "\n")
         print(f"\nwrote the rows of {adapters[-1]} into {report}")
 
 
