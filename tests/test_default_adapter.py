@@ -170,8 +170,8 @@ def test_the_corpus_adapter_is_measured_on_every_domain_with_real_steps_and_serv
     """adapters/corpus-sft was measured against the bare model on every domain with real steps
     (benchmarks/adapter_domains.py writes these rows, the README prints them): worse on none. It is
     served on worlds of the terminal alone, where it measured clearly better than the default adapter
-    on held-out worlds (benchmarks/heldout.py), and says so; every other shipped world gets the
-    default, silently."""
+    on held-out worlds (benchmarks/heldout.py), and says so; a search world gets the bare model (the
+    default measured worse there), and says so; every other shipped world gets the default, silently."""
     from mcp_world.world import available_worlds, load_world
 
     corpus = embedded.ADAPTERS_DIR / "corpus-sft"
@@ -192,6 +192,8 @@ def test_the_corpus_adapter_is_measured_on_every_domain_with_real_steps_and_serv
             assert len(said) == 1 and "serving the adapter corpus-sft" in said[0] and "+0.090 to +0.210" in said[0]
         elif name in ("webshop", "desktop"):  # domains-sft's (the test below)
             assert served == embedded.ADAPTERS_DIR / "domains-sft" and "serving the adapter domains-sft" in said[0]
+        elif domains == ["search"]:  # the default measured worse than the bare model on real searches
+            assert served is None and "serving the bare model" in said[0] and "search" in said[0], (name, said)
         else:
             assert served == embedded.DEFAULT_ADAPTER and not said, (name, said)
     assert {"devbox"} <= {n for n in available_worlds() if load_world(n).domains == ["terminal"]}
