@@ -125,3 +125,45 @@ def watched_port(wait_s: float = 4.0):
     finally:
         thread.join(timeout=wait_s + 2)
         listener.close()
+
+
+@contextmanager
+def local_site(pages: dict[str, tuple[str, str]], redirects: dict[str, str] | None = None,
+               headers: dict[str, str] | None = None):
+    """A site on 127.0.0.1 in a thread: `pages` path -> (content type, text), `redirects` path ->
+    Location (a 302), anything else a 404; yields (origin, the paths asked for, in order)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    hits: list[str] = []
+
+    class Site(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the stdlib's name
+            hits.append(self.path)
+            if self.path in pages:
+                kind, text = pages[self.path]
+                body = text.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", f"{kind}; charset=utf-8")
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            elif self.path in (redirects or {}):
+                self.send_response(302)
+                self.send_header("Location", redirects[self.path])
+                self.end_headers()
+            else:
+                self.send_error(404)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Site)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", hits
+    finally:
+        server.shutdown()
+        server.server_close()

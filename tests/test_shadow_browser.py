@@ -5,15 +5,13 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from mcp_world.errors import MCPWorldError
 from mcp_world.executors.browser import ShadowBrowser, parse_origin
 
-from .helpers import stdio_client
+from .helpers import local_site, stdio_client
 
 pytestmark = pytest.mark.anyio
 
@@ -25,37 +23,15 @@ INDEX = """<!DOCTYPE html><html><head><title>Local shop</title></head><body>
 ABOUT = "<!DOCTYPE html><html><head><title>About</title></head><body><p>We sell tea.</p></body></html>"
 
 
-class _Site(BaseHTTPRequestHandler):
-    hits: list[str] = []
-
-    def do_GET(self):  # noqa: N802 - the stdlib's name
-        self.hits.append(self.path)
-        pages = {"/": INDEX, "/about.html": ABOUT}
-        if self.path in pages:
-            body = pages[self.path].encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-        elif self.path in ("/out", "/in"):
-            self.send_response(302)
-            self.send_header("Location", "https://example.com/" if self.path == "/out" else "/about.html")
-            self.end_headers()
-        else:
-            self.send_error(404)
-
-    def log_message(self, *args):
-        pass
+ASKED: dict[str, list[str]] = {}  # "hits": the paths the site was asked for, in order (live)
 
 
 @pytest.fixture
 def site():
-    _Site.hits = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Site)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with local_site({"/": ("text/html", INDEX), "/about.html": ("text/html", ABOUT)},
+                    {"/out": "https://example.com/", "/in": "/about.html"}) as (origin, hits):
+        ASKED["hits"] = hits
+        yield origin
 
 
 def test_only_local_origins_can_be_allowlisted():
@@ -82,7 +58,7 @@ async def test_navigate_and_link_clicks_fetch_for_real_and_nothing_else_is_fetch
     assert await b.observe("e1", None, "browser_type", {"target": "q", "text": "x"}, {}) is None
     assert await b.observe("e2", None, "browser_navigate", {"url": "https://example.com/"}, {}) is None
     assert (await b.observe("e1", None, "browser_snapshot", {}, {})).text == ABOUT
-    assert _Site.hits == ["/", "/about.html", "/out", "/in", "/about.html"]
+    assert ASKED["hits"] == ["/", "/about.html", "/out", "/in", "/about.html"]
 
 
 async def test_serve_shadows_the_browser_and_real_mode_gives_the_agent_the_real_page(engine_url, site, tmp_path):

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
@@ -16,7 +14,7 @@ from mcp.client import Client
 from mcp_world.errors import MCPWorldError
 from mcp_world.executors.search import ShadowSearch
 
-from .helpers import http_server, watched_port
+from .helpers import http_server, local_site, watched_port
 
 pytestmark = pytest.mark.anyio
 
@@ -38,40 +36,17 @@ INDEX = """<!DOCTYPE html><html><head><title>Tea House</title></head><body><h1>T
 PRICES = {"sencha": 12.5, "matcha": 30}
 
 
-class _Site(BaseHTTPRequestHandler):
-    hits: list[str] = []
-
-    def do_GET(self):  # noqa: N802 - the stdlib's name
-        self.hits.append(self.path)
-        pages = {"/": ("text/html", INDEX), "/tea.html": ("text/html", TEA), "/coffee.html": ("text/html", COFFEE),
-                 "/prices.json": ("application/json", json.dumps(PRICES)), "/logo.png": ("image/png", "\x89PNG..")}
-        if self.path in pages:
-            kind, text = pages[self.path]
-            body = text.encode()
-            self.send_response(200)
-            self.send_header("Content-Type", f"{kind}; charset=utf-8")
-            self.send_header("Last-Modified", "Tue, 02 Jun 2026 10:00:00 GMT")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-        elif self.path in ("/old-tea", "/away"):
-            self.send_response(301)
-            self.send_header("Location", "/tea.html" if self.path == "/old-tea" else "https://example.com/")
-            self.end_headers()
-        else:
-            self.send_error(404)
-
-    def log_message(self, *args):
-        pass
+PAGES = {"/": ("text/html", INDEX), "/tea.html": ("text/html", TEA), "/coffee.html": ("text/html", COFFEE),
+         "/prices.json": ("application/json", json.dumps(PRICES)), "/logo.png": ("image/png", "\x89PNG..")}
+ASKED: dict[str, list[str]] = {}  # "hits": the paths the site was asked for, in order (live)
 
 
 @pytest.fixture
 def site():
-    _Site.hits = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Site)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with local_site(PAGES, {"/old-tea": "/tea.html", "/away": "https://example.com/"},
+                    {"Last-Modified": "Tue, 02 Jun 2026 10:00:00 GMT"}) as (origin, hits):
+        ASKED["hits"] = hits
+        yield origin
 
 
 async def test_a_search_ranks_the_crawled_pages_of_the_local_sites(site):
@@ -85,12 +60,12 @@ async def test_a_search_ranks_the_crawled_pages_of_the_local_sites(site):
     assert found.text.startswith(f"[1] {site}/tea.html\nTitle: Green tea guide\nSnippet: ")
     assert found.logged["indexed_pages"] == 3
     # Crawled once, for the server: same-origin pages without a query; not data, images, other sites.
-    assert sorted(_Site.hits) == ["/", "/coffee.html", "/tea.html"]
+    assert sorted(ASKED["hits"]) == ["/", "/coffee.html", "/tea.html"]
     espresso = await engine.observe("e2", None, "web_search", {"query": "espresso"}, {})
     assert [r["url"] for r in espresso.structured["results"]] == [site + "/coffee.html"]
     nothing = await engine.observe("e2", None, "web_search", {"query": "zanzibar quokka"}, {})
     assert nothing.text == "No results found for 'zanzibar quokka'.\n" and nothing.structured["results"] == []
-    assert sorted(_Site.hits) == ["/", "/coffee.html", "/tea.html"]  # not crawled again
+    assert sorted(ASKED["hits"]) == ["/", "/coffee.html", "/tea.html"]  # not crawled again
 
 
 async def test_a_fetch_is_the_real_pages_main_content_as_markdown_and_failures_say_why(site):

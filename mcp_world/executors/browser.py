@@ -107,19 +107,30 @@ class LocalFetcher:
         return None
 
 
-class ShadowBrowser:
+class LocalSites:
+    """What the real executors that read local sites share: `--shadow-origin` (at least one, loopback
+    only) and a `LocalFetcher` over those origins."""
+
     uses_origins = True
+    domain = ""  # the domain it is the real executor of, as `--shadow` names it
 
     @classmethod
-    def from_options(cls, options: Any) -> ShadowBrowser:
+    def from_options(cls, options: Any) -> Any:
         return cls(options.origins, BrowserLimits(timeout_s=options.timeout_s))
 
     def __init__(self, origins: tuple[str, ...], limits: BrowserLimits = BrowserLimits()) -> None:
         if not origins:
-            raise MCPWorldError("--shadow browser needs at least one --shadow-origin (a local site, "
+            raise MCPWorldError(f"--shadow {self.domain} needs at least one --shadow-origin (a local site, "
                                 "e.g. http://127.0.0.1:8000): nothing else is ever fetched")
-        self.fetcher = LocalFetcher(origins, limits, "mcp-world-shadow-browser/0.1")
+        self.fetcher = LocalFetcher(origins, limits, f"mcp-world-shadow-{self.domain}/0.1")
         self.limits = limits
+
+
+class ShadowBrowser(LocalSites):
+    domain = "browser"
+
+    def __init__(self, origins: tuple[str, ...], limits: BrowserLimits = BrowserLimits()) -> None:
+        super().__init__(origins, limits)
         self._tabs: dict[str, _Tab] = {}
         self._lock = threading.Lock()
 

@@ -27,7 +27,7 @@ from lxml import etree, html as lxml_html
 
 from ..errors import MCPWorldError
 from .base import RealObservation
-from .browser import BrowserLimits, Fetched, LocalFetcher
+from .browser import BrowserLimits, Fetched, LocalSites
 
 PAGE_TYPES = ("text/html", "application/xhtml+xml")
 TEXT_TYPES = ("text/plain", "text/markdown", "text/x-markdown")
@@ -135,23 +135,16 @@ def _links(page: Fetched) -> list[str]:
     return found
 
 
-class ShadowSearch:
+class ShadowSearch(LocalSites):
     """Real `web_fetch` of allowlisted local pages, and a real search over those sites."""
 
-    uses_origins = True
-
-    @classmethod
-    def from_options(cls, options: Any) -> ShadowSearch:
-        return cls(options.origins, BrowserLimits(timeout_s=options.timeout_s))
+    domain = "search"
 
     def __init__(self, origins: tuple[str, ...], limits: BrowserLimits = BrowserLimits(),
                  site: SiteLimits = SiteLimits()) -> None:
-        if not origins:
-            raise MCPWorldError("--shadow search needs at least one --shadow-origin (a local site, e.g. "
-                                "http://127.0.0.1:8000): it fetches and searches those sites and nothing else")
+        super().__init__(origins, limits)
         _trafilatura()
         self.origins = tuple(o.rstrip("/") for o in origins)
-        self.fetcher = LocalFetcher(origins, limits, "mcp-world-shadow-search/0.1")
         self.site = site
         self._index: dict[str, dict[str, str]] | None = None
         self._indexing: asyncio.Lock | None = None
