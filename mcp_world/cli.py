@@ -555,6 +555,8 @@ def episodes_show(episode_id: str, db: DbOpt = DEFAULT_DB,
                 typer.echo(safe(s["observation"]))
         if s.get("prediction_error"):
             typer.secho(safe(f"  no simulated observation: {s['prediction_error']}"), fg=typer.colors.YELLOW)
+        elif s["observation"] is None and s["real_observation"] is not None and not s["error_kind"]:
+            typer.secho("  (the world model's prediction of this real step is still being made)", fg=typer.colors.YELLOW)
         if s["real_observation"] is not None:
             typer.secho("  real:", fg=typer.colors.GREEN)
             typer.echo(safe(s["real_observation"]))

@@ -277,6 +277,7 @@ async def generate(cfg: GenerateConfig, engines: Any, say: Callable[[str], None]
     store = Store(cfg.serve.db)
     sim = Simulator(cfg.serve.world, engines, store, get_dialect(cfg.serve.dialect), cfg.serve.limits,
                     None, cfg.serve.sampling, price=cfg.serve.price, shadow=shadow, real=frozenset(cfg.serve.real))
+    sim.backlog.wait_when_full = True  # a real step's prediction is a pair this run is for: none skipped
     if cfg.agent == "scripted":
         policy: Any = ScriptedPolicy()
         agent_name = "scripted"
@@ -307,6 +308,7 @@ async def generate(cfg: GenerateConfig, engines: Any, say: Callable[[str], None]
                                                        lifespan="on"))
     url = f"http://127.0.0.1:{port}/mcp"
     sem = asyncio.Semaphore(cfg.concurrency)
+    ran: list[str] = []
     t0 = time.perf_counter()
 
     def stepped() -> None:
@@ -346,6 +348,7 @@ async def generate(cfg: GenerateConfig, engines: Any, say: Callable[[str], None]
             if shadow:
                 sim.end(key)  # its sandboxes go; its log stays
             summary.outcomes[outcome.status] = summary.outcomes.get(outcome.status, 0) + 1
+            ran.append(episode_id)
             used = store.usage([episode_id]).get(episode_id)
             if used:
                 summary.prompt_tokens += used["prompt_tokens"]
@@ -366,7 +369,20 @@ async def generate(cfg: GenerateConfig, engines: Any, say: Callable[[str], None]
                                     + (f": {problem}" if problem else ""))
             await asyncio.sleep(0.05)
         await asyncio.gather(*(one(t, n, key) for t, n, key in todo))
+        if len(sim.backlog):
+            from .backlog import drain_until_signal
+
+            say(f"logging the predictions of {len(sim.backlog)} real steps still running (Ctrl+C to leave them, "
+                "marked abandoned)")
+            await drain_until_signal(sim.backlog, None)
+            usage = store.usage(ran).values()  # now with the predictions' tokens
+            summary.prompt_tokens = sum(u["prompt_tokens"] for u in usage)
+            summary.completion_tokens = sum(u["completion_tokens"] for u in usage)
+            summary.cost = sum(u["cost"] for u in usage) if usage and all(u["cost"] is not None for u in usage) \
+                else summary.cost
     finally:
+        with contextlib.suppress(Exception):
+            await sim.drain(0)  # what is left (an interrupted run) is marked abandoned, not left blank
         userver.should_exit = True
         with contextlib.suppress(Exception):
             await asyncio.wait_for(serving, 30)

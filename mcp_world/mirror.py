@@ -32,12 +32,14 @@ import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 
+from .backlog import Backlog, drain_until_signal
 from .dialects import Turn, get_dialect
 from .domain import world_tools_domain
 from .engines import EnginePool
 from .errors import AgentFault, MCPWorldError
 from .redaction import redact, redact_json
 from .server import EpisodeKeys
+from .signals import stop_on_signal
 from .simulator import Episode, Limits, Sampling, Simulator
 from .store import Store
 from .world import ToolSpec, World
@@ -195,11 +197,7 @@ class Mirror:
         self._episodes: dict[str, MirrorEpisode] = {}
         self.max_episodes = limits.max_episodes
         self._creating = asyncio.Lock()
-        self._predicting = asyncio.Semaphore(predict_concurrency)
-        self._pending: dict[asyncio.Task, int] = {}  # prediction task -> its step row
-        self.max_backlog = max_backlog
-        self.predicted = 0
-        self.skipped = 0
+        self.backlog = Backlog(store, predict_concurrency, max_backlog, who="the mirror")
         self.log_failures = 0  # real results that reached the agent but not the log
 
     async def episode(self, key: str) -> MirrorEpisode:
@@ -276,73 +274,36 @@ class Mirror:
                     Turn(ep.sim.dialect.action_text(spec, safe_arguments), safe_text, tool=name,
                          arguments=dict(safe_arguments)))
         if self.sim is not None and spec is not None and step_id is not None:
-            self._schedule(ep, index, step_id, name, safe_arguments, history)
+            await self._schedule(ep, index, step_id, name, safe_arguments, history)
         meta = dict(result.meta or {}) if hasattr(result, "meta") else {}
         meta.update({"mcp-world/episode": ep.sim.id, "mcp-world/step": index, "mcp-world/provenance": "real"})
         return result.model_copy(update={"meta": meta})
 
     # -- predictions, off the agent's path --------------------------------------------------------
-    def _schedule(self, ep: MirrorEpisode, index: int, step_id: int, name: str, arguments: dict[str, Any],
-                  history: list[Turn]) -> None:
-        if len(self._pending) >= self.max_backlog:
-            self.skipped += 1
-            task = asyncio.ensure_future(self.store.write(lambda db: db["steps"].update(
-                step_id, {"prediction_error": f"skipped: {self.max_backlog} predictions were already waiting"})))
-        else:
-            task = asyncio.ensure_future(self._predict(ep, index, step_id, name, arguments, history))
-        self._pending[task] = step_id
-        task.add_done_callback(lambda t: self._pending.pop(t, None))
+    @property
+    def predicted(self) -> int:
+        return self.backlog.predicted
 
-    async def _predict(self, ep: MirrorEpisode, index: int, step_id: int, name: str, arguments: dict[str, Any],
-                       history: list[Turn]) -> None:
+    @property
+    def skipped(self) -> int:
+        return self.backlog.skipped
+
+    async def _schedule(self, ep: MirrorEpisode, index: int, step_id: int, name: str, arguments: dict[str, Any],
+                  history: list[Turn]) -> None:
         assert self.sim is not None
-        async with self._predicting:
-            t0 = time.perf_counter()
-            update: dict[str, Any]
-            try:
-                p = await self.sim.predict(ep.sim, index, name, arguments, structured=False, state={}, history=history)
-                parsed = p.parsed
-                update = {"observation": parsed.text, "provenance": "real",
-                          "structured": json.dumps(parsed.structured) if parsed.structured else None,
-                          "prompt_tokens": p.prompt_tokens, "completion_tokens": p.completion_tokens,
-                          "prediction_ms": (time.perf_counter() - t0) * 1000}
-                self.predicted += 1
-            except AgentFault as fault:
-                update = {"prediction_error": f"{fault.kind.value}: {fault.message}"[:2000]}
-            except Exception as err:  # noqa: BLE001 - a prediction never takes the mirror down
-                log.exception("prediction for step %s failed", step_id)
-                update = {"prediction_error": f"internal: {type(err).__name__}: {err}"[:2000]}
-            await self.store.write(lambda db: db["steps"].update(step_id, update))
+        sim = self.sim
+
+        async def predict() -> dict[str, Any]:
+            p = await sim.predict(ep.sim, index, name, arguments, structured=False, state={}, history=history)
+            return {"observation": p.parsed.text, "provenance": "real",
+                    "structured": json.dumps(p.parsed.structured) if p.parsed.structured else None,
+                    "prompt_tokens": p.prompt_tokens, "completion_tokens": p.completion_tokens}
+
+        await self.backlog.schedule(step_id, predict)
 
     async def drain(self, timeout_s: float, stop: anyio.Event | None = None) -> int:
-        """Wait for the predictions still running, at most `timeout_s` or until `stop` is set (a
-        signal: a stdio client stops its server 2 s after closing its input); returns how many were
-        abandoned, each marked so in its step."""
-        pending = dict(self._pending)
-        if not pending:
-            return 0
-        not_done = set(pending)
-        if timeout_s > 0:
-            stopped = asyncio.ensure_future(stop.wait()) if stop is not None else None
-            deadline = asyncio.get_running_loop().time() + timeout_s
-            while not_done and not (stopped and stopped.done()):
-                left = deadline - asyncio.get_running_loop().time()
-                if left <= 0:
-                    break
-                done, _ = await asyncio.wait(not_done | ({stopped} if stopped else set()), timeout=left,
-                                             return_when=asyncio.FIRST_COMPLETED)
-                not_done -= done
-            if stopped is not None:
-                stopped.cancel()
-        for task in not_done:
-            task.cancel()
-        abandoned = [pending[t] for t in not_done]
-        if abandoned:
-            note = {"prediction_error": "abandoned: the mirror stopped before this prediction finished (a stdio "
-                                        "client stops its server about 2 s after its last call; an engine already "
-                                        "running, `mcp-world engine start`, answers sooner)"}
-            await self.store.write(lambda db: [db["steps"].update(i, note) for i in abandoned])
-        return len(abandoned)
+        """Wait for the predictions still running (`Backlog.drain`); returns how many were abandoned."""
+        return await self.backlog.drain(timeout_s, stop)
 
 
 def build_mirror_server(mirror: Mirror, connection_key: str | None = None) -> Server:
@@ -364,35 +325,6 @@ def build_mirror_server(mirror: Mirror, connection_key: str | None = None) -> Se
 
     return Server(upstream.name, version=upstream.version or "0", instructions=upstream.client.instructions,
                   on_list_tools=list_tools, on_call_tool=call_tool)
-
-
-async def _set_on_signal(event: anyio.Event) -> None:
-    import signal
-
-    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for _ in signals:
-            event.set()
-            return
-
-
-async def _drain(mirror: Mirror, timeout_s: float) -> int:
-    """`Mirror.drain`, cut short by SIGINT or SIGTERM (which would otherwise end the process with the
-    predictions still running left unmarked)."""
-    stop = anyio.Event()
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(_set_on_signal, stop)
-        abandoned = await mirror.drain(timeout_s, stop)
-        tg.cancel_scope.cancel()
-    return abandoned
-
-
-async def _stop_on_signal(userver: Any) -> None:
-    import signal
-
-    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for _ in signals:
-            userver.should_exit = True
-            return
 
 
 @dataclass(frozen=True)
@@ -448,13 +380,13 @@ def run_mirror(cfg: MirrorConfig, say: Any) -> None:
                                                           log_level="warning", lifespan="on",
                                                           limit_concurrency=cfg.serve.limits.max_connections))
                     async with anyio.create_task_group() as tg:
-                        tg.start_soon(_stop_on_signal, userver)
+                        tg.start_soon(stop_on_signal, userver)
                         await userver.serve()
                         tg.cancel_scope.cancel()
             finally:
-                if mirror._pending:
-                    say(f"mirror: waiting up to {cfg.drain_s:.0f} s for {len(mirror._pending)} predictions to finish")
-                abandoned = await _drain(mirror, cfg.drain_s)
+                if len(mirror.backlog):
+                    say(f"mirror: waiting up to {cfg.drain_s:.0f} s for {len(mirror.backlog)} predictions to finish")
+                abandoned = await drain_until_signal(mirror.backlog, cfg.drain_s)
                 if pool is not None:
                     say(f"mirror: {mirror.predicted} predictions logged"
                         + (f", {abandoned} abandoned at exit" if abandoned else "")

@@ -246,7 +246,7 @@ def serve(cfg: ServeConfig, say: Say) -> None:
                         replay_cache=cfg.replay_cache, price=cfg.price)
         if stdio:
             server = build_server(sim, connection_key=f"stdio-{uuid.uuid4().hex[:12]}")
-            anyio.run(_run_stdio, server)
+            anyio.run(_run_stdio, server, sim, say)
         else:
             server = build_server(sim)
             _run_http(server, sim, cfg, say)
@@ -260,11 +260,29 @@ def serve(cfg: ServeConfig, say: Say) -> None:
         store.close()
 
 
-async def _run_stdio(server) -> None:
+DRAIN_S = 120.0  # at exit, how long the real steps' predictions still running may take to be logged
+
+
+async def _drain(sim: Simulator, say: Say) -> None:
+    """Log the real steps' predictions still running (a second Ctrl+C or SIGTERM leaves them, marked)."""
+    from .backlog import drain_until_signal
+
+    if len(sim.backlog):
+        say(f"waiting up to {DRAIN_S:.0f} s for {len(sim.backlog)} predictions of real steps to be logged "
+            "(Ctrl+C again to leave them, marked abandoned)")
+    abandoned = await drain_until_signal(sim.backlog, DRAIN_S)
+    if sim.backlog.predicted or abandoned or sim.backlog.failed or sim.backlog.skipped:
+        say(f"real steps: {sim.backlog.summary()}" + (f", {abandoned} abandoned at exit" if abandoned else ""))
+
+
+async def _run_stdio(server, sim: Simulator, say: Say) -> None:
     from mcp.server.stdio import stdio_server
 
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    try:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+    finally:
+        await _drain(sim, say)
 
 
 def make_shadow(cfg: ServeConfig):
@@ -364,8 +382,23 @@ def _run_http(server, sim: Simulator, cfg: ServeConfig, say: Say) -> None:
     # A bounded number of open connections: past it, uvicorn answers 503 at once instead of queueing.
     config = uvicorn.Config(app, host=cfg.host, port=cfg.port, log_level="warning", lifespan="on",
                             limit_concurrency=cfg.limits.max_connections)
-    userver = uvicorn.Server(config)
+    userver = QuietServer(config)
     say(f"mcp-world is serving world '{cfg.world.name}' ({', '.join(cfg.world.domains)}) at {url}\n"
         f"log: {cfg.db}\n" + connect_lines(url, cfg.world.name, sys.executable)
         + f"\nEpisode handles (RL): POST {url.removesuffix('/mcp')}/episodes {{\"task\": ID}}\nPress Ctrl+C to stop.")
-    userver.run()
+
+    async def main() -> None:
+        from .signals import stop_on_signal
+
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(stop_on_signal, userver)
+                await userver.serve()
+                tg.cancel_scope.cancel()
+        finally:
+            await _drain(sim, say)
+
+    anyio.run(main)
+    from .signals import reraise
+
+    reraise(getattr(userver, "stopped_by", None))

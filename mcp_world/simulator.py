@@ -9,6 +9,7 @@ terminal, real GETs of allowlisted local origins for the browser) also observes 
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import logging
 import random
@@ -19,6 +20,7 @@ from typing import Any
 import jsonschema
 
 from . import schemas
+from .backlog import Backlog, Predict
 from .dialects import Dialect, Rendered, Turn
 from .dialects.base import estimate_tokens
 from .domain import Domain, Tool, domain_for
@@ -134,6 +136,8 @@ class Simulator:
         }
         self._episodes: dict[str, Episode] = {}
         self._creating = asyncio.Lock()
+        # A real step's prediction is for the log only: it is made off the agent's path.
+        self.backlog = Backlog(store, concurrency=2, max_backlog=256)
 
     # -- episodes -------------------------------------------------------------------------------
     async def episode(self, key: str) -> Episode:
@@ -312,7 +316,7 @@ class Simulator:
             row: dict[str, Any] = {"episode_id": ep.id, "idx": index, "tool": tool_name,
                                    "arguments": arguments if arguments is not None else {}}
             try:
-                result = await self._answer(ep, index, tool_name, arguments or {}, row)
+                result, later = await self._answer(ep, index, tool_name, arguments or {}, row)
             except AgentFault as fault:
                 row.update(error_kind=fault.kind.value, error=fault.message, provenance=None,
                            latency_ms=(time.perf_counter() - t0) * 1000)
@@ -328,8 +332,14 @@ class Simulator:
                 raise AgentFault(FaultKind.INTERNAL, f"mcp-world failed on this call ({type(err).__name__}); "
                                  "it was logged, and the next call will work") from err
             row["latency_ms"] = (time.perf_counter() - t0) * 1000
-            await self.store.add_step(row, state=ep.state)
+            step_id = await self.store.add_step(row, state=ep.state)
+            if later is not None:
+                await self.backlog.schedule(step_id, later)
             return result
+
+    async def drain(self, timeout_s: float | None, stop: Any = None) -> int:
+        """Wait for the real steps' predictions still running (`Backlog.drain`): how many were abandoned."""
+        return await self.backlog.drain(timeout_s, stop)
 
     def _bounded(self, real: Any) -> Any:
         """A real observation within --max-observation-chars, like a simulated one (a real page can be 2 MB)."""
@@ -356,7 +366,8 @@ class Simulator:
         return tool
 
     async def _answer(self, ep: Episode, index: int, tool_name: str, arguments: dict[str, Any],
-                      row: dict[str, Any]) -> StepResult:
+                      row: dict[str, Any]) -> tuple[StepResult, Predict | None]:
+        """The step's result, and for a real step the prediction still to be made for its log row."""
         tool = self.check_arguments(tool_name, arguments)
         domain = self.domains[tool.domain]
         state = ep.state.setdefault(domain.name, {})
@@ -364,72 +375,99 @@ class Simulator:
         history = ep.history.setdefault(domain.name, [])
         engine = self.engines.for_episode(ep.id)
         row["domain"] = domain.name
-        real_domains = self.real_domains(ep.id)
         executor = self.shadow.get(domain.name)
         real_run = None
         # An action the executor has no real counterpart for (a page off the allowlist, typing) is
         # simulated as in any episode: the state answers what it knows.
         if executor is not None and getattr(executor, "covers", lambda t, a: True)(tool_name, arguments):
             real_run = asyncio.ensure_future(executor.observe(ep.id, ep.world, tool_name, arguments, dict(state)))
+        if real_run is not None and domain.name in self.real_domains(ep.id):
+            real = await real_run
+            if real is not None:
+                return self._real_step(ep, index, tool, domain, arguments, row, real)
+            real_run = None  # no real observation after all: simulated like any step
         from_state = None
         try:
-            from_state = self._state_answer(domain, state, tool_name, arguments) if real_run is None or \
-                domain.name not in real_domains else None
+            # (shadow only here: the real run is logged beside whatever the agent is answered)
+            from_state = self._state_answer(domain, state, tool_name, arguments)
             if from_state is not None:
                 parsed, attempt, tokens = from_state, 0, (0, 0)
             else:
-                cache_key = self._cache_key(ep, domain, tool_name, arguments, state, history, engine) \
-                    if self.replay_cache else None
-                hit = self.store.cache_get(cache_key) if cache_key else None
-                if hit is not None:
-                    from_state = None
-                    parsed, attempt, tokens = Parsed(hit[0], hit[1]), 0, (0, 0)
-                    row["provenance"] = "cache"
-                else:
-                    p = await self.predict(ep, index, tool_name, arguments)
-                    parsed, attempt, tokens = p.parsed, p.attempts, (p.prompt_tokens, p.completion_tokens)
-                    if cache_key:
-                        await self.store.cache_put(cache_key, parsed.text, parsed.structured, engine.model)
-        except AgentFault as fault:
+                parsed, attempt, tokens = await self._simulate(ep, index, domain, tool_name, arguments, state,
+                                                               history, engine, row)
+        except AgentFault:
             real = await real_run if real_run is not None else None
-            if real is None:
-                raise
-            real = self._bounded(real)
-            if domain.name not in real_domains:
+            if real is not None:  # logged beside the failure
+                real = self._bounded(real)
                 row.update(real_observation=real.text, real_structured=real.logged)
-                raise
-            # The agent gets the real observation; the log says why there is no simulated one.
-            row["prediction_error"] = f"{fault.kind.value}: {fault.message}"[:2000]
-            parsed, attempt, tokens = None, 0, (0, 0)
+            raise
         where = domain.rules.where(state)
-        provenance = "state" if parsed is not None and from_state is parsed else row.get("provenance") or "model"
-        agent_text = parsed.text if parsed else ""
+        provenance = "state" if from_state is parsed else row.get("provenance") or "model"
         call = Call(tool_name, arguments, state, spec=tool)
         # A tool's own failure (an mcp error result, a repository tool's `error: …`) goes back as isError.
-        is_error = parsed is not None and domain.rules.is_error(parsed)
-        agent_structured = domain.rules.agent_structured(call, parsed) if parsed else {}
+        is_error = domain.rules.is_error(parsed)
+        agent_structured = domain.rules.agent_structured(call, parsed)
         real = await real_run if real_run is not None else None
-        if real is not None:
+        if real is not None:  # shadow mode: the real observation is logged beside the simulated one
             real = self._bounded(real)
             row.update(real_observation=real.text, real_structured=real.logged)
-            if domain.name in real_domains:
-                provenance, agent_text, agent_structured = "real", real.text, dict(real.structured)
-                # A real tool's own failure (a repository's `error: no such file`) is an error too.
-                is_error = domain.rules.is_error(Parsed(real.text, agent_structured))
-        elif parsed is None:  # the model failed and this action had no real run to fall back on
-            raise AgentFault(FaultKind.MALFORMED_OBSERVATION, "the world model gave no valid observation "
-                             "and this action has no real counterpart; try the call again")
-        seen = agent_structured if agent_structured is not None else (parsed.structured if parsed else {})
-        self._apply(domain, state, tool_name, arguments, seen or {}, agent_text)
+        seen = agent_structured if agent_structured is not None else parsed.structured
+        self._apply(domain, state, tool_name, arguments, seen or {}, parsed.text)
         # The world stays consistent with what the agent was shown.
-        history.append(Turn(action, agent_text, where, tool_name, dict(arguments)))
-        if parsed is not None and parsed.thinking:
+        history.append(Turn(action, parsed.text, where, tool_name, dict(arguments)))
+        if parsed.thinking:
             row["thinking"] = parsed.thinking
-        row.update(observation=parsed.text if parsed else None, structured=parsed.structured if parsed else None,
-                   provenance=provenance, where=where, prompt_tokens=tokens[0], completion_tokens=tokens[1],
-                   repaired=int(bool(parsed) and (parsed.repaired or attempt > 0)),
-                   is_error=int(is_error))
-        return StepResult(index, agent_text, agent_structured, provenance, is_error)
+        row.update(observation=parsed.text, structured=parsed.structured, provenance=provenance, where=where,
+                   prompt_tokens=tokens[0], completion_tokens=tokens[1],
+                   repaired=int(parsed.repaired or attempt > 0), is_error=int(is_error))
+        return StepResult(index, parsed.text, agent_structured, provenance, is_error), None
+
+    def _real_step(self, ep: Episode, index: int, tool: Tool, domain: Domain, arguments: dict[str, Any],
+                   row: dict[str, Any], real: Any) -> tuple[StepResult, Predict]:
+        """The agent gets the real observation at once. The world model's prediction of it (logged
+        beside it, for sim-vs-real pairs) is made afterwards, in the background, from the state and
+        history before this step: the agent never waits for a model it does not read."""
+        real = self._bounded(real)
+        state = ep.state.setdefault(domain.name, {})
+        history = ep.history.setdefault(domain.name, [])
+        before = (copy.deepcopy(state), list(history))
+        engine = self.engines.for_episode(ep.id)
+        where = domain.rules.where(state)
+        structured = dict(real.structured)
+        # A real tool's own failure (a repository's `error: no such file`) is an error too.
+        is_error = domain.rules.is_error(Parsed(real.text, structured))
+        self._apply(domain, state, tool.name, arguments, structured, real.text)
+        history.append(Turn(self._dialect(ep).action_text(tool, arguments), real.text, where, tool.name,
+                            dict(arguments)))
+        row.update(real_observation=real.text, real_structured=real.logged, provenance="real", where=where,
+                   prompt_tokens=0, completion_tokens=0, is_error=int(is_error))
+
+        async def predict() -> dict[str, Any]:
+            parsed, attempt, tokens = await self._simulate(ep, index, domain, tool.name, arguments, *before,
+                                                           engine, {})
+            return {"observation": parsed.text,
+                    "structured": json.dumps(parsed.structured, ensure_ascii=False) if parsed.structured else None,
+                    "prompt_tokens": tokens[0], "completion_tokens": tokens[1],
+                    "repaired": int(parsed.repaired or attempt > 0),
+                    **({"thinking": parsed.thinking} if parsed.thinking else {})}
+
+        return StepResult(index, real.text, structured, "real", is_error), predict
+
+    async def _simulate(self, ep: Episode, index: int, domain: Domain, tool_name: str, arguments: dict[str, Any],
+                        state: dict[str, Any], history: list[Turn], engine: Any,
+                        row: dict[str, Any]) -> tuple[Parsed, int, tuple[int, int]]:
+        """The world model's answer (or the replay cache's: then `row` says so): parsed, the repairs it
+        took, and its tokens."""
+        cache_key = self._cache_key(ep, domain, tool_name, arguments, state, history, engine) \
+            if self.replay_cache else None
+        hit = self.store.cache_get(cache_key) if cache_key else None
+        if hit is not None:
+            row["provenance"] = "cache"
+            return Parsed(hit[0], hit[1]), 0, (0, 0)
+        p = await self.predict(ep, index, tool_name, arguments, state=state, history=history)
+        if cache_key:
+            await self.store.cache_put(cache_key, p.parsed.text, p.parsed.structured, engine.model)
+        return p.parsed, p.attempts, (p.prompt_tokens, p.completion_tokens)
 
     # -- the public step calls (serve, mirror, eval and the trainer all use these) ----------------
     def new_episode(self, episode_id: str, world: World | None = None, seed: int = 0) -> Episode:

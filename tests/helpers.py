@@ -76,8 +76,8 @@ def http_process(args: list[str], port: int, env: dict | None = None, start_time
     finally:
         if proc.poll() is None:
             proc.terminate()
-        try:
-            proc.wait(timeout=20)
+        try:  # a server with real steps first logs the predictions still running (up to 120 s)
+            proc.wait(timeout=150)
         except subprocess.TimeoutExpired:
             proc.kill()
 

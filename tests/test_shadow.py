@@ -295,3 +295,129 @@ def test_a_server_sent_sigterm_removes_its_sandboxes_and_their_mounts(engine_url
     assert list(scratch.iterdir()) == [], "SIGTERM left a sandbox behind"
     assert str(scratch) not in Path("/proc/mounts").read_text(), "SIGTERM left a mount behind"
     scratch.rmdir()
+
+
+class GatedEngine:
+    """A test double that answers only when the test opens its gate (the mechanics of predictions
+    made off the agent's path; the real engine's side is in the end-to-end tests)."""
+
+    def __init__(self) -> None:
+        self.url, self.model = "gated://", "gated"
+        self.gate = anyio.Event()
+        self.prompts: list[str] = []
+
+    async def complete(self, request):
+        from mcp_world.engines import Completion
+
+        self.prompts.append(json.dumps(request.messages) + (request.prefill or ""))
+        n = len(self.prompts)
+        await self.gate.wait()
+        return Completion(f"predicted {n}\n", 30, 4, False, self.model, 1.0)
+
+    async def aclose(self) -> None:
+        pass
+
+
+def _real_rig(tmp_path, engine, real=True, **backlog):
+    from mcp_world.dialects import get_dialect
+    from mcp_world.engines import EnginePool
+    from mcp_world.executors import ShadowTerminal
+    from mcp_world.simulator import Simulator
+    from mcp_world.store import Store
+
+    shadow = ShadowTerminal(SandboxLimits(timeout_s=10))
+    store = Store(tmp_path / "real.db")
+    sim = Simulator(load_world("devbox"), EnginePool([engine]), store, get_dialect("instruct"),
+                    shadow={"terminal": shadow}, real=frozenset({"terminal"} if real else ()))
+    for key, value in backlog.items():
+        setattr(sim.backlog, key, value)
+    return sim, store, shadow
+
+
+@pytest.mark.anyio
+async def test_a_real_step_answers_before_the_world_model_and_its_prediction_is_logged_after(tmp_path):
+    engine = GatedEngine()
+    sim, store, shadow = _real_rig(tmp_path, engine)
+    try:
+        with anyio.fail_after(60):  # the engine answers nothing until the gate opens: no wait on it
+            first = await sim.call("e1", "run_command", {"command": "echo one > one.txt; cat one.txt"})
+            second = await sim.call("e1", "run_command", {"command": "wc -c one.txt"})
+        assert (first.observation, first.provenance) == ("one\n", "real")
+        assert second.observation == "4 one.txt\n"
+        rows = store.query("select * from steps order by idx")
+        assert [(r["provenance"], r["observation"], r["real_observation"]) for r in rows] == \
+            [("real", None, "one\n"), ("real", None, "4 one.txt\n")]
+        assert len(sim.backlog) == 2
+        engine.gate.set()
+        with anyio.fail_after(60):
+            assert await sim.drain(None) == 0
+        rows = store.query("select * from steps order by idx")
+        assert [r["observation"] for r in rows] == ["predicted 1\n", "predicted 2\n"]
+        assert all(r["prediction_ms"] > 0 and r["prompt_tokens"] == 30 and r["prediction_error"] is None for r in rows)
+        # Each prediction saw the episode as it was before its own step (the real history), not after it.
+        assert "echo one" in engine.prompts[1] and "\none\n" in engine.prompts[1] and "wc -c" in engine.prompts[1]
+        assert "4 one.txt" not in engine.prompts[1] and "wc -c" not in engine.prompts[0]
+    finally:
+        shadow.close()
+        store.close()
+
+
+@pytest.mark.anyio
+async def test_a_full_backlog_skips_in_a_server_waits_in_a_batch_run_and_leftovers_are_marked(tmp_path):
+    engine = GatedEngine()
+    sim, store, shadow = _real_rig(tmp_path, engine, max_backlog=1)
+    try:
+        with anyio.fail_after(60):
+            await sim.call("e1", "run_command", {"command": "echo a"})
+            await sim.call("e1", "run_command", {"command": "echo b"})  # the backlog is full: skipped
+            assert await sim.drain(0.1) == 1  # the one still waiting at exit is marked, not left blank
+        notes = [r["prediction_error"] for r in store.query("select prediction_error from steps order by idx")]
+        assert notes[0].startswith("abandoned: the server stopped before this prediction finished")
+        assert notes[1] == "skipped: 1 predictions were already waiting"
+    finally:
+        shadow.close()
+        store.close()
+    engine = GatedEngine()
+    sim, store, shadow = _real_rig(tmp_path / "batch", engine, max_backlog=1, wait_when_full=True)
+    try:
+        with anyio.fail_after(60):
+            await sim.call("e1", "run_command", {"command": "echo a"})
+            waiting = anyio.Event()
+
+            async def second():
+                await sim.call("e1", "run_command", {"command": "echo b"})
+                waiting.set()
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(second)
+                await anyio.sleep(0.5)
+                assert not waiting.is_set()  # the batch run's agent waits for room instead
+                engine.gate.set()
+            assert await sim.drain(None) == 0
+        assert [r["observation"] for r in store.query("select observation from steps order by idx")] == \
+            ["predicted 1\n", "predicted 2\n"]
+    finally:
+        shadow.close()
+        store.close()
+
+
+@pytest.mark.anyio
+async def test_a_real_step_whose_executor_gives_nothing_is_simulated_like_any_step(tmp_path):
+    from mcp_world.engines import EnginePool
+
+    from .conftest import ScriptedEngine
+
+    sim, store, shadow = _real_rig(tmp_path, GatedEngine())
+    sim.engines = EnginePool([ScriptedEngine(lambda r: "simulated\n")])
+
+    async def nothing(*args):
+        return None
+
+    shadow.observe = nothing
+    try:
+        with anyio.fail_after(60):
+            step = await sim.call("e1", "run_command", {"command": "whoami"})
+        assert (step.observation, step.provenance) == ("simulated\n", "model") and len(sim.backlog) == 0
+    finally:
+        shadow.close()
+        store.close()

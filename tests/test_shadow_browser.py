@@ -11,7 +11,7 @@ import pytest
 from mcp_world.errors import MCPWorldError
 from mcp_world.executors.browser import ShadowBrowser, parse_origin
 
-from .helpers import local_site, stdio_client
+from .helpers import local_site
 
 pytestmark = pytest.mark.anyio
 
@@ -62,20 +62,29 @@ async def test_navigate_and_link_clicks_fetch_for_real_and_nothing_else_is_fetch
 
 
 async def test_serve_shadows_the_browser_and_real_mode_gives_the_agent_the_real_page(engine_url, site, tmp_path):
+    """Over streamable HTTP: the agent gets the real pages at once; the world model's pages of the
+    same steps are made in the background and logged beside them, the last ones while the server
+    stops (SIGTERM)."""
+    from .helpers import http_client, http_server
+
     db = tmp_path / "b.db"
-    async with stdio_client(engine_url, db, "--world", "webshop", "--shadow", "browser", "--shadow-origin", site,
-                            "--real", "browser") as c:
-        got = await c.call_tool("browser_navigate", {"url": site + "/"})
-        clicked = await c.call_tool("browser_click", {"target": "About us"})
+    with http_server(engine_url, db, "--world", "webshop", "--shadow", "browser", "--shadow-origin", site,
+                     "--real", "browser") as (url, proc):
+        async with http_client(url, "shop") as c:
+            got = await c.call_tool("browser_navigate", {"url": site + "/"})
+            clicked = await c.call_tool("browser_click", {"target": "About us"})
+        proc.terminate()
+        assert proc.wait(timeout=150) == 128 + 15
     assert got.content[0].text == INDEX and got.meta["mcp-world/provenance"] == "real"
     assert clicked.content[0].text == ABOUT and clicked.structured_content["title"] == "About"
     con = sqlite3.connect(db)
-    logged = con.execute("select observation, real_observation, prediction_error from steps order by idx").fetchall()
+    logged = con.execute("select observation, real_observation, prediction_error, prediction_ms from steps "
+                         "order by idx").fetchall()
     con.close()
     # The world model's page is logged beside the real one (or why it has none: the agent had the real one).
-    assert [real for _, real, _ in logged] == [INDEX, ABOUT]
-    assert all((sim and "<html" in sim.lower()) or "malformed_observation" in (err or "") for sim, _, err in logged)
-    assert any(sim for sim, _, _ in logged)
+    assert [real for _, real, _, _ in logged] == [INDEX, ABOUT]
+    assert all((sim and "<html" in sim.lower()) or "malformed_observation" in (err or "") for sim, _, err, _ in logged)
+    assert any(sim for sim, _, _, _ in logged) and all(ms for sim, _, _, ms in logged if sim)
 
 
 def test_a_non_local_shadow_origin_is_refused_before_anything_starts(tmp_path):

@@ -78,6 +78,7 @@ def test_the_warm_start_target_reads_back_as_the_real_observation(dialect, name)
         assert text.rstrip() in (real.rstrip(), unfence(real).rstrip()), (it.episode, it.step)  # markup may trim trailing blanks
 
 
+@pytest.mark.slow  # 45 s on 2 cores: ./test.sh -m slow
 def test_the_warm_start_batch_gives_the_loss_and_gradient_of_one_item_at_a_time():
     """Items of one step share their prompts' common prefix (computed once, its keys and values
     repeated per row) and run right-padded after it; that must change nothing but the speed."""

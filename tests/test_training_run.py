@@ -74,6 +74,7 @@ def test_one_request_samples_several_answers_and_one_seeded_sample_is_reproducib
     assert Settings.gpu().easy_batched and not Settings.cpu().easy_batched
 
 
+@pytest.mark.slow  # 1.5 minutes of sampling on 2 cores: ./test.sh -m slow
 def test_the_too_easy_filter_drops_what_the_model_already_predicts_and_keeps_the_rest(engine_url):
     # The session engine serves the shipped adapter, which predicts many devbox steps exactly.
     items = _items(10)
@@ -90,6 +91,7 @@ def test_the_too_easy_filter_drops_what_the_model_already_predicts_and_keeps_the
     assert easy_again == easy and len(kept_all) == len(items)
 
 
+@pytest.mark.slow  # 45 s on 2 cores; test_rl.py runs a real GRPO step in the default suite
 def test_grpo_stops_at_its_time_budget_and_still_saves_the_adapter(tmp_path):
     base = embedded.prepare_model(cache_dir())
     said: list[str] = []
