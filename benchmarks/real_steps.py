@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import signal
 import sqlite3
 import statistics
@@ -64,7 +65,9 @@ async def main() -> None:
     engine, started = (a.engine, None) if a.engine else embedded.background_or_start(cache_dir(None), say=print)
     work = Path(tempfile.mkdtemp(prefix="mcp-world-bench-real-"))
     db = work / "real.db"
-    env = {"PYTHONPATH": str(a.source.resolve())} if a.source else {}
+    env = {}
+    if a.source:  # `python -m mcp_world` finds the package in its working folder first
+        os.chdir(a.source)
     port = free_port()
     try:
         with http_process(serve_args(engine, db, "--port", str(port), "--world", "devbox", "--shadow", "terminal",
