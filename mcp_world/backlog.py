@@ -61,7 +61,8 @@ class Backlog:
         async with self._running:
             t0 = time.perf_counter()
             try:
-                update = {**await predict(), "prediction_ms": (time.perf_counter() - t0) * 1000}
+                update = {**await predict(), "prediction_ms": (time.perf_counter() - t0) * 1000,
+                          "prediction_error": None}  # (a note put there at exit, in case, is cleared)
                 self.predicted += 1
             except AgentFault as fault:
                 update = {"prediction_error": f"{fault.kind.value}: {fault.message}"[:2000]}
@@ -80,6 +81,15 @@ class Backlog:
         if not pending:
             return 0
         not_done = set(pending)
+        note = {"prediction_error": f"abandoned: {self.who} stopped before this prediction finished (a stdio "
+                                    "client stops its server about 2 s after its last call; an engine already "
+                                    "running, `mcp-world engine start`, answers sooner)"}
+        # Marked first, in case the process is killed while it waits (`docker stop` kills after 10 s):
+        # each step that has neither a prediction nor a note yet; one that still finishes clears it.
+        ids = list(pending.values())
+        await self.store.write(lambda db: db.execute(
+            f"update steps set prediction_error = ? where id in ({', '.join('?' * len(ids))}) "
+            "and observation is null and prediction_error is null", [note["prediction_error"], *ids]))
         if timeout_s is None or timeout_s > 0:
             stopped = asyncio.ensure_future(stop.wait()) if stop is not None else None
             deadline = None if timeout_s is None else asyncio.get_running_loop().time() + timeout_s
@@ -94,13 +104,7 @@ class Backlog:
                 stopped.cancel()
         for task in not_done:
             task.cancel()
-        abandoned = [pending[t] for t in not_done]
-        if abandoned:
-            note = {"prediction_error": f"abandoned: {self.who} stopped before this prediction finished (a stdio "
-                                        "client stops its server about 2 s after its last call; an engine already "
-                                        "running, `mcp-world engine start`, answers sooner)"}
-            await self.store.write(lambda db: [db["steps"].update(i, note) for i in abandoned])
-        return len(abandoned)
+        return len(not_done)
 
     def summary(self) -> str:
         """A line for the log at exit."""

@@ -195,8 +195,11 @@ class Handles:
             self._live(episode_id)  # raises the 404
         store = self.sim.store
         row = store.episode(episode_id) or {}
+        # What the agent saw: a real step's real observation (the prediction logged beside it is `predicted`).
         steps = [{"index": s["idx"], "tool": s["tool"], "arguments": json.loads(s["arguments"] or "{}"),
-                  "observation": s["observation"], "provenance": s["provenance"],
+                  "observation": s["real_observation"] if s["provenance"] == "real" else s["observation"],
+                  **({"predicted": s["observation"]} if s["provenance"] == "real" else {}),
+                  "provenance": s["provenance"],
                   **({"error": f"{s['error_kind']}: {s['error']}"} if s["error_kind"] else {}),
                   **({"is_error": True} if s.get("is_error") else {})}
                  for s in store.steps(episode_id)]

@@ -279,8 +279,11 @@ async def _run_stdio(server, sim: Simulator, say: Say) -> None:
     from mcp.server.stdio import stdio_server
 
     try:
-        async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(sim.warm)
+            async with stdio_server() as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+            tg.cancel_scope.cancel()
     finally:
         await _drain(sim, say)
 
@@ -393,6 +396,7 @@ def _run_http(server, sim: Simulator, cfg: ServeConfig, say: Say) -> None:
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(stop_on_signal, userver)
+                tg.start_soon(sim.warm)
                 await userver.serve()
                 tg.cancel_scope.cancel()
         finally:

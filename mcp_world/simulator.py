@@ -337,6 +337,17 @@ class Simulator:
                 await self.backlog.schedule(step_id, later)
             return result
 
+    async def warm(self) -> None:
+        """Let the real executors prepare what their first step would wait for (the real search's
+        crawl): the server calls this as it starts; a failure here is logged, and the step that
+        needs it tries again."""
+        for name, executor in self.shadow.items():
+            if hasattr(executor, "warm"):
+                try:
+                    await executor.warm()
+                except Exception as err:  # noqa: BLE001 - never takes the server down
+                    log.warning("the real %s executor could not prepare: %s", name, err)
+
     async def drain(self, timeout_s: float | None, stop: Any = None) -> int:
         """Wait for the real steps' predictions still running (`Backlog.drain`): how many were abandoned."""
         return await self.backlog.drain(timeout_s, stop)
@@ -721,13 +732,15 @@ class Simulator:
         state.update(new)
 
     def transcript(self, ep: Episode) -> dict[str, Any]:
-        """The episode in the interchange format (DESIGN.md)."""
-        steps = [
-            {"tool": s["tool"], "arguments": json.loads(s["arguments"] or "{}"),
-             "observation": s["observation"], "structured": json.loads(s["structured"] or "null"),
-             **({"error": f"{s['error_kind']}: {s['error']}"} if s["error_kind"] else {})}
-            for s in self.store.steps(ep.id)
-        ]
+        """The episode in the interchange format (DESIGN.md), as the agent saw it (a real step's real
+        observation, not the prediction logged beside it)."""
+        steps = []
+        for s in self.store.steps(ep.id):
+            real = s["provenance"] == "real"
+            steps.append({"tool": s["tool"], "arguments": json.loads(s["arguments"] or "{}"),
+                          "observation": s["real_observation" if real else "observation"],
+                          "structured": json.loads(s["real_structured" if real else "structured"] or "null"),
+                          **({"error": f"{s['error_kind']}: {s['error']}"} if s["error_kind"] else {})})
         return {"id": ep.id, "world": ep.world.model_dump(by_alias=True, exclude_defaults=True), "steps": steps}
 
 

@@ -248,8 +248,7 @@ async def test_the_adapter_served_on_terminal_worlds_answers_a_devbox_episode_in
     from .helpers import stdio_client
 
     db = tmp_path / "t.db"
-    commands = ["ls -la", "cat README.md", "grep -rn def src | head -5", "git log --oneline | head -3",
-                "python3 -c 'print(2 + 3)'", "cat nosuchfile", "echo hello > /tmp/x.txt"]
+    commands = ["ls -la", "cat README.md", "git log --oneline | head -3", "cat nosuchfile"]
     try:
         with anyio.fail_after(900):
             async with stdio_client(lora_engine, db, "--world", "devbox", "--state", "off", "--seed", "3",
@@ -317,7 +316,6 @@ WORLD_CALLS = {  # one call a world's first step can make, per shipped world of 
     "devbox": ("run_command", {"command": "cat README.md"}),
     "webshop": ("browser_navigate", {"url": "https://greenleaf.example/"}),
     "desktop": ("desktop_get_tree", {}),
-    "helpdesk": ("get_ticket", {"ticket_id": "T-1041"}),
 }
 
 
@@ -346,14 +344,12 @@ def test_the_adapter_of_every_domain_is_measured_on_held_out_worlds_and_served_w
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("name", [
-    "webshop", "helpdesk",
-    # devbox's adapter answers a whole episode in the test above; desktop's tree is a long answer
-    # (about a minute, and past the engine's 120 s when the cores are shared): ./test.sh -m slow
-    pytest.param("devbox", marks=pytest.mark.slow), pytest.param("desktop", marks=pytest.mark.slow)])
+@pytest.mark.slow  # a minute a world on 2 cores (a page, a desktop tree), desktop's past the engine's 120 s
+# when the cores are shared; the default suite runs a whole devbox episode on a chosen adapter (above)
+@pytest.mark.parametrize("name", ["webshop", "devbox", "desktop"])
 async def test_each_shipped_adapter_answers_the_worlds_it_is_chosen_for_in_their_formats(name, lora_engine, tmp_path):
     """Every shipped adapter that `serve` chooses over the default for a shipped world (domains-sft:
-    webshop and desktop; corpus-sft: devbox; an MCP adapter: helpdesk), hot-loaded into a real engine,
+    webshop and desktop; corpus-sft: devbox), hot-loaded into a real engine,
     serves that world to a real MCP client, the model answering (state off): a valid observation of
     the world's format (corpus-sft, trained on the terminal alone, had unlearned the JSON a declared
     MCP server returns)."""
@@ -382,13 +378,12 @@ async def test_each_shipped_adapter_answers_the_worlds_it_is_chosen_for_in_their
     con.close()
     text = result.content[0].text
     assert not result.is_error and error is None and provenance == "model", (adapter.name, name, text[:300])
-    if name == "helpdesk":
-        assert isinstance(json.loads(text), dict), text
     if name == "webshop":
         assert "<body" in text.lower(), text[:300]
 
 
 def test_every_world_served_an_adapter_of_its_own_is_in_the_test_above():
+    """(helpdesk's MCP server and the other worlds keep the default: `test_mcp_domain.py` serves it.)"""
     from mcp_world.world import available_worlds, load_world
 
     chosen = {name for name in available_worlds()

@@ -6,6 +6,8 @@ import sqlite3
 import subprocess
 import sys
 
+import pytest
+
 from mcp_world.metric import Embedder, chunks, rwml_reward
 from mcp_world.paths import FIXTURES_DIR
 
@@ -69,6 +71,7 @@ def test_the_shipped_real_data_is_recorded_by_our_own_executor():
     assert all(r["world"]["name"] == "devbox" for r in records)
 
 
+@pytest.mark.slow  # 45 s on 2 cores; reading rows, the judge's prompts and its parsing are in test_agentworldbench.py
 def test_eval_judges_predictions_of_our_own_real_episodes_beside_their_similarity(engine_url, tmp_path):
     # The embedded model as judge: mechanics only (its scores mean nothing); each judgement or its failure is kept.
     out = tmp_path / "report.json"

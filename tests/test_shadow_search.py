@@ -7,6 +7,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+import anyio
 import httpx
 import pytest
 from mcp.client import Client
@@ -114,6 +115,9 @@ async def test_real_search_episodes_over_mcp_and_their_checks(engine_url: str, s
     its task's `fetched` check reads what the agent really fetched."""
     db = tmp_path / "s.db"
     with http_server(engine_url, db, "--world", "research", "--shadow", "search", "--shadow-origin", site) as (url, _):
+        with anyio.fail_after(60):  # the server crawls the sites as it starts: the first search need not wait
+            while "/coffee.html" not in ASKED["hits"]:
+                await anyio.sleep(0.2)
         async with httpx.AsyncClient(base_url=url.removesuffix("/mcp"), timeout=300) as h:
             task = {"id": "tea", "instruction": "Find how hot to brew green tea.",
                     "success": [{"kind": "fetched", "matches": "tea\\.html"}, {"kind": "searched", "matches": "matcha"}]}
@@ -136,6 +140,10 @@ async def test_real_search_episodes_over_mcp_and_their_checks(engine_url: str, s
             verdict = (await h.post(f"/episodes/{real['episode_id']}/verify", json={"answer": "80 degrees"})).json()
             assert verdict["reward"] == 1.0, verdict
             assert "gone.html" not in verdict["checks"][0]["detail"]  # a failed fetch is no page fetched
+            # The episode's transcript is what its agent saw: the real results, not the predictions.
+            shown = (await h.get(f"/episodes/{real['episode_id']}")).json()["steps"]
+            assert [s["observation"] for s in shown] == [r.content[0].text for r in (found, page, gone, known)]
+            assert [s["provenance"] for s in shown] == ["real", "real", "real", "state"]
     with sqlite3.connect(db) as conn:
         rows = conn.execute("select episode_id, tool, provenance, observation is not null, real_observation "
                             "from steps order by id").fetchall()

@@ -3,7 +3,7 @@
 `serve --shadow search --shadow-origin http://127.0.0.1:8000` makes every `web_fetch` of a page on
 an allowlisted local origin also GET it for real and turn its main content into Markdown
 (trafilatura, the extractor research crawlers use), and every `web_search` also search those sites
-for real: at the first search the server crawls them (from each origin's `/`, same-origin links,
+for real: as it starts (or at the first search) the server crawls them (from each origin's `/`, same-origin links,
 HTML pages without a query string, within `SiteLimits`), and each search ranks the pages it found
 with the search domain's own engine (BM25 over titles and text, a snippet from the page), so a real
 result is laid out as a simulated one. A URL off the allowlist is never fetched: its page has no
@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import email.utils
+import logging
 import re
 import time
 from collections import deque
@@ -29,6 +30,7 @@ from ..errors import MCPWorldError
 from .base import RealObservation
 from .browser import BrowserLimits, Fetched, LocalSites
 
+log = logging.getLogger("mcp_world")
 PAGE_TYPES = ("text/html", "application/xhtml+xml")
 TEXT_TYPES = ("text/plain", "text/markdown", "text/x-markdown")
 # data a fetcher shows as it is, in a code block (mcp-server-fetch returns such content raw, too)
@@ -191,8 +193,16 @@ class ShadowSearch(LocalSites):
         structured = {"url": url, "error": why, **({"status": status} if status else {})}
         return RealObservation(f"error: could not fetch {url}: {why}\n", structured, structured)
 
+    async def warm(self) -> None:
+        """Crawl now (a server calls this as it starts), so that the first search does not wait for
+        the whole crawl; a search made meanwhile waits for the rest of it."""
+        pages = await self.index()
+        log.info("the real search indexed %d pages of %s in %.1f s", len(pages), ", ".join(self.origins),
+                 self.crawl_seconds)
+
     async def index(self) -> dict[str, dict[str, str]]:
-        """The allowlisted sites' pages (URL -> title, Markdown, date), crawled at the first search."""
+        """The allowlisted sites' pages (URL -> title, Markdown, date), crawled at the first search
+        (or as the server starts: `warm`)."""
         if self._index is not None:
             return self._index
         if self._indexing is None:
