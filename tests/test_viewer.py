@@ -7,6 +7,7 @@ MCP_WORLD_SCREENSHOTS=DIR keeps the screenshots there (the README's come from th
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
@@ -407,3 +408,25 @@ def test_fidelity_per_domain_across_eval_runs_is_drawn(tmp_path):
     assert [(r["run"], r["domain"], r["steps"], round(r["mean"], 2)) for r in rows] == [
         ("eval-1", "terminal", 2, 0.3), ("eval-2", "terminal", 2, 0.7)]
     assert fidelity_png(rows).startswith("data:image/png;base64,")
+
+
+def test_a_real_step_says_where_its_prediction_is(browser, tmp_path):
+    """A real step's prediction is made after the agent got the real answer: until it is logged the
+    simulated side says so, and one that never came says why."""
+    from mcp_world.store import Store
+
+    store = Store(tmp_path / "r.db")
+    store.add_episode_sync(id="real-1", world_name="devbox", world="{}", source="sim", state="{}")
+    for i, note in enumerate((None, "abandoned: the server stopped before this prediction finished")):
+        store.add_step_sync({"episode_id": "real-1", "idx": i, "domain": "terminal", "tool": "run_command",
+                             "arguments": json.dumps({"command": f"echo {i}"}), "real_observation": f"{i}\n",
+                             "real_structured": json.dumps({"output": f"{i}\n", "exit_code": 0, "cwd": "/home/user"}),
+                             "provenance": "real", "prediction_error": note, "created_at": time.time()})
+    store.close()
+    with viewing(tmp_path / "r.db") as (url, _):
+        page = browser.new_page()
+        page.goto(url.removesuffix("/mcp") + "/episodes/real-1")
+        pending, gone = (page.locator(f"#step-{i} .pair .side").nth(0).inner_text() for i in (0, 1))
+        assert "still being made" in pending and "no prediction: abandoned: the server stopped" in gone
+        assert page.locator("#step-0 .pair .side").nth(1).inner_text().strip().endswith("0")
+        page.close()
