@@ -3,7 +3,9 @@ and validate its answer (with a bounded repair), update the episode's state, log
 
 Nothing here executes anything an agent asks for: the only I/O is the engine request and the log —
 unless shadow mode was chosen, when a real executor (executors/: a bubblewrap sandbox for the
-terminal, real GETs of allowlisted local origins for the browser) also observes the action.
+terminal, real GETs of allowlisted local origins for the browser) also observes the action. Where
+the agent gets that real observation (`--real`), the world model's prediction of it is made after
+the step, in the background (backlog.py), and written into the step's row when done.
 """
 
 from __future__ import annotations
