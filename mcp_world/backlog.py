@@ -136,3 +136,19 @@ async def drain_until_signal(backlog: Backlog, timeout_s: float | None) -> int:
         abandoned = await backlog.drain(timeout_s, stop)
         tg.cancel_scope.cancel()
     return abandoned
+
+
+async def drain_at_exit(backlog: Backlog, timeout_s: float | None, say: Callable[[str], None],
+                        who: str = "") -> int:
+    """What every command that ran predictions in the background does on its way out: say how many
+    are still running, log them (at most `timeout_s`; a second Ctrl+C or SIGTERM leaves them,
+    marked), and say what came of them. Returns how many were abandoned."""
+    prefix = f"{who}: " if who else ""
+    if len(backlog):
+        within = "" if timeout_s is None else f" up to {timeout_s:.0f} s"
+        say(f"{prefix}waiting{within} for {len(backlog)} predictions to be logged (Ctrl+C again to leave them, "
+            "marked abandoned)")
+    abandoned = await drain_until_signal(backlog, timeout_s)
+    if backlog.predicted or backlog.failed or backlog.skipped or abandoned:
+        say(prefix + backlog.summary() + (f", {abandoned} abandoned at exit" if abandoned else ""))
+    return abandoned

@@ -370,11 +370,9 @@ async def generate(cfg: GenerateConfig, engines: Any, say: Callable[[str], None]
             await asyncio.sleep(0.05)
         await asyncio.gather(*(one(t, n, key) for t, n, key in todo))
         if len(sim.backlog):
-            from .backlog import drain_until_signal
+            from .backlog import drain_at_exit
 
-            say(f"logging the predictions of {len(sim.backlog)} real steps still running (Ctrl+C to leave them, "
-                "marked abandoned)")
-            await drain_until_signal(sim.backlog, None)
+            await drain_at_exit(sim.backlog, None, say, "real steps")
             usage = store.usage(ran).values()  # now with the predictions' tokens
             summary.prompt_tokens = sum(u["prompt_tokens"] for u in usage)
             summary.completion_tokens = sum(u["completion_tokens"] for u in usage)

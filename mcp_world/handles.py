@@ -34,6 +34,7 @@ from starlette.routing import Route
 from .errors import AgentFault, MCPWorldError, WorldFileError
 from .server import HANDLE_SCOPE_KEY
 from .simulator import Simulator
+from .store import agent_saw
 from .tasks import Task, TaskFile, parse_task, shipped_tasks, verify_logged
 
 log = logging.getLogger("mcp_world")
@@ -195,9 +196,9 @@ class Handles:
             self._live(episode_id)  # raises the 404
         store = self.sim.store
         row = store.episode(episode_id) or {}
-        # What the agent saw: a real step's real observation (the prediction logged beside it is `predicted`).
+        # What the agent saw (`agent_saw`); a real step's prediction logged beside it is `predicted`.
         steps = [{"index": s["idx"], "tool": s["tool"], "arguments": json.loads(s["arguments"] or "{}"),
-                  "observation": s["real_observation"] if s["provenance"] == "real" else s["observation"],
+                  "observation": agent_saw(s)[0],
                   **({"predicted": s["observation"]} if s["provenance"] == "real" else {}),
                   "provenance": s["provenance"],
                   **({"error": f"{s['error_kind']}: {s['error']}"} if s["error_kind"] else {}),

@@ -32,7 +32,7 @@ import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 
-from .backlog import Backlog, drain_until_signal
+from .backlog import Backlog, drain_at_exit
 from .dialects import Turn, get_dialect
 from .domain import world_tools_domain
 from .engines import EnginePool
@@ -384,13 +384,7 @@ def run_mirror(cfg: MirrorConfig, say: Any) -> None:
                         await userver.serve()
                         tg.cancel_scope.cancel()
             finally:
-                if len(mirror.backlog):
-                    say(f"mirror: waiting up to {cfg.drain_s:.0f} s for {len(mirror.backlog)} predictions to finish")
-                abandoned = await drain_until_signal(mirror.backlog, cfg.drain_s)
-                if pool is not None:
-                    say(f"mirror: {mirror.predicted} predictions logged"
-                        + (f", {abandoned} abandoned at exit" if abandoned else "")
-                        + (f", {mirror.skipped} skipped (backlog)" if mirror.skipped else ""))
+                await drain_at_exit(mirror.backlog, cfg.drain_s, say, "mirror")
 
     try:
         anyio.run(main)

@@ -265,14 +265,9 @@ DRAIN_S = 120.0  # at exit, how long the real steps' predictions still running m
 
 async def _drain(sim: Simulator, say: Say) -> None:
     """Log the real steps' predictions still running (a second Ctrl+C or SIGTERM leaves them, marked)."""
-    from .backlog import drain_until_signal
+    from .backlog import drain_at_exit
 
-    if len(sim.backlog):
-        say(f"waiting up to {DRAIN_S:.0f} s for {len(sim.backlog)} predictions of real steps to be logged "
-            "(Ctrl+C again to leave them, marked abandoned)")
-    abandoned = await drain_until_signal(sim.backlog, DRAIN_S)
-    if sim.backlog.predicted or abandoned or sim.backlog.failed or sim.backlog.skipped:
-        say(f"real steps: {sim.backlog.summary()}" + (f", {abandoned} abandoned at exit" if abandoned else ""))
+    await drain_at_exit(sim.backlog, DRAIN_S, say, "real steps")
 
 
 async def _run_stdio(server, sim: Simulator, say: Say) -> None:
@@ -390,9 +385,9 @@ def _run_http(server, sim: Simulator, cfg: ServeConfig, say: Say) -> None:
         f"log: {cfg.db}\n" + connect_lines(url, cfg.world.name, sys.executable)
         + f"\nEpisode handles (RL): POST {url.removesuffix('/mcp')}/episodes {{\"task\": ID}}\nPress Ctrl+C to stop.")
 
-    async def main() -> None:
-        from .signals import stop_on_signal
+    from .signals import reraise, stop_on_signal
 
+    async def main() -> None:
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(stop_on_signal, userver)
@@ -403,6 +398,4 @@ def _run_http(server, sim: Simulator, cfg: ServeConfig, say: Say) -> None:
             await _drain(sim, say)
 
     anyio.run(main)
-    from .signals import reraise
-
     reraise(getattr(userver, "stopped_by", None))

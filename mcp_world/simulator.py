@@ -29,7 +29,7 @@ from .domain import Domain, Tool, domain_for
 from .engines import CompletionRequest, EnginePool
 from .errors import AgentFault, FaultKind, FormatError, RepetitionError, StateError, StoreError
 from .rules import Call, Parsed
-from .store import Store
+from .store import Store, agent_saw
 from .world import World, available_worlds, load_world
 
 log = logging.getLogger("mcp_world")
@@ -738,10 +738,9 @@ class Simulator:
         observation, not the prediction logged beside it)."""
         steps = []
         for s in self.store.steps(ep.id):
-            real = s["provenance"] == "real"
+            observation, structured = agent_saw(s)
             steps.append({"tool": s["tool"], "arguments": json.loads(s["arguments"] or "{}"),
-                          "observation": s["real_observation" if real else "observation"],
-                          "structured": json.loads(s["real_structured" if real else "structured"] or "null"),
+                          "observation": observation, "structured": json.loads(structured or "null"),
                           **({"error": f"{s['error_kind']}: {s['error']}"} if s["error_kind"] else {})})
         return {"id": ep.id, "world": ep.world.model_dump(by_alias=True, exclude_defaults=True), "steps": steps}
 

@@ -309,6 +309,14 @@ class Store:
             yield row["id"]
 
 
+def agent_saw(step: dict[str, Any]) -> tuple[str | None, str | None]:
+    """What the agent was answered at a logged step (the observation, its structured JSON): a real
+    step's real observation, not the world model's prediction logged beside it."""
+    if step.get("provenance") == "real":
+        return step.get("real_observation"), step.get("real_structured")
+    return step.get("observation"), step.get("structured")
+
+
 def _step_row(step: dict[str, Any]) -> dict[str, Any]:
     row = {"created_at": time.time(), **step}
     for key in ("arguments", "structured", "real_structured"):

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from .errors import MCPWorldError, WorldFileError
 from .rules import Check, EpisodeView, StepView
+from .store import agent_saw
 
 _NO_VALUE = object()
 
@@ -367,8 +368,8 @@ def view_of(world: Any, state: dict[str, dict[str, Any]], steps: list[dict[str, 
     """An episode as checks read it, from the log's rows (`Store.steps`) and the latest state."""
     views = []
     for s in steps:
-        if s.get("provenance") == "real":  # the agent got the real observation: checks read that one
-            s = {**s, "observation": s.get("real_observation"), "structured": s.get("real_structured")}
+        observation, structured = agent_saw(s)  # a real step's real observation: checks read what the agent got
+        s = {**s, "observation": observation, "structured": structured}
         args = s.get("arguments")
         if isinstance(args, str):
             try:
