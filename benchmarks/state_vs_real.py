@@ -150,6 +150,14 @@ SEQUENCES: list[list[str]] = [
     # a subcommand git does not have: its message and suggestions, the same every time
     ["git chekout main", "git stauts", "git stat", "git dif", "git ad .", "git xyz", "git st", "git co -b x",
      "git cherrypick HEAD", "git Status", "git status", "git config alias.co checkout", "git co main"],
+    # find and grep -r walk folders in the order the sandbox's tmpfs home hands them out: newest
+    # first; a rename (mv, sed -i) makes an entry the newest, a write in place (>, cp onto) keeps it
+    ["touch b.py a.py", "mkdir pkg", "touch pkg/z.py pkg/y.py", "find . -name '*.py'", "mv a.py c.py",
+     "find . -name '*.py'", "echo 'def x(): pass' > b.py", "find . -type f -name '*.py'",
+     "sed -i 's/notes/items/' src/notes.py", "find . -name '*.py'", "grep -rn def --include='*.py' .",
+     "grep -rl def --include='*.py' .", "rm b.py", "touch b.py", "find . -name '*.py' | head -3", "cp c.py d.py",
+     "cp c.py b.py", "find . -name '*.py'", "sed -i 's/a/b/' b.py", "find . -name '*.py' | head -3", "find src tests -name '*.py'", "grep -rn add --include='*.py' src tests",
+     "mkdir -p x/y && touch x/y/k.py x/j.py", "find x", "find . -name '*.py' | xargs wc -l"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made
@@ -180,6 +188,9 @@ class Tally:
     def __init__(self) -> None:
         self.per_rule: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # rule: [answered, agreed]
         self.mismatches: list[dict] = []
+        # the same lines in another order: find and grep -r on a disk file system, whose readdir
+        # order no state can know (the state gives the tmpfs order of the sandbox's home)
+        self.reordered: list[dict] = []
         self.steps = 0
 
     def add(self, where: str, command: str, cwd: str, state: str, real: str) -> None:
@@ -187,7 +198,9 @@ class Tally:
         self.per_rule[rule][0] += 1
         self.per_rule[rule][1] += state == real
         if state != real:
-            self.mismatches.append({"where": where, "command": command, "cwd": cwd, "state": state, "real": real})
+            same_lines = sorted(state.splitlines()) == sorted(real.splitlines())
+            (self.reordered if same_lines else self.mismatches).append(
+                {"where": where, "command": command, "cwd": cwd, "state": state, "real": real})
 
     @property
     def answered(self) -> int:
@@ -268,6 +281,9 @@ def report(name: str, tally: Tally, show_agreeing: bool = False) -> None:
             print(f"  {rule:10} {agreed:4}/{answered:<4}")
     for m in tally.mismatches:
         print(f"  MISMATCH {m['where']}: {m['command']!r} in {m['cwd']}\n    state: {m['state']!r}\n    real:  {m['real']!r}")
+    for m in tally.reordered:
+        print(f"  SAME LINES, OTHER ORDER {m['where']}: {m['command']!r} in {m['cwd']}\n"
+              f"    state: {m['state']!r}\n    real:  {m['real']!r}")
 
 
 def main() -> None:

@@ -766,19 +766,32 @@ def test_ls_recursive_and_a_pattern_the_shell_expands_in_a_folder_known_whole():
     assert shell.answer(s, "cat requirements.txt missing.txt") is None  # an error among them: where it goes, the model's
 
 
-def test_find_and_grep_r_are_answered_only_where_the_file_systems_order_cannot_show():
-    """One path or one file at most, or a count or sort after them (checked in the sandbox by
-    test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox, where the real order of
-    src and tests is not byte order); in devbox's repository only for names .git cannot hold."""
+def test_find_and_grep_r_walk_folders_newest_first_where_the_state_saw_every_entry_made():
+    """The sandbox's home is a tmpfs, which hands a folder's entries out newest first (the world's
+    files made in the seed's order, .git last): so find and grep -r are answered in that order
+    (checked in the sandbox by test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox).
+    Where an entry's making was not seen (learnt from a listing, or after a program that may rename),
+    only one path or one file at most, or a count or sort after them; in devbox's repository only
+    for names .git cannot hold."""
     s = terminal()
     assert shell.answer(s, "find . -name 'notes.py'") == ("./src/notes.py\n", 0)
     assert shell.answer(s, "find -name 'test_*.py'") == ("./tests/test_notes.py\n", 0)
     assert shell.answer(s, "find . -name '*.py' | wc -l") == ("2\n", 0)
     assert shell.answer(s, "find . -name '*.py' | sort") == ("./src/notes.py\n./tests/test_notes.py\n", 0)
     assert shell.answer(s, "find nope -name x") == ("find: ‘nope’: No such file or directory\n", 1)
-    for order_shows in ("find . -name '*.py'", "find . -name '*.py' | head -1", "grep -rn def --include='*.py' .",
-                        "grep -rl notes --include='*.py' . | uniq -c"):
-        assert shell.answer(s, order_shows) is None, order_shows
+    assert shell.answer(s, "find . -name '*.py'") == ("./tests/test_notes.py\n./src/notes.py\n", 0)
+    assert shell.answer(s, "find . -name '*.py' | head -1") == ("./tests/test_notes.py\n", 0)
+    assert shell.answer(s, "grep -rn def --include='*.py' .") == \
+        ("./tests/test_notes.py:3:def test_add():\n./src/notes.py:1:def add(notes, text):\n", 0)
+    made = run(s, "touch b.md a.md && mkdir -p d/e && touch d/e/c.md && mv b.md z.md")
+    assert shell.answer(made, "find . -name '*.md'") == ("./z.md\n./d/e/c.md\n./a.md\n./README.md\n", 0)
+    assert shell.answer(run(made, "sed -i 's/x/y/' a.md"), "find . -name '*.md' | head -1") == ("./a.md\n", 0)
+    assert shell.answer(run(made, "echo x > a.md"), "find . -name '*.md' | head -1") == ("./z.md\n", 0)  # in place
+    learnt = run(run(s, "cd tests"), "ls", "test_notes.py\nconftest.py\n")  # conftest.py: seen, not seen made
+    for order_shows in ("find .. -name '*.py'", "grep -rn def --include='*.py' .."):
+        assert shell.answer(learnt, order_shows) is None, order_shows
+    assert shell.answer(learnt, "find .. -name '*.py' | wc -l") == ("3\n", 0)
+    assert shell.answer(run(made, "python3 x.py"), "find /tmp -name '*.md'") == ("", 0)  # (nothing there, in any order)
     for in_git in ("find . -name config", "find . -type f | wc -l", "find . -name '*.sample' | wc -l",
                    "grep -rn def . | wc -l", "find . -type d | wc -l"):
         assert shell.answer(s, in_git) is None, in_git  # .git holds files the state does not list
@@ -820,17 +833,22 @@ def test_a_literal_sed_substitution_in_place_is_followed_and_a_regular_expressio
 
 def test_counting_several_files_and_diff_of_known_files():
     """wc pads several counts to the width of the files' total size and adds a total; xargs hands
-    find's names over in the file system's order, so only the total (`| tail -1`) is answered when
-    several came; diff of the same contents says nothing. (Checked in the sandbox by
-    test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox.)"""
+    find's names over in the file system's order (newest first where the state saw them made; else
+    only the total, `| tail -1`, is answered when several came), and a head after it may stop wc
+    before it has written (SIGPIPE, which xargs reports); diff of the same contents says nothing.
+    (Checked in the sandbox by test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox.)"""
     s = terminal()
     assert shell.answer(s, "wc -l README.md requirements.txt") == ("  5 README.md\n  1 requirements.txt\n  6 total\n", 0)
     assert shell.answer(run(s, "cd src"), "wc -l *.py") == ("3 notes.py\n", 0)  # one file: no padding
     assert shell.answer(s, "find . -name '*.py' | xargs wc -l | tail -1") == ("  7 total\n", 0)
     assert shell.answer(s, "find . -name 'notes.py' | xargs wc -l") == ("3 ./src/notes.py\n", 0)
-    for order_shows in ("find . -name '*.py' | xargs wc -l", "find . -name '*.py' | xargs wc -l | head -1",
-                        "wc -l nothing*"):
-        assert shell.answer(s, order_shows) is None, order_shows
+    assert shell.answer(s, "find . -name '*.py' | xargs wc -l") == \
+        ("  4 ./tests/test_notes.py\n  3 ./src/notes.py\n  7 total\n", 0)
+    learnt = run(run(s, "cd src"), "ls", "notes.py\nextra.py\n")
+    for not_answered in ("find . -name '*.py' | xargs wc -l", "find . -name '*.py' | xargs wc -l | head -1",
+                         "wc -l nothing*"):
+        assert shell.answer(learnt, not_answered) is None, not_answered
+    assert shell.answer(s, "find . -name '*.py' | xargs wc -l | head -1") is None  # SIGPIPE or not: a race
     t = run(s, "cp README.md copy.txt")
     assert shell.answer(t, "diff README.md copy.txt") == ("", 0)
     assert shell.answer(t, "diff -q README.md requirements.txt") == ("Files README.md and requirements.txt differ\n", 1)
@@ -961,6 +979,10 @@ def test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox():
     asyncio.run(against_sandbox(load_world("office"), NO_REPO_SEQUENCES, live))
     asyncio.run(against_recordings(sorted((FIXTURES_DIR / "real").glob("*.jsonl*")), recorded))
     assert live.mismatches == [] and recorded.mismatches == []
+    # find's order is the sandbox's tmpfs home's (newest first); only the sessions recorded before the
+    # home was a tmpfs (on the container's disk: another order, the same lines) differ in it
+    assert {m["where"].split(":")[0] for m in recorded.reordered} <= {"devbox-sessions.jsonl"}
+    assert live.reordered == [] or os.geteuid() != 0  # (without root the home is on the host's disk)
     # and the state still answers most of what it can: the corpus of 64 worlds is replayed too
     assert live.answered >= 340 and recorded.answered >= 3200 and recorded.steps >= 4400
     assert {"head", "tail", "wc", "grep", "sed"} <= set(recorded.per_rule)  # files read, counted, searched

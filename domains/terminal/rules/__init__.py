@@ -91,6 +91,23 @@ class TerminalSeed(BaseModel):
         return self
 
 
+def _made_in_order(seed: TerminalSeed, home: str) -> list[str]:
+    """The paths in the home, oldest first, as the shadow sandbox makes them: each file of the seed in
+    turn, after the folders above it that are not there yet, then the working folder (TerminalState.order)."""
+    order: list[str] = []
+    seen = {home}
+    for path in [*seed.files, seed.cwd]:
+        if not path.startswith(home + "/"):
+            continue  # (the sandbox writes only the home)
+        parts = path[len(home) + 1:].split("/")
+        for i in range(1, len(parts) + 1):
+            made = posixpath.join(home, *parts[:i])
+            if made not in seen:
+                seen.add(made)
+                order.append(made)
+    return order
+
+
 def _normalized(path: str) -> bool:
     return path.startswith("/") and posixpath.normpath(path) == path and "\x00" not in path
 
@@ -135,7 +152,8 @@ class TerminalRules(Rules):
         dirs = sorted(set(dirs) | known)
         known = sorted(known)
         return shell.TerminalState(cwd=seed.cwd, home=home, files=files, dirs=dirs, known_dirs=known,
-                                   git=git, no_repo=git is None and not any("/.git/" in p for p in files)).model_dump()
+                                   git=git, no_repo=git is None and not any("/.git/" in p for p in files),
+                                   order=_made_in_order(seed, home)).model_dump()
 
     def answer(self, state: dict[str, Any], call: Call) -> Parsed | None:
         command = str(call.arguments.get("command", ""))

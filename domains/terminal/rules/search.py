@@ -1,9 +1,11 @@
 """`find` and `grep -r` over a tree the shell state knows whole, as GNU findutils and grep print them.
 
-Both walk folders in the order the file system hands them out (readdir), which no state can know:
-on ext4 a hash order, on tmpfs another. So an answer is given only where that order cannot show:
-when at most one path (find) or one file (grep) comes out, or when what follows in the pipe does
-not depend on the order (`| wc -l`, `| sort`). The caller is told which (`ordered`).
+Both walk folders in the order the file system hands them out (readdir): on ext4 a hash order no
+state can know; on tmpfs, where the shadow sandbox keeps the home and /tmp, newest first. So an
+answer is given where that order is known (the state saw every entry of the tree made:
+TerminalState.order) or cannot show: when at most one path (find) or one file (grep) comes out, or
+when what follows in the pipe does not depend on the order (`| wc -l`, `| sort`). The caller is
+told which (`ordered`).
 
 The tree must be known whole: every folder below the top listed entirely, every file's contents
 known (for grep), and no home folder inside (its dot files are not in the state). A repository's
@@ -35,6 +37,7 @@ class Tree:
     top: str  # the top as the command wrote it: what every printed path starts with
     entries: list[tuple[str, bool]]
     git_inside: bool
+    ordered: bool = False  # entries in the order the file system hands them out (TerminalState.order)
 
 
 def safe_in_git(pattern: str, refs: list[str]) -> bool:
@@ -92,7 +95,7 @@ def find(args: list[str], tree_of, refs: list[str], absent) -> tuple[str, bool, 
             if not fnmatch.fnmatchcase(name.lower() if fold else name, pattern.lower() if fold else pattern):
                 continue
         out.append(tree.top if rel == "." else (tree.top.rstrip("/") + "/" + rel if tree.top != "/" else "/" + rel))
-    return "".join(p + "\n" for p in out), len(out) <= 1, 0
+    return "".join(p + "\n" for p in out), len(out) <= 1 or tree.ordered, 0
 
 
 def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, int] | None:
@@ -159,7 +162,7 @@ def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, 
             files_hit += 1
             if "l" in flags:
                 out.append(name + "\n")
-    return "".join(out), files_hit <= 1, 0 if files_hit else 1
+    return "".join(out), files_hit <= 1 or tree.ordered, 0 if files_hit else 1
 
 
 def missing_top(args: list[str], exists) -> str | None:

@@ -75,6 +75,12 @@ class TerminalState(BaseModel):
     # (`git init`/`clone`, or a program that may write anything, ends it)
     no_repo: bool = False
     defined: list[str] = Field(default_factory=list)  # aliases and functions the episode defined
+    # The paths made in the home and /tmp, oldest first, where the state saw them made (the world's
+    # files as the shadow sandbox writes them, then what the episode made). The sandbox's home and
+    # /tmp are tmpfs, which hands a folder's entries out newest first: where every entry of a folder
+    # is here, the order find and grep -r walk it in is known (a rename moves an entry to the front;
+    # a file written in place keeps its place).
+    order: list[str] = Field(default_factory=list)
 
 
 
@@ -201,22 +207,35 @@ def _tree(top: str, s: TerminalState) -> search.Tree | None:
     if sum(map(len, below.values())) > search.MAX_PATHS:
         return None
     known, folders = set(s.known_dirs), set(s.dirs)
+    made = {p: i for i, p in enumerate(s.order)}
+    ordered = True
     entries: list[tuple[str, bool]] = []
-    pending = [folder]
-    while pending:
-        here = pending.pop()
+
+    def walk(here: str) -> bool:
+        """Each entry of `here`, and below it, as find and grep visit them (a folder's entries newest
+        first, each folder's contents right after it); byte order where the creation order is not known."""
+        nonlocal ordered
         if here not in known:
-            return None
-        for path in below.get(here, []):
-            if posixpath.basename(path) == ".git":
-                repos.append(here)
-                continue
+            return False
+        inside = [p for p in below.get(here, []) if posixpath.basename(p) != ".git"]
+        if len(inside) < len(below.get(here, [])):
+            repos.append(here)
+        if all(p in made for p in inside):
+            inside.sort(key=lambda p: -made[p])
+        else:
+            ordered = False
+            inside.sort(key=lambda p: p.encode())
+        for path in inside:
             entries.append((path[len(folder):].lstrip("/"), path in folders))
-            if path in folders:
-                pending.append(path)
-    # find and grep walk a folder's entries before going down: the order does not matter to the
-    # answers given (at most one path, or an order-free pipe), so byte order is as good as any
-    return search.Tree(top=top, entries=sorted(entries, key=lambda e: e[0].encode()), git_inside=bool(repos))
+            if path in folders and not walk(path):
+                return False
+        return True
+
+    if not walk(folder):
+        return None
+    if not ordered:  # (the order does not matter to what is then answered: one path, or an order-free pipe)
+        entries.sort(key=lambda e: e[0].encode())
+    return search.Tree(top=top, entries=entries, git_inside=bool(repos), ordered=ordered)
 
 
 def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
@@ -879,12 +898,22 @@ def _write(s: TerminalState, path: str, content: str | None, append: bool = Fals
     if append:
         old = s.files.get(path, "" if path not in s.files else None)
         content = None if old is None or content is None else old + content
+    if not learnt and path not in s.files:
+        _made(s, path)
     s.files[path] = content
     if path in s.deleted:
         s.deleted.remove(path)
     parent = posixpath.dirname(path)
     if parent not in s.dirs:
         s.dirs.append(parent)
+
+
+def _made(s: TerminalState, path: str) -> None:
+    """A new entry at `path` (or, `renamed`, one moved or replaced there): the newest of its folder."""
+    if path in s.order:
+        s.order.remove(path)
+    if _within(path, s.home) or _within(path, "/tmp"):
+        s.order.append(path)
 
 
 def _archive_target(cmd: str, args: list[str]) -> str | None:
@@ -988,6 +1017,7 @@ def _forget_writes(s: TerminalState, under: str | None, files: list[str] | None 
     for p in files or []:
         _touched(s, p)
     s.known_dirs = [d for d in s.known_dirs if not any(_within(d, root) for root in roots)]
+    s.order = [p for p in s.order if not any(_within(p, root) for root in roots)]  # (it may have renamed)
     for p in files or []:
         if p in s.files:
             s.files[p] = None
@@ -1071,6 +1101,7 @@ def _remove(s: TerminalState, path: str) -> None:
         del s.files[p]
     s.dirs = [d for d in s.dirs if not _within(d, path)]
     s.known_dirs = [d for d in s.known_dirs if not _within(d, path)]
+    s.order = [p for p in s.order if not _within(p, path)]
     if path not in s.deleted:
         s.deleted.append(path)
 
@@ -1109,6 +1140,7 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
                 new = d not in s.dirs and (posixpath.dirname(d) in s.known_dirs or (d == chain[0] and not parents))
                 if d not in s.dirs:
                     s.dirs.append(d)
+                    _made(s, d)
                 if new and d not in s.known_dirs:
                     s.known_dirs.append(d)  # a new folder holds only what is made in it: fully known
                 if d in s.deleted:
@@ -1127,11 +1159,19 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
         if dst in s.dirs:
             dst = posixpath.join(dst, posixpath.basename(src))
         moved = {p: c for p, c in s.files.items() if p == src or p.startswith(src + "/")}
+        whole = src in s.files and src not in s.dirs  # one file (a folder's copy is made in cp's own order)
+        if not whole or cmd == "mv":
+            s.order = [p for p in s.order if not _within(p, dst)]  # (replaced, or made in an order not known)
         for p, c in moved.items():
-            _write(s, dst + p[len(src):], c)
+            _write(s, dst + p[len(src):], c, learnt=not whole)
+            if not whole:
+                _touched(s, dst + p[len(src):])
         if cmd == "mv":
             for p in moved:
                 del s.files[p]
+            s.order = [p for p in s.order if not _within(p, src)]
+            if whole:
+                _made(s, dst)  # a rename: the newest entry of its folder
             if src not in s.deleted:
                 s.deleted.append(src)
     elif cmd in ("tar", "zip") and _archive_target(cmd, args):
@@ -1170,6 +1210,7 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
             s.other_repos.append(repo)
         if repo not in s.dirs:
             s.dirs.append(repo)
+            _made(s, repo)
     elif cmd == "git" and s.git is not None and _in_repo(s):
         args = _git_args(args)
         plain = [a for a in args if not a.startswith("-")]
@@ -1209,5 +1250,6 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
     elif cmd == "sed" and _sed_literal(args) and _contents(args[2], s) is not None:
         old, new, every, name = _sed_literal(args)  # (a literal substitution: the new contents are known)
         _write(s, _abs(name, s), _substituted(_contents(name, s), old, new, every))
+        _made(s, _abs(name, s))  # sed -i writes a new file and renames it over the old one
     elif cmd not in MODELLED and _writes(cmd, args, s):
         _forget_writes(s, None, [_abs(a, s) for a in plain])  # python, make, sed -i…: may write anything
