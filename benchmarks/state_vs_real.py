@@ -150,6 +150,14 @@ SEQUENCES: list[list[str]] = [
     # a subcommand git does not have: its message and suggestions, the same every time
     ["git chekout main", "git stauts", "git stat", "git dif", "git ad .", "git xyz", "git st", "git co -b x",
      "git cherrypick HEAD", "git Status", "git status", "git config alias.co checkout", "git co main"],
+    # here-documents: how agents write files (the text literal with a quoted delimiter, or with
+    # nothing in it the shell would expand); a script fed to python may write anything
+    ["cat > src/util.py <<'EOF'\ndef slug(s):\n    return s.lower().replace(' ', '-')\nEOF", "cat src/util.py",
+     "git status --short", "mkdir -p docs && cat > docs/a.md << 'EOF'\n# Docs\n\nText with $HOME kept.\nEOF",
+     "cat docs/a.md", "ls docs", "tee b.txt <<EOF\nline one\nEOF", "cat b.txt", "cat <<EOF\nplain\ntext\nEOF",
+     "cat >> README.md <<'EOF'\nmore\nEOF", "tail -2 README.md", "cat > t.sh <<-'EOF'\n\techo hi\n\tEOF", "cat t.sh",
+     "find . -name '*.md'", "git diff --stat", "git status --short", "cat <<EOF > h.txt\nhome is $HOME\nEOF", "ls",
+     "python3 - <<'EOF'\nopen('made.txt', 'w').write('x')\nEOF", "ls"],
     # find and grep -r walk folders in the order the sandbox's tmpfs home hands them out: newest
     # first; a rename (mv, sed -i) makes an entry the newest, a write in place (>, cp onto) keeps it
     ["touch b.py a.py", "mkdir pkg", "touch pkg/z.py pkg/y.py", "find . -name '*.py'", "mv a.py c.py",

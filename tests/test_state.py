@@ -1003,3 +1003,31 @@ def test_the_real_corpus_is_split_by_world_and_reads_as_interchange():
     lines = read_text(FIXTURES_DIR / "real" / "corpus-heldout.jsonl.xz").splitlines()
     families = {s["family"] for line in lines for s in json.loads(line)["steps"]}
     assert {"listing", "reading", "search", "counting", "editing", "git", "python", "pipes", "errors"} <= families
+
+
+def test_a_here_document_writes_the_file_it_feeds_and_the_state_follows_it():
+    """`cat > FILE <<'EOF'` is how agents write files: the file then holds the text, exactly (with a
+    quoted delimiter, or nothing the shell would expand); `tee` also prints it, `cat` alone only
+    prints it; a script fed to python may write anything. (Checked in the sandbox by
+    test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox.)"""
+    s = terminal()
+    write = "cat > src/util.py <<'EOF'\ndef slug(s):\n    return s.lower()\nEOF"
+    assert shell.silent(s, write) == ("", 0)
+    t = run(s, write)
+    assert shell.answer(t, "cat src/util.py") == ("def slug(s):\n    return s.lower()\n", 0)
+    assert shell.answer(t, "ls src") == ("notes.py\nutil.py\n", 0)
+    assert shell.answer(t, "git status --short") == ("?? src/util.py\n", 0)
+    made = "mkdir -p docs/api && cat <<-'END' > docs/api/a.md\n\t# A $HOME\n\tEND\n"
+    assert shell.silent(t, made) == ("", 0)
+    assert shell.answer(run(t, made), "cat docs/api/a.md") == ("# A $HOME\n", 0)  # quoted: kept as written
+    unquoted = run(t, "cat > h.txt <<EOF\nhome $HOME\nEOF")
+    assert shell.answer(unquoted, "cat h.txt") is None and shell.answer(unquoted, "ls")[0].startswith("README.md\nh.txt")
+    assert shell.answer(t, "tee -a README.md <<EOF\nmore\nEOF") == ("more\n", 0)
+    assert shell.answer(run(t, "tee -a README.md <<EOF\nmore\nEOF"), "tail -1 README.md") == ("more\n", 0)
+    assert shell.answer(t, "cat <<EOF\nx\ny\nEOF") == ("x\ny\n", 0)
+    assert shell.silent(t, "cat > a.txt <<EOF\n$(date)\nEOF") is None  # a command runs as it is fed
+    assert shell.silent(t, "cat > a.txt <<EOF\nno end") is None and shell.silent(t, "cat > x <<EOF\nEOF\nls") is None
+    fed = run(t, "python3 - <<'EOF'\nopen('made.txt', 'w').write('x')\nEOF")
+    assert shell.answer(fed, "ls") is None  # (it wrote, and the state cannot know what)
+    assert shell.answer(run(t, "cd src && cat > x.py <<'EOF'\nfrom os import *\nEOF"), "pwd") == \
+        ("/home/user/notes-app/src\n", 0)

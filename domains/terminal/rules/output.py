@@ -24,6 +24,8 @@ def next_cwd(command: str, cwd: str, home: str, exit_code: int) -> str:
     """Follow `cd` in a command line (`cd x`, `cd x && ...`, `cd`), so structured `cwd` stays right."""
     if exit_code != 0:
         return cwd
+    if "<<" in command:
+        command = command.partition("\n")[0]  # (a here-document's lines are its text, not commands)
     words = shell_words(command)
     if words is None:
         return cwd

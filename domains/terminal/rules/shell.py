@@ -101,6 +101,40 @@ def _split(command: str) -> list[list[str]] | None:
     return [p for p in parts if p]
 
 
+_HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([A-Za-z_][A-Za-z0-9_]*)'|\"([A-Za-z_][A-Za-z0-9_]*)\"|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+class Heredoc(BaseModel):
+    """A here-document: the line that runs with it (the operator taken out) and the text it feeds."""
+    line: str
+    text: str
+    literal: bool  # the delimiter quoted ('EOF'), or nothing in the text the shell would expand
+
+
+def heredoc(command: str) -> Heredoc | None:
+    """`cat > FILE <<'EOF'` … `EOF` (or `<<EOF`, `<<-EOF`, the redirection after it): the way agents
+    write files. None where the command has none, more than one, or more after its last line."""
+    first, _, rest = command.partition("\n")
+    found = list(_HEREDOC.finditer(first))
+    if len(found) != 1 or "<<<" in first or not rest:
+        return None
+    m = found[0]
+    tabs, delimiter = m.group(1) == "-", m.group(2) or m.group(3) or m.group(4)
+    lines = rest.split("\n")
+    if tabs:
+        lines = [line.lstrip("\t") for line in lines]
+    if delimiter not in lines:
+        return None
+    end = lines.index(delimiter)
+    if any(line.strip() for line in lines[end + 1:]):
+        return None  # (more commands after it: not followed here)
+    body = lines[:end]
+    text = "".join(line + "\n" for line in body)
+    quoted = bool(m.group(2) or m.group(3))
+    return Heredoc(line=first[:m.start()] + first[m.end():], text=text,
+                   literal=quoted or not any(c in text for c in "$`\\"))
+
+
 def _abs(path: str, s: TerminalState) -> str:
     if path.startswith("~"):
         path = s.home + path[1:]
@@ -336,6 +370,9 @@ TYPOS = frozenset(c[:i] + c[i + 1] + c[i] + c[i + 2:] for c in EVERYDAY for i in
 def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """The output and exit code when the state alone determines them; None: ask the model."""
     s = TerminalState.model_validate(state)
+    fed = heredoc(command)
+    if fed is not None:
+        return _fed_answer(s, fed)
     computed = filters.answer(command, lambda name: _contents(name, s), lambda words: _source(words, s))
     if computed is not None:
         return computed
@@ -452,6 +489,22 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             return None  # a commit whose hash the state does not know (`commit -q`): the model answers
         lines = [f"{h} {msg}" for h, msg in zip(known, s.git.commits)][::-1][:n]
         return "".join(line + "\n" for line in lines), 0
+    return None
+
+
+def _fed_answer(s: TerminalState, fed: Heredoc) -> tuple[str, int] | None:
+    """`cat <<EOF` prints the text; `tee [-a] FILE <<EOF` writes it and prints it (FILE's folder
+    there). Writing it with `cat > FILE` prints nothing: `silent`'s."""
+    parts = _split(fed.line)
+    if not parts or len(parts) != 1 or not fed.literal:
+        return None
+    words = parts[0]
+    if words == ["cat"]:
+        return fed.text, 0
+    names = [w for w in words[1:] if w not in ("-a", "--append")]
+    if words[0] == "tee" and len(names) == 1 and _PLAIN.fullmatch(names[0]) and not names[0].startswith("-") and \
+            posixpath.dirname(_abs(names[0], s)) in s.dirs and _abs(names[0], s) not in s.dirs:
+        return fed.text, 0
     return None
 
 
@@ -652,16 +705,20 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     touch, mkdir, echo/printf into a file, export, cd into a known folder, rm/cp/mv of known paths;
     and those commands' refusal of an option they do not have."""
     s = TerminalState.model_validate(state)
-    parts = _split(command)
+    fed = heredoc(command)
+    parts = _split(fed.line if fed else command)
     if not parts:
         return None
-    if len(parts) == 1:
+    if fed and ("$(" in fed.text or "`" in fed.text):
+        return None  # (commands in the text run as it is fed: the model's)
+    if len(parts) == 1 and not fed:
         refused = invalid_option(parts[0])
         if refused is not None:
             return refused, 1
-    if "$(" in command or "`" in command:
+    line = fed.line if fed else command
+    if "$(" in line or "`" in line:
         return None
-    for words in parts:
+    for n, words in enumerate(parts):
         try:
             words = [_expand(w, s, strict=True) for w in words]
         except _Unknown:
@@ -673,14 +730,19 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         if redirect is None and cmd in SILENT_FLAGS and not set(flags) <= SILENT_FLAGS[cmd]:
             return None  # an option the real tool may refuse (`mkdir -r`) or that prints: the model answers
         if redirect is not None:
-            if words[0] not in ("echo", "printf") or redirect + 1 >= len(words) or \
+            fed_cat = fed is not None and n == len(parts) - 1 and words[:redirect] == ["cat"] and len(words) == 3
+            if (words[0] not in ("echo", "printf") and not fed_cat) or redirect + 1 >= len(words) or \
                     posixpath.dirname(_abs(words[redirect + 1], s)) not in s.dirs:
                 return None
         elif cmd == "touch" and plain and all(posixpath.dirname(_abs(a, s)) in s.dirs for a in plain):
             pass
         elif cmd == "mkdir" and plain and all(not _exists(_abs(a, s), s) and
                                               ("-p" in args or posixpath.dirname(_abs(a, s)) in s.dirs) for a in plain):
-            pass
+            for a in plain:  # later parts of the line may write there
+                folder = _abs(a, s)
+                while folder not in s.dirs and folder != "/":
+                    s.dirs.append(folder)
+                    folder = posixpath.dirname(folder)
         elif cmd in ("export", "unset") and args:
             pass
         elif cmd == "sed" and (literal := _sed_literal(args)) and _contents(literal[3], s) is not None:
@@ -747,21 +809,26 @@ _COMMITTED = re.compile(r"^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] ",
 def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
     """The state after `command` printed `output` (exit code `exit_code`)."""
     s = TerminalState.model_validate(state)
-    s.defined += [next(g for g in m.groups() if g) for m in _DEFINES.finditer(command)]
-    if re.search(r"\bgit\b", command) and re.search(r"\bconfig\b", command) and "git config" not in s.defined:
+    fed = heredoc(command)
+    line = fed.line if fed else command  # (the text fed is data: what it defines is not the shell's)
+    s.defined += [next(g for g in m.groups() if g) for m in _DEFINES.finditer(line)]
+    if re.search(r"\bgit\b", line) and re.search(r"\bconfig\b", line) and "git config" not in s.defined:
         s.defined.append("git config")  # git aliases may exist from now on
-    parts = _split(command)
+    parts = _split(line)
     if parts is None:  # pipes, subshells, substitutions: unless every program only reads, forget what it may have changed
-        if not _reads_only(command, s):
+        if fed or not _reads_only(command, s):
             _forget_writes(s, None)
         parts = []
-    for words in parts:
+    for n, words in enumerate(parts):
         if exit_code != 0 and len(parts) == 1:
             if exit_code not in (126, 127) and words[0] not in MODELLED and _writes(words[0], words[1:], s):
                 _forget_writes(s, None)  # a program that failed may still have written (python's __pycache__)
             break
         words = [_expand(w, s) for w in words]
-        _apply_one(s, words, output if len(parts) == 1 else None)
+        if fed and n == len(parts) - 1 and words[0] in INTERPRETERS:
+            _forget_writes(s, None)  # a script fed to a program that runs it: it may write anything
+            continue
+        _apply_one(s, words, output if len(parts) == 1 else None, fed if n == len(parts) - 1 else None)
     s.cwd = cwd_after or s.cwd
     return s.model_dump()
 
@@ -954,6 +1021,9 @@ NEED_A_REPO = frozenset({"status", "log", "show", "branch", "add", "commit", "ch
 GIT_CONFIG_FILES = ("/.gitconfig", "/.config/git/config", "/.git/config")
 NOT_A_REPO = ("fatal: not a git repository (or any parent up to mount point /)\n"
               "Stopping at filesystem boundary (GIT_DISCOVERY_ACROSS_FILESYSTEM not set).\n")
+# Programs that run what they are fed (a here-document's text is then a script)
+INTERPRETERS = frozenset({"python", "python3", "bash", "sh", "zsh", "dash", "node", "perl", "ruby", "php", "sqlite3",
+                          "psql", "mysql", "ssh", "sudo", "su", "xargs", "git", "make", "env", "source", "."})
 MODELLED = frozenset({"touch", "mkdir", "rm", "rmdir", "mv", "cp", "tar", "zip", "git", "tee"})
 BRANCH_LISTING = frozenset({"-a", "-r", "-v", "-vv", "-l", "--list", "--all", "--show-current"})
 GIT_READS = frozenset({"status", "log", "diff", "show", "blame", "grep", "ls-files", "rev-parse", "describe",
@@ -1106,14 +1176,16 @@ def _remove(s: TerminalState, path: str) -> None:
         s.deleted.append(path)
 
 
-def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
+def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Heredoc | None = None) -> None:
     redirect = next((i for i, w in enumerate(words) if w in (">", ">>")), None)
     if redirect is not None:
         if redirect + 1 >= len(words):
             return
         target, append = _abs(words[redirect + 1], s), words[redirect] == ">>"
         cmd = words[:redirect]
-        if cmd and cmd[0] in ("echo", "printf"):
+        if cmd == ["cat"] and fed is not None:
+            _write(s, target, fed.text if fed.literal else None, append)  # (expanded by the shell: not known)
+        elif cmd and cmd[0] in ("echo", "printf"):
             _write(s, target, _echo_text(cmd[1:], cmd[0] == "printf"), append)
         elif cmd in ([], [":"], ["true"]):
             _write(s, target, "", append)  # `: > file`: emptied (or, appending, as it was)
@@ -1122,7 +1194,10 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None) -> None:
         return
     cmd, args = words[0], words[1:]
     plain = [a for a in args if not a.startswith("-")]
-    if cmd == "touch":
+    if cmd == "tee" and fed is not None:
+        for a in plain:
+            _write(s, _abs(a, s), fed.text if fed.literal else None, "-a" in args or "--append" in args)
+    elif cmd == "touch":
         for a in plain:
             p = _abs(a, s)
             if p not in s.files:
