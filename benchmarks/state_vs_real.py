@@ -158,6 +158,9 @@ SEQUENCES: list[list[str]] = [
      "cat >> README.md <<'EOF'\nmore\nEOF", "tail -2 README.md", "cat > t.sh <<-'EOF'\n\techo hi\n\tEOF", "cat t.sh",
      "find . -name '*.md'", "git diff --stat", "git status --short", "cat <<EOF > h.txt\nhome is $HOME\nEOF", "ls",
      "python3 - <<'EOF'\nopen('made.txt', 'w').write('x')\nEOF", "ls"],
+    # a pattern left unquoted is expanded by bash in the shell's folder first (nothing matched: as written)
+    ["find . -name *.py", "find . -name *.md", "grep -rn def --include=*.py .", "touch x.py", "find . -name *.py",
+     "grep -rl add --include=*.py . | wc -l", "ls *.md", "find src -name *.py"],
     # find and grep -r walk folders in the order the sandbox's tmpfs home hands them out: newest
     # first; a rename (mv, sed -i) makes an entry the newest, a write in place (>, cp onto) keeps it
     ["touch b.py a.py", "mkdir pkg", "touch pkg/z.py pkg/y.py", "find . -name '*.py'", "mv a.py c.py",

@@ -795,7 +795,14 @@ def test_find_and_grep_r_walk_folders_newest_first_where_the_state_saw_every_ent
     for in_git in ("find . -name config", "find . -type f | wc -l", "find . -name '*.sample' | wc -l",
                    "grep -rn def . | wc -l", "find . -type d | wc -l"):
         assert shell.answer(s, in_git) is None, in_git  # .git holds files the state does not list
-    assert shell.answer(s, "find . -name *.py") is None  # unquoted: the shell expands it first
+    # unquoted, the shell expands it first: in devbox's top folder *.py matches nothing (kept as it
+    # is), *.md one name, and after `touch x.py` that name
+    assert shell.answer(s, "find . -name *.py") == ("./tests/test_notes.py\n./src/notes.py\n", 0)
+    assert shell.answer(s, "find . -name *.md") == ("./README.md\n", 0)
+    assert shell.answer(run(s, "touch x.py"), "grep -rl def --include=*.py .") == \
+        ("./tests/test_notes.py\n./src/notes.py\n", 0)  # (no name there begins with --include=)
+    assert shell.answer(run(s, "touch x.py"), "find . -name *.py") == ("./x.py\n", 0)
+    assert shell.answer(run(s, "cd /"), "find . -name *.py") is None  # a folder not known whole
     assert shell.answer(s, "grep -rn import --include='*.py' . | wc -l") == ("1\n", 0)
     assert shell.answer(s, "grep -rw def --include='*.py' src") == ("src/notes.py:def add(notes, text):\n", 0)
     assert shell.answer(s, "grep -rn x nope/") == ("grep: nope/: No such file or directory\n", 2)

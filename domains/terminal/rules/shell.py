@@ -286,6 +286,39 @@ def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
     return search.grep_r(words[1:], lambda top: _tree(top, s), lambda name: _contents(name, s), refs)
 
 
+def _unexpanded(command: str, s: TerminalState) -> str:
+    """The command with each unquoted pattern word expanded as bash does it in the shell's folder,
+    when the state knows that folder whole: the names it matches, sorted; none, the word as it is
+    (`grep -r x --include=*.py .`). Elsewhere the command stays as it is (and is not followed)."""
+    if not any(c in command for c in "*?[") or s.cwd not in s.known_dirs or "\n" in command:
+        return command
+    out, quote, start = [], "", 0
+    words: list[tuple[int, int]] = []
+    for i, c in enumerate(command + " "):
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c in " \t":
+            if i > start:
+                words.append((start, i))
+            start = i + 1
+    names = _children(s.cwd, s)
+    last = 0
+    for a, b in words:
+        word = command[a:b]
+        if not any(c in word for c in "*?[") or any(c in word for c in "'\"\\$`"):
+            continue
+        if any(c in word for c in "/|;&<>(){}"):
+            return command  # (a path, or operators inside the word: not followed)
+        matched = [n for n in names if (word.startswith(".") or not n.startswith(".")) and fnmatch.fnmatchcase(n, word)]
+        if any(not re.fullmatch(r"[A-Za-z0-9._+@,=-]+", n) for n in matched):
+            return command
+        out += [command[last:a], " ".join(f"'{n}'" for n in matched) if matched else f"'{word}'"]  # (in ls's order)
+        last = b
+    return "".join(out) + command[last:]
+
+
 def _glob(pattern: str, s: TerminalState) -> list[str] | None:
     """The names the shell expands PATTERN to in its folder, when the state knows that folder whole
     (in the order bash sorts them); None: not known here."""
@@ -373,7 +406,7 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     fed = heredoc(command)
     if fed is not None:
         return _fed_answer(s, fed)
-    computed = filters.answer(command, lambda name: _contents(name, s), lambda words: _source(words, s))
+    computed = filters.answer(_unexpanded(command, s), lambda name: _contents(name, s), lambda words: _source(words, s))
     if computed is not None:
         return computed
     parts = _split(command)
