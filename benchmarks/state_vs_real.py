@@ -158,6 +158,9 @@ SEQUENCES: list[list[str]] = [
      "cat >> README.md <<'EOF'\nmore\nEOF", "tail -2 README.md", "cat > t.sh <<-'EOF'\n\techo hi\n\tEOF", "cat t.sh",
      "find . -name '*.md'", "git diff --stat", "git status --short", "cat <<EOF > h.txt\nhome is $HOME\nEOF", "ls",
      "python3 - <<'EOF'\nopen('made.txt', 'w').write('x')\nEOF", "ls"],
+    # a commit where no one is configured to make it: git asks who first, even with nothing to commit
+    ["git commit -m x", "echo more >> README.md", "git add -A && git commit -m 'more'", "git status --short",
+     "git log --oneline", "git commit -am again", "git -c user.name=u commit -m x", "cd /tmp && git commit -m x"],
     # a pattern left unquoted is expanded by bash in the shell's folder first (nothing matched: as written)
     ["find . -name *.py", "find . -name *.md", "grep -rn def --include=*.py .", "touch x.py", "find . -name *.py",
      "grep -rl add --include=*.py . | wc -l", "ls *.md", "find src -name *.py"],

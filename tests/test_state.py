@@ -630,7 +630,7 @@ def test_git_status_follows_every_change_since_the_last_commit_and_stops_where_i
     nothing = run(run(after, "git add -A"), commit)
     assert shell.answer(nothing, "git status") == clean
     assert shell.answer(nothing, commit) == (clean[0], 1)  # nothing to commit: git says so, as status does
-    assert shell.answer(s, "git commit -qm x") is None  # no author given: refused where none is configured
+    assert shell.answer(s, "git commit -qm x")[1] == 128  # no author given: refused where none is configured
 
     # the same content written back is no change; what the state cannot follow goes to the model
     assert shell.answer(run(s, "echo '# notes-app' > README.md"), "git status --short")[0].startswith(" M README.md")
@@ -1038,3 +1038,24 @@ def test_a_here_document_writes_the_file_it_feeds_and_the_state_follows_it():
     assert shell.answer(fed, "ls") is None  # (it wrote, and the state cannot know what)
     assert shell.answer(run(t, "cd src && cat > x.py <<'EOF'\nfrom os import *\nEOF"), "pwd") == \
         ("/home/user/notes-app/src\n", 0)
+
+
+def test_a_commit_where_no_one_is_configured_is_refused_as_git_refuses_it():
+    """The sandbox (like a fresh machine) has no git identity: git asks who first, even with nothing
+    to commit, so the state answers that and records no commit; once an identity is given or
+    configured, the commit is the model's. (Checked in the sandbox by
+    test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox.)"""
+    s = terminal()
+    said, code = shell.answer(s, "git commit -m 'Add remove()'")
+    assert code == 128 and said.startswith("Author identity unknown\n") and \
+        said.endswith("fatal: unable to auto-detect email address (got 'user@devbox.(none)')\n")
+    assert shell.answer(s, "git add -A && git commit -m x")[1] == 128
+    t = run(run(s, "echo x >> README.md"), "git add -A && git commit -m x", said, 128)
+    assert shell.answer(t, "git status --short") == ("M  README.md\n", 0)  # staged, not committed
+    assert shell.answer(t, "git log --oneline") == ("60b5326 Initial commit\n", 0)
+    for configured in ("git config --global user.email u@x", "export GIT_AUTHOR_EMAIL=u@x",
+                       "echo '[user]' > ~/.gitconfig"):
+        assert shell.answer(run(s, configured), "git commit -m x") is None, configured
+    assert shell.answer(s, "git commit") is None  # (no message: an editor first)
+    assert shell.answer(run(s, "cd /tmp"), "git commit -m x") is None
+    assert shell.answer(s, "git add nope && git commit -m x") is None  # (add fails first: not followed)

@@ -151,7 +151,7 @@ class TerminalRules(Rules):
         known.add("/tmp")
         dirs = sorted(set(dirs) | known)
         known = sorted(known)
-        return shell.TerminalState(cwd=seed.cwd, home=home, files=files, dirs=dirs, known_dirs=known,
+        return shell.TerminalState(cwd=seed.cwd, home=home, host=seed.hostname, files=files, dirs=dirs, known_dirs=known,
                                    git=git, no_repo=git is None and not any("/.git/" in p for p in files),
                                    order=_made_in_order(seed, home)).model_dump()
 

@@ -18,6 +18,7 @@ import fnmatch
 import hashlib
 import posixpath
 import re
+import shlex
 import sys
 from typing import Any
 
@@ -64,6 +65,7 @@ class TerminalState(BaseModel):
     model_config = ConfigDict(extra="forbid")
     cwd: str
     home: str
+    host: str = ""  # the machine's name ("" in states of earlier versions: not known)
     files: dict[str, str | None] = Field(default_factory=dict)
     dirs: list[str] = Field(default_factory=list)
     known_dirs: list[str] = Field(default_factory=list)  # folders whose whole listing is known
@@ -410,6 +412,10 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if computed is not None:
         return computed
     parts = _split(command)
+    if parts and len(parts) > 1 and parts[-1][:2] == ["git", "commit"] and "$(" not in command and \
+            "`" not in command and "||" not in command and all(_quiet_add(s, p) for p in parts[:-1]):
+        said = answer(state, shlex.join(parts[-1]))  # `git add -A && git commit -m …`: as the commit alone
+        return said if said is not None and said[1] == 128 else None
     if not parts or len(parts) != 1 or "$(" in command or "`" in command:
         return None
     if parts[0][:1] == ["ls"] and len(parts[0]) == 2 and any(c in parts[0][1] for c in "*?") and \
@@ -504,6 +510,10 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if cmd == "git" and s.no_repo and _within(s.cwd, s.home) and args[:1] and args[0] in NEED_A_REPO:
         return NOT_A_REPO, 128  # (global options first, `-C` or `--git-dir`, may name one: not answered)
     parsed = _git_globals(args) if cmd == "git" else None
+    if parsed and parsed[1][:1] == ["commit"] and _in_repo(s) and _no_identity(s, parsed[0]) and \
+            _commit_message(parsed[1]) is not None and not {"-h", "--help"} & set(parsed[1]):
+        user = posixpath.basename(s.home)
+        return NO_IDENTITY.format(who=f"{user}@{s.host}.(none)"), 128
     if parsed and s.git and s.git.commits and _in_repo(s):
         config, sub = parsed
         found = _commit_answer(s, config, sub) if sub[:1] == ["commit"] else \
@@ -539,6 +549,27 @@ def _fed_answer(s: TerminalState, fed: Heredoc) -> tuple[str, int] | None:
             posixpath.dirname(_abs(names[0], s)) in s.dirs and _abs(names[0], s) not in s.dirs:
         return fed.text, 0
     return None
+
+
+# What git says to a commit where no one is configured to make it (the sandbox, a fresh machine):
+# it asks before anything else, even with nothing to commit
+NO_IDENTITY = ("Author identity unknown\n\n*** Please tell me who you are.\n\nRun\n\n"
+               "  git config --global user.email \"you@example.com\"\n  git config --global user.name \"Your Name\"\n\n"
+               "to set your account's default identity.\nOmit --global to set the identity only in this repository.\n\n"
+               "fatal: unable to auto-detect email address (got '{who}')\n")
+
+
+def _quiet_add(s: TerminalState, words: list[str]) -> bool:
+    """`git add …` that prints nothing and changes nothing a commit's refusal depends on."""
+    return words[:2] == ["git", "add"] and s.git is not None and _in_repo(s) and _git_answer(s, words[1:]) == ("", 0)
+
+
+def _no_identity(s: TerminalState, config: dict[str, str]) -> bool:
+    """No email for a commit anywhere git looks: not given (`-c user.email=…`), not in the
+    environment, no git config run or config file written in the episode (the world writes none)."""
+    return bool(s.host) and "user.email" not in config and "git config" not in s.defined and \
+        not {"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL", "EMAIL", "PATH", "HOME", "GIT_CONFIG_GLOBAL"} & set(s.env) and \
+        not any(p.endswith(GIT_CONFIG_FILES) for p in s.files)
 
 
 TAG_LISTING = (["tag"], ["tag", "-l"], ["tag", "--list"])
@@ -857,6 +888,8 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
             if exit_code not in (126, 127) and words[0] not in MODELLED and _writes(words[0], words[1:], s):
                 _forget_writes(s, None)  # a program that failed may still have written (python's __pycache__)
             break
+        if exit_code != 0 and n == len(parts) - 1 and words[:2] == ["git", "commit"]:
+            break  # (the line failed: a commit at its end made nothing, whatever ran before it)
         words = [_expand(w, s) for w in words]
         if fed and n == len(parts) - 1 and words[0] in INTERPRETERS:
             _forget_writes(s, None)  # a script fed to a program that runs it: it may write anything
