@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import sys
 import tempfile
 from collections import defaultdict
@@ -158,6 +159,11 @@ SEQUENCES: list[list[str]] = [
      "cat >> README.md <<'EOF'\nmore\nEOF", "tail -2 README.md", "cat > t.sh <<-'EOF'\n\techo hi\n\tEOF", "cat t.sh",
      "find . -name '*.md'", "git diff --stat", "git status --short", "cat <<EOF > h.txt\nhome is $HOME\nEOF", "ls",
      "python3 - <<'EOF'\nopen('made.txt', 'w').write('x')\nEOF", "ls"],
+    # long listings: sizes, links, pages and times as the sandbox's tmpfs home has them
+    ["ls -la", "ls -l", "ls -lah", "ls -la src", "ls -l README.md", "mkdir -p docs/api && echo hello > docs/api/a.md",
+     "ls -la docs", "ls -l docs/api", "cat > big.txt <<'EOF'\n" + "\n".join(["x" * 120] * 70) + "\nEOF", "ls -lh",
+     "ls -l big.txt", "mv docs/api/a.md docs/b.md", "ls -la docs", "cp README.md r2.md", "ls -l", "rm r2.md",
+     "ls -al", "touch README.md", "ls -l README.md", "ls -la ..", "git status --short", "ls -l", "ls -la"],
     # a commit where no one is configured to make it: git asks who first, even with nothing to commit
     ["git commit -m x", "echo more >> README.md", "git add -A && git commit -m 'more'", "git status --short",
      "git log --oneline", "git commit -am again", "git -c user.name=u commit -m x", "cd /tmp && git commit -m x"],
@@ -198,6 +204,12 @@ class _NoEngine:
         pass
 
 
+_STAMP = re.compile(r"\b[A-Z][a-z]{2} [ 0-3]\d (?:[0-2]\d:[0-5]\d| \d{4}) ")  # ls -l's time (C locale)
+
+
+_DISK = re.compile(r"^d[rwxst-]{9} +\d+ \S+ \S+ +4096 ", re.M)  # a folder of ls -l on ext4 and most disks
+
+
 class Tally:
     def __init__(self) -> None:
         self.per_rule: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # rule: [answered, agreed]
@@ -205,6 +217,12 @@ class Tally:
         # the same lines in another order: find and grep -r on a disk file system, whose readdir
         # order no state can know (the state gives the tmpfs order of the sandbox's home)
         self.reordered: list[dict] = []
+        # the same but for the times `ls -l` shows: the state's are when this replay made the world
+        # and ran each step, a recording's when it was recorded (or, live, a minute turned between)
+        self.clocked: list[dict] = []
+        # ls -l recorded where the home was on a disk file system (folders of 4096 bytes, other
+        # blocks): the state gives the sandbox's tmpfs (the first devbox recordings were made before)
+        self.disk: list[dict] = []
         self.steps = 0
 
     def add(self, where: str, command: str, cwd: str, state: str, real: str) -> None:
@@ -213,8 +231,13 @@ class Tally:
         self.per_rule[rule][1] += state == real
         if state != real:
             same_lines = sorted(state.splitlines()) == sorted(real.splitlines())
-            (self.reordered if same_lines else self.mismatches).append(
-                {"where": where, "command": command, "cwd": cwd, "state": state, "real": real})
+            seen = {"where": where, "command": command, "cwd": cwd, "state": state, "real": real}
+            if _STAMP.sub("<time>", state) == _STAMP.sub("<time>", real):
+                self.clocked.append(seen)
+            elif _DISK.search(real) and not _DISK.search(state):
+                self.disk.append(seen)
+            else:
+                (self.reordered if same_lines else self.mismatches).append(seen)
 
     @property
     def answered(self) -> int:
@@ -295,6 +318,10 @@ def report(name: str, tally: Tally, show_agreeing: bool = False) -> None:
             print(f"  {rule:10} {agreed:4}/{answered:<4}")
     for m in tally.mismatches:
         print(f"  MISMATCH {m['where']}: {m['command']!r} in {m['cwd']}\n    state: {m['state']!r}\n    real:  {m['real']!r}")
+    if tally.clocked:
+        print(f"  the same but for the times ls -l shows: {len(tally.clocked)}")
+    for m in tally.disk:
+        print(f"  RECORDED ON A DISK FILE SYSTEM {m['where']}: {m['command']!r} (the state gives the tmpfs sandbox's sizes)")
     for m in tally.reordered:
         print(f"  SAME LINES, OTHER ORDER {m['where']}: {m['command']!r} in {m['cwd']}\n"
               f"    state: {m['state']!r}\n    real:  {m['real']!r}")

@@ -355,6 +355,12 @@ class Rules:
         shows those that bear on this one: a small model copies the turn before, whatever it was."""
         return turns
 
+    def situation(self, state: dict[str, Any]) -> dict[str, Any]:
+        """The state as the replay cache keys it (what makes two situations the same); the default,
+        the whole document. A domain leaves out what differs between the same situations (the
+        terminal, when each path was written)."""
+        return state
+
     def max_tokens(self, call: Call) -> int | None:
         """The most tokens this call's answer needs, where the call says it is fewer than the
         domain's `max_tokens` (three search results are not ten); None (the default): the domain's."""

@@ -706,7 +706,7 @@ class Simulator:
             "thinking": [getattr(self._dialect(ep), "thinking", None), getattr(self._dialect(ep), "thinking_budget", None)],
             # (no temperature given: the dialect's, and the dialect is in the key)
             "sampling": [self.sampling.temperature, self.sampling.top_p, self.sampling.repetition_penalty],
-            "state": state, "history": [[t.action, t.observation, t.where] for t in history],
+            "state": domain.rules.situation(state), "history": [[t.action, t.observation, t.where] for t in history],
             "tool": tool, "arguments": self.tools[tool].with_defaults(arguments),
         }, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(material.encode()).hexdigest()

@@ -51,7 +51,7 @@ def test_terminal_rules_keep_files_folders_env_and_git():
     s = terminal()
     assert shell.answer(s, "ls") == ("README.md\nrequirements.txt\nsrc\ntests\n", 0)
     assert shell.answer(s, "cat requirements.txt") == ("pytest==8.3.2\n", 0)
-    assert shell.answer(s, "ls -la") is None and shell.answer(s, "whoami") is None  # the model's job
+    assert shell.answer(s, "ls -lt") is None and shell.answer(s, "whoami") is None  # the model's job
     s = run(s, "touch a.txt && echo one > log.txt && echo two >> log.txt")
     assert "a.txt" in shell.answer(s, "ls")[0] and shell.answer(s, "cat log.txt") == ("one\ntwo\n", 0)
     s = run(s, "mv log.txt old.txt")
@@ -990,6 +990,10 @@ def test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox():
     # home was a tmpfs (on the container's disk: another order, the same lines) differ in it
     assert {m["where"].split(":")[0] for m in recorded.reordered} <= {"devbox-sessions.jsonl"}
     assert live.reordered == [] or os.geteuid() != 0  # (without root the home is on the host's disk)
+    # ls -l: sizes, links and pages exact; the times are when each step ran (a recording's, then)
+    assert len(recorded.clocked) >= 30 and live.answered >= 480  # (live: a minute may turn between the two)
+    assert {m["where"].split(":")[0] for m in recorded.disk} <= {"devbox-sessions.jsonl", "devbox-terminal.jsonl"}
+    assert recorded.per_rule["ls"][0] >= 690 and (live.disk == [] or os.geteuid() != 0)
     # and the state still answers most of what it can: the corpus of 64 worlds is replayed too
     assert live.answered >= 340 and recorded.answered >= 3200 and recorded.steps >= 4400
     assert {"head", "tail", "wc", "grep", "sed"} <= set(recorded.per_rule)  # files read, counted, searched
@@ -1059,3 +1063,35 @@ def test_a_commit_where_no_one_is_configured_is_refused_as_git_refuses_it():
     assert shell.answer(s, "git commit") is None  # (no message: an editor first)
     assert shell.answer(run(s, "cd /tmp"), "git commit -m x") is None
     assert shell.answer(s, "git add nope && git commit -m x") is None  # (add fails first: not followed)
+
+
+def test_a_long_listing_is_the_sandboxs_tmpfs_home_at_the_times_each_step_ran(monkeypatch):
+    """`ls -l`, `-la`, `-lh`: a folder 40 bytes and 20 an entry, a file whole 4 KiB pages, the
+    world made when the episode starts and each path changed when its step ran (older than six
+    months: the year); where a size, an entry or a time is not known, the model's. (Checked in the
+    sandbox, and against 34 recorded listings, by test_every_state_answer_agrees_byte_for_byte…)"""
+    clock = iter([1_764_000_000, 1_764_000_000 + 3600, 1_764_000_000 + 7200, 1_764_000_000 + 7300])
+    monkeypatch.setattr(shell, "clock", lambda: next(clock))
+    s = terminal()  # made at 2025-11-24 16:00 UTC
+    monkeypatch.setattr(shell, "clock", lambda: 1_764_000_000 + 3600)
+    assert shell.answer(s, "ls -la") == ("total 8\n"
+                                         "drwxr-xr-x 5 user user 140 Nov 24 16:00 .\n"
+                                         "drwxr-xr-x 3 user user  80 Nov 24 16:00 ..\n"
+                                         "drwxr-xr-x 8 user user 260 Nov 24 16:00 .git\n"
+                                         "-rw-r--r-- 1 user user  88 Nov 24 16:00 README.md\n"
+                                         "-rw-r--r-- 1 user user  14 Nov 24 16:00 requirements.txt\n"
+                                         "drwxr-xr-x 2 user user  60 Nov 24 16:00 src\n"
+                                         "drwxr-xr-x 2 user user  60 Nov 24 16:00 tests\n", 0)
+    t = run(s, "mkdir docs && cat > docs/big.txt <<'EOF'\n" + "x" * 9000 + "\nEOF")  # at 17:00
+    monkeypatch.setattr(shell, "clock", lambda: 1_764_000_000 + 100 * 86400)  # 100 days on
+    assert shell.answer(t, "ls -lh docs") == ("total 12K\n-rw-r--r-- 1 user user 8.8K Nov 24 17:00 big.txt\n", 0)
+    assert shell.answer(t, "ls -l")[0].splitlines()[1:3] == ["-rw-r--r-- 1 user user 88 Nov 24 16:00 README.md",
+                                                             "drwxr-xr-x 2 user user 60 Nov 24 17:00 docs"]
+    monkeypatch.setattr(shell, "clock", lambda: 1_764_000_000 + 200 * 86400)  # over six months: the year
+    assert shell.answer(t, "ls -l docs") == ("total 12\n-rw-r--r-- 1 user user 9001 Nov 24  2025 big.txt\n", 0)
+    assert shell.answer(t, "ls -l docs/big.txt") == ("-rw-r--r-- 1 user user 9001 Nov 24  2025 docs/big.txt\n", 0)
+    assert shell.answer(run(t, "git status"), "ls -la") is None  # git may have written in .git: when, unknown
+    assert shell.answer(run(t, "git status"), "ls -l") is not None  # (.git is not listed without -a)
+    assert shell.answer(t, "ls -la ~") is None  # .bashrc: there, its size not known
+    assert shell.answer(run(t, "python3 src/notes.py"), "ls -l") is None  # it may have written anything
+    assert shell.answer(t, "ls -l /usr") is None and shell.answer(t, "ls -lt") is None

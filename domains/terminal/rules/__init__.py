@@ -108,6 +108,15 @@ def _made_in_order(seed: TerminalSeed, home: str) -> list[str]:
     return order
 
 
+def _made_now(seed: TerminalSeed, home: str) -> dict[str, int]:
+    """Everything the shadow sandbox makes of the seed is made now: the home, the folder it is in,
+    each path in it, and the repository's .git (TerminalState.times)."""
+    now = int(shell.clock())
+    made = [posixpath.dirname(home), home, *_made_in_order(seed, home)]
+    made += [posixpath.join(g.path, ".git") for g in seed.git[:1]]
+    return {p: now for p in made}
+
+
 def _normalized(path: str) -> bool:
     return path.startswith("/") and posixpath.normpath(path) == path and "\x00" not in path
 
@@ -153,7 +162,7 @@ class TerminalRules(Rules):
         known = sorted(known)
         return shell.TerminalState(cwd=seed.cwd, home=home, host=seed.hostname, files=files, dirs=dirs, known_dirs=known,
                                    git=git, no_repo=git is None and not any("/.git/" in p for p in files),
-                                   order=_made_in_order(seed, home)).model_dump()
+                                   order=_made_in_order(seed, home), times=_made_now(seed, home)).model_dump()
 
     def answer(self, state: dict[str, Any], call: Call) -> Parsed | None:
         command = str(call.arguments.get("command", ""))
@@ -170,6 +179,9 @@ class TerminalRules(Rules):
     def apply(self, state: dict[str, Any], call: Call, text: str, structured: dict[str, Any]) -> dict[str, Any]:
         return shell.apply(state, str(call.arguments.get("command", "")), text,
                            int(structured.get("exit_code", 0) or 0), structured.get("cwd", ""))
+
+    def situation(self, state: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in state.items() if k != "times"}  # (the clock: when the world was made and written)
 
     def summary(self, state: dict[str, Any]) -> str:
         s = shell.TerminalState.model_validate(state)

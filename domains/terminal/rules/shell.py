@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import math
 import posixpath
 import re
 import shlex
 import sys
+import time
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -83,6 +85,10 @@ class TerminalState(BaseModel):
     # is here, the order find and grep -r walk it in is known (a rename moves an entry to the front;
     # a file written in place keeps its place).
     order: list[str] = Field(default_factory=list)
+    # When each path in the home (and the home's parent) was last changed, where the state saw it
+    # (epoch seconds: the world is made, and each step runs, at the time it runs, as in the sandbox);
+    # with the repository's `.git` while no git command has run in it. For `ls -l`.
+    times: dict[str, int] = Field(default_factory=dict)
 
 
 
@@ -272,6 +278,104 @@ def _tree(top: str, s: TerminalState) -> search.Tree | None:
     if not ordered:  # (the order does not matter to what is then answered: one path, or an order-free pipe)
         entries.sort(key=lambda e: e[0].encode())
     return search.Tree(top=top, entries=entries, git_inside=bool(repos), ordered=ordered)
+
+
+# The repository's .git folder as git (2.39, the sandbox's) leaves it after the world's first commit:
+# branches/ COMMIT_EDITMSG config description HEAD hooks/ index info/ logs/ objects/ refs/
+GIT_DIR_ENTRIES, GIT_DIR_FOLDERS = 11, 6
+SIX_MONTHS = 31556952 // 2  # (GNU ls: older, or in the future, shows the year instead of the time)
+_LONG_FLAGS = re.compile(r"-[lah]+")
+
+
+def _long(args: list[str], s: TerminalState) -> str | None:
+    """`ls -l [-a] [-h] [PATH]` where the state knows every entry's size, links and time: as GNU ls
+    prints them in the sandbox, whose home is a tmpfs (a folder's size is 40 bytes and 20 an entry,
+    a file takes whole 4 KiB pages, files are 644 and folders 755, owned by the user)."""
+    flags = "".join(a[1:] for a in args if a.startswith("-"))
+    names = [a for a in args if not a.startswith("-")]
+    if "l" not in flags or not all(_LONG_FLAGS.fullmatch(a) for a in args if a.startswith("-")) or len(names) > 1 or \
+            (names and (not _PLAIN.fullmatch(names[0]) or names[0].endswith("/") and names[0] != "/")) or \
+            s.env.get("LANG", "C.UTF-8").split(".")[0] not in ("C", "POSIX") or "LS_COLORS" in s.env:
+        return None
+    target = _abs(names[0], s) if names else s.cwd
+    if not _within(target, s.home) or any(_within(target, d) for d in s.deleted):
+        return None  # (elsewhere: modes, owners and sizes the state does not hold)
+    user = posixpath.basename(s.home)
+    repos = {r for r in ([s.git.repo] if s.git else []) + s.other_repos}
+    now = int(clock())
+
+    def entries(folder: str) -> list[str] | None:
+        if folder not in s.known_dirs:
+            return None
+        inside = [posixpath.join(folder, n) for n in _children(folder, s)]
+        return inside + ([posixpath.join(folder, ".git")] if folder in repos else [])
+
+    def row(path: str, shown: str) -> tuple[str, int, str, int] | None:
+        """mode, links, size, 1 KiB blocks (None: not known)"""
+        when = s.times.get(path)
+        if when is None:
+            return None
+        if path in s.files and path not in s.dirs:
+            content = s.files[path]
+            if content is None:
+                return None
+            size = len(content.encode())
+            return f"-rw-r--r-- 1 {size}", when, shown, -(-size // 4096) * 4
+        if posixpath.basename(path) == ".git" and posixpath.dirname(path) in repos:
+            count, folders = GIT_DIR_ENTRIES, GIT_DIR_FOLDERS
+        else:
+            inside = entries(path)
+            if inside is None or path not in s.dirs:
+                return None
+            count = len(inside)
+            folders = sum(1 for p in inside if p in s.dirs or posixpath.basename(p) == ".git")
+        return f"drwxr-xr-x {2 + folders} {40 + 20 * count}", when, shown, 0
+
+    if target in s.files and target not in s.dirs:
+        listed = [(target, names[0])]
+        total = False
+    else:
+        inside = entries(target)
+        if inside is None:
+            return None
+        every = "a" in flags
+        shown = [p for p in inside if every or not posixpath.basename(p).startswith(".")]
+        listed = sorted(([(target, "."), (posixpath.dirname(target), "..")] if every else []) +
+                        [(p, posixpath.basename(p)) for p in shown], key=lambda e: e[1].encode())
+        total = True
+    rows = [row(p, shown) for p, shown in listed]
+    if any(r is None for r in rows):
+        return None
+    human = "h" in flags
+    cells = []
+    for head, when, shown, _ in rows:
+        mode, links, size = head.split()
+        stamp = time.strftime("%b %e %H:%M" if now - SIX_MONTHS < when <= now else "%b %e  %Y", time.gmtime(when))
+        cells.append((mode, links, _human(int(size)) if human else size, stamp, shown))
+    width = [max(len(c[i]) for c in cells) for i in (1, 2)]
+    out = "".join(f"{mode} {links:>{width[0]}} {user} {user} {size:>{width[1]}} {stamp} {shown}\n"
+                  for mode, links, size, stamp, shown in cells)
+    if total:
+        blocks = sum(r[3] for r in rows)
+        out = f"total {_human(blocks * 1024) if human else blocks}\n" + out
+    return out
+
+
+def _human(size: int) -> str:
+    """A size as `ls -h` writes it: bytes below 1 KiB, else rounded up to one decimal under 10 of a
+    unit (4.1K), to a whole one above (12K)."""
+    if size < 1024:
+        return str(size)
+    value = float(size)
+    for unit in "KMGTPE":
+        value /= 1024
+        tenths = math.ceil(value * 10 - 1e-9)
+        if tenths < 100:
+            return f"{tenths / 10:.1f}{unit}"
+        whole = math.ceil(value - 1e-9)
+        if whole < 1024:
+            return f"{whole}{unit}"
+    return str(size)
 
 
 def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
@@ -468,6 +572,9 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if cmd == "mkdir" and len(args) == 1 and _PLAIN.fullmatch(args[0]) and not args[0].startswith("-") and \
             _exists(_abs(args[0], s), s):
         return f"mkdir: cannot create directory ‘{args[0]}’: File exists\n", 1
+    if cmd == "ls" and any(a.startswith("-") and "l" in a for a in args):
+        listed = _long(args, s)
+        return (listed, 0) if listed is not None else None
     if cmd == "ls" and args[:1] == ["-a"] and len(args) <= 2:
         folder = _abs(args[1], s) if len(args) == 2 else s.cwd
         names = _children(folder, s) if folder in s.known_dirs and folder != s.home else None
@@ -1033,6 +1140,8 @@ def _write(s: TerminalState, path: str, content: str | None, append: bool = Fals
         content = None if old is None or content is None else old + content
     if not learnt and path not in s.files:
         _made(s, path)
+    elif not learnt:
+        _changed(s, path)
     s.files[path] = content
     if path in s.deleted:
         s.deleted.remove(path)
@@ -1042,11 +1151,23 @@ def _write(s: TerminalState, path: str, content: str | None, append: bool = Fals
 
 
 def _made(s: TerminalState, path: str) -> None:
-    """A new entry at `path` (or, `renamed`, one moved or replaced there): the newest of its folder."""
+    """A new entry at `path` (or one moved or replaced there): the newest of its folder, and its
+    folder changed now."""
     if path in s.order:
         s.order.remove(path)
     if _within(path, s.home) or _within(path, "/tmp"):
         s.order.append(path)
+    _changed(s, path)
+    _changed(s, posixpath.dirname(path))
+
+
+def _changed(s: TerminalState, path: str) -> None:
+    """`path` was written now (its folder, where an entry was made or removed in it)."""
+    if _within(path, posixpath.dirname(s.home)):
+        s.times[path] = int(clock())
+
+
+clock = time.time  # (the tests set the clock)
 
 
 def _archive_target(cmd: str, args: list[str]) -> str | None:
@@ -1154,6 +1275,7 @@ def _forget_writes(s: TerminalState, under: str | None, files: list[str] | None 
         _touched(s, p)
     s.known_dirs = [d for d in s.known_dirs if not any(_within(d, root) for root in roots)]
     s.order = [p for p in s.order if not any(_within(p, root) for root in roots)]  # (it may have renamed)
+    s.times = {p: t for p, t in s.times.items() if not any(_within(p, root) for root in roots)}
     for p in files or []:
         if p in s.files:
             s.files[p] = None
@@ -1238,6 +1360,8 @@ def _remove(s: TerminalState, path: str) -> None:
     s.dirs = [d for d in s.dirs if not _within(d, path)]
     s.known_dirs = [d for d in s.known_dirs if not _within(d, path)]
     s.order = [p for p in s.order if not _within(p, path)]
+    s.times = {p: t for p, t in s.times.items() if not _within(p, path)}
+    _changed(s, posixpath.dirname(path))
     if path not in s.deleted:
         s.deleted.append(path)
 
@@ -1268,6 +1392,10 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
             p = _abs(a, s)
             if p not in s.files:
                 _write(s, p, "")
+            elif args == plain:
+                _changed(s, p)
+            else:
+                s.times.pop(p, None)  # (-d, -r, -t: another time)
     elif cmd == "mkdir":
         parents = "-p" in args or "--parents" in args or any(re.fullmatch(r"-[a-zA-Z]*p[a-zA-Z]*", a) for a in args)
         for a in plain:
@@ -1307,14 +1435,23 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
             _write(s, dst + p[len(src):], c, learnt=not whole)
             if not whole:
                 _touched(s, dst + p[len(src):])
+        kept = s.times.get(src)  # a rename keeps the file's time; so does cp -p or -a
         if cmd == "mv":
             for p in moved:
                 del s.files[p]
             s.order = [p for p in s.order if not _within(p, src)]
             if whole:
                 _made(s, dst)  # a rename: the newest entry of its folder
+            _changed(s, posixpath.dirname(src))
             if src not in s.deleted:
                 s.deleted.append(src)
+        s.times = {p: t for p, t in s.times.items() if not (_within(p, src) and cmd == "mv" or _within(p, dst))}
+        if whole and (cmd == "mv" or {"-p", "-a", "--preserve", "--archive"} & set(args)):
+            if kept is not None:
+                s.times[dst] = kept
+        elif whole:
+            _changed(s, dst)
+        _changed(s, posixpath.dirname(dst))
     elif cmd in ("tar", "zip") and _archive_target(cmd, args):
         _write(s, _abs(_archive_target(cmd, args), s), None)  # an archive now exists; its bytes are unknown
     elif cmd == "cat" and len(plain) == 1 and output is not None and not args[0].startswith("-"):
@@ -1352,7 +1489,11 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
         if repo not in s.dirs:
             s.dirs.append(repo)
             _made(s, repo)
+    elif cmd == "git" and args[:1] == ["config"] and "--global" in args and \
+            len([a for a in args[1:] if not a.startswith("-")]) >= 2:
+        _write(s, posixpath.join(s.home, ".gitconfig"), None)  # (set: git writes the file, made if new)
     elif cmd == "git" and s.git is not None and _in_repo(s):
+        s.times.pop(posixpath.join(s.git.repo, ".git"), None)  # (git may have written there, at any time)
         args = _git_args(args)
         plain = [a for a in args if not a.startswith("-")]
         sub = args[:1]
