@@ -111,6 +111,8 @@ def main() -> None:
     ap.add_argument("--adapter", action="append", default=[], help="none, default or a folder (repeatable)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--reuse", type=Path, help="a folder of earlier eval-*.json to read instead of running eval")
+    ap.add_argument("--rescore", type=Path, help="an earlier result (heldout.json): its models' per-step scores are "
+                    "reused and the state and served columns made again with today's rules")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "heldout.json")
     args = ap.parse_args()
     adapters = args.adapter or ["none", "default"]
@@ -118,6 +120,12 @@ def main() -> None:
     from mcp_world.metric import Embedder
 
     work = args.reuse or Path(tempfile.mkdtemp(prefix="heldout-"))
+    if args.rescore:
+        earlier = json.loads(args.rescore.read_text())["steps_detail"]
+        for adapter in adapters:
+            rows = [{"episode": r["episode"], "step": r["step"], "similarity": r[f"model {adapter}"]} for r in earlier]
+            (work / f"eval-{adapter.replace('/', '_')}.json").write_text(json.dumps({"steps": rows}))
+        args.reuse = work
     lines = sample(args.data, args.episodes_per_world, args.seed)
     data = work / "sample.jsonl"
     data.write_text("".join(line + "\n" for line in lines))
