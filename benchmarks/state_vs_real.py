@@ -167,6 +167,16 @@ SEQUENCES: list[list[str]] = [
     # a commit where no one is configured to make it: git asks who first, even with nothing to commit
     ["git commit -m x", "echo more >> README.md", "git add -A && git commit -m 'more'", "git status --short",
      "git log --oneline", "git commit -am again", "git -c user.name=u commit -m x", "cd /tmp && git commit -m x"],
+    # commits once an identity is configured: the id is made at the second git runs, the diffstat's
+    # summary and the files made or removed are the state's
+    ["git config --global user.email user@devbox.example", "git config --global user.name 'Dev User'",
+     "cat > src/util.py <<'EOF'\ndef slug(s):\n    return s.lower()\nEOF", "git add -A", "git commit -m 'Add slug'",
+     "git log --oneline", "echo '# more' >> README.md", "git commit -am 'More notes'", "git log --oneline",
+     "git status", "rm requirements.txt", "git commit -am 'Drop requirements'",
+     "sed -i 's/notes/items/' src/notes.py", "git commit -am 'Rename notes to items'", "git log --oneline -3",
+     "printf 'a\nb\nc\n' > tests/t.txt && git add tests/t.txt", "git commit -m 'Add t'",
+     "printf 'a\nB\nc\nd\n' > tests/t.txt", "git commit -am 'Change t'", "git -c user.name=Other commit -am none",
+     "git log --oneline"],
     # a pattern left unquoted is expanded by bash in the shell's folder first (nothing matched: as written)
     ["find . -name *.py", "find . -name *.md", "grep -rn def --include=*.py .", "touch x.py", "find . -name *.py",
      "grep -rl add --include=*.py . | wc -l", "ls *.md", "find src -name *.py"],
@@ -207,6 +217,7 @@ class _NoEngine:
 _STAMP = re.compile(r"\b[A-Z][a-z]{2} [ 0-3]\d (?:[0-2]\d:[0-5]\d| \d{4}) ")  # ls -l's time (C locale)
 
 
+_MADE = re.compile(r"^\[(\S+) [0-9a-f]{7}\]", re.M)  # a commit's id, made at the second it ran
 _DISK = re.compile(r"^d[rwxst-]{9} +\d+ \S+ \S+ +4096 ", re.M)  # a folder of ls -l on ext4 and most disks
 
 
@@ -217,12 +228,14 @@ class Tally:
         # the same lines in another order: find and grep -r on a disk file system, whose readdir
         # order no state can know (the state gives the tmpfs order of the sandbox's home)
         self.reordered: list[dict] = []
-        # the same but for the times `ls -l` shows: the state's are when this replay made the world
-        # and ran each step, a recording's when it was recorded (or, live, a minute turned between)
+        # the same but for the times `ls -l` shows, or a new commit's id (made at the second git ran):
+        # the state's are when this replay made the world and ran each step, a recording's when it
+        # was recorded (or, live, a minute or a second turned between the two)
         self.clocked: list[dict] = []
         # ls -l recorded where the home was on a disk file system (folders of 4096 bytes, other
         # blocks): the state gives the sandbox's tmpfs (the first devbox recordings were made before)
         self.disk: list[dict] = []
+        self.other_ids = 0  # of those, commits whose id alone differs (live: the second turned between)
         self.steps = 0
 
     def add(self, where: str, command: str, cwd: str, state: str, real: str) -> None:
@@ -232,8 +245,9 @@ class Tally:
         if state != real:
             same_lines = sorted(state.splitlines()) == sorted(real.splitlines())
             seen = {"where": where, "command": command, "cwd": cwd, "state": state, "real": real}
-            if _STAMP.sub("<time>", state) == _STAMP.sub("<time>", real):
+            if _STAMP.sub("<time>", _MADE.sub(r"[\1 <id>]", state)) == _STAMP.sub("<time>", _MADE.sub(r"[\1 <id>]", real)):
                 self.clocked.append(seen)
+                self.other_ids += _STAMP.sub("<time>", state) != _STAMP.sub("<time>", real)  # (the times alone: equal)
             elif _DISK.search(real) and not _DISK.search(state):
                 self.disk.append(seen)
             else:
@@ -319,7 +333,7 @@ def report(name: str, tally: Tally, show_agreeing: bool = False) -> None:
     for m in tally.mismatches:
         print(f"  MISMATCH {m['where']}: {m['command']!r} in {m['cwd']}\n    state: {m['state']!r}\n    real:  {m['real']!r}")
     if tally.clocked:
-        print(f"  the same but for the times ls -l shows: {len(tally.clocked)}")
+        print(f"  the same but for the times ls -l shows or a new commit's id: {len(tally.clocked)}")
     for m in tally.disk:
         print(f"  RECORDED ON A DISK FILE SYSTEM {m['where']}: {m['command']!r} (the state gives the tmpfs sandbox's sizes)")
     for m in tally.reordered:

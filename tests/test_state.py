@@ -991,7 +991,8 @@ def test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox():
     assert {m["where"].split(":")[0] for m in recorded.reordered} <= {"devbox-sessions.jsonl"}
     assert live.reordered == [] or os.geteuid() != 0  # (without root the home is on the host's disk)
     # ls -l: sizes, links and pages exact; the times are when each step ran (a recording's, then)
-    assert len(recorded.clocked) >= 30 and live.answered >= 480  # (live: a minute may turn between the two)
+    assert len(recorded.clocked) >= 30 and live.answered >= 500  # (live: a minute may turn between the two)
+    assert live.per_rule["git"][0] >= 140 and live.other_ids <= 1  # 5 commits made live: ids as git's (a second may turn)
     assert {m["where"].split(":")[0] for m in recorded.disk} <= {"devbox-sessions.jsonl", "devbox-terminal.jsonl"}
     assert recorded.per_rule["ls"][0] >= 690 and (live.disk == [] or os.geteuid() != 0)
     # and the state still answers most of what it can: the corpus of 64 worlds is replayed too
@@ -1095,3 +1096,33 @@ def test_a_long_listing_is_the_sandboxs_tmpfs_home_at_the_times_each_step_ran(mo
     assert shell.answer(t, "ls -la ~") is None  # .bashrc: there, its size not known
     assert shell.answer(run(t, "python3 src/notes.py"), "ls -l") is None  # it may have written anything
     assert shell.answer(t, "ls -l /usr") is None and shell.answer(t, "ls -lt") is None
+
+
+def test_a_commit_with_an_identity_is_made_by_the_state_with_the_id_git_gives_it(monkeypatch):
+    """Once `git config` says who commits, `git commit -m` prints what git prints: the branch and the
+    new commit's id (made of the tree, the parent, who and the second it ran), the subject, the
+    diffstat's summary and each file made or removed; `git log --oneline` then lists it. The id
+    reality printed is kept (found back to its second), so the next commit's parent is right.
+    (Checked byte for byte in the sandbox by test_every_state_answer_agrees_byte_for_byte…)"""
+    monkeypatch.setattr(shell, "clock", lambda: 1_764_000_000)
+    s = terminal()
+    assert shell.silent(s, "git config --global user.email u@devbox") == ("", 0)
+    s = run(run(s, "git config --global user.email u@devbox"), "git config --global user.name 'U Ser'")
+    assert shell.answer(s, "git commit -m x")[1] == 1  # nothing to commit: git's status, exit 1
+    s = run(s, "cat > src/util.py <<'EOF'\ndef slug(s):\n    return s.lower()\nEOF")
+    s = run(s, "git add -A")
+    said, code = shell.answer(s, "git commit -m 'Add slug'")
+    assert code == 0 and re.fullmatch(r"\[main [0-9a-f]{7}\] Add slug\n 1 file changed, 2 insertions\(\+\)\n"
+                                      r" create mode 100644 src/util.py\n", said), said
+    monkeypatch.setattr(shell, "clock", lambda: 1_764_000_003)  # the answer applied 3 s later
+    t = run(s, "git commit -m 'Add slug'", said)
+    assert t["git"]["head"].startswith(said[6:13]) and len(t["git"]["head"]) == 40
+    assert shell.answer(t, "git log --oneline") == (f"{said[6:13]} Add slug\n60b5326 Initial commit\n", 0)
+    u = run(t, "sed -i 's/notes/items/' src/notes.py")
+    assert shell.answer(u, "git commit -am Rename")[0].endswith("] Rename\n 1 file changed, 3 insertions(+), 3 deletions(-)\n")
+    assert shell.answer(run(t, "rm README.md && touch NEWS"), "git add -A") == ("", 0)
+    moved = run(run(t, "rm README.md && touch NEWS"), "git add -A")
+    assert shell.answer(moved, "git commit -m m") is None  # one file gone, one made: git may call it a rename
+    assert shell.answer(run(t, "export GIT_AUTHOR_NAME=x"), "git commit -am y") is None
+    other = run(t, "git commit -m 'Add slug'", "[main 1234567] Add slug\n")  # an id no second makes
+    assert other["git"]["head"] == "" and shell.answer(run(other, "echo x >> NEWS.md && git add -A"), "git commit -m z") is None

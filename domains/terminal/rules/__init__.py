@@ -138,14 +138,16 @@ class TerminalRules(Rules):
         git = None
         if seed.git:
             g = seed.git[0]
-            if g.log:  # as recorded: the ids are the real ones
+            head = ""  # the last commit's full id
+            if g.log:  # as recorded: the ids are the real ones (abbreviated)
                 commits = [line.split(" ", 1)[-1] for line in reversed(g.log)]
                 hashes = [line.split(" ", 1)[0] if " " in line else "" for line in reversed(g.log)]
             else:  # the id is known only where the seed says when the commit was made
                 commits = [g.message]
-                hashes = [g.commit_hash(seed.files)[:7] if "date" in g.model_fields_set else ""]
+                head = g.commit_hash(seed.files) if "date" in g.model_fields_set else ""
+                hashes = [head[:7]]
             git = shell.GitState(repo=g.path, branch=g.branch, branches=[g.branch], commits=commits, hashes=hashes,
-                                 follows=True)  # the world makes it with every file committed
+                                 follows=True, head=head)  # the world makes it with every file committed
         # Folders the seed lists files in are taken as fully known (the shadow sandbox makes exactly them).
         # Folders the seed lists files in, and those between them and the working folder, are taken
         # as fully known (the shadow sandbox makes exactly them); so are the folders from the home
@@ -162,7 +164,8 @@ class TerminalRules(Rules):
         known = sorted(known)
         return shell.TerminalState(cwd=seed.cwd, home=home, host=seed.hostname, files=files, dirs=dirs, known_dirs=known,
                                    git=git, no_repo=git is None and not any("/.git/" in p for p in files),
-                                   order=_made_in_order(seed, home), times=_made_now(seed, home)).model_dump()
+                                   order=_made_in_order(seed, home), times=_made_now(seed, home),
+                                   identity={}).model_dump()  # (the sandbox configures no git identity)
 
     def answer(self, state: dict[str, Any], call: Call) -> Parsed | None:
         command = str(call.arguments.get("command", ""))

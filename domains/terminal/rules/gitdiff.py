@@ -70,10 +70,38 @@ def stat(rows: list[tuple[str, int, int]]) -> str | None:
     if 1 + name + 3 + digits + 1 + most + 1 > STAT_WIDTH:
         return None  # git shortens names and scales the +/- graph to fit: not written here
     lines = [f" {p:<{name}} | {a + r:>{digits}} {'+' * a}{'-' * r}".rstrip() + "\n" for p, a, r in rows]
-    added, removed = sum(a for _, a, _ in rows), sum(r for _, _, r in rows)
-    summary = f" {len(rows)} file{'s' if len(rows) != 1 else ''} changed"
-    if added:
+    return "".join(lines) + shortstat(len(rows), sum(a for _, a, _ in rows), sum(r for _, _, r in rows))
+
+
+def shortstat(files: int, added: int, removed: int) -> str:
+    """The summary line of a diffstat, as git writes it (both counts when both are 0)."""
+    summary = f" {files} file{'s' if files != 1 else ''} changed"
+    if added or not removed:
         summary += f", {added} insertion{'s' if added != 1 else ''}(+)"
-    if removed:
+    if removed or not added:
         summary += f", {removed} deletion{'s' if removed != 1 else ''}(-)"
-    return "".join(lines) + summary + "\n"
+    return summary + "\n"
+
+
+MAX_COUNTED = 400  # lines a side: longer files' changes are counted by the model
+
+
+def counts(old: str, new: str) -> tuple[int, int] | None:
+    """Lines added and removed between two texts by a shortest edit (git's Myers diff finds one on
+    files this small); None for larger files or binary ones."""
+    if "\0" in old or "\0" in new:
+        return None
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    if len(a) > MAX_COUNTED or len(b) > MAX_COUNTED:
+        return None
+    while a and b and a[0] == b[0]:
+        a, b = a[1:], b[1:]
+    while a and b and a[-1] == b[-1]:
+        a, b = a[:-1], b[:-1]
+    row = [0] * (len(b) + 1)  # the longest common subsequence, one row at a time
+    for x in a:
+        prev = 0
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], prev + 1 if x == y else max(row[j], row[j - 1])
+    common = row[-1]
+    return len(b) - common, len(a) - common

@@ -52,6 +52,7 @@ class GitState(BaseModel):
     moved: bool = False  # a commit was made in the episode: another branch's files may differ
     tags: dict[str, int] = Field(default_factory=dict)  # lightweight tags: name -> commits then
     texts: dict[str, str] = Field(default_factory=dict)  # the contents of the blobs in `base` and `index`
+    head: str = ""  # the last commit's full id, where known (the seed's, or one the state made)
 
     @model_validator(mode="before")
     @classmethod
@@ -89,6 +90,9 @@ class TerminalState(BaseModel):
     # (epoch seconds: the world is made, and each step runs, at the time it runs, as in the sandbox);
     # with the repository's `.git` while no git command has run in it. For `ls -l`.
     times: dict[str, int] = Field(default_factory=dict)
+    # git's user.name and user.email as `git config` set them in the episode ({}: none, as in the
+    # sandbox); None where a config command the state does not follow may have changed them
+    identity: dict[str, str] | None = None
 
 
 
@@ -674,9 +678,15 @@ def _quiet_add(s: TerminalState, words: list[str]) -> bool:
 def _no_identity(s: TerminalState, config: dict[str, str]) -> bool:
     """No email for a commit anywhere git looks: not given (`-c user.email=…`), not in the
     environment, no git config run or config file written in the episode (the world writes none)."""
-    return bool(s.host) and "user.email" not in config and "git config" not in s.defined and \
-        not {"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL", "EMAIL", "PATH", "HOME", "GIT_CONFIG_GLOBAL"} & set(s.env) and \
-        not any(p.endswith(GIT_CONFIG_FILES) for p in s.files)
+    return bool(s.host) and "user.email" not in config and s.identity is not None and \
+        "user.email" not in s.identity and not _env_identity(s)
+
+
+def _env_identity(s: TerminalState) -> bool:
+    """Something beside `git config` may say who commits: the environment, or a config file written."""
+    return bool({"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL", "EMAIL", "GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME",
+                 "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "PATH", "HOME", "GIT_CONFIG_GLOBAL"} & set(s.env)) or \
+        any(p.endswith(GIT_CONFIG_FILES) and s.files[p] is not None for p in s.files)
 
 
 TAG_LISTING = (["tag"], ["tag", "-l"], ["tag", "--list"])
@@ -809,7 +819,9 @@ def _commit_answer(s: TerminalState, config: dict[str, str], args: list[str]) ->
     configured, as in the sandbox."""
     message = _commit_message(args)
     flags = [a for a in args[1:] if a != message]
-    if message is None or not config.get("user.name") or not config.get("user.email") or \
+    who = {**(s.identity or {}), **config}
+    if message is None or not who.get("user.name") or not who.get("user.email") or \
+            (not config.get("user.email") and _env_identity(s)) or \
             any(a.startswith("-") and not re.fullmatch(r"-[aqm]+", a) and a not in ("--all", "--quiet") for a in flags):
         return None
     index = _committed(s, _commits_all(args))
@@ -819,8 +831,89 @@ def _commit_answer(s: TerminalState, config: dict[str, str], args: list[str]) ->
         listed = changes(s, s.cwd)  # nothing to commit: git says why, as `git status` does
         return (gitstatus.long(s.git.branch, listed), 1) if listed is not None else None
     if any(re.fullmatch(r"-[a-zA-Z]*q[a-zA-Z]*", a) or a == "--quiet" for a in flags):
-        return "", 0  # (without -q it prints the new commit's id, which depends on the time)
-    return None
+        return "", 0
+    made = _new_commit(s, config, _commits_all(args), message)
+    return (made.said(s.git.branch, made.made(s.git.head, int(clock()))), 0) if made is not None else None
+
+
+class _Commit(BaseModel):
+    """What a commit made now would hold, but for its time: its tree, who makes it, what it changes."""
+    tree: str
+    who: str  # "name <email>"
+    message: str
+    changed: list[tuple[str, str, str, int, int]]  # (path, blob before, blob after, lines added, removed)
+
+    def made(self, parent: str, when: int) -> str:
+        """The commit's id, made at `when` (UTC, as the sandbox's clock)."""
+        who = f"{self.who} {when} +0000"
+        body = f"tree {self.tree}\nparent {parent}\nauthor {who}\ncommitter {who}\n\n{self.message}\n"
+        return _git_object("commit", body.encode()).hex()
+
+    def said(self, branch: str, made: str) -> str:
+        """What git prints: the branch and the id, the subject, the diffstat's summary, each file made
+        or removed."""
+        modes = [f" {'create' if not head else 'delete'} mode 100644 {rel}\n"
+                 for rel, head, after, _, _ in sorted(self.changed, key=lambda c: c[0].encode()) if not head or not after]
+        return f"[{branch} {made[:7]}] {self.message}\n" + gitdiff.shortstat(
+            len(self.changed), sum(c[3] for c in self.changed), sum(c[4] for c in self.changed)) + "".join(modes)
+
+
+def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool, message: str) -> _Commit | None:
+    """The commit `git commit -m message` would make, where the state knows the whole tree, the
+    parent's id and who commits; None elsewhere (a rename git may detect, a file too long to count
+    its lines, a message git would clean up, nothing to commit)."""
+    g = s.git
+    assert g is not None
+    index = _committed(s, every_tracked)
+    name = config.get("user.name") or (s.identity or {}).get("user.name")
+    email = config.get("user.email") or (s.identity or {}).get("user.email")
+    if index is None or not g.head or not name or not email or _env_identity(s) or \
+            not re.fullmatch(r"[^\n<>]*[^\s<>]", name) or not re.fullmatch(r"[^\s<>]+", email) or \
+            not re.fullmatch(r"[^\n]*\S", message) or message != message.strip() or \
+            any(posixpath.basename(p) == ".gitignore" for p in s.files if _within(p, g.repo)):
+        return None
+    tree: dict[str, str] = {}  # every tracked file's blob after the commit
+    for path, content in s.files.items():
+        rel = posixpath.relpath(path, g.repo)
+        if not _within(path, g.repo) or rel in g.base or rel.startswith(".git/"):
+            continue
+        if content is None or any(_within(path, d) for d in s.deleted):
+            return None
+        tree[rel] = _git_object("blob", content.encode()).hex()
+    changed = []
+    for rel, head in g.base.items():
+        after = index[rel]
+        if after:
+            tree[rel] = after
+        if after != head:
+            work = posixpath.join(g.repo, rel)
+            texts = [("" if not b else g.texts.get(b) if g.texts.get(b) is not None else
+                      s.files.get(work) if b == _blob(s, work) else None) for b in (head, after)]
+            if texts[0] is None or texts[1] is None:
+                return None
+            counted = gitdiff.counts(texts[0], texts[1])
+            if counted is None:
+                return None
+            changed.append((rel, head or "", after or "", *counted))
+    if not changed or (any(not c[1] for c in changed) and any(not c[2] for c in changed)):
+        return None  # (nothing to commit; or a file made and one removed: git may call it a rename)
+    return _Commit(tree=_tree_of(tree), who=f"{name} <{email}>", message=message, changed=changed)
+
+
+def _tree_of(blobs: dict[str, str]) -> str:
+    """The id of the tree of these files (relative path: blob id, mode 100644)."""
+    entries: dict[str, tuple[str, bytes]] = {}
+    folders: dict[str, dict[str, str]] = {}
+    for path, blob in blobs.items():
+        top, sep, rest = path.partition("/")
+        if sep:
+            folders.setdefault(top, {})[rest] = blob
+        else:
+            entries[top] = ("100644", bytes.fromhex(blob))
+    for name, inner in folders.items():
+        entries[name] = ("40000", bytes.fromhex(_tree_of(inner)))
+    order = sorted(entries, key=lambda n: (n + "/" if entries[n][0] == "40000" else n).encode())
+    return _git_object("tree", b"".join(f"{entries[n][0]} {n}\0".encode() + entries[n][1] for n in order)).hex()
 
 
 def _committed(s: TerminalState, every_tracked: bool) -> dict[str, str | None] | None:
@@ -914,6 +1007,10 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
                 while folder not in s.dirs and folder != "/":
                     s.dirs.append(folder)
                     folder = posixpath.dirname(folder)
+        elif cmd == "git" and args[:1] == ["config"] and args[1:2] != ["--local"] and \
+                [a for a in args[1:] if a != "--global"][:1] in (["user.name"], ["user.email"]) and \
+                len([a for a in args[1:] if a != "--global"]) == 2 and (_in_repo(s) or "--global" in args):
+            pass  # (setting who commits prints nothing)
         elif cmd in ("export", "unset") and args:
             pass
         elif cmd == "sed" and (literal := _sed_literal(args)) and _contents(literal[3], s) is not None:
@@ -1285,6 +1382,26 @@ def _forget_writes(s: TerminalState, under: str | None, files: list[str] | None 
                 s.files[p] = None
 
 
+def _sets_identity(s: TerminalState, args: list[str]) -> bool:
+    """`git config [--global|--local] user.name|user.email VALUE`: who commits is known from now
+    (a global one written to ~/.gitconfig); another config command naming them: no longer known."""
+    scope = [a for a in args if a.startswith("-")]
+    plain = [a for a in args if not a.startswith("-")]
+    if not plain or plain[0].lower() not in ("user.name", "user.email"):
+        return False
+    if scope not in ([], ["--global"], ["--local"]) or len(plain) != 2 or s.identity is None:
+        if len(plain) != 1 or scope not in ([], ["--global"], ["--local"]):
+            s.identity = None  # (--unset, --add, a file named…: not followed)
+        return len(plain) == 1 and s.identity is not None  # (reading one changes nothing)
+    if scope == ["--global"]:
+        _write(s, posixpath.join(s.home, ".gitconfig"), None)
+    elif s.git is None or not _in_repo(s):
+        s.identity = None  # (a repository's own config, outside the one the state follows)
+        return True
+    s.identity = {**s.identity, plain[0].lower(): plain[1]}
+    return True
+
+
 def _git_args(args: list[str]) -> list[str]:
     """git's arguments from the subcommand on (`-c name=value` and `--no-pager` before it dropped)."""
     i = 0
@@ -1489,6 +1606,8 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
         if repo not in s.dirs:
             s.dirs.append(repo)
             _made(s, repo)
+    elif cmd == "git" and args[:1] == ["config"] and _sets_identity(s, args[1:]):
+        pass
     elif cmd == "git" and args[:1] == ["config"] and "--global" in args and \
             len([a for a in args[1:] if not a.startswith("-")]) >= 2:
         _write(s, posixpath.join(s.home, ".gitconfig"), None)  # (set: git writes the file, made if new)
@@ -1504,12 +1623,19 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
         elif sub == ["add"]:
             _stage(s, args[1:])
         elif commit_message is not None:
+            config = (_git_globals(words[1:]) or ({}, []))[0]
+            coming = _new_commit(s, config, _commits_all(args), commit_message) if s.git.head else None
+            parent, s.git.head = s.git.head, ""
             _commit(s, _committed(s, _commits_all(args)))
             if len(s.git.hashes) < len(s.git.commits):
                 s.git.hashes += [""] * (len(s.git.commits) - len(s.git.hashes))
             s.git.commits.append(commit_message)
             done = _COMMITTED.search(output or "")  # "[main 1a2b3c4] message": the new commit's id
             s.git.hashes.append(done.group(1)[:7] if done else "")
+            if coming is not None and done:  # its full id: made in the last minute, at the second it shows
+                now = int(clock())
+                s.git.head = next((made for when in range(now + 1, now - 60, -1)
+                                   if (made := coming.made(parent, when)).startswith(done.group(1))), "")
         elif sub == ["tag"] and len(args) == 2 and not args[1].startswith("-"):
             s.git.tags[args[1]] = len(s.git.commits)
         elif sub in (["checkout"], ["switch"]) and len(plain) == 2 and "--" not in args and \
