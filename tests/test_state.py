@@ -792,6 +792,10 @@ def test_find_and_grep_r_walk_folders_newest_first_where_the_state_saw_every_ent
         assert shell.answer(learnt, order_shows) is None, order_shows
     assert shell.answer(learnt, "find .. -name '*.py' | wc -l") == ("3\n", 0)
     assert shell.answer(run(made, "python3 x.py"), "find /tmp -name '*.md'") == ("", 0)  # (nothing there, in any order)
+    deep = run(s, "mkdir -p " + "/".join(["d"] * 1500) + " && touch " + "/".join(["d"] * 1500) + "/x.md")
+    assert shell.answer(deep, "find . -name '*.md'") == ("./" + "/".join(["d"] * 1500) + "/x.md\n./README.md\n", 0)
+    deep = run(run(deep, "git config --global user.email a@b && git config --global user.name a"), "git add -A")
+    assert shell.answer(deep, "git commit -m deep") is None  # (no crash: a tree that deep is the model's)
     for in_git in ("find . -name config", "find . -type f | wc -l", "find . -name '*.sample' | wc -l",
                    "grep -rn def . | wc -l", "find . -type d | wc -l"):
         assert shell.answer(s, in_git) is None, in_git  # .git holds files the state does not list

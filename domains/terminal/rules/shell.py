@@ -257,28 +257,35 @@ def _tree(top: str, s: TerminalState) -> search.Tree | None:
     ordered = True
     entries: list[tuple[str, bool]] = []
 
-    def walk(here: str) -> bool:
-        """Each entry of `here`, and below it, as find and grep visit them (a folder's entries newest
-        first, each folder's contents right after it); byte order where the creation order is not known."""
+    def inside(here: str) -> list[str] | None:
+        """The entries of `here` as find and grep visit them: newest first; byte order where the
+        creation order is not known."""
         nonlocal ordered
         if here not in known:
-            return False
-        inside = [p for p in below.get(here, []) if posixpath.basename(p) != ".git"]
-        if len(inside) < len(below.get(here, [])):
+            return None
+        found = [p for p in below.get(here, []) if posixpath.basename(p) != ".git"]
+        if len(found) < len(below.get(here, [])):
             repos.append(here)
-        if all(p in made for p in inside):
-            inside.sort(key=lambda p: -made[p])
-        else:
-            ordered = False
-            inside.sort(key=lambda p: p.encode())
-        for path in inside:
-            entries.append((path[len(folder):].lstrip("/"), path in folders))
-            if path in folders and not walk(path):
-                return False
-        return True
+        if all(p in made for p in found):
+            return sorted(found, key=lambda p: -made[p])
+        ordered = False
+        return sorted(found, key=lambda p: p.encode())
 
-    if not walk(folder):
+    top_entries = inside(folder)
+    if top_entries is None:
         return None
+    walking = [iter(top_entries)]  # each folder's contents right after it (no recursion: trees may be deep)
+    while walking:
+        path = next(walking[-1], None)
+        if path is None:
+            walking.pop()
+            continue
+        entries.append((path[len(folder):].lstrip("/"), path in folders))
+        if path in folders:
+            deeper = inside(path)
+            if deeper is None:
+                return None
+            walking.append(iter(deeper))
     if not ordered:  # (the order does not matter to what is then answered: one path, or an order-free pipe)
         entries.sort(key=lambda e: e[0].encode())
     return search.Tree(top=top, entries=entries, git_inside=bool(repos), ordered=ordered)
@@ -872,6 +879,8 @@ def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool, m
             not re.fullmatch(r"[^\n]*\S", message) or message != message.strip() or \
             any(posixpath.basename(p) == ".gitignore" for p in s.files if _within(p, g.repo)):
         return None
+    if any(p.count("/") > MAX_DEPTH for p in s.files):
+        return None  # (a tree that deep: the model's)
     tree: dict[str, str] = {}  # every tracked file's blob after the commit
     for path, content in s.files.items():
         rel = posixpath.relpath(path, g.repo)
@@ -881,6 +890,7 @@ def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool, m
             return None
         tree[rel] = _git_object("blob", content.encode()).hex()
     changed = []
+    work_left = gitdiff.MAX_COUNTED ** 2 * 4  # line pairs compared, all files together (an answer stays quick)
     for rel, head in g.base.items():
         after = index[rel]
         if after:
@@ -891,7 +901,8 @@ def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool, m
                       s.files.get(work) if b == _blob(s, work) else None) for b in (head, after)]
             if texts[0] is None or texts[1] is None:
                 return None
-            counted = gitdiff.counts(texts[0], texts[1])
+            work_left -= (texts[0].count("\n") + 1) * (texts[1].count("\n") + 1)
+            counted = gitdiff.counts(texts[0], texts[1]) if work_left > 0 else None
             if counted is None:
                 return None
             changed.append((rel, head or "", after or "", *counted))
@@ -901,7 +912,8 @@ def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool, m
 
 
 def _tree_of(blobs: dict[str, str]) -> str:
-    """The id of the tree of these files (relative path: blob id, mode 100644)."""
+    """The id of the tree of these files (relative path: blob id, mode 100644); paths at most
+    MAX_DEPTH deep (_new_commit checks)."""
     entries: dict[str, tuple[str, bytes]] = {}
     folders: dict[str, dict[str, str]] = {}
     for path, blob in blobs.items():
@@ -1044,6 +1056,9 @@ def _git_object(kind: str, body: bytes) -> bytes:
     return hashlib.sha1(f"{kind} {len(body)}\0".encode() + body).digest()
 
 
+MAX_DEPTH = 200  # folders deep, for the trees git's ids are made of here (built recursively)
+
+
 def _git_tree(files: dict[str, bytes]) -> bytes:
     """The tree object id git makes of these files (paths relative to the repository, mode 100644)."""
     entries: dict[str, tuple[str, bytes]] = {}
@@ -1065,6 +1080,8 @@ def git_commit_hash(files: dict[str, str], author: str, epoch: int, message: str
     """The id of the root commit `git add -A && git commit -m message` makes of `files` (relative
     paths) with author and committer `author` ("name <email>") at `epoch` UTC: what the shadow
     sandbox makes of a world's seed repository, so its `git log` is answered exactly."""
+    if any(p.count("/") > MAX_DEPTH for p in files):
+        return ""  # (not known: a tree too deep to build here)
     tree = _git_tree({p: c.encode() for p, c in files.items()}).hex()
     who = f"{author} {epoch} +0000"
     return _git_object("commit", f"tree {tree}\nauthor {who}\ncommitter {who}\n\n{message}\n".encode()).hex()
