@@ -646,7 +646,8 @@ class Simulator:
         try:
             seen = domain.rules.parse(observation, Call(tool_name, arguments, state, spec=tool)).structured
         except FormatError:
-            seen = structured or {}
+            seen = {}
+        seen = {**(seen or {}), **(structured or {})}  # what reality said (the exit code) over what its text suggests
         self._apply(domain, state, tool_name, arguments, seen, observation)
         ep.history.setdefault(domain.name, []).append(Turn(self._dialect(ep).action_text(tool, arguments),
                                                            observation, where, tool_name, dict(arguments)))

@@ -147,7 +147,8 @@ class TerminalRules(Rules):
                 head = g.commit_hash(seed.files) if "date" in g.model_fields_set else ""
                 hashes = [head[:7]]
             git = shell.GitState(repo=g.path, branch=g.branch, branches=[g.branch], commits=commits, hashes=hashes,
-                                 follows=True, head=head)  # the world makes it with every file committed
+                                 follows=True, head=head,  # the world makes it with every file committed
+                                 made=[(head, g.author, g.epoch) if head else None])
         # Folders the seed lists files in are taken as fully known (the shadow sandbox makes exactly them).
         # Folders the seed lists files in, and those between them and the working folder, are taken
         # as fully known (the shadow sandbox makes exactly them); so are the folders from the home

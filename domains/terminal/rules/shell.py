@@ -53,6 +53,8 @@ class GitState(BaseModel):
     tags: dict[str, int] = Field(default_factory=dict)  # lightweight tags: name -> commits then
     texts: dict[str, str] = Field(default_factory=dict)  # the contents of the blobs in `base` and `index`
     head: str = ""  # the last commit's full id, where known (the seed's, or one the state made)
+    # beside `commits`, each one's full id, author ("name <email>") and time where known (`git log`)
+    made: list[tuple[str, str, int] | None] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod
@@ -716,6 +718,8 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
         return (f"## {g.branch}\n" if form == "branch" else "") + gitstatus.short(listed), 0
     if args[:1] == ["diff"]:
         return _diff(s, args[1:])
+    if args[:1] == ["log"]:
+        return _log(g, args[1:])
     if args in (["rev-parse", "--abbrev-ref", "HEAD"], ["branch", "--show-current"]):
         return g.branch + "\n", 0
     if args in TAG_LISTING:
@@ -737,6 +741,26 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
                 not any(posixpath.basename(p) == ".gitignore" for p in s.files if _within(p, g.repo)):
             return "", 0  # (a path that is ignored, outside or missing is refused: not answered)
     return None
+
+
+def _log(g: GitState, args: list[str]) -> tuple[str, int] | None:
+    """`git log` in git's default form (`-N`, `-n N`, `--max-count=N`), newest first, where the
+    state knows each shown commit's full id, author and time."""
+    count = len(g.commits)
+    if args:
+        m = re.fullmatch(r"-(\d+)|-n ?(\d+)|--max-count=(\d+)", " ".join(args))
+        if not m:
+            return None
+        count = int(next(x for x in m.groups() if x is not None))
+    shown = list(zip(g.commits, [None] * (len(g.commits) - len(g.made)) + g.made))[::-1][:count]
+    if any(made is None for _, made in shown) or any("\n" in message for message, _ in shown):
+        return None
+    entries = []
+    for message, (full, who, when) in shown:
+        t = time.gmtime(when)
+        date = time.strftime(f"%a %b {t.tm_mday} %H:%M:%S %Y", t)
+        entries.append(f"commit {full}\nAuthor: {who}\nDate:   {date} +0000\n\n    {message}\n")
+    return "\n".join(entries), 0
 
 
 DIFF_FORMS = {(): "patch", ("--stat",): "stat", ("--name-only",): "names", ("--name-status",): "status"}
@@ -1649,10 +1673,14 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
             s.git.commits.append(commit_message)
             done = _COMMITTED.search(output or "")  # "[main 1a2b3c4] message": the new commit's id
             s.git.hashes.append(done.group(1)[:7] if done else "")
+            s.git.made += [None] * (len(s.git.commits) - 1 - len(s.git.made))
+            s.git.made.append(None)
             if coming is not None and done:  # its full id: made in the last minute, at the second it shows
                 now = int(clock())
-                s.git.head = next((made for when in range(now + 1, now - 60, -1)
-                                   if (made := coming.made(parent, when)).startswith(done.group(1))), "")
+                found = next(((made, when) for when in range(now + 1, now - 60, -1)
+                              if (made := coming.made(parent, when)).startswith(done.group(1))), None)
+                if found:
+                    s.git.head, s.git.made[-1] = found[0], (found[0], coming.who, found[1])
         elif sub == ["tag"] and len(args) == 2 and not args[1].startswith("-"):
             s.git.tags[args[1]] = len(s.git.commits)
         elif sub in (["checkout"], ["switch"]) and len(plain) == 2 and "--" not in args and \
