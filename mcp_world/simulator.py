@@ -647,7 +647,9 @@ class Simulator:
             seen = domain.rules.parse(observation, Call(tool_name, arguments, state, spec=tool)).structured
         except FormatError:
             seen = {}
-        seen = {**(seen or {}), **(structured or {})}  # what reality said (the exit code) over what its text suggests
+        seen = seen or {}
+        seen.update({k: v for k, v in (structured or {}).items() if k in seen or not seen})  # what reality said
+        # (the exit code) over what its text suggests
         self._apply(domain, state, tool_name, arguments, seen, observation)
         ep.history.setdefault(domain.name, []).append(Turn(self._dialect(ep).action_text(tool, arguments),
                                                            observation, where, tool_name, dict(arguments)))
