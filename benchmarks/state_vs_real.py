@@ -180,6 +180,11 @@ SEQUENCES: list[list[str]] = [
     # a pattern left unquoted is expanded by bash in the shell's folder first (nothing matched: as written)
     ["find . -name *.py", "find . -name *.md", "grep -rn def --include=*.py .", "touch x.py", "find . -name *.py",
      "grep -rl add --include=*.py . | wc -l", "ls *.md", "find src -name *.py"],
+    # find with tests negated (`-not -path './.git/*'`: how agents list a repository's own files)
+    ["find . -type d -not -path './.git*'", "find . -type f -not -path './.git/*'",
+     "find . -not -path '*/.git/*' -type f -name '*.py'", "find . -type f ! -name '*.md' -not -path './.git/*'",
+     "mkdir -p lib/x && touch lib/x/a.py", "find . -type f -not -path './.git/*'", "find . -name '*.py' -not -name 'test_*'",
+     "find . -path './src/*'", "find src -type f -not -name '*.pyc'", "find . -not -path './.git/*' | wc -l"],
     # find and grep -r walk folders in the order the sandbox's tmpfs home hands them out: newest
     # first; a rename (mv, sed -i) makes an entry the newest, a write in place (>, cp onto) keeps it
     ["touch b.py a.py", "mkdir pkg", "touch pkg/z.py pkg/y.py", "find . -name '*.py'", "mv a.py c.py",

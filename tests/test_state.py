@@ -792,6 +792,15 @@ def test_find_and_grep_r_walk_folders_newest_first_where_the_state_saw_every_ent
         assert shell.answer(learnt, order_shows) is None, order_shows
     assert shell.answer(learnt, "find .. -name '*.py' | wc -l") == ("3\n", 0)
     assert shell.answer(run(made, "python3 x.py"), "find /tmp -name '*.md'") == ("", 0)  # (nothing there, in any order)
+    # tests negated: `-not -path './.git/*'` hides what the state does not list; .git itself, printed,
+    # would have to be placed in the walk: the model's
+    assert shell.answer(s, "find . -type f -not -path './.git/*'") == \
+        ("./tests/test_notes.py\n./src/notes.py\n./requirements.txt\n./README.md\n", 0)
+    assert shell.answer(s, "find . -type d -not -path './.git*'") == (".\n./tests\n./src\n", 0)
+    assert shell.answer(s, "find . ! -name 'test_*' -name '*.py'") == ("./src/notes.py\n", 0)
+    for not_answered in ("find . -not -path './.git/*'", "find . -path './src/*'", "find . -not -not -name x",
+                         "find . -type f -not"):
+        assert shell.answer(s, not_answered) is None, not_answered
     deep = run(s, "mkdir -p " + "/".join(["d"] * 1500) + " && touch " + "/".join(["d"] * 1500) + "/x.md")
     assert shell.answer(deep, "find . -name '*.md'") == ("./" + "/".join(["d"] * 1500) + "/x.md\n./README.md\n", 0)
     deep = run(run(deep, "git config --global user.email a@b && git config --global user.name a"), "git add -A")

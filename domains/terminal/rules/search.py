@@ -20,7 +20,7 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 MAX_PATHS = 5_000  # a larger tree is the model's
 # Extensions of files git itself keeps under .git (hooks' samples, packs and their indexes, locks)
@@ -37,6 +37,7 @@ class Tree:
     top: str  # the top as the command wrote it: what every printed path starts with
     entries: list[tuple[str, bool]]
     git_inside: bool
+    git_dirs: list[str] = field(default_factory=list)  # the .git folders in it (relative to the top)
     ordered: bool = False  # entries in the order the file system hands them out (TerminalState.order)
 
 
@@ -49,52 +50,89 @@ def safe_in_git(pattern: str, refs: list[str]) -> bool:
 
 
 def find(args: list[str], tree_of, refs: list[str], absent) -> tuple[str, bool, int] | None:
-    """`find [TOP] [-maxdepth N] [-mindepth N] [-type f|d] [-name P|-iname P]`: the paths printed,
-    whether their order is known (at most one), and the exit code; None: not answered here.
-    `tree_of(top)` gives the Tree below `top` or None; `absent(top)`, whether nothing is there."""
-    top, rest = (args[0], args[1:]) if args and not args[0].startswith("-") else (".", args)
+    """`find [TOP] [-maxdepth N] [-mindepth N] [-type f|d] [-name P|-iname P] [-path P]`, each test
+    also negated (`-not`, `!`): the paths printed, whether their order is known, and the exit code;
+    None: not answered here. `tree_of(top)` gives the Tree below `top` or None; `absent(top)`,
+    whether nothing is there."""
+    top, rest = (args[0], args[1:]) if args and not args[0].startswith("-") and args[0] != "!" else (".", args)
     if not _PATH.fullmatch(top) or (top.endswith("/") and top != "/"):
         return None
-    depth_max, depth_min, kind, pattern, fold = None, 0, None, None, False
-    i, tests_seen = 0, False
+    depth_max, depth_min, kind = None, 0, None
+    tests: list[tuple[str, str, bool]] = []  # (name | iname | path, pattern, negated)
+    i, tests_seen, negated = 0, False, False
     while i < len(rest):
         opt = rest[i]
+        if opt in ("-not", "!"):
+            if negated:
+                return None
+            negated = True
+            i += 1
+            continue
         value = rest[i + 1] if i + 1 < len(rest) else None
         if value is None:
             return None
         if opt in ("-maxdepth", "-mindepth"):
-            if tests_seen or not value.isdigit():
+            if tests_seen or negated or not value.isdigit():
                 return None  # (after a test GNU find warns about the order: not written here)
             if opt == "-maxdepth":
                 depth_max = int(value)
             else:
                 depth_min = int(value)
-        elif opt == "-type" and value in ("f", "d") and kind is None:
+        elif opt == "-type" and value in ("f", "d") and kind is None and not negated:
             kind, tests_seen = value, True
-        elif opt in ("-name", "-iname") and pattern is None and "/" not in value and value:
-            pattern, fold, tests_seen = value, opt == "-iname", True
+        elif opt in ("-name", "-iname") and "/" not in value and value:
+            tests.append((opt[1:], value, negated))
+            tests_seen = True
+        elif opt in ("-path", "-wholename") and value:
+            tests.append(("path", value, negated))
+            tests_seen = True
         else:
             return None
+        negated = False
         i += 2
+    if negated:
+        return None
+    if any(kind_ == "iname" and not p.isascii() for kind_, p, _ in tests):
+        return None
     tree = tree_of(top)
     if tree is None:
         return (f"find: ‘{top}’: No such file or directory\n", True, 1) if absent(top) else None
-    if tree.git_inside and (pattern is None or fold or not safe_in_git(pattern, refs)):
-        return None
+
+    def shown(path: str) -> str:
+        return path if path == tree.top else (tree.top.rstrip("/") + "/" + path if tree.top != "/" else "/" + path)
+
+    def passes(path: str, name: str, is_dir: bool) -> bool:
+        if kind and (kind == "d") != is_dir:
+            return False
+        for what, pattern, negative in tests:
+            hit = fnmatch.fnmatchcase(path, pattern) if what == "path" else \
+                fnmatch.fnmatchcase(name.lower(), pattern.lower()) if what == "iname" else fnmatch.fnmatchcase(name, pattern)
+            if hit == negative:
+                return False
+        return True
+
+    if tree.git_inside:
+        # What is under .git is not listed: answered only where no test could pass there, and .git
+        # itself is not printed (where it comes in the walk is not known)
+        names = [p for what, p, neg in tests if what == "name" and not neg]
+        safe = bool(names) and all(safe_in_git(p, refs) for p in names)
+        for git in tree.git_dirs:
+            probes = [(shown(git + "/HEAD"), "HEAD", False), (shown(git + "/objects/pack"), "pack", True),
+                      (shown(git + "/refs/heads/main"), "main", False)]
+            hidden = any(neg and what == "path" and all(fnmatch.fnmatchcase(q, p) for q, _, _ in probes)
+                         for what, p, neg in tests)
+            if not (safe or hidden) or passes(shown(git), ".git", True) and \
+                    (depth_max is None or git.count("/") + 1 <= depth_max) and git.count("/") + 1 >= depth_min:
+                return None
     out = []
     for rel, is_dir in [(".", True)] + tree.entries:
         depth = 0 if rel == "." else rel.count("/") + 1
         if depth < depth_min or (depth_max is not None and depth > depth_max):
             continue
-        if kind and (kind == "d") != is_dir:
-            continue
         name = posixpath.basename(tree.top) if rel == "." else posixpath.basename(rel)
-        if pattern is not None:
-            if fold and not (name.isascii() and pattern.isascii()):
-                return None
-            if not fnmatch.fnmatchcase(name.lower() if fold else name, pattern.lower() if fold else pattern):
-                continue
-        out.append(tree.top if rel == "." else (tree.top.rstrip("/") + "/" + rel if tree.top != "/" else "/" + rel))
+        path = tree.top if rel == "." else shown(rel)
+        if passes(path, name, is_dir):
+            out.append(path)
     return "".join(p + "\n" for p in out), len(out) <= 1 or tree.ordered, 0
 
 

@@ -290,7 +290,8 @@ def _tree(top: str, s: TerminalState) -> search.Tree | None:
             walking.append(iter(deeper))
     if not ordered:  # (the order does not matter to what is then answered: one path, or an order-free pipe)
         entries.sort(key=lambda e: e[0].encode())
-    return search.Tree(top=top, entries=entries, git_inside=bool(repos), ordered=ordered)
+    git_dirs = sorted({posixpath.join(r, ".git")[len(folder):].lstrip("/") for r in repos})
+    return search.Tree(top=top, entries=entries, git_inside=bool(repos), ordered=ordered, git_dirs=git_dirs)
 
 
 # The repository's .git folder as git (2.39, the sandbox's) leaves it after the world's first commit:
