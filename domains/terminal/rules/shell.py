@@ -555,6 +555,20 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     cmd, args = words[0], words[1:]
     if ">" in words or ">>" in words:
         return None  # writes: state changes, the output is empty; let apply() record it, answer ""
+    if cmd in ("whoami", "hostname") and not args and s.host and "PATH" not in s.env:
+        return (posixpath.basename(s.home) if s.home != "/root" else "root") + "\n" if cmd == "whoami" else s.host + "\n", 0
+    if cmd == "nl" and args[:-1] in (["-ba"], ["-b", "a"]) and _PLAIN.fullmatch(args[-1]) and not args[-1].startswith("-"):
+        content = _contents(args[-1], s)  # (every line numbered, as cat -n does)
+        if content is None or (content and not content.endswith("\n")):
+            return None
+        return "".join(f"{n:6d}\t{line}\n" for n, line in enumerate(content.split("\n")[:-1], 1)), 0
+    if cmd == "ls" and len(args) >= 2 and all(_PLAIN.fullmatch(a) and not a.startswith("-") for a in args) and \
+            len(set(args)) == len(args):
+        folders = sorted(args, key=lambda a: a.encode())  # (ls lists the folders it is given by name)
+        listed = [_listing(_abs(a, s), s) for a in folders]
+        if any(x is None or _abs(a, s) not in s.dirs for x, a in zip(listed, folders)):
+            return None
+        return "\n".join(f"{a}:\n{x}" for a, x in zip(folders, listed)), 0
     if cmd == "pwd" and not args:
         return s.cwd + "\n", 0
     if cmd == "echo" and all(not a.startswith("-") or a == "-n" for a in args):
@@ -599,7 +613,7 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
                 return None
             names = [".git", *names]  # a repository's top: git keeps everything in .git (first in byte order)
         return "".join(n + "\n" for n in [".", "..", *names]), 0
-    if cmd == "ls" and len(args) <= 1 and not any(a.startswith("-") and a not in ("-1",) for a in args):
+    if cmd == "ls" and len([a for a in args if a != "-1"]) <= 1 and not any(a.startswith("-") and a != "-1" for a in args):
         target = [a for a in args if a != "-1"]
         folder = _abs(target[0], s) if target else s.cwd
         if folder in s.files:
@@ -619,7 +633,8 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         said = gittypo.unknown(args[0])  # (an alias needs git config, or a config file written)
         if said is not None:
             return said, 1
-    if cmd == "git" and args[:1] == ["branch"] and len(args) == 1 and s.git and _in_repo(s):
+    if cmd == "git" and args[:1] == ["branch"] and args[1:] in ([], ["-a"], ["--all"], ["-l"], ["--list"]) and \
+            s.git and _in_repo(s):  # (-a adds remote-tracking branches: the world's repository has none)
         return "".join(("* " if b == s.git.branch else "  ") + b + "\n" for b in sorted(s.git.branches)), 0
     if cmd == "git" and len(args) == 3 and args[:2] in (["checkout", "-b"], ["switch", "-c"]) and s.git and \
             _in_repo(s) and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._/-]*", args[2]) and ".." not in args[2]:
