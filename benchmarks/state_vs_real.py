@@ -180,8 +180,8 @@ SEQUENCES: list[list[str]] = [
     # a pattern left unquoted is expanded by bash in the shell's folder first (nothing matched: as written)
     ["find . -name *.py", "find . -name *.md", "grep -rn def --include=*.py .", "touch x.py", "find . -name *.py",
      "grep -rl add --include=*.py . | wc -l", "ls *.md", "find src -name *.py"],
-    # who and where, numbered lines, several folders listed, every branch
-    ["whoami", "hostname", "nl -ba src/notes.py", "nl -ba README.md", "ls src tests", "ls tests src", "ls -1 src",
+    # numbered lines, several folders listed, every branch
+    ["nl -ba src/notes.py", "nl -ba README.md", "ls src tests", "ls tests src", "ls -1 src",
      "git branch -a", "git checkout -b feat", "git branch --list", "mkdir -p e && ls e src", "ls src nope"],
     # find with tests negated (`-not -path './.git/*'`: how agents list a repository's own files)
     ["find . -type d -not -path './.git*'", "find . -type f -not -path './.git/*'",

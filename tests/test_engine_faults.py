@@ -97,7 +97,7 @@ async def test_slow_garbage_and_failing_engines_give_clear_errors_and_the_log_st
         for mode, kind in expected.items():
             FaultyEngine.mode = mode
             with anyio.fail_after(20):
-                r = await c.call_tool("run_command", {"command": "ls -la"})
+                r = await c.call_tool("run_command", {"command": "uname -a"})  # (the model's: not the state's)
             if kind:
                 assert r.is_error and r.content[0].text.startswith(kind), (mode, r.content[0].text)
             else:
@@ -163,13 +163,13 @@ async def test_stdio_on_its_own_embedded_engine_answers_survives_the_engine_kill
         assert len(running) == 1
         os.killpg(running[0].pid, signal.SIGKILL)
         with anyio.fail_after(30):
-            r = await c.call_tool("run_command", {"command": "ls -la"})
+            r = await c.call_tool("run_command", {"command": "uname -a"})  # (the model's: not the state's)
         assert r.is_error and r.content[0].text.startswith("engine_unavailable")
         # Once restarted, the engine answers again: a success, or the tiny model's answer refused as
         # malformed (it sometimes degenerates) -- either way not engine_unavailable.
         with anyio.fail_after(400):
             while True:
-                r = await c.call_tool("run_command", {"command": "ls -la"})
+                r = await c.call_tool("run_command", {"command": "uname -a"})
                 if not r.is_error or not r.content[0].text.startswith("engine_unavailable"):
                     break
                 await anyio.sleep(3)

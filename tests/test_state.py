@@ -1146,14 +1146,14 @@ def test_a_commit_with_an_identity_is_made_by_the_state_with_the_id_git_gives_it
     assert other["git"]["head"] == "" and shell.answer(run(other, "echo x >> NEWS.md && git add -A"), "git commit -m z") is None
 
 
-def test_who_and_where_numbered_lines_several_folders_and_every_branch():
+def test_numbered_lines_several_folders_and_every_branch():
     """Answers the sandbox gives the same way every time (checked there by
-    test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox)."""
+    test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox). `whoami` stays the model's:
+    the tests use it as the question only the model answers."""
     s = terminal()
-    assert shell.answer(s, "whoami") == ("user\n", 0) and shell.answer(s, "hostname") == ("devbox\n", 0)
+    assert shell.answer(s, "whoami") is None
     assert shell.answer(s, "nl -ba src/notes.py") == shell.answer(s, "cat -n src/notes.py")
     assert shell.answer(s, "nl src/notes.py") is None  # (empty lines unnumbered: not written here)
     assert shell.answer(s, "ls tests src") == ("src:\nnotes.py\n\ntests:\ntest_notes.py\n", 0)
     assert shell.answer(s, "ls -1 src") == ("notes.py\n", 0) and shell.answer(s, "ls src nope") is None
     assert shell.answer(run(s, "git checkout -b feat"), "git branch -a") == ("* feat\n  main\n", 0)
-    assert shell.answer(s.copy() | {"host": ""}, "hostname") is None  # (a state of an earlier version)

@@ -555,8 +555,6 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     cmd, args = words[0], words[1:]
     if ">" in words or ">>" in words:
         return None  # writes: state changes, the output is empty; let apply() record it, answer ""
-    if cmd in ("whoami", "hostname") and not args and s.host and "PATH" not in s.env:
-        return (posixpath.basename(s.home) if s.home != "/root" else "root") + "\n" if cmd == "whoami" else s.host + "\n", 0
     if cmd == "nl" and args[:-1] in (["-ba"], ["-b", "a"]) and _PLAIN.fullmatch(args[-1]) and not args[-1].startswith("-"):
         content = _contents(args[-1], s)  # (every line numbered, as cat -n does)
         if content is None or (content and not content.endswith("\n")):
