@@ -398,6 +398,9 @@ def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
     if words[0] == "ls":
         listed = _ls(words[1:], s)
         return None if listed is None else (listed, True, 0)
+    if words[:2] == ["git", "log"]:  # (as the command alone prints it)
+        said = answer(s.model_dump(), shlex.join(words))
+        return None if said is None else (said[0], True, said[1])
     if words[0] == "find":
         return search.find(words[1:], lambda top: _tree(top, s), refs, lambda top: _absent(_abs(top, s), s))
     missing = search.missing_top(words[1:], lambda name: False if _absent(_abs(name, s), s) else None)
