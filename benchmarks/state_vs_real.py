@@ -181,6 +181,13 @@ SEQUENCES: list[list[str]] = [
     # a pattern left unquoted is expanded by bash in the shell's folder first (nothing matched: as written)
     ["find . -name *.py", "find . -name *.md", "grep -rn def --include=*.py .", "touch x.py", "find . -name *.py",
      "grep -rl add --include=*.py . | wc -l", "ls *.md", "find src -name *.py"],
+    # a module rewritten whole (lines in common: the diffstat counts a shortest diff), python -m of a
+    # module that is not installed (nothing ran), several folders listed long
+    ["cat > src/notes.py <<'EOF'\ndef add(notes, text):\n    notes.append(text)\n    return notes\n\n\n"
+     "def remove(notes, text):\n    notes.remove(text)\n    return notes\nEOF", "git diff --stat",
+     "python3 -m pytest -q", "git status --short", "ls", "sed -i 's/notes/items/' src/notes.py", "git diff --stat",
+     "printf 'a\\nb\\n' > new.txt && git add new.txt", "git diff HEAD --stat", "git diff --cached --stat",
+     "git diff --name-status", "ls -l src tests", "ls -la tests src"],
     # numbered lines, several folders listed, every branch
     ["nl -ba src/notes.py", "nl -ba README.md", "ls src tests", "ls tests src", "ls -1 src",
      "git branch -a", "git checkout -b feat", "git branch --list", "mkdir -p e && ls e src", "ls src nope"],

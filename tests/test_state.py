@@ -1158,3 +1158,21 @@ def test_numbered_lines_several_folders_and_every_branch():
     assert shell.answer(s, "ls tests src") == ("src:\nnotes.py\n\ntests:\ntest_notes.py\n", 0)
     assert shell.answer(s, "ls -1 src") == ("notes.py\n", 0) and shell.answer(s, "ls src nope") is None
     assert shell.answer(run(s, "git checkout -b feat"), "git branch -a") == ("* feat\n  main\n", 0)
+
+
+def test_a_module_not_installed_writes_nothing_and_a_diffstat_counts_a_shortest_diff():
+    """`python3 -m pytest` where pytest is not installed ran nothing: what the state knows stays
+    known (the sandbox has no pytest). `git diff --stat` of a file rewritten with lines in common
+    counts a shortest diff, wherever git places its hunks; the patch itself stays the model's.
+    (Checked in the sandbox by test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox.)"""
+    s = terminal()
+    t = run(s, "python3 -m pytest -q", "/usr/bin/python3: No module named pytest\n", 1)
+    assert shell.answer(t, "ls") == shell.answer(s, "ls") and shell.answer(t, "git status --short") == ("", 0)
+    assert shell.answer(run(s, "python3 -m pytest -q", "1 passed\n", 1), "ls") is None  # it ran: it may have written
+    u = run(s, "sed -i 's/notes/items/' src/notes.py")
+    assert shell.answer(u, "git diff --stat") == (" src/notes.py | 6 +++---\n 1 file changed, 3 insertions(+), 3 deletions(-)\n", 0)
+    assert shell.answer(u, "git diff") is not None  # (no line in common: only one way to place it)
+    v = run(s, "printf 'def add(notes, text):\\n    return notes + [text]\\n' > src/notes.py")
+    assert shell.answer(v, "git diff --stat")[0].endswith("1 insertion(+), 2 deletions(-)\n")
+    assert shell.answer(v, "git diff") is None  # where git puts the context: its algorithm's
+    assert shell.answer(s, "ls -l src tests")[0].startswith("src:\ntotal 4\n-rw-r--r-- 1 user user 62 ")

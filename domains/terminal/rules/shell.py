@@ -307,6 +307,10 @@ def _long(args: list[str], s: TerminalState) -> str | None:
     a file takes whole 4 KiB pages, files are 644 and folders 755, owned by the user)."""
     flags = "".join(a[1:] for a in args if a.startswith("-"))
     names = [a for a in args if not a.startswith("-")]
+    if len(names) > 1 and len(set(names)) == len(names) and all(_abs(n, s) in s.dirs for n in names):
+        listed = [_long([f"-{flags}", n], s) for n in sorted(names, key=lambda n: n.encode())]  # (folders by name)
+        return None if any(x is None for x in listed) else \
+            "\n".join(f"{n}:\n{x}" for n, x in zip(sorted(names, key=lambda n: n.encode()), listed))
     if "l" not in flags or not all(_LONG_FLAGS.fullmatch(a) for a in args if a.startswith("-")) or len(names) > 1 or \
             (names and (not _PLAIN.fullmatch(names[0]) or names[0].endswith("/") and names[0] != "/")) or \
             s.env.get("LANG", "C.UTF-8").split(".")[0] not in ("C", "POSIX") or "LS_COLORS" in s.env:
@@ -823,10 +827,16 @@ def _diff(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
             return None
         if not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel):
             return None  # git quotes such names: not written here
-        one = gitdiff.patch(rel, texts[0], texts[1], old, new)
-        if one is None:
-            return None
-        patches.append(one[0])
+        if form == "patch":  # (where the hunks go: only where no algorithm could place them otherwise)
+            one = gitdiff.patch(rel, texts[0], texts[1], old, new)
+            if one is None:
+                return None
+            patches.append(one[0])
+        else:  # (how many lines: a shortest diff's, whatever it places where)
+            counted = gitdiff.counts(texts[0] or "", texts[1] or "")
+            if counted is None:
+                return None
+            one = ("", *counted)
         rows.append((rel, one[1], one[2], "A" if not old else "D" if not new else "M"))
     if form == "patch":
         return "".join(patches), 0
@@ -1128,6 +1138,8 @@ def git_commit_hash(files: dict[str, str], author: str, epoch: int, message: str
     return _git_object("commit", f"tree {tree}\nauthor {who}\ncommitter {who}\n\n{message}\n".encode()).hex()
 
 
+# python -m of a module that is not installed: nothing ran, nothing was written
+_NOT_RUN = re.compile(r"(?:/usr(?:/local)?/bin/)?python[0-9.]*: No module named [\w.]+\n?")
 _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s*)([\w.-]+)\s*\(\s*\)")  # alias, function
 _COMMITTED = re.compile(r"^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] ", re.M)
 
@@ -1147,7 +1159,8 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
         parts = []
     for n, words in enumerate(parts):
         if exit_code != 0 and len(parts) == 1:
-            if exit_code not in (126, 127) and words[0] not in MODELLED and _writes(words[0], words[1:], s):
+            if exit_code not in (126, 127) and words[0] not in MODELLED and _writes(words[0], words[1:], s) and \
+                    not _NOT_RUN.fullmatch(output):
                 _forget_writes(s, None)  # a program that failed may still have written (python's __pycache__)
             break
         if exit_code != 0 and n == len(parts) - 1 and words[:2] == ["git", "commit"]:
