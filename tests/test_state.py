@@ -1054,6 +1054,8 @@ def test_a_here_document_writes_the_file_it_feeds_and_the_state_follows_it():
     assert shell.silent(t, "cat > a.txt <<EOF\nno end") is None and shell.silent(t, "cat > x <<EOF\nEOF\nls") is None
     fed = run(t, "python3 - <<'EOF'\nopen('made.txt', 'w').write('x')\nEOF")
     assert shell.answer(fed, "ls") is None  # (it wrote, and the state cannot know what)
+    fed = run(t, "python3 - <<'EOF'\nopen('src/util.py', 'a').write('x = 1')\nEOF")
+    assert shell.answer(fed, "cat src/util.py") is None and shell.answer(fed, "cat README.md") is not None
     assert shell.answer(run(t, "cd src && cat > x.py <<'EOF'\nfrom os import *\nEOF"), "pwd") == \
         ("/home/user/notes-app/src\n", 0)
 

@@ -1167,7 +1167,9 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
             break  # (the line failed: a commit at its end made nothing, whatever ran before it)
         words = [_expand(w, s) for w in words]
         if fed and n == len(parts) - 1 and words[0] in INTERPRETERS:
-            _forget_writes(s, None)  # a script fed to a program that runs it: it may write anything
+            # a script fed to a program that runs it may write anything: the files it names above all
+            named = {_abs(w, s) for w in re.findall(r"[\w./~-]+", fed.text) if len(w) < 256}
+            _forget_writes(s, None, sorted(p for p in named if p in s.files))
             continue
         _apply_one(s, words, output if len(parts) == 1 else None, fed if n == len(parts) - 1 else None)
     s.cwd = cwd_after or s.cwd
