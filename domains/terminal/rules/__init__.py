@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from mcp_world.rules import Call, Moment, Parsed, Picture, Rules, TrainedAction, Transcript
 
 from . import checks as task_checks
-from . import output, shell, trained
+from . import gitobjects, output, shell, trained
 
 
 def _inside(path: str, folder: str) -> bool:
@@ -52,7 +52,7 @@ class GitSeed(BaseModel):
         """The seed commit's id in the shadow sandbox, which writes a file of unknown content empty."""
         inside = {p[len(self.path.rstrip("/")) + 1:]: c or "" for p, c in files.items()
                   if p.startswith(self.path.rstrip("/") + "/")}
-        return shell.git_commit_hash(inside, self.author, self.epoch, self.message)
+        return gitobjects.root_commit(inside, self.author, self.epoch, self.message)
 
     @property
     def epoch(self) -> int:
@@ -148,7 +148,7 @@ class TerminalRules(Rules):
                 hashes = [head[:7]]
             git = shell.GitState(repo=g.path, branch=g.branch, branches=[g.branch], commits=commits, hashes=hashes,
                                  follows=True, head=head,  # the world makes it with every file committed
-                                 made=[(head, g.author, g.epoch) if head else None])
+                                 made=[shell.Made(id=head, who=g.author, when=g.epoch) if head else None])
         # Folders the seed lists files in are taken as fully known (the shadow sandbox makes exactly them).
         # Folders the seed lists files in, and those between them and the working folder, are taken
         # as fully known (the shadow sandbox makes exactly them); so are the folders from the home

@@ -15,8 +15,6 @@ the state after a command printed what it printed.
 from __future__ import annotations
 
 import fnmatch
-import hashlib
-import math
 import posixpath
 import re
 import shlex
@@ -26,8 +24,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from . import filters, gitdiff, gitstatus, gittypo, pycheck, search
+from . import filters, gitdiff, gitobjects, gitstatus, gittypo, listing, pycheck, search
 from .output import shell_words
+
+
+class Made(BaseModel):
+    """A commit's full id, author ("name <email>") and time."""
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    who: str
+    when: int
 
 
 class GitState(BaseModel):
@@ -53,8 +59,7 @@ class GitState(BaseModel):
     tags: dict[str, int] = Field(default_factory=dict)  # lightweight tags: name -> commits then
     texts: dict[str, str] = Field(default_factory=dict)  # the contents of the blobs in `base` and `index`
     head: str = ""  # the last commit's full id, where known (the seed's, or one the state made)
-    # beside `commits`, each one's full id, author ("name <email>") and time where known (`git log`)
-    made: list[tuple[str, str, int] | None] = Field(default_factory=list)
+    made: list[Made | None] = Field(default_factory=list)  # beside `commits`, where known (`git log`)
 
     @model_validator(mode="before")
     @classmethod
@@ -294,23 +299,17 @@ def _tree(top: str, s: TerminalState) -> search.Tree | None:
     return search.Tree(top=top, entries=entries, git_inside=bool(repos), ordered=ordered, git_dirs=git_dirs)
 
 
-# The repository's .git folder as git (2.39, the sandbox's) leaves it after the world's first commit:
-# branches/ COMMIT_EDITMSG config description HEAD hooks/ index info/ logs/ objects/ refs/
-GIT_DIR_ENTRIES, GIT_DIR_FOLDERS = 11, 6
-SIX_MONTHS = 31556952 // 2  # (GNU ls: older, or in the future, shows the year instead of the time)
 _LONG_FLAGS = re.compile(r"-[lah]+")
 
 
 def _long(args: list[str], s: TerminalState) -> str | None:
-    """`ls -l [-a] [-h] [PATH]` where the state knows every entry's size, links and time: as GNU ls
-    prints them in the sandbox, whose home is a tmpfs (a folder's size is 40 bytes and 20 an entry,
-    a file takes whole 4 KiB pages, files are 644 and folders 755, owned by the user)."""
+    """`ls -l [-a] [-h] [PATH…]` where the state knows every entry's size, links and time (listing.py)."""
     flags = "".join(a[1:] for a in args if a.startswith("-"))
     names = [a for a in args if not a.startswith("-")]
     if len(names) > 1 and len(set(names)) == len(names) and all(_abs(n, s) in s.dirs for n in names):
-        listed = [_long([f"-{flags}", n], s) for n in sorted(names, key=lambda n: n.encode())]  # (folders by name)
-        return None if any(x is None for x in listed) else \
-            "\n".join(f"{n}:\n{x}" for n, x in zip(sorted(names, key=lambda n: n.encode()), listed))
+        names = sorted(names, key=lambda n: n.encode())  # (ls lists the folders it is given by name)
+        listed = [_long([f"-{flags}", n], s) for n in names]
+        return None if any(x is None for x in listed) else "\n".join(f"{n}:\n{x}" for n, x in zip(names, listed))
     if "l" not in flags or not all(_LONG_FLAGS.fullmatch(a) for a in args if a.startswith("-")) or len(names) > 1 or \
             (names and (not _PLAIN.fullmatch(names[0]) or names[0].endswith("/") and names[0] != "/")) or \
             s.env.get("LANG", "C.UTF-8").split(".")[0] not in ("C", "POSIX") or "LS_COLORS" in s.env:
@@ -318,9 +317,7 @@ def _long(args: list[str], s: TerminalState) -> str | None:
     target = _abs(names[0], s) if names else s.cwd
     if not _within(target, s.home) or any(_within(target, d) for d in s.deleted):
         return None  # (elsewhere: modes, owners and sizes the state does not hold)
-    user = posixpath.basename(s.home)
     repos = {r for r in ([s.git.repo] if s.git else []) + s.other_repos}
-    now = int(clock())
 
     def entries(folder: str) -> list[str] | None:
         if folder not in s.known_dirs:
@@ -328,72 +325,35 @@ def _long(args: list[str], s: TerminalState) -> str | None:
         inside = [posixpath.join(folder, n) for n in _children(folder, s)]
         return inside + ([posixpath.join(folder, ".git")] if folder in repos else [])
 
-    def row(path: str, shown: str) -> tuple[str, int, str, int] | None:
-        """mode, links, size, 1 KiB blocks (None: not known)"""
+    def row(path: str, name: str) -> listing.Row | None:
         when = s.times.get(path)
         if when is None:
             return None
         if path in s.files and path not in s.dirs:
             content = s.files[path]
-            if content is None:
-                return None
-            size = len(content.encode())
-            return f"-rw-r--r-- 1 {size}", when, shown, -(-size // 4096) * 4
+            return None if content is None else listing.file_row(name, len(content.encode()), when)
         if posixpath.basename(path) == ".git" and posixpath.dirname(path) in repos:
-            count, folders = GIT_DIR_ENTRIES, GIT_DIR_FOLDERS
-        else:
-            inside = entries(path)
-            if inside is None or path not in s.dirs:
-                return None
-            count = len(inside)
-            folders = sum(1 for p in inside if p in s.dirs or posixpath.basename(p) == ".git")
-        return f"drwxr-xr-x {2 + folders} {40 + 20 * count}", when, shown, 0
+            return listing.folder_row(name, listing.GIT_DIR_ENTRIES, listing.GIT_DIR_FOLDERS, when)
+        inside = entries(path)
+        if inside is None or path not in s.dirs:
+            return None
+        return listing.folder_row(name, len(inside), sum(1 for p in inside if p in s.dirs or p.endswith("/.git")), when)
 
     if target in s.files and target not in s.dirs:
-        listed = [(target, names[0])]
-        total = False
+        shown = [(target, names[0])]
     else:
         inside = entries(target)
         if inside is None:
             return None
         every = "a" in flags
-        shown = [p for p in inside if every or not posixpath.basename(p).startswith(".")]
-        listed = sorted(([(target, "."), (posixpath.dirname(target), "..")] if every else []) +
-                        [(p, posixpath.basename(p)) for p in shown], key=lambda e: e[1].encode())
-        total = True
-    rows = [row(p, shown) for p, shown in listed]
+        shown = sorted(([(target, "."), (posixpath.dirname(target), "..")] if every else []) +
+                       [(p, posixpath.basename(p)) for p in inside if every or not posixpath.basename(p).startswith(".")],
+                       key=lambda e: e[1].encode())
+    rows = [row(p, name) for p, name in shown]
     if any(r is None for r in rows):
         return None
-    human = "h" in flags
-    cells = []
-    for head, when, shown, _ in rows:
-        mode, links, size = head.split()
-        stamp = time.strftime("%b %e %H:%M" if now - SIX_MONTHS < when <= now else "%b %e  %Y", time.gmtime(when))
-        cells.append((mode, links, _human(int(size)) if human else size, stamp, shown))
-    width = [max(len(c[i]) for c in cells) for i in (1, 2)]
-    out = "".join(f"{mode} {links:>{width[0]}} {user} {user} {size:>{width[1]}} {stamp} {shown}\n"
-                  for mode, links, size, stamp, shown in cells)
-    if total:
-        blocks = sum(r[3] for r in rows)
-        out = f"total {_human(blocks * 1024) if human else blocks}\n" + out
-    return out
-
-
-def _human(size: int) -> str:
-    """A size as `ls -h` writes it: bytes below 1 KiB, else rounded up to one decimal under 10 of a
-    unit (4.1K), to a whole one above (12K)."""
-    if size < 1024:
-        return str(size)
-    value = float(size)
-    for unit in "KMGTPE":
-        value /= 1024
-        tenths = math.ceil(value * 10 - 1e-9)
-        if tenths < 100:
-            return f"{tenths / 10:.1f}{unit}"
-        whole = math.ceil(value - 1e-9)
-        if whole < 1024:
-            return f"{whole}{unit}"
-    return str(size)
+    user = posixpath.basename(s.home)
+    return listing.render(rows, int(clock()), user, "h" in flags, total=not (target in s.files and target not in s.dirs))
 
 
 def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
@@ -776,12 +736,7 @@ def _log(g: GitState, args: list[str]) -> tuple[str, int] | None:
     shown = list(zip(g.commits, [None] * (len(g.commits) - len(g.made)) + g.made))[::-1][:count]
     if any(made is None for _, made in shown) or any("\n" in message for message, _ in shown):
         return None
-    entries = []
-    for message, (full, who, when) in shown:
-        t = time.gmtime(when)
-        date = time.strftime(f"%a %b {t.tm_mday} %H:%M:%S %Y", t)
-        entries.append(f"commit {full}\nAuthor: {who}\nDate:   {date} +0000\n\n    {message}\n")
-    return "\n".join(entries), 0
+    return gitobjects.log([(message, made.id, made.who, made.when) for message, made in shown]), 0
 
 
 DIFF_FORMS = {(): "patch", ("--stat",): "stat", ("--name-only",): "names", ("--name-status",): "status"}
@@ -894,29 +849,8 @@ def _commit_answer(s: TerminalState, config: dict[str, str], args: list[str]) ->
     return (made.said(s.git.branch, made.made(s.git.head, int(clock()))), 0) if made is not None else None
 
 
-class _Commit(BaseModel):
-    """What a commit made now would hold, but for its time: its tree, who makes it, what it changes."""
-    tree: str
-    who: str  # "name <email>"
-    message: str
-    changed: list[tuple[str, str, str, int, int]]  # (path, blob before, blob after, lines added, removed)
-
-    def made(self, parent: str, when: int) -> str:
-        """The commit's id, made at `when` (UTC, as the sandbox's clock)."""
-        who = f"{self.who} {when} +0000"
-        body = f"tree {self.tree}\nparent {parent}\nauthor {who}\ncommitter {who}\n\n{self.message}\n"
-        return _git_object("commit", body.encode()).hex()
-
-    def said(self, branch: str, made: str) -> str:
-        """What git prints: the branch and the id, the subject, the diffstat's summary, each file made
-        or removed."""
-        modes = [f" {'create' if not head else 'delete'} mode 100644 {rel}\n"
-                 for rel, head, after, _, _ in sorted(self.changed, key=lambda c: c[0].encode()) if not head or not after]
-        return f"[{branch} {made[:7]}] {self.message}\n" + gitdiff.shortstat(
-            len(self.changed), sum(c[3] for c in self.changed), sum(c[4] for c in self.changed)) + "".join(modes)
-
-
-def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool, message: str) -> _Commit | None:
+def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool,
+                message: str) -> gitobjects.Commit | None:
     """The commit `git commit -m message` would make, where the state knows the whole tree, the
     parent's id and who commits; None elsewhere (a rename git may detect, a file too long to count
     its lines, a message git would clean up, nothing to commit)."""
@@ -930,7 +864,7 @@ def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool, m
             not re.fullmatch(r"[^\n]*\S", message) or message != message.strip() or \
             any(posixpath.basename(p) == ".gitignore" for p in s.files if _within(p, g.repo)):
         return None
-    if any(p.count("/") > MAX_DEPTH for p in s.files):
+    if any(p.count("/") > gitobjects.MAX_DEPTH for p in s.files):
         return None  # (a tree that deep: the model's)
     tree: dict[str, str] = {}  # every tracked file's blob after the commit
     for path, content in s.files.items():
@@ -939,7 +873,7 @@ def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool, m
             continue
         if content is None or any(_within(path, d) for d in s.deleted):
             return None
-        tree[rel] = _git_object("blob", content.encode()).hex()
+        tree[rel] = gitobjects.blob_id(content)
     changed = []
     work_left = gitdiff.MAX_COUNTED ** 2 * 4  # line pairs compared, all files together (an answer stays quick)
     for rel, head in g.base.items():
@@ -959,24 +893,7 @@ def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool, m
             changed.append((rel, head or "", after or "", *counted))
     if not changed or (any(not c[1] for c in changed) and any(not c[2] for c in changed)):
         return None  # (nothing to commit; or a file made and one removed: git may call it a rename)
-    return _Commit(tree=_tree_of(tree), who=f"{name} <{email}>", message=message, changed=changed)
-
-
-def _tree_of(blobs: dict[str, str]) -> str:
-    """The id of the tree of these files (relative path: blob id, mode 100644); paths at most
-    MAX_DEPTH deep (_new_commit checks)."""
-    entries: dict[str, tuple[str, bytes]] = {}
-    folders: dict[str, dict[str, str]] = {}
-    for path, blob in blobs.items():
-        top, sep, rest = path.partition("/")
-        if sep:
-            folders.setdefault(top, {})[rest] = blob
-        else:
-            entries[top] = ("100644", bytes.fromhex(blob))
-    for name, inner in folders.items():
-        entries[name] = ("40000", bytes.fromhex(_tree_of(inner)))
-    order = sorted(entries, key=lambda n: (n + "/" if entries[n][0] == "40000" else n).encode())
-    return _git_object("tree", b"".join(f"{entries[n][0]} {n}\0".encode() + entries[n][1] for n in order)).hex()
+    return gitobjects.Commit(tree=gitobjects.tree_of(tree), who=f"{name} <{email}>", message=message, changed=changed)
 
 
 def _committed(s: TerminalState, every_tracked: bool) -> dict[str, str | None] | None:
@@ -1103,41 +1020,6 @@ def _in_repo(s: TerminalState) -> bool:
     return bool(s.git) and _within(s.cwd, s.git.repo) and not any(_within(s.cwd, r) for r in s.other_repos)
 
 
-def _git_object(kind: str, body: bytes) -> bytes:
-    return hashlib.sha1(f"{kind} {len(body)}\0".encode() + body).digest()
-
-
-MAX_DEPTH = 200  # folders deep, for the trees git's ids are made of here (built recursively)
-
-
-def _git_tree(files: dict[str, bytes]) -> bytes:
-    """The tree object id git makes of these files (paths relative to the repository, mode 100644)."""
-    entries: dict[str, tuple[str, bytes]] = {}
-    folders: dict[str, dict[str, bytes]] = {}
-    for path, content in files.items():
-        head, sep, rest = path.partition("/")
-        if sep:
-            folders.setdefault(head, {})[rest] = content
-        else:
-            entries[head] = ("100644", _git_object("blob", content))
-    for name, inner in folders.items():
-        entries[name] = ("40000", _git_tree(inner))
-    # git orders entries by name, a folder's name as if it ended in "/"
-    order = sorted(entries, key=lambda n: (n + "/" if entries[n][0] == "40000" else n).encode())
-    return _git_object("tree", b"".join(f"{entries[n][0]} {n}\0".encode() + entries[n][1] for n in order))
-
-
-def git_commit_hash(files: dict[str, str], author: str, epoch: int, message: str) -> str:
-    """The id of the root commit `git add -A && git commit -m message` makes of `files` (relative
-    paths) with author and committer `author` ("name <email>") at `epoch` UTC: what the shadow
-    sandbox makes of a world's seed repository, so its `git log` is answered exactly."""
-    if any(p.count("/") > MAX_DEPTH for p in files):
-        return ""  # (not known: a tree too deep to build here)
-    tree = _git_tree({p: c.encode() for p, c in files.items()}).hex()
-    who = f"{author} {epoch} +0000"
-    return _git_object("commit", f"tree {tree}\nauthor {who}\ncommitter {who}\n\n{message}\n".encode()).hex()
-
-
 # python -m of a module that is not installed: nothing ran, nothing was written
 _NOT_RUN = re.compile(r"(?:/usr(?:/local)?/bin/)?python[0-9.]*: No module named [\w.]+\n?")
 _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s*)([\w.-]+)\s*\(\s*\)")  # alias, function
@@ -1217,7 +1099,7 @@ def _blob(s: TerminalState, path: str) -> str | None:
     gone = any(_within(path, d) for d in s.deleted)
     if path in s.files and not gone:
         content = s.files[path]
-        return None if content is None else _git_object("blob", content.encode()).hex()
+        return None if content is None else gitobjects.blob_id(content)
     if path in s.dirs and not gone:
         return None  # a folder where a file was: not followed
     return "" if gone or posixpath.dirname(path) in s.known_dirs else None
@@ -1712,7 +1594,7 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
                 found = next(((made, when) for when in range(now + 1, now - 60, -1)
                               if (made := coming.made(parent, when)).startswith(done.group(1))), None)
                 if found:
-                    s.git.head, s.git.made[-1] = found[0], (found[0], coming.who, found[1])
+                    s.git.head, s.git.made[-1] = found[0], Made(id=found[0], who=coming.who, when=found[1])
         elif sub == ["tag"] and len(args) == 2 and not args[1].startswith("-"):
             s.git.tags[args[1]] = len(s.git.commits)
         elif sub in (["checkout"], ["switch"]) and len(plain) == 2 and "--" not in args and \
