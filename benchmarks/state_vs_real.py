@@ -177,7 +177,8 @@ SEQUENCES: list[list[str]] = [
      "printf 'a\nb\nc\n' > tests/t.txt && git add tests/t.txt", "git commit -m 'Add t'",
      "printf 'a\nB\nc\nd\n' > tests/t.txt", "git commit -am 'Change t'", "git -c user.name=Other commit -am none",
      "git log --oneline", "git log", "git log -2", "git log -n 1", "git log --oneline | head -3",
-     "git log --oneline | wc -l", "git log | grep -c commit"],
+     "git log --oneline | wc -l", "git log | grep -c commit", "echo more >> README.md && touch z.txt",
+     "git add -A && git commit -m 'Add z'", "git add README.md; git commit -m 'Nothing more'", "git log --oneline -2"],
     # a pattern left unquoted is expanded by bash in the shell's folder first (nothing matched: as written)
     ["find . -name *.py", "find . -name *.md", "grep -rn def --include=*.py .", "touch x.py", "find . -name *.py",
      "grep -rl add --include=*.py . | wc -l", "ls *.md", "find src -name *.py"],

@@ -1140,6 +1140,13 @@ def test_a_commit_with_an_identity_is_made_by_the_state_with_the_id_git_gives_it
                                           "Date:   Fri Mar 14 10:00:00 2025 +0000\n\n    Initial commit\n", 0)
     assert shell.answer(t, "git log -n 1")[0].count("commit ") == 1 and shell.answer(t, "git log --stat") is None
     assert shell.answer(t, "git log --oneline | head -1") == (f"{said[6:13]} Add slug\n", 0)
+    assert shell.answer(run(t, "git log --oneline | head -1"), "git status") == ("On branch main\nnothing to commit, "
+                                                                                 "working tree clean\n", 0)  # (a read)
+    w = run(t, "echo more >> README.md")
+    both, code = shell.answer(w, "git add -A && git commit -m More")  # as agents commit: the adds print nothing
+    assert code == 0 and both.endswith("] More\n 1 file changed, 1 insertion(+)\n")
+    assert shell.answer(run(w, "git add -A && git commit -m More", both), "git log --oneline -1") == \
+        (f"{both[6:13]} More\n", 0)
     u = run(t, "sed -i 's/notes/items/' src/notes.py")
     assert shell.answer(u, "git commit -am Rename")[0].endswith("] Rename\n 1 file changed, 3 insertions(+), 3 deletions(-)\n")
     assert shell.answer(run(t, "rm README.md && touch NEWS"), "git add -A") == ("", 0)

@@ -499,8 +499,10 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     parts = _split(command)
     if parts and len(parts) > 1 and parts[-1][:2] == ["git", "commit"] and "$(" not in command and \
             "`" not in command and "||" not in command and all(_quiet_add(s, p) for p in parts[:-1]):
-        said = answer(state, shlex.join(parts[-1]))  # `git add -A && git commit -m …`: as the commit alone
-        return said if said is not None and said[1] == 128 else None
+        staged = state  # `git add -A && git commit -m …`: the commit, once the adds (which print nothing) ran
+        for part in parts[:-1]:
+            staged = apply(staged, shlex.join(part), "", 0, s.cwd)
+        return answer(staged, shlex.join(parts[-1]))
     if not parts or len(parts) != 1 or "$(" in command or "`" in command:
         return None
     if parts[0][:1] == ["ls"] and len(parts[0]) == 2 and any(c in parts[0][1] for c in "*?") and \
@@ -1039,6 +1041,8 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
         if fed or not _reads_only(command, s):
             _forget_writes(s, None)
         parts = []
+    # the output is the last part's alone where those before it print nothing (`git add -A && git commit`)
+    quiet_before = len(parts) > 1 and all(_quiet_add(s, p) for p in parts[:-1])
     for n, words in enumerate(parts):
         if exit_code != 0 and len(parts) == 1:
             if exit_code not in (126, 127) and words[0] not in MODELLED and _writes(words[0], words[1:], s) and \
@@ -1053,7 +1057,8 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
             named = {_abs(w, s) for w in re.findall(r"[\w./~-]+", fed.text) if len(w) < 256}
             _forget_writes(s, None, sorted(p for p in named if p in s.files))
             continue
-        _apply_one(s, words, output if len(parts) == 1 else None, fed if n == len(parts) - 1 else None)
+        last = n == len(parts) - 1
+        _apply_one(s, words, output if len(parts) == 1 or last and quiet_before else None, fed if last else None)
     s.cwd = cwd_after or s.cwd
     return s.model_dump()
 
@@ -1263,6 +1268,9 @@ NOT_A_REPO = ("fatal: not a git repository (or any parent up to mount point /)\n
 # Programs that run what they are fed (a here-document's text is then a script)
 INTERPRETERS = frozenset({"python", "python3", "bash", "sh", "zsh", "dash", "node", "perl", "ruby", "php", "sqlite3",
                           "psql", "mysql", "ssh", "sudo", "su", "xargs", "git", "make", "env", "source", "."})
+# git subcommands that only read, as the first stage of a pipe
+GIT_PIPED_READS = frozenset({"log", "status", "diff", "show", "blame", "ls-files", "rev-parse", "describe",
+                             "shortlog", "grep"})
 MODELLED = frozenset({"touch", "mkdir", "rm", "rmdir", "mv", "cp", "tar", "zip", "git", "tee"})
 BRANCH_LISTING = frozenset({"-a", "-r", "-v", "-vv", "-l", "--list", "--all", "--show-current"})
 GIT_READS = frozenset({"status", "log", "diff", "show", "blame", "grep", "ls-files", "rev-parse", "describe",
@@ -1280,6 +1288,8 @@ def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
         while i < len(args) and args[i].startswith("-"):
             i += 2 if args[i] in ("-n", "-I", "-P", "-L", "-d", "-s", "-a", "-E") else 1
         return i < len(args) and _writes(args[i], args[i + 1:], s)
+    if program == "git" and args[:1] and args[0] in GIT_PIPED_READS:
+        return False  # (`git log | head`: reads the repository; status may refresh the index's stat data only)
     if program not in READS:
         return True
     if program in ("sed", "awk", "perl") and any(a.startswith(("-i", "--in-place")) for a in args):
