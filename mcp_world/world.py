@@ -19,6 +19,9 @@ from .specs import Demonstration, ToolSpec
 __all__ = ["Demonstration", "ToolSpec", "World", "available_worlds", "load_world", "parse_world"]
 
 
+MAX_SEEDS_READ = 64  # seeds kept read, for a world and its copies together
+
+
 class World(BaseModel):
     """One world. The same object appears inline in the episode interchange format."""
 
@@ -30,7 +33,7 @@ class World(BaseModel):
     tools: list[ToolSpec] = Field(default_factory=list)
     demonstrations: list[Demonstration] = Field(default_factory=list)
     _seed_texts: dict[str, str] = PrivateAttr(default_factory=dict)  # rendered once: on every call's path
-    _seeds: dict[tuple[str, int], Any] = PrivateAttr(default_factory=dict)  # validated once (a site's pages parse)
+    _seeds: dict[tuple[str, int], tuple[Any, Any]] = PrivateAttr(default_factory=dict)  # read once (a site's pages parse)
 
     @field_validator("domains")
     @classmethod
@@ -97,10 +100,16 @@ class World(BaseModel):
     def seed_of(self, domain: str) -> Any:
         """The domain's seed as its rules read it (a validated seed object where it has one)."""
         raw = self.seed.get(domain)
-        key = (domain, id(raw))  # a copy of the world with another seed is read anew
-        if key not in self._seeds:
-            self._seeds[key] = load_domain(domain).rules.seed(raw)
-        return self._seeds[key]
+        # A copy of the world with another seed is read anew. The cache (shared by copies) keeps the
+        # seed it read: an id is unique only while its object lives, and a seed that was garbage
+        # collected can hand its id to a new one (a verify run then read the world's old files).
+        key = (domain, id(raw))
+        cached = self._seeds.get(key)
+        if cached is None or cached[0] is not raw:
+            if len(self._seeds) >= MAX_SEEDS_READ:
+                self._seeds.pop(next(iter(self._seeds)))  # (the oldest: each verify run reads a copy's seed)
+            cached = self._seeds[key] = (raw, load_domain(domain).rules.seed(raw))
+        return cached[1]
 
     def seed_text(self, domain: str) -> str:
         """The domain's seed as text for a prompt."""

@@ -57,3 +57,16 @@ def test_malformed_world_files_get_an_error_naming_the_field(tmp_path, text, exp
 def test_an_unknown_world_name_lists_the_shipped_worlds():
     with pytest.raises(WorldFileError, match="shipped worlds: desktop, devbox, helpdesk"):
         load_world("atlantis")
+
+
+def test_a_seed_read_once_is_not_mistaken_for_another_that_took_its_id():
+    """A world's copies share the cache of seeds read, keyed by the seed's id; an id is unique only
+    while its object lives, so a seed collected after a verify run could hand its id to the next
+    copy's, which then read the old files (the repository verify flake in test_shadow_repo.py)."""
+    world = load_world("repo")
+    raw = world.seed["swe"]
+    copy = world.model_copy(update={"seed": {**world.seed, "swe": {**raw, "files": {**raw["files"], "x.py": "1\n"}}}})
+    fresh = copy.seed["swe"]
+    copy._seeds[("swe", id(fresh))] = ({"files": {}}, "what a collected seed of that id left")
+    assert copy.seed_of("swe").files["x.py"] == "1\n"
+    assert world.seed_of("swe") is world.seed_of("swe") and "x.py" not in world.seed_of("swe").files
