@@ -200,11 +200,13 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
         return wc, files
     if cmd == "grep":
         return _grep(args)
-    if cmd == "cat" and args[:1] == ["-n"] and len(args) == 2:
+    if cmd == "cat" and args[:1] == ["-n"] and len(args) == 2 or cmd == "nl" and args[:-1] in (["-ba"], ["-b", "a"]):
         def numbered(text: str) -> tuple[str, int]:
+            if cmd == "nl" and text and not text.endswith("\n"):
+                raise _Unknown  # (nl ends the last line; cat -n leaves it as it was)
             return "".join(f"{n:6d}\t{line}" for n, line in enumerate(_lines(text), 1)), 0
 
-        return numbered, args[1:]
+        return numbered, args[-1:]
     if cmd == "cat" and len(args) <= 1 and not any(a.startswith("-") for a in args):
         return (lambda text: (text, 0)), args
     if cmd == "sed" and len(args) == 3 and args[0] == "-n":

@@ -302,14 +302,22 @@ def _tree(top: str, s: TerminalState) -> search.Tree | None:
 _LONG_FLAGS = re.compile(r"-[lah]+")
 
 
+def _folders(names: list[str], s: TerminalState, one) -> str | None:
+    """`ls` given several folders: each one's listing (`one(name)`) under its name, the folders in
+    byte order; None where any is not a known folder, or is given twice."""
+    if len(set(names)) < len(names) or any(_abs(n, s) not in s.dirs for n in names):
+        return None
+    names = sorted(names, key=lambda n: n.encode())
+    listed = [one(n) for n in names]
+    return None if any(x is None for x in listed) else "\n".join(f"{n}:\n{x}" for n, x in zip(names, listed))
+
+
 def _long(args: list[str], s: TerminalState) -> str | None:
     """`ls -l [-a] [-h] [PATH…]` where the state knows every entry's size, links and time (listing.py)."""
     flags = "".join(a[1:] for a in args if a.startswith("-"))
     names = [a for a in args if not a.startswith("-")]
-    if len(names) > 1 and len(set(names)) == len(names) and all(_abs(n, s) in s.dirs for n in names):
-        names = sorted(names, key=lambda n: n.encode())  # (ls lists the folders it is given by name)
-        listed = [_long([f"-{flags}", n], s) for n in names]
-        return None if any(x is None for x in listed) else "\n".join(f"{n}:\n{x}" for n, x in zip(names, listed))
+    if len(names) > 1:
+        return _folders(names, s, lambda folder: _long([f"-{flags}", folder], s))
     if "l" not in flags or not all(_LONG_FLAGS.fullmatch(a) for a in args if a.startswith("-")) or len(names) > 1 or \
             (names and (not _PLAIN.fullmatch(names[0]) or names[0].endswith("/") and names[0] != "/")) or \
             s.env.get("LANG", "C.UTF-8").split(".")[0] not in ("C", "POSIX") or "LS_COLORS" in s.env:
@@ -524,18 +532,9 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     cmd, args = words[0], words[1:]
     if ">" in words or ">>" in words:
         return None  # writes: state changes, the output is empty; let apply() record it, answer ""
-    if cmd == "nl" and args[:-1] in (["-ba"], ["-b", "a"]) and _PLAIN.fullmatch(args[-1]) and not args[-1].startswith("-"):
-        content = _contents(args[-1], s)  # (every line numbered, as cat -n does)
-        if content is None or (content and not content.endswith("\n")):
-            return None
-        return "".join(f"{n:6d}\t{line}\n" for n, line in enumerate(content.split("\n")[:-1], 1)), 0
-    if cmd == "ls" and len(args) >= 2 and all(_PLAIN.fullmatch(a) and not a.startswith("-") for a in args) and \
-            len(set(args)) == len(args):
-        folders = sorted(args, key=lambda a: a.encode())  # (ls lists the folders it is given by name)
-        listed = [_listing(_abs(a, s), s) for a in folders]
-        if any(x is None or _abs(a, s) not in s.dirs for x, a in zip(listed, folders)):
-            return None
-        return "\n".join(f"{a}:\n{x}" for a, x in zip(folders, listed)), 0
+    if cmd == "ls" and len(args) >= 2 and all(_PLAIN.fullmatch(a) and not a.startswith("-") for a in args):
+        listed = _folders(args, s, lambda folder: _listing(_abs(folder, s), s))
+        return (listed, 0) if listed is not None else None
     if cmd == "pwd" and not args:
         return s.cwd + "\n", 0
     if cmd == "echo" and all(not a.startswith("-") or a == "-n" for a in args):
