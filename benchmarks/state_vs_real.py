@@ -20,6 +20,7 @@ import json
 import re
 import sys
 import tempfile
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -252,7 +253,9 @@ class Tally:
         # ls -l recorded where the home was on a disk file system (folders of 4096 bytes, other
         # blocks): the state gives the sandbox's tmpfs (the first devbox recordings were made before)
         self.disk: list[dict] = []
-        self.other_ids = 0  # of those, commits whose id alone differs (live: the second turned between)
+        # of those, commits whose id alone differs (live: at no second between asking the state and
+        # git's end does the state give reality's id)
+        self.other_ids = 0
         self.steps = 0
 
     def add(self, where: str, command: str, cwd: str, state: str, real: str) -> None:
@@ -285,6 +288,25 @@ def _simulator(world: World, tmp: Path) -> tuple[Simulator, Store]:
     return sim, store
 
 
+def _at_the_second_git_ran(sim: Simulator, ep, command: str, real: str, asked: float) -> str | None:
+    """A commit made live: its id depends on the second git ran, which may be a second or more after
+    the state was asked (the sandbox takes a while to start on a busy machine). The state's answer
+    at each second from the asking to now: the one reality printed, if the state gives it at any."""
+    import importlib
+
+    shell = importlib.import_module(f"{type(sim.domains['terminal'].rules).__module__}.shell")
+    saved = shell.clock
+    try:
+        for second in range(int(asked), int(time.time()) + 1):
+            shell.clock = lambda second=second: float(second)
+            answer = sim.state_answer(ep, "run_command", {"command": command})
+            if answer is not None and answer.text == real:
+                return answer.text
+    finally:
+        shell.clock = saved
+    return None
+
+
 async def against_sandbox(world: World, sequences: list[list[str]], tally: Tally) -> None:
     """Each sequence in a fresh sandbox of `world`, the state beside it."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -297,11 +319,15 @@ async def against_sandbox(world: World, sequences: list[list[str]], tally: Tally
                     for command in sequence:
                         state = ep.state.setdefault("terminal", {})
                         cwd = state.get("cwd", box.home)
+                        asked = time.time()
                         answer = sim.state_answer(ep, "run_command", {"command": command})
                         real = box.run(command, cwd, env=state.get("env") or {})
                         tally.steps += 1
                         if answer is not None:
-                            tally.add(f"sequence {n}", command, cwd, answer.text, real.output)
+                            text = answer.text
+                            if text != real.output and _MADE.search(real.output):
+                                text = _at_the_second_git_ran(sim, ep, command, real.output, asked) or text
+                            tally.add(f"sequence {n}", command, cwd, text, real.output)
                         sim.observe(ep, "run_command", {"command": command}, real.output, {"exit_code": real.exit_code})
                 finally:
                     box.close()

@@ -161,10 +161,13 @@ async def test_real_repository_episodes_are_scored_by_their_real_test_runs(engin
     import sqlite3
 
     with sqlite3.connect(db) as conn:
-        rows = conn.execute("select provenance, observation is not null, real_observation from steps "
-                            "where tool = 'repo_run_tests' order by id").fetchall()
+        rows = conn.execute("select provenance, observation is not null, real_observation, prediction_error "
+                            "from steps where tool = 'repo_run_tests' order by id").fetchall()
     assert [r[0] for r in rows] == ["real", "real"]
-    assert all(r[1] for r in rows)  # the world model's prediction is logged beside each real run
+    # the world model's prediction is logged beside each real run: its answer, or (the 135M model's
+    # answer, sampled, is now and then no test run at all: seen in CI) why the step has none
+    for _, predicted, _, error in rows:
+        assert predicted or (error or "").startswith("malformed_observation: the world model's answer was not"), error
     assert "4 passed" in rows[0][2]
 
 

@@ -1006,7 +1006,9 @@ def test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox():
     assert live.reordered == [] or os.geteuid() != 0  # (without root the home is on the host's disk)
     # ls -l: sizes, links and pages exact; the times are when each step ran (a recording's, then)
     assert len(recorded.clocked) >= 30 and live.answered >= 500  # (live: a minute may turn between the two)
-    assert live.per_rule["git"][0] >= 145 and live.other_ids <= 1  # 5 commits made live: ids as git's (a second may turn)
+    # the commits made live: each id is git's at a second between asking the state and git's end (a
+    # busy machine can take seconds to start the sandbox)
+    assert live.per_rule["git"][0] >= 145 and live.other_ids == 0
     assert {m["where"].split(":")[0] for m in recorded.disk} <= {"devbox-sessions.jsonl", "devbox-terminal.jsonl"}
     assert recorded.per_rule["ls"][0] >= 690 and (live.disk == [] or os.geteuid() != 0)
     # and the state still answers most of what it can: the corpus of 64 worlds is replayed too
