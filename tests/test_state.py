@@ -1109,7 +1109,10 @@ def test_a_long_listing_is_the_sandboxs_tmpfs_home_at_the_times_each_step_ran(mo
     monkeypatch.setattr(shell, "clock", lambda: 1_764_000_000 + 200 * 86400)  # over six months: the year
     assert shell.answer(t, "ls -l docs") == ("total 12\n-rw-r--r-- 1 user user 9001 Nov 24  2025 big.txt\n", 0)
     assert shell.answer(t, "ls -l docs/big.txt") == ("-rw-r--r-- 1 user user 9001 Nov 24  2025 docs/big.txt\n", 0)
-    assert shell.answer(run(t, "git status"), "ls -la") is None  # git may have written in .git: when, unknown
+    assert shell.answer(run(t, "git status"), "ls -la") is None  # git rewrites its index in .git: when, unknown
+    for read in ("git log --oneline", "git diff --stat", "git show HEAD", "git branch -a", "git rev-parse HEAD"):
+        assert shell.answer(run(t, read), "ls -la") is not None, read  # (it left .git alone)
+    assert shell.answer(run(t, "git tag v1"), "ls -la") is None and shell.answer(run(t, "git gc"), "ls -la") is None
     assert shell.answer(run(t, "git status"), "ls -l") is not None  # (.git is not listed without -a)
     assert shell.answer(t, "ls -la ~") is None  # .bashrc: there, its size not known
     assert shell.answer(run(t, "python3 src/notes.py"), "ls -l") is None  # it may have written anything
@@ -1157,6 +1160,56 @@ def test_a_commit_with_an_identity_is_made_by_the_state_with_the_id_git_gives_it
     assert shell.answer(run(t, "export GIT_AUTHOR_NAME=x"), "git commit -am y") is None
     other = run(t, "git commit -m 'Add slug'", "[main 1234567] Add slug\n")  # an id no second makes
     assert other["git"]["head"] == "" and shell.answer(run(other, "echo x >> NEWS.md && git add -A"), "git commit -m z") is None
+
+
+def test_git_log_formats_and_rev_parse_from_the_commits_the_state_knows(monkeypatch):
+    """`git log --format=…`/`--pretty=…` with the placeholders agents use, and `git rev-parse`
+    (HEAD, --short, the repository's top, the shell's place in it), as git prints them; a
+    placeholder whose value the state lacks (a relative date, colours) is the model's. (Checked in
+    the sandbox by test_every_state_answer_agrees_byte_for_byte…)"""
+    monkeypatch.setattr(shell, "clock", lambda: 1_764_000_000)
+    s = terminal()
+    head = "60b53268827439a01e69b881046341ec68ef93ac"
+    assert shell.answer(s, "git log -1 --format=%an") == ("user\n", 0)
+    assert shell.answer(s, "git log --pretty=oneline") == (f"{head} Initial commit\n", 0)
+    assert shell.answer(s, "git log --format='%H%n%an <%ae>%n%ad%n%s'") == \
+        (f"{head}\nuser <user@devbox.example>\nFri Mar 14 10:00:00 2025 +0000\nInitial commit\n", 0)
+    assert shell.answer(s, "git log --format=%ai/%aI/%as/%at/%cn/%P/%d/%x09.") == \
+        ("2025-03-14 10:00:00 +0000/2025-03-14T10:00:00+00:00/2025-03-14/1741946400/user// (HEAD -> main)/\t.\n", 0)
+    assert shell.answer(s, "git log --pretty=format:%h") == ("60b5326", 0)  # format: separates, ends with no newline
+    for unknown in ("git log --format=%ar", "git log --format=%C(red)%h", "git log --format %H", "git log --graph",
+                    "git log --format=%x", "git log --format=%<(8)%s", "git rev-parse HEAD~1"):
+        assert shell.answer(s, unknown) is None, unknown
+    assert shell.answer(s, "git rev-parse HEAD") == (head + "\n", 0)
+    assert shell.answer(s, "git rev-parse --short HEAD") == ("60b5326\n", 0)
+    assert shell.answer(s, "git rev-parse --git-dir --show-prefix --is-inside-git-dir") == (".git\n\nfalse\n", 0)
+    assert shell.answer(run(s, "cd src"), "git rev-parse --show-toplevel --show-prefix --show-cdup --git-dir") == \
+        ("/home/user/notes-app\nsrc/\n../\n/home/user/notes-app/.git\n", 0)
+    assert shell.answer(run(s, "git branch feat"), "git log --format=%d") is None  # (", feat" too: not followed)
+    s = run(run(s, "git config --global user.email u@x.org"), "git config --global user.name 'U Ser'")
+    line = "echo x > n.txt && git add -A && git commit -m 'add n'"
+    said, code = shell.answer(s, line)  # the line prints the commit's output alone: echo and add print nothing
+    assert code == 0 and said.endswith("] add n\n 1 file changed, 1 insertion(+)\n create mode 100644 n.txt\n"), said
+    t = run(s, line, said)
+    assert shell.answer(t, "git log --format='%h|%an|%ae|%s|%p'") == \
+        (f"{said[6:13]}|U Ser|u@x.org|add n|60b5326\n60b5326|user|user@devbox.example|Initial commit|\n", 0)
+    assert shell.answer(t, "git rev-parse HEAD") == (t["git"]["head"] + "\n", 0)
+    quiet = run(s, "git add -A && git commit -qm q")  # (an id never printed: not known)
+    assert shell.answer(quiet, "git log --format=%h") is None and shell.answer(quiet, "git rev-parse HEAD") is None
+
+
+def test_a_line_answers_its_last_part_once_those_before_it_print_nothing():
+    """`A && B && C`: where each part before the last prints nothing and succeeds as the state
+    sees it, the line prints what the last part prints, on the state those parts left."""
+    s = terminal()
+    assert shell.answer(s, "cd src && ls") == ("notes.py\n", 0)
+    assert shell.answer(s, "mkdir -p x/y && cd x && ls") == ("y\n", 0)
+    assert shell.answer(s, "echo x > n.txt && cat n.txt") == ("x\n", 0)
+    assert shell.answer(s, "echo x > n.txt && git status --short") == ("?? n.txt\n", 0)
+    assert shell.answer(s, "touch a; ls nope") == ("ls: cannot access 'nope': No such file or directory\n", 2)
+    for unknown in ("cd nope && ls", "echo hi > /etc/x && cat /etc/x", "ls && cd src", "python3 x.py && ls",
+                    "cd src || ls"):
+        assert shell.answer(s, unknown) is None, unknown
 
 
 def test_numbered_lines_several_folders_and_every_branch():

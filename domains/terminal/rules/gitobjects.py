@@ -5,11 +5,11 @@ against git in the sandbox (benchmarks/state_vs_real.py)."""
 from __future__ import annotations
 
 import hashlib
-import time
 
 from pydantic import BaseModel
 
 from . import gitdiff
+from .gitlog import date
 
 MAX_DEPTH = 200  # folders deep: trees are built recursively here, and a deeper one is not answered
 
@@ -79,9 +79,5 @@ class Commit(BaseModel):
 
 def log(commits: list[tuple[str, str, str, int]]) -> str:
     """`git log` in its default form of (message, full id, author, time) entries, newest first."""
-    entries = []
-    for message, full, who, when in commits:
-        t = time.gmtime(when)
-        date = time.strftime(f"%a %b {t.tm_mday} %H:%M:%S %Y", t)  # (the day unpadded, as git writes it)
-        entries.append(f"commit {full}\nAuthor: {who}\nDate:   {date} +0000\n\n    {message}\n")
-    return "\n".join(entries)
+    return "\n".join(f"commit {full}\nAuthor: {who}\nDate:   {date(when)}\n\n    {message}\n"
+                     for message, full, who, when in commits)

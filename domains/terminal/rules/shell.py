@@ -24,8 +24,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from . import filters, gitdiff, gitobjects, gitstatus, gittypo, listing, pycheck, search
-from .output import shell_words
+from . import filters, gitdiff, gitlog, gitobjects, gitstatus, gittypo, listing, pycheck, search
+from .output import next_cwd, shell_words
 
 
 class Made(BaseModel):
@@ -505,12 +505,11 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if computed is not None:
         return computed
     parts = _split(command)
-    if parts and len(parts) > 1 and parts[-1][:2] == ["git", "commit"] and "$(" not in command and \
-            "`" not in command and "||" not in command and all(_quiet_add(s, p) for p in parts[:-1]):
-        staged = state  # `git add -A && git commit -m …`: the commit, once the adds (which print nothing) ran
-        for part in parts[:-1]:
-            staged = apply(staged, shlex.join(part), "", 0, s.cwd)
-        return answer(staged, shlex.join(parts[-1]))
+    if parts and len(parts) > 1 and "$(" not in command and "`" not in command and "||" not in command:
+        # `echo x > f && git add -A && git commit -m …`, `cd src && ls`: the last part's answer, once
+        # those before it (which print nothing and succeed) ran
+        staged = _quiet_prefix(state, parts)
+        return None if staged is None else answer(staged, shlex.join(parts[-1]))
     if not parts or len(parts) != 1 or "$(" in command or "`" in command:
         return None
     if parts[0][:1] == ["ls"] and len(parts[0]) == 2 and any(c in parts[0][1] for c in "*?") and \
@@ -661,6 +660,20 @@ NO_IDENTITY = ("Author identity unknown\n\n*** Please tell me who you are.\n\nRu
                "fatal: unable to auto-detect email address (got '{who}')\n")
 
 
+def _quiet_prefix(state: dict[str, Any], parts: list[list[str]]) -> dict[str, Any] | None:
+    """The state once the parts of a line before its last ran, where each prints nothing and
+    succeeds (`silent`'s, or a quiet `git add`), so that the line prints the last part's output
+    alone; None where one may print or fail."""
+    staged = state
+    for part in parts[:-1]:
+        line = shlex.join(part)
+        s = TerminalState.model_validate(staged)
+        if not (_quiet_add(s, part) or silent(staged, line) == ("", 0)):
+            return None
+        staged = apply(staged, line, "", 0, next_cwd(line, s.cwd, s.home, 0))
+    return staged
+
+
 def _quiet_add(s: TerminalState, words: list[str]) -> bool:
     """`git add …` that prints nothing and changes nothing a commit's refusal depends on."""
     return words[:2] == ["git", "add"] and s.git is not None and _in_repo(s) and _git_answer(s, words[1:]) == ("", 0)
@@ -704,6 +717,9 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
         return _log(g, args[1:])
     if args in (["rev-parse", "--abbrev-ref", "HEAD"], ["branch", "--show-current"]):
         return g.branch + "\n", 0
+    if args[:1] == ["rev-parse"]:
+        said = gitlog.rev_parse(args[1:], g.head, g.branch, g.repo, s.cwd)
+        return None if said is None else (said, 0)
     if args in TAG_LISTING:
         return "".join(t + "\n" for t in sorted(g.tags)), 0  # (tags the seed's repository had: none)
     if args[:1] == ["tag"] and len(args) == 2 and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", args[1]) and \
@@ -726,18 +742,27 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
 
 
 def _log(g: GitState, args: list[str]) -> tuple[str, int] | None:
-    """`git log` in git's default form (`-N`, `-n N`, `--max-count=N`), newest first, where the
-    state knows each shown commit's full id, author and time."""
-    count = len(g.commits)
-    if args:
-        m = re.fullmatch(r"-(\d+)|-n ?(\d+)|--max-count=(\d+)", " ".join(args))
-        if not m:
-            return None
-        count = int(next(x for x in m.groups() if x is not None))
-    shown = list(zip(g.commits, [None] * (len(g.commits) - len(g.made)) + g.made))[::-1][:count]
-    if any(made is None for _, made in shown) or any("\n" in message for message, _ in shown):
+    """`git log` (`-N`, `-n N`, `--max-count=N`) in git's default form, `--pretty=oneline` or a
+    format (gitlog.py), newest first, where the state knows each shown commit's full id, author and
+    time. (`--oneline` alone: from the abbreviated ids, in `answer`.)"""
+    parsed = gitlog.options(args)
+    if parsed is None:
         return None
-    return gitobjects.log([(message, made.id, made.who, made.when) for message, made in shown]), 0
+    count, form = parsed
+    made = [None] * (len(g.commits) - len(g.made)) + g.made
+    history = list(zip(g.commits, made))[::-1]
+    shown = history[:len(history) if count is None else count]
+    if any(m is None for _, m in shown) or any("\n" in message for message, _ in shown):
+        return None
+    if form is None:
+        return gitobjects.log([(message, m.id, m.who, m.when) for message, m in shown]), 0
+    parents = [m.id if m else None for _, m in history[1:]] + [""]  # (the world's first commit: none)
+    if any(parent is None for parent in parents[:len(shown)]):
+        return None
+    entries = [gitlog.Entry(message, m.id, m.who, m.when, parent) for (message, m), parent in zip(shown, parents)]
+    alone = len(g.branches) == 1 and not g.tags and not g.unknown
+    said = gitlog.render(entries, form, f"HEAD -> {g.branch}" if alone else None)
+    return None if said is None else (said, 0)
 
 
 DIFF_FORMS = {(): "patch", ("--stat",): "stat", ("--name-only",): "names", ("--name-status",): "status"}
@@ -1041,7 +1066,7 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
             _forget_writes(s, None)
         parts = []
     # the output is the last part's alone where those before it print nothing (`git add -A && git commit`)
-    quiet_before = len(parts) > 1 and all(_quiet_add(s, p) for p in parts[:-1])
+    quiet_before = len(parts) > 1 and _quiet_prefix(state, parts) is not None
     for n, words in enumerate(parts):
         if exit_code != 0 and len(parts) == 1:
             if exit_code not in (126, 127) and words[0] not in MODELLED and _writes(words[0], words[1:], s) and \
@@ -1366,6 +1391,19 @@ def _sets_identity(s: TerminalState, args: list[str]) -> bool:
     return True
 
 
+# git's reads that never write in .git itself, so its time (ls -l) stays; `git status` rewrites the
+# index there every time (checked in the sandbox: twice in a row, on a clean tree and a changed one)
+GIT_DIR_UNTOUCHED = frozenset({"log", "diff", "show", "blame", "grep", "ls-files", "rev-parse", "describe",
+                               "shortlog", "reflog", "cat-file", "ls-tree", "help", "version", "--version"})
+
+
+def _leaves_git_dir(args: list[str]) -> bool:
+    """Whether git (its arguments from the subcommand on) leaves the .git folder's entries alone."""
+    return bool(args) and (args[0] in GIT_DIR_UNTOUCHED and "--output" not in " ".join(args) or
+                           args[0] == "branch" and set(args[1:]) <= BRANCH_LISTING or args in TAG_LISTING or
+                           args in (["remote"], ["remote", "-v"]))
+
+
 def _git_args(args: list[str]) -> list[str]:
     """git's arguments from the subcommand on (`-c name=value` and `--no-pager` before it dropped)."""
     i = 0
@@ -1576,8 +1614,9 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
             len([a for a in args[1:] if not a.startswith("-")]) >= 2:
         _write(s, posixpath.join(s.home, ".gitconfig"), None)  # (set: git writes the file, made if new)
     elif cmd == "git" and s.git is not None and _in_repo(s):
-        s.times.pop(posixpath.join(s.git.repo, ".git"), None)  # (git may have written there, at any time)
         args = _git_args(args)
+        if not _leaves_git_dir(args):
+            s.times.pop(posixpath.join(s.git.repo, ".git"), None)  # (git may have written there, at any time)
         plain = [a for a in args if not a.startswith("-")]
         sub = args[:1]
         commit_message = _commit_message(args) if sub == ["commit"] else None

@@ -1,0 +1,162 @@
+"""`git log`'s other forms and `git rev-parse`, as git (2.39, the sandbox's) prints them, for the
+commits whose full id, author and time the state knows.
+
+- `--pretty=oneline`, `--format=FMT`, `--pretty=format:FMT`/`tformat:FMT`/`FMT` (with a `%`):
+  the placeholders agents use (ids, parents, author and committer, their dates in git's fixed
+  forms, subject, body, the branch decoration, `%n`, `%%`, `%xHH`). `format:` separates the entries
+  with a newline and ends without one; `tformat:` (and `--format`) ends each entry with one.
+- A placeholder whose value the state does not hold (a relative date, a signature, colours,
+  padding) leaves the whole answer to the model.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import NamedTuple
+
+
+class Entry(NamedTuple):
+    """A commit as `git log` shows it: its subject, full id, author ("name <email>"), time (UTC),
+    and its parent's full id ("" for the root commit)."""
+    message: str
+    id: str
+    who: str
+    when: int
+    parent: str
+
+
+_COUNT = re.compile(r"-(\d+)|-n(\d+)|--max-count=(\d+)")
+_PLACEHOLDER = re.compile(r"%(x[0-9a-fA-F]{2}|[ac][nNeEdDtiIs]|[HhPpsBbnDd%])")
+
+
+def options(args: list[str]) -> tuple[int | None, tuple[str, str] | None] | None:
+    """`git log`'s arguments: (how many entries, None for all; the form, None for the default one:
+    ("oneline", ""), ("format", FMT) or ("tformat", FMT)), or None where another option, a revision
+    or a path is given (the model answers)."""
+    count, form = None, None
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        m = _COUNT.fullmatch(arg)
+        if m:
+            count = int(next(x for x in m.groups() if x is not None))
+        elif arg in ("-n", "--max-count") and i + 1 < len(args) and args[i + 1].isdigit():
+            count, i = int(args[i + 1]), i + 1
+        elif arg == "--pretty=oneline":
+            form = ("oneline", "")
+        elif arg.startswith("--format="):
+            form = ("tformat", arg.removeprefix("--format="))
+        elif arg.startswith("--pretty=format:"):
+            form = ("format", arg.removeprefix("--pretty=format:"))
+        elif arg.startswith("--pretty=tformat:"):
+            form = ("tformat", arg.removeprefix("--pretty=tformat:"))
+        elif arg.startswith("--pretty=") and "%" in arg:
+            form = ("tformat", arg.removeprefix("--pretty="))
+        elif arg not in ("--no-decorate", "--no-color"):
+            return None
+        i += 1
+    return count, form
+
+
+def render(entries: list[Entry], form: tuple[str, str], decoration: str | None) -> str | None:
+    """The entries (newest first) in `form`; `decoration` is what `%d` shows at the newest entry
+    (None: not known, so a format with `%d` or `%D` is not answered)."""
+    kind, fmt = form
+    if kind == "oneline":
+        return "".join(f"{e.id} {e.message}\n" for e in entries)
+    shown = []
+    for n, entry in enumerate(entries):
+        text = expand(fmt, entry, decoration if n == 0 else "")
+        if text is None:
+            return None
+        shown.append(text)
+    return "".join(t + "\n" for t in shown) if kind == "tformat" else "\n".join(shown)
+
+
+def expand(fmt: str, e: Entry, decoration: str | None) -> str | None:
+    """One entry's line: each placeholder replaced, or None where one is not known (or not one of
+    `_PLACEHOLDER`'s: git prints an unknown one as it is, but its meaning may be one the state lacks)."""
+    out, i = [], 0
+    for m in _PLACEHOLDER.finditer(fmt):
+        if "%" in fmt[i:m.start()]:
+            return None
+        out.append(fmt[i:m.start()])
+        value = _value(m.group(1), e, decoration)
+        if value is None:
+            return None
+        out.append(value)
+        i = m.end()
+    if "%" in fmt[i:]:
+        return None
+    return "".join(out) + fmt[i:]
+
+
+def _value(code: str, e: Entry, decoration: str | None) -> str | None:
+    if code.startswith("x"):
+        return chr(int(code[1:], 16))
+    simple = {"H": e.id, "h": e.id[:7], "P": e.parent, "p": e.parent[:7], "s": e.message, "b": "",
+              "B": e.message + "\n", "n": "\n", "%": "%"}
+    if code in simple:
+        return simple[code]
+    if code in ("d", "D"):
+        if decoration is None:
+            return None
+        return (f" ({decoration})" if code == "d" else decoration) if decoration else ""
+    name, _, email = e.who.rpartition(" <")
+    what = code[1]  # an author's (a) or committer's (c): the state's commits have one person for both
+    if what in "nN":
+        return name
+    if what in "eE":
+        return email.removesuffix(">")
+    return date(e.when, what)
+
+
+def date(when: int, form: str = "d") -> str:
+    """A time (UTC, as in the sandbox) in git's fixed forms: d (the default), t (seconds), i (ISO-like),
+    I (strict ISO 8601), s (the day); D (RFC 2822)."""
+    t = time.gmtime(when)
+    if form == "t":
+        return str(when)
+    if form == "i":
+        return time.strftime("%Y-%m-%d %H:%M:%S +0000", t)
+    if form == "I":
+        return time.strftime("%Y-%m-%dT%H:%M:%S+00:00", t)
+    if form == "s":
+        return time.strftime("%Y-%m-%d", t)
+    if form == "D":
+        return time.strftime(f"%a, {t.tm_mday} %b %Y %H:%M:%S +0000", t)
+    return time.strftime(f"%a %b {t.tm_mday} %H:%M:%S %Y +0000", t)  # (the day unpadded, as git writes it)
+
+
+def rev_parse(args: list[str], head: str, branch: str, repo: str, cwd: str) -> str | None:
+    """`git rev-parse`'s lines for the options and revisions the state knows: the repository's top,
+    git folder, the shell's place in it, and HEAD (or the branch's name) as a full or short id;
+    None for anything else (another revision, an option the state does not model)."""
+    lines: list[str] = []
+    short = 0
+    inside = "" if cwd == repo else cwd.removeprefix(repo + "/")
+    for arg in args:
+        if arg in ("--verify", "-q", "--quiet"):
+            continue
+        if arg == "--short":
+            short = 7
+        elif arg.startswith("--short=") and arg[8:].isdigit():
+            short = min(max(int(arg[8:]), 4), 40)
+        elif arg in ("HEAD", "@", branch):
+            if not head:
+                return None
+            lines.append(head[:short] if short else head)
+        elif arg == "--show-toplevel":
+            lines.append(repo)
+        elif arg in ("--is-inside-work-tree", "--is-inside-git-dir", "--is-bare-repository"):
+            lines.append("true" if arg == "--is-inside-work-tree" else "false")
+        elif arg == "--git-dir":
+            lines.append(".git" if not inside else repo + "/.git")
+        elif arg == "--show-prefix":
+            lines.append(inside + "/" if inside else "")
+        elif arg == "--show-cdup":
+            lines.append("../" * (inside.count("/") + 1) if inside else "")
+        else:
+            return None
+    return "".join(line + "\n" for line in lines) if lines else None
