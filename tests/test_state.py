@@ -1198,6 +1198,39 @@ def test_git_log_formats_and_rev_parse_from_the_commits_the_state_knows(monkeypa
     assert shell.answer(quiet, "git log --format=%h") is None and shell.answer(quiet, "git rev-parse HEAD") is None
 
 
+def test_python_one_liners_are_computed_from_their_syntax_tree_never_run():
+    """`python3 -c CODE`: what it prints, computed by walking the code's syntax tree over plain values
+    (pyeval.py), reading files from the state; where the code steps outside that (another module, a
+    file not known, a set's order, an address, an exception, sizes past the bounds), the model's.
+    (Checked in the sandbox by test_every_state_answer_agrees_byte_for_byte…)"""
+    s = terminal()
+    assert shell.answer(s, "python3 -c 'print(2 ** 16)'") == ("65536\n", 0)
+    assert shell.answer(run(s, "cd src"), "python3 -c 'import os; print(os.getcwd(), len(open(\"notes.py\").read()))'") == \
+        ("/home/user/notes-app/src 62\n", 0)
+    assert shell.answer(s, "python3 -c 'import sys; print(sys.argv)' a b") == ("['-c', 'a', 'b']\n", 0)
+    assert shell.answer(s, '''python3 -c "print([c * 2 for c in 'ab' if c != 'z'], f'{2/3:.3f}')"''') == \
+        ("['aa', 'bb'] 0.667\n", 0)
+    assert shell.answer(s, "python3 -c 'for i in range(3): print(i, end=\",\")'") == ("0,1,2,", 0)
+    assert shell.answer(s, "python3 -c 'import json; print(json.dumps({\"a\": [1, None]}))'") == ('{"a": [1, null]}\n', 0)
+    hostile = ["print(9**9**9)", "print(\"x\" * 10**9)", "x = [[0] * 100000 for _ in range(100000)]",
+               "for i in range(10**9): pass", "print(1 << 10**8)", "import math; print(math.factorial(10**6))",
+               "print(sum([[1]] * 50000, []))", "print(\"a\" * 99999 .replace(\"a\", \"b\" * 99999))",
+               "print(f\"{1:>999999999}\")", "print(" + "-" * 5000 + "1)", "print(((((" * 300 + "1" + "))))" * 300 + ")"]
+    escapes = ["import os; os.system(\"id\")", "print(().__class__.__bases__[0].__subclasses__())",
+               "print(open(\"/etc/shadow\").read())", "open(\"x\", \"w\").write(\"y\")", "exec(\"print(1)\")",
+               "print(__import__(\"os\").getcwd())", "import subprocess", "print(getattr(1, \"real\"))",
+               "print(type(1))", "print(print)", "print(x for x in [1])", "print({1, 2})", "print(map(str, [1]))",
+               "print(open(\"nope\").read())", "print(1/0)", "import sys; print(sys.version)",
+               "any(print(x) or x > 0 for x in range(3))", "print(*[1])", "lambda: 1", "import nosuchmodule"]
+    for code in hostile + escapes:  # (the walker stops at its bounds: it never computes the hostile ones)
+        assert shell.answer(s, f"python3 -c '{code}'") is None, code
+    assert shell.answer(run(s, "touch json.py"), "python3 -c 'import json; print(json.dumps(1))'") is None  # shadowed
+    assert shell.answer(run(s, "export PYTHONSTARTUP=x.py"), "python3 -c 'print(1)'") is None
+    assert shell.answer(s, "python3 -c \"print('$HOME')\"") is None  # (bash expands in double quotes)
+    assert shell.answer(s, "python -c 'print(1)'") is None  # (a `python` may not exist)
+    assert shell.answer(run(s, "python3 -c 'print(1)'", "1\n"), "ls") == ("README.md\nrequirements.txt\nsrc\ntests\n", 0)
+
+
 def test_a_line_answers_its_last_part_once_those_before_it_print_nothing():
     """`A && B && C`: where each part before the last prints nothing and succeeds as the state
     sees it, the line prints what the last part prints, on the state those parts left."""

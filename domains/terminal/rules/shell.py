@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from . import filters, gitdiff, gitlog, gitobjects, gitstatus, gittypo, listing, pycheck, search
+from . import filters, gitdiff, gitlog, gitobjects, gitstatus, gittypo, listing, pycheck, pyeval, search
 from .output import next_cwd, shell_words
 
 
@@ -501,6 +501,9 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     fed = heredoc(command)
     if fed is not None:
         return _fed_answer(s, fed)
+    one_liner = _PY_ONE_LINER.fullmatch(command)
+    if one_liner is not None:
+        return _python_c(one_liner, s)
     computed = filters.answer(_unexpanded(command, s), lambda name: _contents(name, s), lambda words: _source(words, s))
     if computed is not None:
         return computed
@@ -658,6 +661,21 @@ NO_IDENTITY = ("Author identity unknown\n\n*** Please tell me who you are.\n\nRu
                "  git config --global user.email \"you@example.com\"\n  git config --global user.name \"Your Name\"\n\n"
                "to set your account's default identity.\nOmit --global to set the identity only in this repository.\n\n"
                "fatal: unable to auto-detect email address (got '{who}')\n")
+
+
+# `python3 -c CODE [word…]` with the code quoted so that bash hands it over as it is written
+_PY_ONE_LINER = re.compile(r"\s*python3\s+-c\s+(?:'([^']*)'|\"([^\"$`\\]*)\")((?:\s+[A-Za-z0-9._/=-]+)*)\s*")
+
+
+def _python_c(one_liner: re.Match, s: TerminalState) -> tuple[str, int] | None:
+    """What a one-liner prints where the state decides it (pyeval.py): python3 is the world's,
+    and the standard library is not shadowed from the shell's folder."""
+    code = one_liner.group(1) if one_liner.group(1) is not None else one_liner.group(2)
+    if len(code) > pycheck.MAX_CODE or not _no_shadowing(s) or "python3" in s.defined or \
+            {"PATH", "PYTHONSTARTUP", "PYTHONHOME"} & set(s.env):
+        return None
+    said = pyeval.run(code, pyeval.Machine(s.cwd, lambda path: _contents(path, s), one_liner.group(3).split()))
+    return None if said is None else (said, 0)
 
 
 def _quiet_prefix(state: dict[str, Any], parts: list[list[str]]) -> dict[str, Any] | None:
