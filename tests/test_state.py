@@ -1215,7 +1215,8 @@ def test_python_one_liners_are_computed_from_their_syntax_tree_never_run():
     hostile = ["print(9**9**9)", "print(\"x\" * 10**9)", "x = [[0] * 100000 for _ in range(100000)]",
                "for i in range(10**9): pass", "print(1 << 10**8)", "import math; print(math.factorial(10**6))",
                "print(sum([[1]] * 50000, []))", "print(\"a\" * 99999 .replace(\"a\", \"b\" * 99999))",
-               "print(f\"{1:>999999999}\")", "print(" + "-" * 5000 + "1)", "print(((((" * 300 + "1" + "))))" * 300 + ")"]
+               "print(f\"{1:>999999999}\")", "s = \"x\" * 99999; print(s.join([s] * 99999))",
+               "s = \"x\" * 99999; print(str([s] * 99999))", "a = [1]\nfor i in range(60): a = [a, a]\nprint(a)", "print(" + "-" * 5000 + "1)", "print(((((" * 300 + "1" + "))))" * 300 + ")"]
     escapes = ["import os; os.system(\"id\")", "print(().__class__.__bases__[0].__subclasses__())",
                "print(open(\"/etc/shadow\").read())", "open(\"x\", \"w\").write(\"y\")", "exec(\"print(1)\")",
                "print(__import__(\"os\").getcwd())", "import subprocess", "print(getattr(1, \"real\"))",
@@ -1229,6 +1230,15 @@ def test_python_one_liners_are_computed_from_their_syntax_tree_never_run():
     assert shell.answer(s, "python3 -c \"print('$HOME')\"") is None  # (bash expands in double quotes)
     assert shell.answer(s, "python -c 'print(1)'") is None  # (a `python` may not exist)
     assert shell.answer(run(s, "python3 -c 'print(1)'", "1\n"), "ls") == ("README.md\nrequirements.txt\nsrc\ntests\n", 0)
+
+
+def test_the_one_liner_walker_prints_what_python_prints_on_random_expressions():
+    """benchmarks/pyeval_vs_python.py: random expressions of the kinds one-liners compute, printed by
+    the sandbox's python3 and by the walker; every one the walker answers agrees."""
+    from benchmarks.pyeval_vs_python import compare
+
+    answered, agreed, wrong = compare(seed=7, count=300, python="python3")
+    assert wrong == [] and answered == agreed >= 100
 
 
 def test_a_line_answers_its_last_part_once_those_before_it_print_nothing():

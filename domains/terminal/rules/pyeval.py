@@ -324,6 +324,10 @@ class _Walker:
             if name in ("center", "ljust", "rjust", "zfill") and args and (not isinstance(args[0], int) or
                                                                             args[0] > MAX_LEN):
                 raise Unknown("too wide")
+            if name == "join" and (len(args) != 1 or not isinstance(args[0], list | tuple | str) or
+                                   len(value) * len(args[0]) + sum(len(x) for x in args[0] if isinstance(x, str))
+                                   > MAX_LEN):
+                raise Unknown("joined: too long, or from what it cannot measure first")
             if name == "replace" and len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str) and \
                     (value.count(args[0]) + 1) * (len(args[1]) + 1) > MAX_LEN:
                 raise Unknown("too long")
@@ -429,27 +433,30 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _printable(value: Any, depth: int = 0) -> Any:
-    """A value whose printed form Python gives the same in every run (no address, no set order)."""
-    if depth > 50:
-        raise Unknown("too deep")
-    if isinstance(value, _Generated):
-        raise Unknown("a generator's address")
-    if isinstance(value, bool | int | float | str | range) or value is None:
-        return value
-    if isinstance(value, list | tuple):
-        for item in value:
-            _printable(item, depth + 1)
-        return value
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _printable(k, depth + 1)
-            _printable(v, depth + 1)
-        return value
-    if type(value).__name__ in ("dict_keys", "dict_values", "dict_items"):
-        _printable(list(value), depth + 1)
-        return value
-    raise Unknown(f"{type(value).__name__} printed")
+def _printable(value: Any) -> Any:
+    """A value whose printed form Python gives the same in every run (no address, no set order),
+    and not past MAX_LEN characters (counted before Python makes it)."""
+    budget = [MAX_LEN]
+
+    def visit(v: Any, depth: int) -> None:
+        budget[0] -= 4 + (len(v) if isinstance(v, str) else v.bit_length() // 3 if isinstance(v, int) else 0)
+        if budget[0] < 0 or depth > 50:
+            raise Unknown("too much to print")
+        if isinstance(v, _Generated):
+            raise Unknown("a generator's address")
+        if isinstance(v, bool | int | float | str | range) or v is None:
+            return
+        if type(v).__name__ in ("dict_keys", "dict_values", "dict_items"):
+            v = list(v)
+        if isinstance(v, dict):
+            v = [x for pair in v.items() for x in pair]
+        if not isinstance(v, list | tuple):
+            raise Unknown(f"{type(v).__name__} printed")
+        for item in v:
+            visit(item, depth + 1)
+
+    visit(value, 0)
+    return value
 
 
 def _checked(value: Any) -> Any:
