@@ -1228,6 +1228,7 @@ def test_python_one_liners_are_computed_from_their_syntax_tree_never_run():
     assert shell.answer(run(s, "touch json.py"), "python3 -c 'import json; print(json.dumps(1))'") is None  # shadowed
     assert shell.answer(run(s, "export PYTHONSTARTUP=x.py"), "python3 -c 'print(1)'") is None
     assert shell.answer(s, "python3 -c \"print('$HOME')\"") is None  # (bash expands in double quotes)
+    assert shell.answer(s, 'python3 -c "print(\\"a\\" + \\\n\\"b\\\\n\\")"') == ("ab\n\n", 0)  # (bash's escapes)
     assert shell.answer(s, "python -c 'print(1)'") is None  # (a `python` may not exist)
     assert shell.answer(run(s, "python3 -c 'print(1)'", "1\n"), "ls") == ("README.md\nrequirements.txt\nsrc\ntests\n", 0)
 

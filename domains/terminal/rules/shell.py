@@ -664,13 +664,15 @@ NO_IDENTITY = ("Author identity unknown\n\n*** Please tell me who you are.\n\nRu
 
 
 # `python3 -c CODE [word…]` with the code quoted so that bash hands it over as it is written
-_PY_ONE_LINER = re.compile(r"\s*python3\s+-c\s+(?:'([^']*)'|\"([^\"$`\\]*)\")((?:\s+[A-Za-z0-9._/=-]+)*)\s*")
+_PY_ONE_LINER = re.compile(r"\s*python3\s+-c\s+(?:'([^']*)'|\"((?:[^\"$`\\]|\\.)*)\")((?:\s+[A-Za-z0-9._/=-]+)*)\s*",
+                           re.S)
+_ESCAPED = re.compile(r"\\([$`\"\\\n])")  # in double quotes, bash drops the backslash before these (and a newline)
 
 
 def _python_c(one_liner: re.Match, s: TerminalState) -> tuple[str, int] | None:
     """What a one-liner prints where the state decides it (pyeval.py): python3 is the world's,
     and the standard library is not shadowed from the shell's folder."""
-    code = one_liner.group(1) if one_liner.group(1) is not None else one_liner.group(2)
+    code = one_liner.group(1) if one_liner.group(1) is not None else _ESCAPED.sub(lambda m: m.group(1).strip("\n"), one_liner.group(2))
     if len(code) > pycheck.MAX_CODE or not _no_shadowing(s) or "python3" in s.defined or \
             {"PATH", "PYTHONSTARTUP", "PYTHONHOME"} & set(s.env):
         return None
