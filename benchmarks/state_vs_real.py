@@ -83,6 +83,8 @@ SEQUENCES: list[list[str]] = [
      "python3 -c 'print(\"\\t\".join([\"a\", \"b\"]), repr(\"q\\n\"), [1, (2,), {}])'",
      'python3 -c "import json; print(json.dumps({\\"n\\": len(open(\\"src/notes.py\\").readlines())}))"',
      'python3 -c "print(1 + \\\n2, \\"\\\\n\\".join([\\"a\\", \\"b\\"]))"'],
+    ["touch os.py sys.py types.py && python3 -c 'import os, sys; print(os.getcwd(), sys.argv)'",
+     "python3 -c 'print(2 ** 16, [1, 2] * 2)'", "rm os.py sys.py types.py", "ls"],
     ["git checkout -b dev", "git branch", "git checkout main", "git branch", "git log --oneline -1",
      "git log --oneline -n1"],
     ["rm -rf ~/notes-app", "ls", "pwd", "cd ~", "ls", "cd notes-app"],

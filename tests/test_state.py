@@ -1226,6 +1226,8 @@ def test_python_one_liners_are_computed_from_their_syntax_tree_never_run():
     for code in hostile + escapes:  # (the walker stops at its bounds: it never computes the hostile ones)
         assert shell.answer(s, f"python3 -c '{code}'") is None, code
     assert shell.answer(run(s, "touch json.py"), "python3 -c 'import json; print(json.dumps(1))'") is None  # shadowed
+    assert shell.answer(run(s, "touch os.py sys.py"), "python3 -c 'import os, sys; print(os.getcwd())'") == \
+        ("/home/user/notes-app\n", 0)  # (sys is built in, os imported before the folder is on the path)
     assert shell.answer(run(s, "export PYTHONSTARTUP=x.py"), "python3 -c 'print(1)'") is None
     assert shell.answer(s, "python3 -c \"print('$HOME')\"") is None  # (bash expands in double quotes)
     assert shell.answer(s, 'python3 -c "print(\\"a\\" + \\\n\\"b\\\\n\\")"') == ("ab\n\n", 0)  # (bash's escapes)

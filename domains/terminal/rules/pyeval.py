@@ -102,6 +102,21 @@ def run(code: str, machine: Machine) -> str | None:
     return "".join(walker.out)
 
 
+# Modules no file in the shell's folder can stand in for: sys is built in, and os (with os.path) is
+# imported before the code runs, when the folder is not yet on the path
+UNSHADOWED = frozenset({"sys", "os", "os.path"})
+
+
+def imports(code: str) -> set[str] | None:
+    """The modules the code imports (None where it does not parse)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names} | \
+        {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+
+
 class _Walker:
     def __init__(self, machine: Machine) -> None:
         self.machine = machine

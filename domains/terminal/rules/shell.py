@@ -671,9 +671,13 @@ _ESCAPED = re.compile(r"\\([$`\"\\\n])")  # in double quotes, bash drops the bac
 
 def _python_c(one_liner: re.Match, s: TerminalState) -> tuple[str, int] | None:
     """What a one-liner prints where the state decides it (pyeval.py): python3 is the world's,
-    and the standard library is not shadowed from the shell's folder."""
-    code = one_liner.group(1) if one_liner.group(1) is not None else _ESCAPED.sub(lambda m: m.group(1).strip("\n"), one_liner.group(2))
-    if len(code) > pycheck.MAX_CODE or not _no_shadowing(s) or "python3" in s.defined or \
+    and the modules the code imports are not shadowed from the shell's folder."""
+    code = one_liner.group(1)
+    if code is None:
+        code = _ESCAPED.sub(lambda m: m.group(1).strip("\n"), one_liner.group(2))
+    imported = pyeval.imports(code[:pycheck.MAX_CODE])
+    if len(code) > pycheck.MAX_CODE or imported is None or "python3" in s.defined or \
+            not (imported <= pyeval.UNSHADOWED or _no_shadowing(s)) or \
             {"PATH", "PYTHONSTARTUP", "PYTHONHOME"} & set(s.env):
         return None
     said = pyeval.run(code, pyeval.Machine(s.cwd, lambda path: _contents(path, s), one_liner.group(3).split()))
