@@ -1244,6 +1244,25 @@ def test_the_one_liner_walker_prints_what_python_prints_on_random_expressions():
     assert wrong == [] and answered == agreed >= 100
 
 
+def test_py_compile_prints_nothing_and_leaves_its_bytecode_beside_each_file():
+    """`python3 -m py_compile F` of a known file that compiles (compiling runs nothing) prints nothing
+    and writes `__pycache__/F.cpython-311.pyc` beside it: listings, `find` and `git status` (an
+    untracked file: only that it is there shows) follow. A file that does not compile, or one not
+    known, is the model's. (Checked in the sandbox by test_every_state_answer_agrees_byte_for_byte…)"""
+    s = terminal()
+    assert shell.answer(s, "python3 -m py_compile src/notes.py && echo ok") == ("ok\n", 0)
+    t = run(s, "python3 -m py_compile src/notes.py")
+    assert shell.answer(t, "ls src") == ("__pycache__\nnotes.py\n", 0)
+    assert shell.answer(t, "ls src/__pycache__") == ("notes.cpython-311.pyc\n", 0)
+    assert shell.answer(t, "git status --short") == ("?? src/__pycache__/\n", 0)
+    assert shell.answer(t, "find . -name '*.pyc'") == ("./src/__pycache__/notes.cpython-311.pyc\n", 0)
+    assert shell.answer(t, "cat src/__pycache__/notes.cpython-311.pyc") is None  # (its bytes: not known)
+    bad = run(s, "printf 'def f(:\\n' > bad.py")
+    assert shell.silent(bad, "python3 -m py_compile bad.py") is None and shell.answer(bad, "python3 -m py_compile bad.py") is None
+    assert shell.silent(run(s, "touch py_compile.py"), "python3 -m py_compile src/notes.py") is None  # (it would run that)
+    assert shell.silent(s, "python3 -m py_compile nope.py") is None
+
+
 def test_a_line_answers_its_last_part_once_those_before_it_print_nothing():
     """`A && B && C`: where each part before the last prints nothing and succeeds as the state
     sees it, the line prints what the last part prints, on the state those parts left."""

@@ -1043,6 +1043,8 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             pass  # (setting who commits prints nothing)
         elif cmd in ("export", "unset") and args:
             pass
+        elif cmd == "python3" and _compiles(s, args):
+            pass
         elif cmd == "sed" and (literal := _sed_literal(args)) and _contents(literal[3], s) is not None:
             pass
         elif cmd == "sed" and len(parts) == 1 and literal and _absent(_abs(literal[3], s), s):
@@ -1169,7 +1171,10 @@ def changes(s: TerminalState, relative_to: str) -> list[tuple[str, str]] | None:
     for rel in sorted(g.base, key=lambda p: p.encode()):
         head = g.base[rel]
         staged = g.index.get(rel, head)
-        work = _blob(s, posixpath.join(g.repo, rel))
+        path = posixpath.join(g.repo, rel)
+        work = _blob(s, path)
+        if work is None and staged == "" and path in s.files and path not in s.deleted and path not in s.dirs:
+            work = "?"  # a file git does not track: that it is there is all that shows (`??`)
         if head is None or staged is None or work is None:
             return None
         if not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel):
@@ -1345,6 +1350,30 @@ def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
     if program == "find" and {"-delete", "-exec", "-execdir", "-ok", "-fprint"} & set(args):
         return True
     return program == "sort" and any(a.startswith("-o") for a in args)
+
+
+def _compiles(s: TerminalState, args: list[str]) -> bool:
+    """`python3 -m py_compile FILE…` succeeds, printing nothing: each file is known and compiles (by
+    the server's own Python, 3.11 like the sandbox's; compiling runs nothing), and nothing in the
+    folder stands in for the standard library. Each file's bytecode goes to `__pycache__` beside it,
+    named for the server's Python (as the sandbox's: cpython-311)."""
+    if args[:2] != ["-m", "py_compile"] or len(args) < 3 or not _no_shadowing(s) or \
+            "python3" in s.defined or {"PATH", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX"} & set(s.env):
+        return False
+    for name in args[2:]:
+        text = _contents(name, s) if name.endswith(".py") and not name.startswith("-") else None
+        folder = posixpath.dirname(_abs(name, s))
+        if text is None or len(text) > MAX_COMPILED or folder not in s.dirs or \
+                posixpath.join(folder, "__pycache__") in s.files or not _within(folder, s.home):
+            return False
+        try:
+            compile(text, name, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False  # (the error as the world's python words it: the model's)
+    return True
+
+
+MAX_COMPILED = 1_000_000
 
 
 def _no_shadowing(s: TerminalState) -> bool:
@@ -1690,5 +1719,17 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
         old, new, every, name = _sed_literal(args)  # (a literal substitution: the new contents are known)
         _write(s, _abs(name, s), _substituted(_contents(name, s), old, new, every))
         _made(s, _abs(name, s))  # sed -i writes a new file and renames it over the old one
+    elif cmd == "python3" and _compiles(s, args):
+        for name in args[2:]:
+            source = _abs(name, s)
+            folder = posixpath.join(posixpath.dirname(source), "__pycache__")
+            if folder not in s.dirs:
+                s.dirs.append(folder)
+                _made(s, folder)
+                if posixpath.dirname(folder) in s.known_dirs:
+                    s.known_dirs.append(folder)
+            compiled = posixpath.join(folder, f"{posixpath.basename(source)[:-3]}.{sys.implementation.cache_tag}.pyc")
+            _write(s, compiled, None)  # (its bytes: not known)
+            _made(s, compiled)  # (written beside it, then renamed over it: the newest entry)
     elif cmd not in MODELLED and _writes(cmd, args, s):
         _forget_writes(s, None, [_abs(a, s) for a in plain])  # python, make, sed -i…: may write anything
