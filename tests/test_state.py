@@ -1276,8 +1276,15 @@ def test_a_line_answers_its_last_part_once_those_before_it_print_nothing():
     assert shell.answer(s, "echo x > n.txt && git status --short") == ("?? n.txt\n", 0)
     assert shell.answer(s, "touch a; ls nope") == ("ls: cannot access 'nope': No such file or directory\n", 2)
     for unknown in ("cd nope && ls", "echo hi > /etc/x && cat /etc/x", "ls && cd src", "python3 x.py && ls",
-                    "cd src || ls"):
+                    "cd src || ls", "cd src && grep '|' notes.py | head", "echo a && ls | wc -l", "cd src; ls | wc -l",
+                    "cd src && ls | wc -l; ls"):
         assert shell.answer(s, unknown) is None, unknown
+    # with a pipeline: the pipeline at the end, once the commands before it ran; and what those did is kept
+    assert shell.answer(s, "cd src && ls | wc -l") == ("1\n", 0)
+    assert shell.answer(s, "mkdir -p d && ls | wc -l") == ("5\n", 0)
+    t = run(s, "git init -q sub && git status --short | head -3", "?? sub/\n")
+    assert shell.answer(t, "ls") == ("README.md\nrequirements.txt\nsrc\nsub\ntests\n", 0)
+    assert shell.answer(run(s, "mkdir d && python3 src/notes.py | head"), "ls") is None  # (a program that may write anything)
 
 
 def test_numbered_lines_several_folders_and_every_branch():

@@ -120,6 +120,34 @@ def _split(command: str) -> list[list[str]] | None:
     return [p for p in parts if p]
 
 
+def _segments(command: str) -> list[str] | None:
+    """The commands of a line joined by `&&` at its top level, each as written (None where anything
+    else joins them or hides in them: `;`, `||`, `&`, a subshell, a substitution, a here-document, a
+    newline, an open quote). A command may be a pipeline."""
+    if "`" in command or "$(" in command or "\n" in command:
+        return None
+    cuts, start, i, quote = [], 0, 0, ""
+    while i < len(command):
+        c = command[i]
+        if quote:
+            if c == quote:
+                quote = ""
+            elif c == "\\" and quote == '"':
+                i += 1
+        elif c in "'\"":
+            quote = c
+        elif c == "\\":
+            i += 1
+        elif command.startswith("&&", i):
+            cuts.append(command[start:i].strip())
+            start, i = i + 2, i + 1
+        elif c in ";&()" or command.startswith(("||", "<<"), i):
+            return None
+        i += 1
+    cuts.append(command[start:].strip())
+    return None if quote or not all(cuts) else cuts
+
+
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([A-Za-z_][A-Za-z0-9_]*)'|\"([A-Za-z_][A-Za-z0-9_]*)\"|([A-Za-z_][A-Za-z0-9_]*))")
 
 
@@ -508,6 +536,13 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if computed is not None:
         return computed
     parts = _split(command)
+    segments = _segments(command) if parts is None else None
+    if segments and len(segments) > 1:  # `cd src && ls | wc -l`: the pipeline at the end, once the rest ran
+        prefix = [_split(x) for x in segments[:-1]]
+        if not all(p is not None and len(p) == 1 for p in prefix):
+            return None
+        staged = _quiet_prefix(state, [p[0] for p in prefix] + [[]])
+        return None if staged is None else answer(staged, segments[-1])
     if parts and len(parts) > 1 and "$(" not in command and "`" not in command and "||" not in command:
         # `echo x > f && git add -A && git commit -m …`, `cd src && ls`: the last part's answer, once
         # those before it (which print nothing and succeed) ran
@@ -682,6 +717,18 @@ def _python_c(one_liner: re.Match, s: TerminalState) -> tuple[str, int] | None:
         return None
     said = pyeval.run(code, pyeval.Machine(s.cwd, lambda path: _contents(path, s), one_liner.group(3).split()))
     return None if said is None else (said, 0)
+
+
+def _apply_segment(s: TerminalState, segment: str) -> None:
+    """One command of a line whose commands all succeeded: a simple one as it is applied alone (what
+    it printed not told apart from the rest), a pipeline as a whole (one that only reads changes
+    nothing; another may have written anything)."""
+    parts = _split(segment)
+    if parts is not None:
+        for words in parts:
+            _apply_one(s, [_expand(w, s) for w in words], None)
+    elif not _reads_only(segment, s):
+        _forget_writes(s, None)
 
 
 def _quiet_prefix(state: dict[str, Any], parts: list[list[str]]) -> dict[str, Any] | None:
@@ -1087,6 +1134,12 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
     if re.search(r"\bgit\b", line) and re.search(r"\bconfig\b", line) and "git config" not in s.defined:
         s.defined.append("git config")  # git aliases may exist from now on
     parts = _split(line)
+    segments = _segments(line) if parts is None and not fed and exit_code == 0 else None
+    if segments and len(segments) > 1:  # commands joined by && (all ran, and succeeded), pipelines among them
+        for segment in segments:
+            _apply_segment(s, segment)
+        s.cwd = cwd_after or s.cwd
+        return s.model_dump()
     if parts is None:  # pipes, subshells, substitutions: unless every program only reads, forget what it may have changed
         if fed or not _reads_only(command, s):
             _forget_writes(s, None)
