@@ -1266,6 +1266,33 @@ def test_py_compile_prints_nothing_and_leaves_its_bytecode_beside_each_file():
     assert shell.silent(s, "python3 -m py_compile nope.py") is None
 
 
+def test_sort_uniq_wc_and_byte_counts_of_known_files():
+    """`sort [-r] [-n] [-u] F`, `uniq [-c] F`, `wc` with any of -l -w -c (or none: all three, in
+    columns as wide as the files' total size; 7 wide from a pipe), `head -c`/`tail -c` of ASCII text,
+    `tail -n +N`; as GNU prints them in the C.UTF-8 locale. (Checked in the sandbox by
+    test_every_state_answer_agrees_byte_for_byte…)"""
+    s = run(terminal(), "printf '10 b\\n9 a\\n-1 z\\nx\\n1.5 q\\n 2 s\\n.5 t\\n' > n.txt")
+    assert shell.answer(s, "sort -n n.txt") == ("-1 z\nx\n.5 t\n1.5 q\n 2 s\n9 a\n10 b\n", 0)
+    assert shell.answer(s, "sort -rn n.txt | head -2") == ("10 b\n9 a\n", 0)
+    assert shell.answer(s, "sort n.txt") == (" 2 s\n-1 z\n.5 t\n1.5 q\n10 b\n9 a\nx\n", 0)
+    assert shell.answer(s, "sort -u README.md") == ('\n    python -m src.notes add "buy milk"\n# notes-app\n'
+                                                   "A tiny command-line notes manager.\n", 0)
+    assert shell.answer(s, "sort src/notes.py | uniq -c | sort -rn | head -1") == ("      1 def add(notes, text):\n", 0)
+    assert shell.answer(s, "uniq -c README.md")[0].startswith("      1 # notes-app\n      1 \n")
+    assert shell.answer(s, "wc src/notes.py") == (" 3  6 62 src/notes.py\n", 0)
+    assert shell.answer(s, "cat src/notes.py | wc") == ("      3       6      62\n", 0)
+    assert shell.answer(s, "wc -cl README.md requirements.txt") == ("  5  88 README.md\n  1  14 requirements.txt\n"
+                                                                   "  6 102 total\n", 0)
+    assert shell.answer(s, "head -c 10 src/notes.py") == ("def add(no", 0)
+    assert shell.answer(s, "tail -c 7 src/notes.py") == (" notes\n", 0)
+    assert shell.answer(s, "tail -n +2 src/notes.py") == ("    notes.append(text)\n    return notes\n", 0)
+    for unknown in ("sort -k2 n.txt", "sort -nu n.txt", "uniq -d README.md", "wc -m README.md", "sort n.txt README.md",
+                    "head -c 5 " + "nope.txt"):
+        assert shell.answer(s, unknown) is None, unknown
+    accents = run(s, "echo 'é' > e.txt")
+    assert shell.answer(accents, "head -c 1 e.txt") is None  # (half a character)
+
+
 def test_a_line_answers_its_last_part_once_those_before_it_print_nothing():
     """`A && B && C`: where each part before the last prints nothing and succeeds as the state
     sees it, the line prints what the last part prints, on the state those parts left."""

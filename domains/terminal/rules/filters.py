@@ -159,23 +159,35 @@ def _cut(args: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[str]] 
 
 
 def _wc_count(text: str, which: str) -> int:
-    return text.count("\n") if which == "-l" else len(text.encode()) if which == "-c" else len(text.split())
+    return text.count("\n") if which == "l" else len(text.encode()) if which == "c" else len(text.split())
+
+
+def wc_which(options: list[str]) -> str | None:
+    """wc's counts from its options (`-l`, `-wc`, none: all three), in the order it prints them."""
+    letters = "".join(o[1:] for o in options)
+    if any(not o.startswith("-") or len(o) < 2 or o.startswith("--") for o in options) or set(letters) - set("lwc"):
+        return None
+    return "".join(c for c in "lwc" if c in letters) or "lwc"
 
 
 def wc_files(names: list[str], texts: list[str], which: str) -> str:
-    """`wc -l|-c|-w NAME…` of files: one count alone is not padded; several are, to the width of the
-    files' total size in bytes (GNU wc sizes its columns from what it may have to count), and a
-    total follows."""
-    counts = [_wc_count(t, which) for t in texts]
-    if len(names) == 1:
-        return f"{counts[0]} {names[0]}\n"
+    """`wc [-l|-w|-c…] NAME…` of files: one count of one file is not padded; otherwise each count is,
+    to the width of the files' total size in bytes (GNU wc sizes its columns from what it may have
+    to count), and with several files a total follows."""
+    counts = [[_wc_count(t, w) for w in which] for t in texts]
+    if len(names) == 1 and len(which) == 1:
+        return f"{counts[0][0]} {names[0]}\n"
     width = len(str(sum(len(t.encode()) for t in texts)))
-    return "".join(f"{c:>{width}} {n}\n" for c, n in zip(counts, names)) + f"{sum(counts):>{width}} total\n"
+    rows = counts + ([[sum(c[i] for c in counts) for i in range(len(which))]] if len(names) > 1 else [])
+    return "".join(" ".join(f"{c:>{width}}" for c in row) + f" {name}\n"
+                   for row, name in zip(rows, names + ["total"]))
 
 
 def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[str]] | None:
     """A stage that reads text: its function, and the files it names (empty: it reads its input)."""
     cmd, args = words[0], words[1:]
+    if cmd in ("head", "tail") and any(a.startswith("-c") or a.startswith("+") for a in args):
+        return _bytes_or_from(cmd, args)
     if cmd in ("head", "tail"):
         parsed = _count(args)
         if parsed is None:
@@ -188,14 +200,16 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
 
         return cut, files
     if cmd == "wc":
-        opts = [a for a in args if a.startswith("-")]
         files = [a for a in args if not a.startswith("-")]
-        if len(opts) != 1 or opts[0] not in ("-l", "-c", "-w"):
+        which = wc_which([a for a in args if a.startswith("-")])
+        if which is None:
             return None
-        which = opts[0]
 
         def wc(text: str) -> tuple[str, int]:
-            return f"{_wc_count(text, which)}{' ' + files[0] if files else ''}\n", 0
+            if files:
+                return wc_files(files, [text], which), 0
+            counts = [_wc_count(text, w) for w in which]
+            return (f"{counts[0]}\n" if len(counts) == 1 else " ".join(f"{c:>7}" for c in counts) + "\n"), 0
 
         return wc, files
     if cmd == "grep":
@@ -219,13 +233,12 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
             return "".join(_lines(text)[max(first, 1) - 1:last]), 0
 
         return lines, args[2:]
-    if cmd == "sort" and all(a == "-r" for a in args):
-        def sort(text: str) -> tuple[str, int]:
-            lines = [line.rstrip("\n") for line in _lines(text)]
-            return "".join(line + "\n" for line in sorted(lines, key=lambda s: s.encode(), reverse=bool(args))), 0
+    if cmd == "sort":
+        return _sort(args)
+    if cmd == "uniq" and [a for a in args if a.startswith("-")] in ([], ["-c"]) and len(args) <= 2:
+        files = [a for a in args if not a.startswith("-")]
+        args = [a for a in args if a.startswith("-")]
 
-        return sort, []
-    if cmd == "uniq" and args in ([], ["-c"]):
         def uniq(text: str) -> tuple[str, int]:
             runs: list[list] = []
             for line in (x.rstrip("\n") for x in _lines(text)):
@@ -235,7 +248,7 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
                     runs.append([line, 1])
             return "".join((f"{c:7d} {line}\n" if args else line + "\n") for line, c in runs), 0
 
-        return uniq, []
+        return uniq, files
     if cmd == "cut":
         return _cut(args)
     if cmd == "tr" and args in (["a-z", "A-Z"], ["A-Z", "a-z"]):
@@ -247,6 +260,63 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
 
         return tr, []
     return None
+
+
+_NUMBER = re.compile(r"[ \t]*(-?(?:\d+\.?\d*|\.\d+))?")
+
+
+def _sort(args: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[str]] | None:
+    """`sort [-r] [-n] [-u] [FILE]` in the C.UTF-8 locale: bytes, or the leading number (a line
+    without one counts as 0) and then the bytes; -r reverses the whole comparison; -u keeps one of
+    equal lines."""
+    letters = "".join(a[1:] for a in args if a.startswith("-") and len(a) > 1 and not a.startswith("--"))
+    files = [a for a in args if not a.startswith("-")]
+    if set(letters) - set("rnu") or len(files) > 1 or len(files) + sum(a.startswith("-") for a in args) != len(args) or \
+            "n" in letters and "u" in letters:
+        return None
+
+    def number(line: str) -> float:
+        found = _NUMBER.match(line).group(1)
+        return float(found) if found else 0.0
+
+    def sort(text: str) -> tuple[str, int]:
+        lines = [line.rstrip("\n") for line in _lines(text)]
+        if "u" in letters:
+            lines = list(dict.fromkeys(lines))
+        key = (lambda s: (number(s), s.encode())) if "n" in letters else (lambda s: s.encode())
+        return "".join(line + "\n" for line in sorted(lines, key=key, reverse="r" in letters)), 0
+
+    return sort, files
+
+
+def _bytes_or_from(cmd: str, args: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[str]] | None:
+    """`head -c N`, `tail -c N` (bytes: of ASCII text only) and `tail -n +N` (from line N on)."""
+    files, options, i = [], [], 0
+    while i < len(args):
+        if args[i] in ("-c", "-n") and i + 1 < len(args):
+            options.append(args[i] + args[i + 1])
+            i += 1
+        elif args[i].startswith(("-", "+")):
+            options.append(args[i])
+        else:
+            files.append(args[i])
+        i += 1
+    options = " ".join(options)
+    by_bytes = re.fullmatch(r"-c(\d+)", options)
+    from_line = re.fullmatch(r"-n\+(\d+)|\+(\d+)", options) if cmd == "tail" else None
+    if len(files) > 1 or not (by_bytes or from_line):
+        return None
+
+    def cut(text: str) -> tuple[str, int]:
+        if by_bytes:
+            if not text.isascii():
+                raise _Unknown  # (a character cut in two)
+            n = int(by_bytes.group(1))
+            return (text[:n] if cmd == "head" else text[len(text) - n:] if n else ""), 0
+        first = int(next(g for g in from_line.groups() if g is not None))
+        return "".join(_lines(text)[max(first, 1) - 1:]), 0
+
+    return cut, files
 
 
 def answer(command: str, read: Callable[[str], str | None],
@@ -284,13 +354,14 @@ def answer(command: str, read: Callable[[str], str | None],
                 text, ordered, code = computed
                 continue
             if stage[:2] == ["xargs", "wc"] and n > 0 and len(stage) == 3 and stage[2] in ("-l", "-c", "-w"):
+                which = stage[2][1:]
                 # the names come in; their counts go out in that order, the total last
                 names = [line.rstrip("\n") for line in _lines(text or "")]
                 texts = [read(name) for name in names]
                 if not names or any(t is None or not re.fullmatch(r"[A-Za-z0-9._/+-]+", nm)
                                     for t, nm in zip(texts, names)) or len(names) > 500:
                     return None  # (no names: wc counts its own empty input; odd names: xargs splits them)
-                text, code = wc_files(names, texts, stage[2]), 0
+                text, code = wc_files(names, texts, which), 0
                 ordered = ordered if len(names) > 1 else True
                 last_fixed = len(names) > 1  # the total: last, whatever the order above it
                 from_xargs = True
@@ -311,7 +382,7 @@ def answer(command: str, read: Callable[[str], str | None],
                 texts = [read(name) for name in files]
                 if any(t is None for t in texts):
                     return None
-                text, code = wc_files(files, texts, next(a for a in stage[1:] if a.startswith("-"))), 0
+                text, code = wc_files(files, texts, wc_which([a for a in stage[1:] if a.startswith("-")]) or "lwc"), 0
                 continue
             if n == 0:
                 if len(files) != 1:

@@ -459,7 +459,7 @@ def _wc_glob(option: str, pattern: str, s: TerminalState) -> tuple[str, int] | N
     texts = [_contents(n, s) for n in names]
     if any(t is None for t in texts):
         return None  # a folder among them, or a file not known
-    return filters.wc_files(names, texts, option), 0
+    return filters.wc_files(names, texts, option[1:]), 0
 
 
 def _diff_files(args: list[str], s: TerminalState) -> tuple[str, int] | None:
