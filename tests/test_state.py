@@ -1293,6 +1293,28 @@ def test_sort_uniq_wc_and_byte_counts_of_known_files():
     assert shell.answer(accents, "head -c 1 e.txt") is None  # (half a character)
 
 
+def test_git_ls_files_show_at_head_and_branch_v():
+    """`git ls-files` (the index: committed files, staged new ones, a removed file until it is
+    staged; relative to the shell's folder), `git show HEAD:path` (the file as last committed),
+    `git branch -v` with one branch; also as a pipe's first stage. (Checked in the sandbox by
+    test_every_state_answer_agrees_byte_for_byte…)"""
+    s = terminal()
+    assert shell.answer(s, "git ls-files") == ("README.md\nrequirements.txt\nsrc/notes.py\ntests/test_notes.py\n", 0)
+    assert shell.answer(s, "git branch -v") == ("* main 60b5326 Initial commit\n", 0)
+    t = run(s, "echo x >> README.md && echo y > new.txt && rm requirements.txt")
+    assert shell.answer(t, "git show HEAD:requirements.txt") == ("pytest==8.3.2\n", 0)
+    assert shell.answer(t, "git show HEAD:README.md | head -1") == ("# notes-app\n", 0)
+    assert shell.answer(t, "git ls-files | wc -l") == ("4\n", 0)
+    staged = run(t, "git add new.txt")
+    assert shell.answer(staged, "git ls-files") == ("README.md\nnew.txt\nrequirements.txt\nsrc/notes.py\n"
+                                                     "tests/test_notes.py\n", 0)
+    assert shell.answer(run(staged, "cd src"), "git ls-files") == ("notes.py\n", 0)
+    assert shell.answer(run(staged, "cd src"), "git show HEAD:notes.py") is None  # (relative to the top: an error)
+    assert shell.answer(staged, "git show HEAD:new.txt") is None and shell.answer(staged, "git show HEAD:src") is None
+    assert shell.answer(run(s, "git checkout -b b"), "git branch -v") is None
+    assert shell.answer(run(s, "python3 src/notes.py"), "git ls-files") is None  # (it may have written anything)
+
+
 def test_a_line_answers_its_last_part_once_those_before_it_print_nothing():
     """`A && B && C`: where each part before the last prints nothing and succeeds as the state
     sees it, the line prints what the last part prints, on the state those parts left."""

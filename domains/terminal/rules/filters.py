@@ -345,7 +345,7 @@ def answer(command: str, read: Callable[[str], str | None],
         ordered, last_fixed, from_xargs = True, False, False
         for n, stage in enumerate(stages):
             if n == 0 and (stage[0] in ("find", "ls") or stage[0] == "grep" and _recursive(stage) or
-                           stage[:2] == ["git", "log"] and len(stages) > 1):
+                           stage[:1] == ["git"] and stage[1:2] in (["log"], ["ls-files"], ["show"]) and len(stages) > 1):
                 if stage[0] == "ls" and len(stages) == 1:
                     return None  # `ls` alone is the shell's own rule
                 computed = source(stage)

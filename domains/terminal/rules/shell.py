@@ -398,7 +398,7 @@ def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
     if words[0] == "ls":
         listed = _ls(words[1:], s)
         return None if listed is None else (listed, True, 0)
-    if words[:2] == ["git", "log"]:  # (as the command alone prints it)
+    if words[:1] == ["git"] and words[1:2] in (["log"], ["ls-files"], ["show"]):  # (as the command alone prints it)
         said = answer(s.model_dump(), shlex.join(words))
         return None if said is None else (said[0], True, said[1])
     if words[0] == "find":
@@ -791,6 +791,20 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
     if args[:1] == ["rev-parse"]:
         said = gitlog.rev_parse(args[1:], g.head, g.branch, g.repo, s.cwd)
         return None if said is None else (said, 0)
+    if args == ["ls-files"]:
+        tracked = _tracked(s)
+        return None if tracked is None else ("".join(posixpath.relpath(posixpath.join(g.repo, rel), s.cwd) + "\n"
+                                                     for rel in tracked if _within(posixpath.join(g.repo, rel), s.cwd)), 0)
+    if len(args) == 2 and args[0] == "show" and args[1].startswith(("HEAD:", "@:")) and g.follows:
+        rel = args[1].partition(":")[2]
+        if not re.fullmatch(r"[A-Za-z0-9._+@=,-]+(/[A-Za-z0-9._+@=,-]+)*", rel) or rel.startswith(".") and "/" in rel:
+            return None  # (`HEAD:./x` is relative to the shell's folder; a folder is listed as a tree)
+        committed = g.base[rel] if rel in g.base else None
+        text = (g.texts.get(committed) if committed else None) if rel in g.base else _contents(posixpath.join(g.repo, rel), s)
+        return None if text is None or posixpath.join(g.repo, rel) in s.dirs else (text, 0)
+    if args == ["branch", "-v"] and len(g.branches) == 1 and g.hashes[-1:] and g.hashes[-1] and \
+            len(g.hashes) == len(g.commits) and "\n" not in g.commits[-1]:
+        return f"* {g.branch} {g.hashes[-1]} {g.commits[-1]}\n", 0
     if args in TAG_LISTING:
         return "".join(t + "\n" for t in sorted(g.tags)), 0  # (tags the seed's repository had: none)
     if args[:1] == ["tag"] and len(args) == 2 and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", args[1]) and \
@@ -1211,6 +1225,23 @@ def _blob(s: TerminalState, path: str) -> str | None:
     if path in s.dirs and not gone:
         return None  # a folder where a file was: not followed
     return "" if gone or posixpath.dirname(path) in s.known_dirs else None
+
+
+def _tracked(s: TerminalState) -> list[str] | None:
+    """The paths in git's index (relative to the repository), in its order; None where the state does
+    not follow every change, or git would quote a name."""
+    g = s.git
+    if g is None or not g.follows:
+        return None
+    nested = [posixpath.join(g.repo, ".git"), *(r for r in s.other_repos if r != g.repo)]
+    unchanged = [posixpath.relpath(p, g.repo) for p in s.files
+                 if _within(p, g.repo) and p != g.repo and p not in s.dirs and not any(_within(p, n) for n in nested)
+                 and not any(_within(p, d) for d in s.deleted)]
+    tracked = {rel for rel in unchanged if rel not in g.base} | \
+        {rel for rel, head in g.base.items() if g.index.get(rel, head) != ""}
+    if any(not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel) for rel in tracked):
+        return None
+    return sorted(tracked, key=lambda rel: rel.encode())
 
 
 def changes(s: TerminalState, relative_to: str) -> list[tuple[str, str]] | None:
