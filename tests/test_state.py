@@ -1315,6 +1315,32 @@ def test_git_ls_files_show_at_head_and_branch_v():
     assert shell.answer(run(s, "python3 src/notes.py"), "git ls-files") is None  # (it may have written anything)
 
 
+def test_conditions_and_lists_run_as_bash_runs_them():
+    """`test -f|-d|-e|-s P` (`[ … ]`, `[[ … ]]`, `!`) where the state knows what is at P, and lists
+    with `||`: each command runs where bash would run it (after `&&` if the last succeeded, after
+    `||` if it failed), on the state the ones before left; .git is a folder, what is inside it is
+    the model's. (Checked in the sandbox by test_every_state_answer_agrees_byte_for_byte…)"""
+    s = terminal()
+    assert shell.answer(s, "test -f src/notes.py && echo yes") == ("yes\n", 0)
+    assert shell.answer(s, "test -d nope") == ("", 1)
+    assert shell.answer(s, "[ -f src ] && echo file || echo notfile") == ("notfile\n", 0)
+    assert shell.answer(s, "[ ! -d .git ] || echo repo") == ("repo\n", 0)
+    assert shell.answer(s, "[[ -s README.md ]] && echo nonempty") == ("nonempty\n", 0)
+    assert shell.answer(s, "ls nope || echo none") == ("ls: cannot access 'nope': No such file or directory\nnone\n", 0)
+    assert shell.answer(s, "touch e.txt && [ -s e.txt ] || echo empty") == ("empty\n", 0)
+    t = run(s, "[ -d d ] || mkdir d", "", 0)
+    assert shell.answer(t, "ls") == ("README.md\nd\nrequirements.txt\nsrc\ntests\n", 0)  # (what ran is kept)
+    rules = load_domain("terminal").rules  # the folder after a list: where the commands that ran left it
+    for line, folder in (("[ -d nope ] && cd nope || echo no", "/home/user/notes-app"),
+                         ("[ -d src ] && cd src || echo no", "/home/user/notes-app/src")):
+        said = rules.answer(s, Call("run_command", {"command": line}, s))
+        assert said.structured["cwd"] == folder and run(s, line, said.text, 0, folder)["cwd"] == folder, line
+    for unknown in ("[ -f .git/HEAD ] && echo h", "[ -d /usr ] && echo y", "[ -f $HOME/x ]", "[ -f ~/.profile ]",
+                    "[ -n x ] && echo y", "cd nope || echo no", "python3 src/notes.py || echo failed"):
+        assert shell.answer(s, unknown) is None, unknown
+    assert shell.answer(run(s, "[ -f x ] || python3 src/notes.py", "", 0), "ls") is None  # (it may have written)
+
+
 def test_a_line_answers_its_last_part_once_those_before_it_print_nothing():
     """`A && B && C`: where each part before the last prints nothing and succeeds as the state
     sees it, the line prints what the last part prints, on the state those parts left."""
@@ -1324,8 +1350,9 @@ def test_a_line_answers_its_last_part_once_those_before_it_print_nothing():
     assert shell.answer(s, "echo x > n.txt && cat n.txt") == ("x\n", 0)
     assert shell.answer(s, "echo x > n.txt && git status --short") == ("?? n.txt\n", 0)
     assert shell.answer(s, "touch a; ls nope") == ("ls: cannot access 'nope': No such file or directory\n", 2)
+    assert shell.answer(s, "cd src || ls") == ("", 0)  # (cd succeeded: ls does not run)
     for unknown in ("cd nope && ls", "echo hi > /etc/x && cat /etc/x", "ls && cd src", "python3 x.py && ls",
-                    "cd src || ls", "cd src && grep '|' notes.py | head", "echo a && ls | wc -l", "cd src; ls | wc -l",
+                    "cd src && grep '|' notes.py | head", "echo a && ls | wc -l", "cd src; ls | wc -l",
                     "cd src && ls | wc -l; ls"):
         assert shell.answer(s, unknown) is None, unknown
     # with a pipeline: the pipeline at the end, once the commands before it ran; and what those did is kept

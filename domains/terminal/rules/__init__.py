@@ -177,8 +177,7 @@ class TerminalRules(Rules):
             return None
         out, code = found
         home = state.get("home", "/home/user")
-        return Parsed(out, {"output": out, "exit_code": code,
-                            "cwd": output.next_cwd(command, state.get("cwd", home), home, code)})
+        return Parsed(out, {"output": out, "exit_code": code, "cwd": shell.cwd_after({"home": home, **state}, command, code)})
 
     def apply(self, state: dict[str, Any], call: Call, text: str, structured: dict[str, Any]) -> dict[str, Any]:
         return shell.apply(state, str(call.arguments.get("command", "")), text,

@@ -120,13 +120,14 @@ def _split(command: str) -> list[list[str]] | None:
     return [p for p in parts if p]
 
 
-def _segments(command: str) -> list[str] | None:
-    """The commands of a line joined by `&&` at its top level, each as written (None where anything
-    else joins them or hides in them: `;`, `||`, `&`, a subshell, a substitution, a here-document, a
-    newline, an open quote). A command may be a pipeline."""
+def _commands(command: str) -> list[tuple[str, str]] | None:
+    """The commands of a list at the line's top level, each as written with the operator before it
+    ("" for the first; `&&`, `||`, `;`). None where anything else joins them or hides in them (`&`, a
+    subshell, a substitution, a here-document, a newline, an open quote). A command may be a pipeline."""
     if "`" in command or "$(" in command or "\n" in command:
         return None
-    cuts, start, i, quote = [], 0, 0, ""
+    out: list[tuple[str, str]] = []
+    op, start, i, quote = "", 0, 0, ""
     while i < len(command):
         c = command[i]
         if quote:
@@ -138,14 +139,24 @@ def _segments(command: str) -> list[str] | None:
             quote = c
         elif c == "\\":
             i += 1
-        elif command.startswith("&&", i):
-            cuts.append(command[start:i].strip())
-            start, i = i + 2, i + 1
-        elif c in ";&()" or command.startswith(("||", "<<"), i):
+        elif command.startswith(("&&", "||"), i) or c == ";":
+            out.append((op, command[start:i].strip()))
+            op = command[i:i + (1 if c == ";" else 2)]
+            start = i + len(op)
+            i = start - 1
+        elif c in "&()" or command.startswith("<<", i):
             return None
         i += 1
-    cuts.append(command[start:].strip())
-    return None if quote or not all(cuts) else cuts
+    out.append((op, command[start:].strip()))
+    if quote or not all(text for _, text in out):
+        return None
+    return out
+
+
+def _segments(command: str) -> list[str] | None:
+    """The commands of a line joined by `&&` alone (None where another operator joins them)."""
+    commands = _commands(command)
+    return None if commands is None or any(op not in ("", "&&") for op, _ in commands) else [t for _, t in commands]
 
 
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([A-Za-z_][A-Za-z0-9_]*)'|\"([A-Za-z_][A-Za-z0-9_]*)\"|([A-Za-z_][A-Za-z0-9_]*))")
@@ -529,6 +540,13 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     fed = heredoc(command)
     if fed is not None:
         return _fed_answer(s, fed)
+    listed = _commands(command)
+    if listed and len(listed) == 1 and _condition(s, command) is not None:
+        return _condition(s, command)
+    if listed and len(listed) > 1 and (any(op == "||" for op, _ in listed) or
+                                       any(_condition(s, text) is not None for _, text in listed)):
+        evaluated = _evaluate(state, listed)  # `[ -f x ] && echo yes || echo no`: run as bash would
+        return None if evaluated is None else evaluated[:2]
     one_liner = _PY_ONE_LINER.fullmatch(command)
     if one_liner is not None:
         return _python_c(one_liner, s)
@@ -717,6 +735,77 @@ def _python_c(one_liner: re.Match, s: TerminalState) -> tuple[str, int] | None:
         return None
     said = pyeval.run(code, pyeval.Machine(s.cwd, lambda path: _contents(path, s), one_liner.group(3).split()))
     return None if said is None else (said, 0)
+
+
+_TESTS = {"-f": "file", "-d": "dir", "-e": "any", "-s": "nonempty"}
+
+
+def _condition(s: TerminalState, command: str) -> tuple[str, int] | None:
+    """`test -f|-d|-e|-s PATH` (or `[ … ]`, `[[ … ]]`, with `!`): nothing printed, and 0 where it holds
+    (1 where not), where the state knows what is at PATH; None otherwise."""
+    words = shell_words(command)
+    if not words or words[0] not in ("test", "[", "[["):
+        return None
+    if words[0] != "test":
+        if words[-1] != {"[": "]", "[[": "]]"}[words[0]]:
+            return None
+        words = words[:-1]
+    expr = words[1:]
+    negate = expr[:1] == ["!"]
+    expr = expr[1:] if negate else expr
+    if len(expr) != 2 or expr[0] not in _TESTS or not _PLAIN.fullmatch(expr[1]) or "$" in command:
+        return None
+    path = _abs(expr[1], s)
+    repos = [r for r in ([s.git.repo] if s.git else []) + s.other_repos]
+    if any(_within(path, posixpath.join(r, ".git")) for r in repos) or "/.git" in path:
+        if path not in [posixpath.join(r, ".git") for r in repos]:
+            return None  # (what git keeps inside it: not followed)
+        holds = _TESTS[expr[0]] in ("dir", "any", "nonempty")
+    elif _absent(path, s) or any(_within(path, d) for d in s.deleted):
+        holds = False
+    elif path in s.dirs and path not in s.deleted:
+        holds = _TESTS[expr[0]] in ("dir", "any", "nonempty")  # (a folder's size is never 0)
+    elif path in s.files:
+        content = s.files[path]
+        if _TESTS[expr[0]] == "nonempty" and content is None:
+            return None
+        holds = _TESTS[expr[0]] in ("file", "any") or _TESTS[expr[0]] == "nonempty" and bool(content)
+    else:
+        return None
+    return "", 0 if holds != negate else 1
+
+
+def cwd_after(state: dict[str, Any], command: str, exit_code: int) -> str:
+    """The shell's folder after `command`: where the commands of a list that ran left it, where the
+    state runs the list (`[ -d x ] && cd x || echo no`), else following each `cd` (next_cwd)."""
+    listed = _commands(command)
+    if listed and len(listed) > 1 and any(op == "||" for op, _ in listed) or \
+            listed and len(listed) > 1 and any(_condition(TerminalState.model_validate(state), t) is not None
+                                               for _, t in listed):
+        evaluated = _evaluate(state, listed)
+        if evaluated is not None and evaluated[1] == exit_code:
+            return evaluated[2]["cwd"]
+    return next_cwd(command, state.get("cwd", ""), state.get("home", ""), exit_code)
+
+
+def _evaluate(state: dict[str, Any], listed: list[tuple[str, str]]) -> tuple[str, int, dict[str, Any]] | None:
+    """A list run as bash runs it (a command after `&&` where the last one succeeded, after `||`
+    where it failed, after `;` always), each command answered by the state on the state the ones
+    before it left: the output, the exit code and that state; None where one is not known."""
+    staged, said, code = state, [], 0
+    for op, text in listed:
+        if op == "&&" and code != 0 or op == "||" and code == 0:
+            continue
+        s = TerminalState.model_validate(staged)
+        found = _condition(s, text)
+        if found is None and (_commands(text) or [("", "")])[0][1] == text:  # (one command: no list again)
+            found = answer(staged, text) or silent(staged, text)
+        if found is None:
+            return None
+        out, code = found
+        said.append(out)
+        staged = apply(staged, text, out, code, next_cwd(text, s.cwd, s.home, code))
+    return "".join(said), code, staged
 
 
 def _apply_segment(s: TerminalState, segment: str) -> None:
@@ -1147,6 +1236,14 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
     s.defined += [next(g for g in m.groups() if g) for m in _DEFINES.finditer(line)]
     if re.search(r"\bgit\b", line) and re.search(r"\bconfig\b", line) and "git config" not in s.defined:
         s.defined.append("git config")  # git aliases may exist from now on
+    listed = None if fed else _commands(line)
+    if listed and len(listed) > 1 and (any(op == "||" for op, _ in listed) or
+                                       any(_condition(s, text) is not None for _, text in listed)):
+        evaluated = _evaluate(state, listed)
+        if evaluated is not None and evaluated[:2] == (output, exit_code):  # (the state ran it as reality did)
+            staged = TerminalState.model_validate(evaluated[2])
+            staged.defined = s.defined  # (its folder: where the commands that ran left it, not every `cd` of the line)
+            return staged.model_dump()
     parts = _split(line)
     segments = _segments(line) if parts is None and not fed and exit_code == 0 else None
     if segments and len(segments) > 1:  # commands joined by && (all ran, and succeeded), pipelines among them
