@@ -1341,6 +1341,25 @@ def test_conditions_and_lists_run_as_bash_runs_them():
     assert shell.answer(run(s, "[ -f x ] || python3 src/notes.py", "", 0), "ls") is None  # (it may have written)
 
 
+def test_basename_dirname_seq_and_realpath():
+    """Names worked out as GNU coreutils print them; `realpath` where the state vouches for every
+    folder on the way (no symbolic link the state does not know of: the home and /tmp). (Checked in
+    the sandbox by test_every_state_answer_agrees_byte_for_byte…)"""
+    s = terminal()
+    assert shell.answer(s, "basename -s .py src/notes.py tests/x.py") == ("notes\nx\n", 0)
+    assert shell.answer(s, "basename a/b/ .py") == ("b\n", 0) and shell.answer(s, "basename /") == ("/\n", 0)
+    assert shell.answer(s, "dirname a/b/") == ("a\n", 0) and shell.answer(s, "dirname x/") == (".\n", 0)
+    assert shell.answer(s, "seq 1 2 7") == ("1\n3\n5\n7\n", 0) and shell.answer(s, "seq 3 1") == ("", 0)
+    assert shell.answer(s, "realpath src/../README.md tests/x") == ("/home/user/notes-app/README.md\n"
+                                                                   "/home/user/notes-app/tests/x\n", 0)
+    assert shell.answer(s, "realpath nope/x") == ("realpath: nope/x: No such file or directory\n", 1)
+    for unknown in ("seq 1.5 3", "seq 1 0 3", "seq 100000000", "realpath /usr/bin", "realpath README.md/x",
+                    "dirname //x", "basename a b c", "realpath -e x"):
+        assert shell.answer(s, unknown) is None, unknown
+    linked = run(s, "ln -s src link")  # (a link the state does not follow)
+    assert shell.answer(linked, "realpath link") is None and shell.answer(linked, "realpath link/notes.py") is None
+
+
 def test_a_line_answers_its_last_part_once_those_before_it_print_nothing():
     """`A && B && C`: where each part before the last prints nothing and succeeds as the state
     sees it, the line prints what the last part prints, on the state those parts left."""

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from . import filters, gitdiff, gitlog, gitobjects, gitstatus, gittypo, listing, pycheck, pyeval, search
+from . import filters, gitdiff, gitlog, gitobjects, gitstatus, gittypo, listing, pathnames, pycheck, pyeval, search
 from .output import next_cwd, shell_words
 
 
@@ -245,6 +245,15 @@ def _contents(name: str, s: TerminalState) -> str | None:
     if path in s.deleted or path in s.dirs or any(_within(path, d) for d in s.deleted):
         return None
     return s.files.get(path)
+
+
+def _kind(path: str, s: TerminalState) -> str | None:
+    """What is at `path`: "dir", "file", "missing", or None where the state does not know."""
+    if any(_within(path, d) for d in s.deleted) or _absent(path, s):
+        return "missing"
+    if path in s.dirs or path == s.home:
+        return "dir"
+    return "file" if path in s.files else None
 
 
 def _absent(path: str, s: TerminalState) -> bool:
@@ -592,6 +601,8 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return (listed, 0) if listed is not None else None
     if cmd == "pwd" and not args:
         return s.cwd + "\n", 0
+    if cmd in ("basename", "dirname", "seq", "realpath") and cmd not in s.defined:
+        return pathnames.answer(cmd, args, s.cwd, s.home, lambda path: _kind(path, s))
     if cmd == "echo" and all(not a.startswith("-") or a == "-n" for a in args):
         return _echo_text(args, False), 0
     if cmd == "cat" and len(args) == 1 and not args[0].startswith("-"):
