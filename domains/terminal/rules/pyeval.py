@@ -15,6 +15,7 @@ import json
 import math
 import operator
 import posixpath
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,6 +84,24 @@ _MATH = frozenset({"sqrt", "floor", "ceil", "pi", "e", "tau", "inf", "nan", "log
                    "cos", "tan", "gcd", "lcm", "isqrt", "fabs", "hypot", "trunc", "isclose", "degrees",
                    "radians", "factorial", "comb", "perm", "fsum", "copysign", "atan", "atan2"})
 _PATH_FUNCTIONS = frozenset({"join", "basename", "dirname", "splitext", "split", "normpath", "isabs"})
+
+
+# `python3 -c CODE [word…]` with the code quoted so that bash hands it over as it is written
+_ONE_LINER = re.compile(r"\s*python3\s+-c\s+(?:'([^']*)'|\"((?:[^\"$`\\]|\\.)*)\")((?:\s+[A-Za-z0-9._/=-]+)*)\s*",
+                           re.S)
+_ESCAPED = re.compile(r"\\([$`\"\\\n])")  # in double quotes, bash drops the backslash before these (and a newline)
+
+
+def one_liner(command: str) -> tuple[str, list[str]] | None:
+    """`python3 -c CODE [word…]`: the code as bash hands it over (single quotes: as written; double
+    quotes: with bash's escapes undone, none of its expansions), and the words after it."""
+    found = _ONE_LINER.fullmatch(command)
+    if found is None:
+        return None
+    code = found.group(1)
+    if code is None:
+        code = _ESCAPED.sub(lambda m: m.group(1).strip("\n"), found.group(2))
+    return code, found.group(3).split()
 
 
 def run(code: str, machine: Machine) -> str | None:

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from . import filters, gitdiff, gitlog, gitobjects, gitstatus, gittypo, listing, pathnames, pycheck, pyeval, search
+from . import filters, gitdiff, gitlog, gitobjects, gitstatus, gittypo, listing, lists, pathnames, pycheck, pyeval, search
 from .output import next_cwd, shell_words
 
 
@@ -118,45 +118,6 @@ def _split(command: str) -> list[list[str]] | None:
         else:
             parts[-1].append(w)
     return [p for p in parts if p]
-
-
-def _commands(command: str) -> list[tuple[str, str]] | None:
-    """The commands of a list at the line's top level, each as written with the operator before it
-    ("" for the first; `&&`, `||`, `;`). None where anything else joins them or hides in them (`&`, a
-    subshell, a substitution, a here-document, a newline, an open quote). A command may be a pipeline."""
-    if "`" in command or "$(" in command or "\n" in command:
-        return None
-    out: list[tuple[str, str]] = []
-    op, start, i, quote = "", 0, 0, ""
-    while i < len(command):
-        c = command[i]
-        if quote:
-            if c == quote:
-                quote = ""
-            elif c == "\\" and quote == '"':
-                i += 1
-        elif c in "'\"":
-            quote = c
-        elif c == "\\":
-            i += 1
-        elif command.startswith(("&&", "||"), i) or c == ";":
-            out.append((op, command[start:i].strip()))
-            op = command[i:i + (1 if c == ";" else 2)]
-            start = i + len(op)
-            i = start - 1
-        elif c in "&()" or command.startswith("<<", i):
-            return None
-        i += 1
-    out.append((op, command[start:].strip()))
-    if quote or not all(text for _, text in out):
-        return None
-    return out
-
-
-def _segments(command: str) -> list[str] | None:
-    """The commands of a line joined by `&&` alone (None where another operator joins them)."""
-    commands = _commands(command)
-    return None if commands is None or any(op not in ("", "&&") for op, _ in commands) else [t for _, t in commands]
 
 
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([A-Za-z_][A-Za-z0-9_]*)'|\"([A-Za-z_][A-Za-z0-9_]*)\"|([A-Za-z_][A-Za-z0-9_]*))")
@@ -549,21 +510,21 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     fed = heredoc(command)
     if fed is not None:
         return _fed_answer(s, fed)
-    listed = _commands(command)
+    listed = lists.commands(command)
     if listed and len(listed) == 1 and _condition(s, command) is not None:
         return _condition(s, command)
     if listed and len(listed) > 1 and (any(op == "||" for op, _ in listed) or
                                        any(_condition(s, text) is not None for _, text in listed)):
         evaluated = _evaluate(state, listed)  # `[ -f x ] && echo yes || echo no`: run as bash would
         return None if evaluated is None else evaluated[:2]
-    one_liner = _PY_ONE_LINER.fullmatch(command)
+    one_liner = pyeval.one_liner(command)
     if one_liner is not None:
         return _python_c(one_liner, s)
     computed = filters.answer(_unexpanded(command, s), lambda name: _contents(name, s), lambda words: _source(words, s))
     if computed is not None:
         return computed
     parts = _split(command)
-    segments = _segments(command) if parts is None else None
+    segments = lists.segments(command) if parts is None else None
     if segments and len(segments) > 1:  # `cd src && ls | wc -l`: the pipeline at the end, once the rest ran
         prefix = [_split(x) for x in segments[:-1]]
         if not all(p is not None and len(p) == 1 for p in prefix):
@@ -727,24 +688,16 @@ NO_IDENTITY = ("Author identity unknown\n\n*** Please tell me who you are.\n\nRu
                "fatal: unable to auto-detect email address (got '{who}')\n")
 
 
-# `python3 -c CODE [word…]` with the code quoted so that bash hands it over as it is written
-_PY_ONE_LINER = re.compile(r"\s*python3\s+-c\s+(?:'([^']*)'|\"((?:[^\"$`\\]|\\.)*)\")((?:\s+[A-Za-z0-9._/=-]+)*)\s*",
-                           re.S)
-_ESCAPED = re.compile(r"\\([$`\"\\\n])")  # in double quotes, bash drops the backslash before these (and a newline)
-
-
-def _python_c(one_liner: re.Match, s: TerminalState) -> tuple[str, int] | None:
+def _python_c(one_liner: tuple[str, list[str]], s: TerminalState) -> tuple[str, int] | None:
     """What a one-liner prints where the state decides it (pyeval.py): python3 is the world's,
     and the modules the code imports are not shadowed from the shell's folder."""
-    code = one_liner.group(1)
-    if code is None:
-        code = _ESCAPED.sub(lambda m: m.group(1).strip("\n"), one_liner.group(2))
+    code, argv = one_liner
     imported = pyeval.imports(code[:pycheck.MAX_CODE])
     if len(code) > pycheck.MAX_CODE or imported is None or "python3" in s.defined or \
             not (imported <= pyeval.UNSHADOWED or _no_shadowing(s)) or \
             {"PATH", "PYTHONSTARTUP", "PYTHONHOME"} & set(s.env):
         return None
-    said = pyeval.run(code, pyeval.Machine(s.cwd, lambda path: _contents(path, s), one_liner.group(3).split()))
+    said = pyeval.run(code, pyeval.Machine(s.cwd, lambda path: _contents(path, s), argv))
     return None if said is None else (said, 0)
 
 
@@ -789,7 +742,7 @@ def _condition(s: TerminalState, command: str) -> tuple[str, int] | None:
 def cwd_after(state: dict[str, Any], command: str, exit_code: int) -> str:
     """The shell's folder after `command`: where the commands of a list that ran left it, where the
     state runs the list (`[ -d x ] && cd x || echo no`), else following each `cd` (next_cwd)."""
-    listed = _commands(command)
+    listed = lists.commands(command)
     if listed and len(listed) > 1 and any(op == "||" for op, _ in listed) or \
             listed and len(listed) > 1 and any(_condition(TerminalState.model_validate(state), t) is not None
                                                for _, t in listed):
@@ -809,7 +762,7 @@ def _evaluate(state: dict[str, Any], listed: list[tuple[str, str]]) -> tuple[str
             continue
         s = TerminalState.model_validate(staged)
         found = _condition(s, text)
-        if found is None and (_commands(text) or [("", "")])[0][1] == text:  # (one command: no list again)
+        if found is None and (lists.commands(text) or [("", "")])[0][1] == text:  # (one command: no list again)
             found = answer(staged, text) or silent(staged, text)
         if found is None:
             return None
@@ -899,8 +852,10 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
         rel = args[1].partition(":")[2]
         if not re.fullmatch(r"[A-Za-z0-9._+@=,-]+(/[A-Za-z0-9._+@=,-]+)*", rel) or rel.startswith(".") and "/" in rel:
             return None  # (`HEAD:./x` is relative to the shell's folder; a folder is listed as a tree)
-        committed = g.base[rel] if rel in g.base else None
-        text = (g.texts.get(committed) if committed else None) if rel in g.base else _contents(posixpath.join(g.repo, rel), s)
+        if rel in g.base:  # written since: the blob it had at the last commit ("": none)
+            text = g.texts.get(g.base[rel]) if g.base[rel] else None
+        else:  # as the last commit has it
+            text = _contents(posixpath.join(g.repo, rel), s)
         return None if text is None or posixpath.join(g.repo, rel) in s.dirs else (text, 0)
     if args == ["branch", "-v"] and len(g.branches) == 1 and g.hashes[-1:] and g.hashes[-1] and \
             len(g.hashes) == len(g.commits) and "\n" not in g.commits[-1]:
@@ -1247,7 +1202,7 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
     s.defined += [next(g for g in m.groups() if g) for m in _DEFINES.finditer(line)]
     if re.search(r"\bgit\b", line) and re.search(r"\bconfig\b", line) and "git config" not in s.defined:
         s.defined.append("git config")  # git aliases may exist from now on
-    listed = None if fed else _commands(line)
+    listed = None if fed else lists.commands(line)
     if listed and len(listed) > 1 and (any(op == "||" for op, _ in listed) or
                                        any(_condition(s, text) is not None for _, text in listed)):
         evaluated = _evaluate(state, listed)
@@ -1256,7 +1211,7 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
             staged.defined = s.defined  # (its folder: where the commands that ran left it, not every `cd` of the line)
             return staged.model_dump()
     parts = _split(line)
-    segments = _segments(line) if parts is None and not fed and exit_code == 0 else None
+    segments = lists.segments(line) if parts is None and not fed and exit_code == 0 else None
     if segments and len(segments) > 1:  # commands joined by && (all ran, and succeeded), pipelines among them
         for segment in segments:
             _apply_segment(s, segment)

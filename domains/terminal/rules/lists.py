@@ -1,0 +1,45 @@
+"""A command line's lists, found in the text as written (quotes kept): the commands joined by `&&`,
+`||` and `;` at its top level, each of which may be a pipeline. The shell state answers and follows
+a list command by command (shell.py).
+"""
+
+from __future__ import annotations
+
+
+def commands(command: str) -> list[tuple[str, str]] | None:
+    """The commands of a list at the line's top level, each as written with the operator before it
+    ("" for the first; `&&`, `||`, `;`). None where anything else joins them or hides in them (`&`, a
+    subshell, a substitution, a here-document, a newline, an open quote). A command may be a pipeline."""
+    if "`" in command or "$(" in command or "\n" in command:
+        return None
+    out: list[tuple[str, str]] = []
+    op, start, i, quote = "", 0, 0, ""
+    while i < len(command):
+        c = command[i]
+        if quote:
+            if c == quote:
+                quote = ""
+            elif c == "\\" and quote == '"':
+                i += 1
+        elif c in "'\"":
+            quote = c
+        elif c == "\\":
+            i += 1
+        elif command.startswith(("&&", "||"), i) or c == ";":
+            out.append((op, command[start:i].strip()))
+            op = command[i:i + (1 if c == ";" else 2)]
+            start = i + len(op)
+            i = start - 1
+        elif c in "&()" or command.startswith("<<", i):
+            return None
+        i += 1
+    out.append((op, command[start:].strip()))
+    if quote or not all(text for _, text in out):
+        return None
+    return out
+
+
+def segments(command: str) -> list[str] | None:
+    """The commands of a line joined by `&&` alone (None where another operator joins them)."""
+    listed = commands(command)
+    return None if listed is None or any(op not in ("", "&&") for op, _ in listed) else [t for _, t in listed]
