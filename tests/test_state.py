@@ -1370,10 +1370,15 @@ def test_a_line_answers_its_last_part_once_those_before_it_print_nothing():
     assert shell.answer(s, "echo x > n.txt && git status --short") == ("?? n.txt\n", 0)
     assert shell.answer(s, "touch a; ls nope") == ("ls: cannot access 'nope': No such file or directory\n", 2)
     assert shell.answer(s, "cd src || ls") == ("", 0)  # (cd succeeded: ls does not run)
-    for unknown in ("cd nope && ls", "echo hi > /etc/x && cat /etc/x", "ls && cd src", "python3 x.py && ls",
-                    "cd src && grep '|' notes.py | head", "echo a && ls | wc -l", "cd src; ls | wc -l",
-                    "cd src && ls | wc -l; ls"):
+    for unknown in ("cd nope && ls", "echo hi > /etc/x && cat /etc/x", "cd src && grep '|' notes.py | head",
+                    "python3 src/notes.py && ls", "cat README.md && python3 -c 'import os; os.remove(1)'"):
         assert shell.answer(s, unknown) is None, unknown
+    # any list whose every command that runs is answered: the outputs one after the other
+    assert shell.answer(s, "ls && cd src") == ("README.md\nrequirements.txt\nsrc\ntests\n", 0)
+    assert shell.answer(s, "echo a && ls | wc -l") == ("a\n4\n", 0)
+    assert shell.answer(s, "cd src && ls | wc -l; ls") == ("1\nnotes.py\n", 0)
+    assert shell.answer(s, "python3 x.py && ls") == ("python3: can't open file '/home/user/notes-app/x.py': "
+                                                   "[Errno 2] No such file or directory\n", 2)  # (ls did not run)
     # with a pipeline: the pipeline at the end, once the commands before it ran; and what those did is kept
     assert shell.answer(s, "cd src && ls | wc -l") == ("1\n", 0)
     assert shell.answer(s, "mkdir -p d && ls | wc -l") == ("5\n", 0)

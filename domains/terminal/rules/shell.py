@@ -513,10 +513,10 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     listed = lists.commands(command)
     if listed and len(listed) == 1 and _condition(s, command) is not None:
         return _condition(s, command)
-    if listed and len(listed) > 1 and (any(op == "||" for op, _ in listed) or
-                                       any(_condition(s, text) is not None for _, text in listed)):
-        evaluated = _evaluate(state, listed)  # `[ -f x ] && echo yes || echo no`: run as bash would
-        return None if evaluated is None else evaluated[:2]
+    if listed and len(listed) > 1:
+        evaluated = _evaluate(state, listed)  # `[ -f x ] && echo yes || echo no`, `cat a && ls`: run as bash would
+        if evaluated is not None:
+            return evaluated[:2]
     one_liner = pyeval.one_liner(command)
     if one_liner is not None:
         return _python_c(one_liner, s)
@@ -741,11 +741,10 @@ def _condition(s: TerminalState, command: str) -> tuple[str, int] | None:
 
 def cwd_after(state: dict[str, Any], command: str, exit_code: int) -> str:
     """The shell's folder after `command`: where the commands of a list that ran left it, where the
-    state runs the list (`[ -d x ] && cd x || echo no`), else following each `cd` (next_cwd)."""
+    state runs the list (`[ -d x ] && cd x || echo no`, `cd nope; ls`), else following each `cd`
+    (next_cwd)."""
     listed = lists.commands(command)
-    if listed and len(listed) > 1 and any(op == "||" for op, _ in listed) or \
-            listed and len(listed) > 1 and any(_condition(TerminalState.model_validate(state), t) is not None
-                                               for _, t in listed):
+    if listed and len(listed) > 1:
         evaluated = _evaluate(state, listed)
         if evaluated is not None and evaluated[1] == exit_code:
             return evaluated[2]["cwd"]
@@ -1203,8 +1202,7 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
     if re.search(r"\bgit\b", line) and re.search(r"\bconfig\b", line) and "git config" not in s.defined:
         s.defined.append("git config")  # git aliases may exist from now on
     listed = None if fed else lists.commands(line)
-    if listed and len(listed) > 1 and (any(op == "||" for op, _ in listed) or
-                                       any(_condition(s, text) is not None for _, text in listed)):
+    if listed and len(listed) > 1:
         evaluated = _evaluate(state, listed)
         if evaluated is not None and evaluated[:2] == (output, exit_code):  # (the state ran it as reality did)
             staged = TerminalState.model_validate(evaluated[2])
