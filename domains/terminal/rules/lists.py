@@ -9,8 +9,9 @@ from __future__ import annotations
 def commands(command: str) -> list[tuple[str, str]] | None:
     """The commands of a list at the line's top level, each as written with the operator before it
     ("" for the first; `&&`, `||`, `;`). None where anything else joins them or hides in them (`&`, a
-    subshell, a substitution, a here-document, a newline, an open quote). A command may be a pipeline."""
-    if "`" in command or "$(" in command or "\n" in command:
+    subshell, a substitution, a here-document, a newline outside quotes, an open quote). A command may
+    be a pipeline."""
+    if "`" in command or "$(" in command:
         return None
     out: list[tuple[str, str]] = []
     op, start, i, quote = "", 0, 0, ""
@@ -30,7 +31,7 @@ def commands(command: str) -> list[tuple[str, str]] | None:
             op = command[i:i + (1 if c == ";" else 2)]
             start = i + len(op)
             i = start - 1
-        elif c in "&()" or command.startswith("<<", i):
+        elif c in "&()\n" or command.startswith("<<", i):  # (a newline in quotes is the text's)
             return None
         i += 1
     out.append((op, command[start:].strip()))

@@ -209,7 +209,13 @@ def _contents(name: str, s: TerminalState) -> str | None:
 
 
 def _kind(path: str, s: TerminalState) -> str | None:
-    """What is at `path`: "dir", "file", "missing", or None where the state does not know."""
+    """What is at `path`: "dir", "file", "missing", or None where the state does not know (inside a
+    repository's .git, which the state does not follow)."""
+    gits = [posixpath.join(r, ".git") for r in ([s.git.repo] if s.git else []) + s.other_repos]
+    if path in gits:
+        return "dir"
+    if "/.git/" in path + "/":
+        return None
     if any(_within(path, d) for d in s.deleted) or _absent(path, s):
         return "missing"
     if path in s.dirs or path == s.home:
@@ -523,19 +529,7 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     computed = filters.answer(_unexpanded(command, s), lambda name: _contents(name, s), lambda words: _source(words, s))
     if computed is not None:
         return computed
-    parts = _split(command)
-    segments = lists.segments(command) if parts is None else None
-    if segments and len(segments) > 1:  # `cd src && ls | wc -l`: the pipeline at the end, once the rest ran
-        prefix = [_split(x) for x in segments[:-1]]
-        if not all(p is not None and len(p) == 1 for p in prefix):
-            return None
-        staged = _quiet_prefix(state, [p[0] for p in prefix] + [[]])
-        return None if staged is None else answer(staged, segments[-1])
-    if parts and len(parts) > 1 and "$(" not in command and "`" not in command and "||" not in command:
-        # `echo x > f && git add -A && git commit -m …`, `cd src && ls`: the last part's answer, once
-        # those before it (which print nothing and succeed) ran
-        staged = _quiet_prefix(state, parts)
-        return None if staged is None else answer(staged, shlex.join(parts[-1]))
+    parts = _split(command)  # (a list of several commands: `_evaluate`'s, above)
     if not parts or len(parts) != 1 or "$(" in command or "`" in command:
         return None
     if parts[0][:1] == ["ls"] and len(parts[0]) == 2 and any(c in parts[0][1] for c in "*?") and \
@@ -719,23 +713,12 @@ def _condition(s: TerminalState, command: str) -> tuple[str, int] | None:
     expr = expr[1:] if negate else expr
     if len(expr) != 2 or expr[0] not in _TESTS or not _PLAIN.fullmatch(expr[1]) or "$" in command:
         return None
-    path = _abs(expr[1], s)
-    repos = [r for r in ([s.git.repo] if s.git else []) + s.other_repos]
-    if any(_within(path, posixpath.join(r, ".git")) for r in repos) or "/.git" in path:
-        if path not in [posixpath.join(r, ".git") for r in repos]:
-            return None  # (what git keeps inside it: not followed)
-        holds = _TESTS[expr[0]] in ("dir", "any", "nonempty")
-    elif _absent(path, s) or any(_within(path, d) for d in s.deleted):
-        holds = False
-    elif path in s.dirs and path not in s.deleted:
-        holds = _TESTS[expr[0]] in ("dir", "any", "nonempty")  # (a folder's size is never 0)
-    elif path in s.files:
-        content = s.files[path]
-        if _TESTS[expr[0]] == "nonempty" and content is None:
-            return None
-        holds = _TESTS[expr[0]] in ("file", "any") or _TESTS[expr[0]] == "nonempty" and bool(content)
-    else:
+    path, test = _abs(expr[1], s), _TESTS[expr[0]]
+    kind = _kind(path, s)
+    if kind is None or kind == "file" and test == "nonempty" and s.files.get(path) is None:
         return None
+    holds = kind == "dir" and test in ("dir", "any", "nonempty") or \
+        kind == "file" and (test in ("file", "any") or test == "nonempty" and bool(s.files[path]))  # (a folder's size is never 0)
     return "", 0 if holds != negate else 1
 
 
