@@ -47,6 +47,8 @@ SEQUENCES: list[list[str]] = [
     ["cd src", "pwd", "cd ..", "pwd", "cd ~", "pwd", "ls"],
     ["echo a > f.txt", "echo b >> f.txt", "cat f.txt", "cp f.txt g.txt", "cat g.txt", "rm f.txt", "ls", "cat f.txt"],
     ["mkdir docs", "cd docs", "pwd", "ls", "touch x.md", "ls", "cd ..", "ls docs"],
+    ["cd nope", "pwd", "cd README.md", "cd src/nope/deeper", "cd nope; pwd", "cd nope && ls || echo failed",
+     "cd src/notes.py/x", "cd ~/nope", "cd nope/", "rm -r tests", "cd tests", "echo 'a\nb'; cd nope", "cd src", "pwd"],
     ["git status", "git log --oneline", "git branch", "git checkout -b feat", "git branch", "echo x > n.txt",
      "git add n.txt", "git -c user.email=u@x -c user.name=u commit -m 'add n'", "git log --oneline"],
     ["cat README.md", "cat requirements.txt", "ls -a", "ls src", "ls tests", "whoami", "hostname", "echo $HOME",
@@ -273,6 +275,19 @@ NO_REPO_SEQUENCES: list[list[str]] = [
     ["git chekout main", "git stauts", "git config --global alias.stauts status", "git stauts"],
     ["find . -name '*.txt' | wc -l", "find reports -type f | wc -l", "grep -rn Q3 reports | wc -l", "cd reports",
      "find . -type f | sort", "grep -rl budget .", "grep -rn the . | wc -l", "find . -name 'nothing*'"],
+    # a repository made where the world has none: followed from its start
+    ["git init", "git status", "git status -sb", "git log", "git log --oneline -3", "git branch", "git diff",
+     "git add todo.txt", "git status", "git status --porcelain", "git diff --cached --stat", "git diff --cached",
+     "git commit -m first", "git -c user.name=U -c user.email=u@x commit -m first", "git log --oneline",
+     "git branch", "git -c user.name=U -c user.email=u@x commit -m again", "git init", "ls -la", "git status"],
+    ["mkdir proj && cd proj && git init -q", "git status", "git -c user.name=U -c user.email=u@x commit -m none",
+     "echo 'print(1)' > main.py && mkdir lib && echo x > lib/a.txt", "git status --short", "git add main.py && git status",
+     "git config --global user.email a@b.c && git config --global user.name 'A B'", "git commit -m 'first commit'",
+     "git log -1 --format='%an <%ae> %s'", "git status", "git add . && git commit -qm two", "git status",
+     "git checkout -b feat", "git branch", "ls -a", "cd ~ && git status", "git init -q other", "cd other",
+     "git status", "cd ~/proj && git init", "git log --format=%s", "ls -a ~/proj"],
+    ["git config --global init.defaultBranch trunk", "git init -q n", "cd n", "git status", "git log",
+     "git init sub"],
 ]
 
 

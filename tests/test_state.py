@@ -717,12 +717,75 @@ def test_git_outside_any_repository_stops_until_one_may_have_been_made():
     for command in ("git diff", "git --version", "git -C /x status", "git --git-dir=/x/.git log"):
         assert shell.answer(office, command) is None, command
     assert shell.answer(run(office, "cd /tmp"), "git status") is None
-    for maker in ("git init -q x", "git clone /srv/r", "echo 'import os' > mk.py && python3 mk.py", "./setup.sh",
-                  "python3 -c 'import subprocess'"):
+    for maker in ("git clone /srv/r", "echo 'import os' > mk.py && python3 mk.py", "./setup.sh",
+                  "python3 -c 'import subprocess'", "git config --global init.defaultBranch x && git init -q x"):
         assert shell.answer(run(office, maker), "git status") is None, maker
+    assert shell.answer(run(office, "git init -q x"), "git status") == fatal  # (the one made is followed: below)
     for runs_nothing in ("python3 make_repo.py", "python3 -c 'print(1)'"):  # not there; only reads
         assert shell.answer(run(office, runs_nothing), "git status") == fatal, runs_nothing
     assert shell.answer(terminal(), "git log --oneline") != fatal  # devbox has its repository
+
+
+def test_cd_where_nothing_is_or_into_a_file_is_refused_as_bash_refuses_it():
+    """bash's own words, its line 1 (run as `bash -c`, as the sandbox runs it), exit 1, and the shell
+    stays where it was; where the state does not know the path, the model answers."""
+    s = terminal()
+    assert shell.answer(s, "cd nope") == ("/bin/bash: line 1: cd: nope: No such file or directory\n", 1)
+    assert shell.answer(s, "cd src/nope/deeper") == ("/bin/bash: line 1: cd: src/nope/deeper: No such file or directory\n", 1)
+    assert shell.answer(s, "cd ~/nope")[0] == "/bin/bash: line 1: cd: /home/user/nope: No such file or directory\n"
+    assert shell.answer(s, "cd README.md") == ("/bin/bash: line 1: cd: README.md: Not a directory\n", 1)
+    assert shell.answer(s, "cd src/notes.py/x")[0].endswith(": Not a directory\n")
+    assert shell.answer(s, "cd nope; pwd") == ("/bin/bash: line 1: cd: nope: No such file or directory\n"
+                                               "/home/user/notes-app\n", 0)
+    assert shell.cwd_after(s, "cd nope; pwd", 0) == "/home/user/notes-app"
+    assert shell.answer(run(s, "rm -r tests"), "cd tests")[1] == 1  # (removed)
+    for unknown in ("cd /nonexistent", "echo 'a\nb'; cd nope", "cd $X"):  # (bash: line 2 there)
+        assert shell.answer(s, unknown) is None, unknown
+
+
+def test_a_repository_made_where_the_world_has_none_is_followed_from_its_start():
+    """`git init` in the office, which has no repository: git's hint and message, `git status` with no
+    commit yet, `git log` refused, adding, and the first commit (a root commit: its id from the tree
+    and the clock), as git 2.39 prints them in the sandbox (NO_REPO_SEQUENCES in
+    benchmarks/state_vs_real.py check every answer there byte for byte)."""
+    office = load_domain("terminal").rules.initial(load_world("office"))
+    said = shell.answer(office, "git init")
+    assert said[0].startswith("hint: Using 'master' as the name for the initial branch.") and \
+        said[0].endswith("hint: \tgit branch -m <name>\nInitialized empty Git repository in /home/jo/.git/\n")
+    s = run(office, "git init -q")
+    assert shell.answer(s, "git status --short") == ("?? reports/\n?? todo.txt\n", 0)
+    assert shell.answer(s, "git status -sb | head -2") == ("## No commits yet on master\n?? reports/\n", 0)
+    assert shell.answer(s, "git status")[0] == (
+        "On branch master\n\nNo commits yet\n\nUntracked files:\n  (use \"git add <file>...\" to include in what will "
+        "be committed)\n\treports/\n\ttodo.txt\n\nnothing added to commit but untracked files present (use \"git add\" to track)\n")
+    unborn = ("fatal: your current branch 'master' does not have any commits yet\n", 128)
+    assert shell.answer(s, "git log --oneline") == unborn and shell.answer(s, "git log -1 --format=%s") == unborn
+    assert shell.answer(s, "git branch") == ("", 0) and shell.answer(s, "git checkout -b x") is None
+    s = run(s, "git add todo.txt")
+    assert shell.answer(s, "git status --short") == ("A  todo.txt\n?? reports/\n", 0)
+    assert "(use \"git rm --cached <file>...\" to unstage)" in shell.answer(s, "git status")[0]
+    commit = "git -c user.name=U -c user.email=u@x commit -m first"
+    said = shell.answer(s, commit)
+    assert re.fullmatch(r"\[master \(root-commit\) [0-9a-f]{7}\] first\n 1 file changed, 1 insertion\(\+\)\n"
+                        r" create mode 100644 todo.txt\n", said[0]) and said[1] == 0
+    s = run(s, commit, said[0])
+    assert shell.answer(s, "git log --oneline") == (said[0][22:29] + " first\n", 0)
+    assert shell.answer(s, "git branch") == ("* master\n", 0)
+    assert shell.answer(s, "git init") == ("Reinitialized existing Git repository in /home/jo/.git/\n", 0)
+    # one made in a new folder: the folders outside it are in no repository
+    p = run(office, "mkdir p && cd p && git init -q")
+    assert shell.answer(p, "git status") == ("On branch master\n\nNo commits yet\n\nnothing to commit "
+                                             "(create/copy files and use \"git add\" to track)\n", 0)
+    assert shell.answer(p, "git commit -qm x")[1] == 128  # (no one to make it: git asks first)
+    assert shell.answer(run(p, "cd .."), "git status") == (shell.NOT_A_REPO, 128)
+    # a second one, or one where a config may name the first branch: not followed
+    assert shell.answer(run(run(p, "git init -q ~/q"), "cd ~/q"), "git status") is None
+    named = run(office, "git config --global init.defaultBranch trunk")
+    assert shell.answer(named, "git init -q n") is None
+    assert shell.answer(run(run(named, "git init -q n"), "cd n"), "git status") is None
+    # one inside the world's repository is git's embedded one: made, said so, not followed
+    assert shell.answer(terminal(), "git init -q sub") == ("", 0)
+    assert shell.answer(run(terminal(), "git init -q sub"), "git status") is None
 
 
 def test_a_python_one_liner_that_only_reads_keeps_what_the_state_knows():

@@ -166,7 +166,8 @@ class TerminalRules(Rules):
         return shell.TerminalState(cwd=seed.cwd, home=home, host=seed.hostname, files=files, dirs=dirs, known_dirs=known,
                                    git=git, no_repo=git is None and not any("/.git/" in p for p in files),
                                    order=_made_in_order(seed, home), times=_made_now(seed, home),
-                                   identity={}).model_dump()  # (the sandbox configures no git identity)
+                                   identity={},  # (the sandbox configures no git identity)
+                                   configured=any(p.endswith(shell.GIT_CONFIG_FILES) for p in files)).model_dump()
 
     def answer(self, state: dict[str, Any], call: Call) -> Parsed | None:
         command = str(call.arguments.get("command", ""))

@@ -319,6 +319,10 @@ def _bytes_or_from(cmd: str, args: list[str]) -> tuple[Callable[[str], tuple[str
     return cut, files
 
 
+# git's reads whose output to a pipe is what they print alone (no colours, no pager there)
+GIT_PIPED = frozenset({"log", "ls-files", "show", "status", "diff", "branch"})
+
+
 def answer(command: str, read: Callable[[str], str | None],
            source: Callable[[list[str]], tuple[str, bool, int] | None]) -> tuple[str, int] | None:
     """The output and exit code of `command` when every file it reads is known (`read(name)`: the
@@ -345,7 +349,7 @@ def answer(command: str, read: Callable[[str], str | None],
         ordered, last_fixed, from_xargs = True, False, False
         for n, stage in enumerate(stages):
             if n == 0 and (stage[0] in ("find", "ls") or stage[0] == "grep" and _recursive(stage) or
-                           stage[:1] == ["git"] and stage[1:2] in (["log"], ["ls-files"], ["show"]) and len(stages) > 1):
+                           stage[:1] == ["git"] and stage[1:2] and stage[1] in GIT_PIPED and len(stages) > 1):
                 if stage[0] == "ls" and len(stages) == 1:
                     return None  # `ls` alone is the shell's own rule
                 computed = source(stage)

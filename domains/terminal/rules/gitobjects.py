@@ -68,12 +68,12 @@ class Commit(BaseModel):
         """The commit's id, made at `when`."""
         return commit_id(self.tree, parent, self.who, when, self.message)
 
-    def said(self, branch: str, made: str) -> str:
-        """What git prints: the branch and the id, the subject, the diffstat's summary, each file made
-        or removed."""
+    def said(self, branch: str, made: str, root: bool = False) -> str:
+        """What git prints: the branch and the id (a repository's first commit says so), the subject,
+        the diffstat's summary, each file made or removed."""
         modes = [f" {'create' if not head else 'delete'} mode 100644 {rel}\n"
                  for rel, head, after, _, _ in sorted(self.changed, key=lambda c: c[0].encode()) if not head or not after]
-        return f"[{branch} {made[:7]}] {self.message}\n" + gitdiff.shortstat(
+        return f"[{branch}{' (root-commit)' if root else ''} {made[:7]}] {self.message}\n" + gitdiff.shortstat(
             len(self.changed), sum(c[3] for c in self.changed), sum(c[4] for c in self.changed)) + "".join(modes)
 
 

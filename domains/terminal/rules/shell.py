@@ -83,8 +83,9 @@ class TerminalState(BaseModel):
     deleted: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     git: GitState | None = None
-    # No git repository anywhere the shell can be: the world makes none, and nothing since could have
-    # (`git init`/`clone`, or a program that may write anything, ends it)
+    # No git repository anywhere the shell can be but `git` (one `git init` made, where the world had
+    # none): the world makes none, and nothing since could have (`git init`/`clone` of another, or a
+    # program that may write anything, ends it)
     no_repo: bool = False
     defined: list[str] = Field(default_factory=list)  # aliases and functions the episode defined
     # The paths made in the home and /tmp, oldest first, where the state saw them made (the world's
@@ -100,6 +101,9 @@ class TerminalState(BaseModel):
     # git's user.name and user.email as `git config` set them in the episode ({}: none, as in the
     # sandbox); None where a config command the state does not follow may have changed them
     identity: dict[str, str] | None = None
+    # A git config file the world has, or a `git config` beside who commits (init.defaultBranch…):
+    # what a new repository starts as (its branch) is no longer known
+    configured: bool = False
 
 
 
@@ -226,6 +230,20 @@ def _kind(path: str, s: TerminalState) -> str | None:
 def _absent(path: str, s: TerminalState) -> bool:
     """Nothing is at `path`: removed, or missing from a folder whose listing is known whole."""
     return path in s.deleted or (posixpath.dirname(path) in s.known_dirs and not _exists(path, s))
+
+
+def _cd_refused(path: str, s: TerminalState) -> str | None:
+    """Why bash's `cd` refuses `path`, where the state knows: nothing is there (at it or at a folder
+    on the way), or it is a file; None where it may go there, or the state does not know."""
+    while path != "/":
+        if path in s.files and path not in s.dirs and not any(_within(path, d) for d in s.deleted):
+            return "Not a directory"  # (it, or a file on the way)
+        if _absent(path, s):
+            return "No such file or directory"
+        if _exists(path, s):
+            return None
+        path = posixpath.dirname(path)
+    return None
 
 
 def _listing(folder: str, s: TerminalState) -> str | None:
@@ -385,9 +403,9 @@ def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
     if words[0] == "ls":
         listed = _ls(words[1:], s)
         return None if listed is None else (listed, True, 0)
-    if words[:1] == ["git"] and words[1:2] in (["log"], ["ls-files"], ["show"]):  # (as the command alone prints it)
+    if words[:1] == ["git"] and words[1:2] and words[1] in filters.GIT_PIPED:
         said = answer(s.model_dump(), shlex.join(words))
-        return None if said is None else (said[0], True, said[1])
+        return None if said is None or said[1] != 0 else (said[0], True, 0)  # (git's refusal: to the terminal, not the pipe)
     if words[0] == "find":
         return search.find(words[1:], lambda top: _tree(top, s), refs, lambda top: _absent(_abs(top, s), s))
     missing = search.missing_top(words[1:], lambda name: False if _absent(_abs(name, s), s) else None)
@@ -571,6 +589,11 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if cmd == "cat" and len(args) > 1 and not any(a.startswith("-") for a in args):
         contents = [_contents(a, s) for a in args]  # every file there and known: one after the other
         return ("".join(c for c in contents if c is not None), 0) if all(c is not None for c in contents) else None
+    if cmd == "cd" and len(args) == 1 and _PLAIN.fullmatch(args[0].removeprefix("~/")) and \
+            not args[0].startswith("-") and "cd" not in s.defined and "CDPATH" not in s.env:
+        refused = _cd_refused(_abs(args[0], s), s)  # (bash run as `bash -c`, as in the sandbox: its line 1)
+        shown = _abs(args[0], s) if args[0].startswith("~/") else args[0]  # (bash expanded the ~ before)
+        return (f"/bin/bash: line 1: cd: {shown}: {refused}\n", 1) if refused else None
     if cmd in TYPOS and cmd not in s.defined and "PATH" not in s.env and \
             not any(posixpath.basename(p) == cmd for p in s.files):
         return f"/bin/bash: line 1: {cmd}: command not found\n", 127  # (bash run as `bash -c`, as in the sandbox)
@@ -620,17 +643,20 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         said = gittypo.unknown(args[0])  # (an alias needs git config, or a config file written)
         if said is not None:
             return said, 1
+    if cmd == "git" and args[:1] == ["init"]:
+        return _init_answer(s, args[1:])
     if cmd == "git" and args[:1] == ["branch"] and args[1:] in ([], ["-a"], ["--all"], ["-l"], ["--list"]) and \
-            s.git and _in_repo(s):  # (-a adds remote-tracking branches: the world's repository has none)
+            s.git and s.git.commits and _in_repo(s):  # (-a adds remote-tracking branches: the world's repository has none)
         return "".join(("* " if b == s.git.branch else "  ") + b + "\n" for b in sorted(s.git.branches)), 0
     if cmd == "git" and len(args) == 3 and args[:2] in (["checkout", "-b"], ["switch", "-c"]) and s.git and \
-            _in_repo(s) and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._/-]*", args[2]) and ".." not in args[2]:
+            s.git.commits and _in_repo(s) and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._/-]*", args[2]) and ".." not in args[2]:
         # Creating a branch prints one line (local changes are carried over silently); one that
         # exists is refused. Switching to an existing branch also lists modified files: not answered.
         if args[2] in s.git.branches:
             return f"fatal: a branch named '{args[2]}' already exists\n", 128
         return f"Switched to a new branch '{args[2]}'\n", 0
-    if cmd == "git" and s.no_repo and _within(s.cwd, s.home) and args[:1] and args[0] in NEED_A_REPO:
+    if cmd == "git" and s.no_repo and _within(s.cwd, s.home) and args[:1] and args[0] in NEED_A_REPO and \
+            not (s.git and _within(s.cwd, s.git.repo)):
         return NOT_A_REPO, 128  # (global options first, `-C` or `--git-dir`, may name one: not answered)
     parsed = _git_globals(args) if cmd == "git" else None
     if parsed and parsed[1][:1] == ["commit"] and _in_repo(s) and _no_identity(s, parsed[0]) and \
@@ -643,6 +669,8 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             _git_answer(s, sub) if not config else None
         if found is not None:
             return found
+    if parsed and s.git and not s.git.commits and _in_repo(s) and not s.git.unknown:
+        return _unborn_answer(s, *parsed)
     if cmd == "git" and args[:2] == ["log", "--oneline"] and len(args) <= 4 and s.git and s.git.commits and _in_repo(s):
         n = len(s.git.commits)
         if len(args) > 2:
@@ -738,16 +766,18 @@ def _evaluate(state: dict[str, Any], listed: list[tuple[str, str]]) -> tuple[str
     """A list run as bash runs it (a command after `&&` where the last one succeeded, after `||`
     where it failed, after `;` always), each command answered by the state on the state the ones
     before it left: the output, the exit code and that state; None where one is not known."""
-    staged, said, code = state, [], 0
+    staged, said, code, lines = state, [], 0, 0
     for op, text in listed:
         if op == "&&" and code != 0 or op == "||" and code == 0:
+            lines += text.count("\n")
             continue
         s = TerminalState.model_validate(staged)
         found = _condition(s, text)
         if found is None and (lists.commands(text) or [("", "")])[0][1] == text:  # (one command: no list again)
             found = answer(staged, text) or silent(staged, text)
-        if found is None:
-            return None
+        if found is None or lines and found[0].startswith("/bin/bash: line 1: "):
+            return None  # (bash names the line a command is on: after a newline, not the first)
+        lines += text.count("\n")
         out, code = found
         said.append(out)
         staged = apply(staged, text, out, code, next_cwd(text, s.cwd, s.home, code))
@@ -797,6 +827,88 @@ def _env_identity(s: TerminalState) -> bool:
     return bool({"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL", "EMAIL", "GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME",
                  "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "PATH", "HOME", "GIT_CONFIG_GLOBAL"} & set(s.env)) or \
         any(p.endswith(GIT_CONFIG_FILES) and s.files[p] is not None for p in s.files)
+
+
+QUIET = {"-q", "--quiet"}
+# What may make a new repository other than git's defaults: its branch name, its template
+GIT_SETTINGS = frozenset({"HOME", "PATH", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
+                          "GIT_TEMPLATE_DIR", "GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_CONFIG_COUNT",
+                          "GIT_CONFIG_PARAMETERS"})
+
+
+def _new_repository(s: TerminalState, repo: str) -> bool:
+    """`git init` at `repo` makes a repository there, on git's default branch (`master`: nothing
+    configures another): the folder is known to hold none (or is made now, inside a known one)."""
+    if s.configured or GIT_SETTINGS & set(s.env) or not _within(repo, s.home) or repo in s.files or \
+            any(_within(repo, d) for d in s.deleted) or repo in s.other_repos or s.git and repo == s.git.repo:
+        return False
+    if repo in s.dirs:
+        return repo in s.known_dirs and ".git" not in _children(repo, s)
+    return posixpath.dirname(repo) in s.dirs  # (git makes the folder; the folders on the way too: not followed)
+
+
+def _fresh(s: TerminalState, repo: str) -> GitState | None:
+    """The repository `git init` makes at `repo` where the world has none yet (the state follows one
+    repository): no commit, every file under it untracked. Followed only where every folder under
+    it is known whole; None where it is not modelled (a repository may be elsewhere already, or
+    inside it: git adds that as an embedded one)."""
+    if s.git is not None or not s.no_repo or not _new_repository(s, repo) or \
+            any(_within(r, repo) for r in s.other_repos):
+        return None
+    inside = [p for p in [*s.files, *s.dirs] if p != repo and _within(p, repo) and not any(_within(p, d) for d in s.deleted)]
+    if any(posixpath.basename(p) == ".git" for p in inside):
+        return None
+    folders = [repo, *(p for p in inside if p in s.dirs)] if repo in s.dirs else []
+    return GitState(repo=repo, branch="master", branches=[], follows=all(d in s.known_dirs for d in folders),
+                    base={posixpath.relpath(p, repo): "" for p in inside if p not in s.dirs})
+
+
+def _init_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
+    """`git init [-q] [FOLDER]`: a repository made (git's hint on the branch's name first, as on a
+    machine without config), or made again."""
+    where = [a for a in args if a not in QUIET]
+    if len(where) > 1 or any(a.startswith("-") for a in where):
+        return None
+    repo = _abs(where[0], s) if where else s.cwd
+    quiet = len(where) < len(args)
+    if s.git is not None and repo == s.git.repo and not any(_within(posixpath.join(repo, ".git"), d) for d in s.deleted):
+        return ("" if quiet else f"Reinitialized existing Git repository in {repo}/.git/\n"), 0
+    if not _new_repository(s, repo):
+        return None
+    return ("" if quiet else gitstatus.INIT_HINT + f"Initialized empty Git repository in {repo}/.git/\n"), 0
+
+
+# `git log` on a branch with no commit yet refuses, whatever form it was asked in
+UNBORN_LOG = re.compile(r"--oneline|-\d+|-n\d*|\d+|--max-count=\d+|--(?:format|pretty)=.*|--stat|--graph|--decorate|"
+                        r"-p|--patch|--name-only|--name-status|--reverse|--no-pager")
+
+
+def _unborn_answer(s: TerminalState, config: dict[str, str], args: list[str]) -> tuple[str, int] | None:
+    """git in a repository made in the episode that has no commit yet (`git init`): status says so,
+    `git log` refuses, no branch is listed yet; adding, diffs and the first commit as anywhere."""
+    g = s.git
+    assert g is not None
+    if args[:1] == ["commit"]:
+        return _commit_answer(s, config, args)
+    if config:
+        return None
+    if args[:1] == ["status"] and tuple(args[1:]) in STATUS_FORMS:
+        form = STATUS_FORMS[tuple(args[1:])]
+        listed = changes(s, g.repo if form == "porcelain" else s.cwd)
+        if listed is None:
+            return None
+        if form == "long":
+            return gitstatus.long(g.branch, listed, unborn=gitstatus.NO_COMMITS), 0
+        return (f"## No commits yet on {g.branch}\n" if form == "branch" else "") + gitstatus.short(listed), 0
+    if args[:1] == ["log"] and all(UNBORN_LOG.fullmatch(a) for a in args[1:]):
+        return f"fatal: your current branch '{g.branch}' does not have any commits yet\n", 128
+    if args[:1] == ["branch"] and args[1:] in ([], ["-a"], ["--all"], ["-l"], ["--list"], ["-v"], ["-vv"]):
+        return "", 0
+    if args == ["branch", "--show-current"]:
+        return g.branch + "\n", 0
+    if args[:1] in (["add"], ["diff"], ["ls-files"]):
+        return _git_answer(s, args)
+    return None
 
 
 TAG_LISTING = (["tag"], ["tag", "-l"], ["tag", "--list"])
@@ -990,11 +1102,13 @@ def _commit_answer(s: TerminalState, config: dict[str, str], args: list[str]) ->
         return None
     if not any(index[rel] != head for rel, head in s.git.base.items()):
         listed = changes(s, s.cwd)  # nothing to commit: git says why, as `git status` does
-        return (gitstatus.long(s.git.branch, listed), 1) if listed is not None else None
+        unborn = "" if s.git.commits else gitstatus.INITIAL_COMMIT
+        return (gitstatus.long(s.git.branch, listed, unborn=unborn), 1) if listed is not None else None
     if any(re.fullmatch(r"-[a-zA-Z]*q[a-zA-Z]*", a) or a == "--quiet" for a in flags):
         return "", 0
     made = _new_commit(s, config, _commits_all(args), message)
-    return (made.said(s.git.branch, made.made(s.git.head, int(clock()))), 0) if made is not None else None
+    return (made.said(s.git.branch, made.made(s.git.head, int(clock())), root=not s.git.commits), 0) \
+        if made is not None else None
 
 
 def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool,
@@ -1007,7 +1121,7 @@ def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool,
     index = _committed(s, every_tracked)
     name = config.get("user.name") or (s.identity or {}).get("user.name")
     email = config.get("user.email") or (s.identity or {}).get("user.email")
-    if index is None or not g.head or not name or not email or _env_identity(s) or \
+    if index is None or not g.head and g.commits or not name or not email or _env_identity(s) or \
             not re.fullmatch(r"[^\n<>]*[^\s<>]", name) or not re.fullmatch(r"[^\s<>]+", email) or \
             not re.fullmatch(r"[^\n]*\S", message) or message != message.strip() or \
             any(posixpath.basename(p) == ".gitignore" for p in s.files if _within(p, g.repo)):
@@ -1781,6 +1895,19 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
         if args[0] == "clone" and target is None and where:
             target = posixpath.basename(where[0].rstrip("/")).removesuffix(".git")
         repo = _abs(target, s) if target else s.cwd
+        fresh = _fresh(s, repo) if args[0] == "init" and set(args[1:]) - set(where) <= QUIET else None
+        if fresh is not None:  # the world's first repository: followed from its start
+            if repo not in s.dirs:
+                s.dirs.append(repo)
+                s.known_dirs.append(repo)
+                _made(s, repo)
+            s.git = fresh  # (and no other repository: `no_repo` stays)
+            _changed(s, repo)  # (.git made in it)
+            s.times[posixpath.join(repo, ".git")] = int(clock())
+            return
+        if args[0] == "init" and s.git is not None and repo == s.git.repo:
+            s.times.pop(posixpath.join(repo, ".git"), None)  # made again: nothing else changes (its time: not followed)
+            return
         if s.git is not None and (_within(repo, s.git.repo) or _within(s.git.repo, repo)):
             s.git.follows = s.git.all_staged = False  # one made inside this one: an embedded repository
         s.no_repo = False
@@ -1793,6 +1920,7 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
         pass
     elif cmd == "git" and args[:1] == ["config"] and "--global" in args and \
             len([a for a in args[1:] if not a.startswith("-")]) >= 2:
+        s.configured = True
         _write(s, posixpath.join(s.home, ".gitconfig"), None)  # (set: git writes the file, made if new)
     elif cmd == "git" and s.git is not None and _in_repo(s):
         args = _git_args(args)
@@ -1808,7 +1936,10 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
             _stage(s, args[1:])
         elif commit_message is not None:
             config = (_git_globals(words[1:]) or ({}, []))[0]
-            coming = _new_commit(s, config, _commits_all(args), commit_message) if s.git.head else None
+            coming = _new_commit(s, config, _commits_all(args), commit_message) \
+                if s.git.head or not s.git.commits else None
+            if s.git.branch not in s.git.branches:
+                s.git.branches.append(s.git.branch)  # (a repository's first commit makes its branch)
             parent, s.git.head = s.git.head, ""
             _commit(s, _committed(s, _commits_all(args)))
             if len(s.git.hashes) < len(s.git.commits):
