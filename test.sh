@@ -25,5 +25,13 @@ if ! command -v mousepad >/dev/null || ! command -v Xvfb >/dev/null || ! command
         echo "the desktop recorder test needs: sudo apt-get install $DESKTOP_PACKAGES" >&2
     fi
 fi
+# The awk test compares the state's awk with gawk as well as with the sandbox's awk (Debian's mawk):
+# gawk is unpacked beside the environment, not installed (installed, it would become the sandbox's awk).
+GAWK_DIR="${MCP_WORLD_VENV:-$ROOT/.venv}/gawk"
+if [[ ! -x "$GAWK_DIR/usr/bin/gawk" ]] && command -v apt-get >/dev/null && command -v dpkg >/dev/null; then
+    (tmp="$(mktemp -d)" && cd "$tmp" && apt-get download -qq gawk libmpfr6 libsigsegv2 >/dev/null 2>&1 &&
+        for deb in *.deb; do dpkg -x "$deb" "$GAWK_DIR"; done; rm -rf "$tmp") \
+        || echo "could not unpack gawk; the awk test compares with the sandbox's awk alone" >&2
+fi
 cd "$ROOT"
 exec "${MCP_WORLD_VENV:-$ROOT/.venv}/bin/python" -m pytest "$@"

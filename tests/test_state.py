@@ -10,6 +10,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 import anyio
 import pytest
@@ -1310,6 +1311,43 @@ def test_the_one_liner_walker_prints_what_python_prints_on_random_expressions():
     assert wrong == [] and answered == agreed >= 100
 
 
+def test_grep_of_one_text_prints_what_gnu_grep_prints_on_random_texts_and_options():
+    """benchmarks/grep_vs_gnu.py: random texts, fixed-string patterns and sets of the options the
+    state answers (context lines and their `--`, -m, -o, -w, -x, -i, -c, -v, -H/-h, -F/-E), run by
+    the sandbox's GNU grep and by the state; every one the state answers agrees."""
+    from benchmarks.grep_vs_gnu import compare
+
+    answered, agreed, wrong = compare(seed=11, count=400)
+    assert wrong == [] and answered == agreed >= 300
+    s = terminal()
+    assert shell.answer(s, "grep -n -A1 def src/notes.py") == ("1:def add(notes, text):\n2-    notes.append(text)\n", 0)
+    for regex in ("grep -n 'de.' src/notes.py", "grep -E 'a|b' src/notes.py", "grep -P x src/notes.py",
+                  "grep -n def src/notes.py tests/test_notes.py"):  # (a regular expression; several files)
+        assert shell.answer(s, regex) is None, regex
+
+
+def test_awk_prints_what_mawk_and_gawk_print_on_random_programs_and_texts():
+    """benchmarks/awk_vs_real.py: random programs of the kinds agents type over random texts, run by
+    the sandbox's awk (mawk) and by gawk (test.sh unpacks it beside the environment): every one the
+    state answers agrees with both. An awk program that may write (a redirection, a pipe, system())
+    makes the state forget what it may have changed; one the walker reads does not."""
+    from benchmarks.awk_vs_real import compare
+
+    gawk = next((str(p) for p in [Path(sys.prefix) / "gawk/usr/bin/gawk"] if p.exists()), os.environ.get("GAWK"))
+    answered, agreed, wrong = compare(seed=13, count=1500, gawk=gawk)
+    assert wrong == [] and answered == agreed >= 1100
+    s = terminal()
+    assert shell.answer(s, "awk '{print $1}' src/notes.py") == ("def\nnotes.append(text)\nreturn\n", 0)
+    assert shell.answer(s, "wc -l src/notes.py | awk '{print $1 * 2}'") == ("6\n", 0)
+    assert shell.answer(s, "awk -F'(' 'NR == 1 {print $2}' src/notes.py") == ("notes, text):\n", 0)
+    assert shell.answer(s, "awk 'BEGIN {printf \"%05.1f|%-3s|\\n\", 3.14159, \"ab\"}'") == ("003.1|ab |\n", 0)
+    for declined in ("awk '{print $1}' $HOME/x", "awk '/de+f/' src/notes.py", "awk '{print}'",
+                     "awk '{for (k in a) print k}' src/notes.py", "awk 'BEGIN {print 2^40}'"):
+        assert shell.answer(s, declined) is None, declined
+    assert shell.answer(run(s, "awk '{print $1}' src/notes.py"), "ls") is not None
+    assert shell.answer(run(s, "awk '{print > \"out\"}' src/notes.py"), "ls") is None
+
+
 def test_py_compile_prints_nothing_and_leaves_its_bytecode_beside_each_file():
     """`python3 -m py_compile F` of a known file that compiles (compiling runs nothing) prints nothing
     and writes `__pycache__/F.cpython-311.pyc` beside it: listings, `find` and `git status` (an
@@ -1399,8 +1437,9 @@ def test_conditions_and_lists_run_as_bash_runs_them():
         said = rules.answer(s, Call("run_command", {"command": line}, s))
         assert said.structured["cwd"] == folder and run(s, line, said.text, 0, folder)["cwd"] == folder, line
     for unknown in ("[ -f .git/HEAD ] && echo h", "[ -d /usr ] && echo y", "[ -f $HOME/x ]", "[ -f ~/.profile ]",
-                    "[ -n x ] && echo y", "cd nope || echo no", "python3 src/notes.py || echo failed"):
+                    "[ -n x ] && echo y", "python3 src/notes.py || echo failed"):
         assert shell.answer(s, unknown) is None, unknown
+    assert shell.answer(s, "cd nope || echo no") == ("/bin/bash: line 1: cd: nope: No such file or directory\nno\n", 0)
     assert shell.answer(run(s, "[ -f x ] || python3 src/notes.py", "", 0), "ls") is None  # (it may have written)
 
 
@@ -1433,7 +1472,8 @@ def test_a_line_answers_its_last_part_once_those_before_it_print_nothing():
     assert shell.answer(s, "echo x > n.txt && git status --short") == ("?? n.txt\n", 0)
     assert shell.answer(s, "touch a; ls nope") == ("ls: cannot access 'nope': No such file or directory\n", 2)
     assert shell.answer(s, "cd src || ls") == ("", 0)  # (cd succeeded: ls does not run)
-    for unknown in ("cd nope && ls", "echo hi > /etc/x && cat /etc/x", "cd src && grep '|' notes.py | head",
+    assert shell.answer(s, "cd nope && ls") == ("/bin/bash: line 1: cd: nope: No such file or directory\n", 1)
+    for unknown in ("cd /nope && ls", "echo hi > /etc/x && cat /etc/x", "cd src && grep '|' notes.py | head",
                     "python3 src/notes.py && ls", "cat README.md && python3 -c 'import os; os.remove(1)'"):
         assert shell.answer(s, unknown) is None, unknown
     # any list whose every command that runs is answered: the outputs one after the other

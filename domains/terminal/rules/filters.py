@@ -17,11 +17,9 @@ import re
 import sys
 from typing import Callable
 
+from . import awk, grepfile
 from .output import shell_words
 
-# A grep pattern read as a fixed string: letters, digits and punctuation that mean nothing to a
-# basic regular expression (a leading ^ and a trailing $ are anchors, handled).
-_WORD = re.compile(r"\^?[A-Za-z0-9_ :,=()'\"#@%/-]*\$?")  # (empty: every line)
 _LINES = re.compile(r"-(\d+)")
 
 
@@ -52,43 +50,6 @@ def _count(args: list[str], default: int = 10) -> tuple[int, list[str]] | None:
             rest.append(a)
         i += 1
     return n, rest
-
-
-def _grep(args: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[str]] | None:
-    flags, rest = set(), []
-    for a in args:
-        if a.startswith("-") and len(a) > 1 and not rest:
-            if not set(a[1:]) <= set("ncvi"):
-                return None
-            flags |= set(a[1:])
-        else:
-            rest.append(a)
-    if not rest or not _WORD.fullmatch(rest[0]):
-        return None
-    pattern, files = rest[0], rest[1:]
-    start, end = pattern.startswith("^"), pattern.endswith("$")
-    word = pattern[1 if start else 0:len(pattern) - (1 if end else 0)]
-    if "i" in flags:
-        word = word.lower()
-
-    def run(text: str) -> tuple[str, int]:
-        if "\0" in text or ("i" in flags and not text.isascii()):
-            raise _Unknown
-        hits = []
-        for n, line in enumerate(_lines(text), 1):
-            body = line.rstrip("\n")
-            probe = body.lower() if "i" in flags else body
-            if start and end:
-                found = probe == word
-            else:
-                found = probe.startswith(word) if start else probe.endswith(word) if end else word in probe
-            if found != ("v" in flags):
-                hits.append((f"{n}:" if "n" in flags and "c" not in flags else "") + body + "\n")
-        if "c" in flags:
-            return f"{len(hits)}\n", 0 if hits else 1
-        return "".join(hits), 0 if hits else 1
-
-    return run, files
 
 
 class _Unknown(Exception):
@@ -188,6 +149,12 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
     cmd, args = words[0], words[1:]
     if cmd in ("head", "tail") and any(a.startswith("-c") or a.startswith("+") for a in args):
         return _bytes_or_from(cmd, args)
+    if cmd == "awk":
+        parsed = awk.command(args)
+        if parsed is None:
+            return None
+        program, fs, assigns, named = parsed
+        return (lambda text: awk.run(program, text, fs, assigns)), named
     if cmd in ("head", "tail"):
         parsed = _count(args)
         if parsed is None:
@@ -213,7 +180,7 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
 
         return wc, files
     if cmd == "grep":
-        return _grep(args)
+        return grepfile.grep(args)
     if cmd == "cat" and args[:1] == ["-n"] and len(args) == 2 or cmd == "nl" and args[:-1] in (["-ba"], ["-b", "a"]):
         def numbered(text: str) -> tuple[str, int]:
             if cmd == "nl" and text and not text.endswith("\n"):
@@ -330,7 +297,8 @@ def answer(command: str, read: Callable[[str], str | None],
     (`source(words)`: `ls`, `find`, `grep -r`; its text, whether its lines' order is known, and its
     exit code); None: the model answers. Lines in an unknown order are answered only through a
     stage their order cannot change (`wc`, `sort`)."""
-    if any(c in command for c in "$`\\{}~<>;&") or "||" in command or not _globs_quoted(command):
+    bare = _outside_single_quotes(command)  # (an awk program's `$1`, `{}` and `>` are its own)
+    if bare is None or any(c in bare for c in "$`\\{}~<>;&") or "||" in bare or not _globs_quoted(command):
         return None
     words = shell_words(command)
     if not words:
@@ -388,6 +356,9 @@ def answer(command: str, read: Callable[[str], str | None],
                     return None
                 text, code = wc_files(files, texts, wc_which([a for a in stage[1:] if a.startswith("-")]) or "lwc"), 0
                 continue
+            if n == 0 and stage[0] == "awk" and not files and len(stages) == 1:
+                text, code = run(None)  # (a program of BEGIN alone reads nothing; one that reads: not answered)
+                continue
             if n == 0:
                 if len(files) != 1:
                     return None
@@ -398,7 +369,7 @@ def answer(command: str, read: Callable[[str], str | None],
                 return None  # a later stage reading a file of its own: not a filter of the pipe
             assert text is not None
             text, code = run(text)
-    except _Unknown:
+    except (_Unknown, grepfile.Unknown, awk.Unknown):
         return None
     if len(stages) == 1 and stages[0][0] == "cat" and stages[0][1:2] != ["-n"]:
         return None  # plain cat is the shell's own rule
@@ -409,6 +380,22 @@ def answer(command: str, read: Callable[[str], str | None],
 
 def _recursive(words: list[str]) -> bool:
     return any(w.startswith("-") and not w.startswith("--") and set(w[1:]) & {"r", "R"} for w in words[1:])
+
+
+def _outside_single_quotes(command: str) -> str | None:
+    """The line with what single quotes hold taken out (the shell reads none of it); None where a
+    quote is not closed."""
+    out, inside, double = [], False, False
+    for c in command:
+        if inside:
+            inside = c != "'"
+        elif c == "'" and not double:
+            inside = True
+            out.append("''")
+        else:
+            double = double != (c == '"')
+            out.append(c)
+    return None if inside or double else "".join(out)
 
 
 def _globs_quoted(command: str) -> bool:

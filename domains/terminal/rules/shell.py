@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from . import filters, gitdiff, gitlog, gitobjects, gitstatus, gittypo, listing, lists, pathnames, pycheck, pyeval, search
+from . import awk, filters, gitdiff, gitlog, gitobjects, gitstatus, gittypo, listing, lists, pathnames, pycheck, pyeval, search
 from .output import next_cwd, shell_words
 
 
@@ -1589,6 +1589,8 @@ def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
         return True
     if program in ("sed", "awk", "perl") and any(a.startswith(("-i", "--in-place")) for a in args):
         return True
+    if program == "awk":
+        return awk.may_write(args)
     if program == "find" and {"-delete", "-exec", "-execdir", "-ok", "-fprint"} & set(args):
         return True
     return program == "sort" and any(a.startswith("-o") for a in args)

@@ -1,0 +1,206 @@
+"""grep of one text (a file, or a pipe's input) as GNU grep prints it, for the patterns it reads as
+fixed strings: what the line selects, numbered (`-n`), counted (`-c`), inverted (`-v`), without
+case (`-i`), as whole words (`-w`) or lines (`-x`), up to a number of lines (`-m N`), only the
+matched parts (`-o`), and with lines of context (`-A N`, `-B N`, `-C N`, `-N`: a context line is
+numbered `N-`, groups that do not touch are parted by `--`). Checked byte for byte against GNU
+grep (benchmarks/state_vs_real.py and tests/test_state.py's random texts).
+
+Anything else — a regular expression, an option not listed, several files — is None: the model's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+# A basic regular expression that is a fixed string: letters, digits and punctuation that mean
+# nothing there (a leading ^ and a trailing $ are anchors, handled). Empty: every line.
+FIXED = re.compile(r"\^?[A-Za-z0-9_ :,=()'\"#@%/-]*\$?")
+EXTENDED_SPECIAL = set("(){}|+?")  # what -E gives a meaning to beside a basic expression's
+MAX_CONTEXT = 10_000
+_WORDY = re.compile(r"\w", re.A)  # grep's word characters: letters, digits, underscore (C locale)
+
+
+class Unknown(Exception):
+    """The text is not one this grep answers for (binary, or not ASCII under -i)."""
+
+
+@dataclass
+class Options:
+    letters: set[str] = field(default_factory=set)  # n c v i w x o h H
+    after: int = -1  # -A, -B: given, they win over -C and -N, whatever the order
+    before: int = -1
+    context: int = 0  # -C N, -N
+    most: int | None = None  # -m
+    pattern: str | None = None  # -e
+    matcher: str = ""  # F (fixed strings), E (extended), G (basic: the default)
+
+
+def _number(text: str) -> int | None:
+    return int(text) if text.isdigit() and int(text) <= MAX_CONTEXT else None
+
+
+def options(args: list[str]) -> tuple[Options, list[str]] | None:
+    """grep's options (before the pattern, as agents write them), and the pattern and files left."""
+    o, rest, i = Options(), [], 0
+    valued = {"A": "after", "B": "before", "C": "both", "m": "most", "e": "pattern"}
+    while i < len(args):
+        a = args[i]
+        if rest or not a.startswith("-") or a == "-":
+            rest.append(a)
+        elif a == "--":
+            rest += args[i + 1:]
+            break
+        elif re.fullmatch(r"-\d+", a):
+            n = _number(a[1:])
+            if n is None:
+                return None
+            o.context = n
+        else:
+            j = 1
+            while j < len(a):
+                c = a[j]
+                if c in valued:
+                    value = a[j + 1:] or (args[i + 1] if i + 1 < len(args) else None)
+                    if value is None:
+                        return None
+                    if not a[j + 1:]:
+                        i += 1
+                    if c == "e":
+                        if o.pattern is not None:
+                            return None  # (several patterns: any of them)
+                        o.pattern = value
+                    else:
+                        n = _number(value)
+                        if n is None:
+                            return None
+                        if c == "A":
+                            o.after = n
+                        elif c == "B":
+                            o.before = n
+                        elif c == "C":
+                            o.context = n
+                        else:
+                            o.most = n
+                    break
+                if c in "FEG":
+                    if o.matcher not in ("", c):
+                        return None  # ("grep: conflicting matchers specified")
+                    o.matcher = c
+                elif c in "hH":
+                    o.letters -= {"h", "H"}  # (the last one says)
+                    o.letters.add(c)
+                elif c in "ncviwxo":
+                    o.letters.add(c)
+                else:
+                    return None
+                j += 1
+        i += 1
+    o.after = o.context if o.after < 0 else o.after
+    o.before = o.context if o.before < 0 else o.before
+    if o.pattern is None:
+        if not rest:
+            return None
+        o.pattern, rest = rest[0], rest[1:]
+    return o, rest
+
+
+def grep(args: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[str]] | None:
+    """The function that greps a text as `grep ARGS` does, and the files ARGS name; None where the
+    pattern is not a fixed string or an option is not one of those above."""
+    parsed = options(args)
+    if parsed is None:
+        return None
+    o, files = parsed
+    pattern = o.pattern or ""
+    if "\n" in pattern or len(files) > 1 or o.most == 0:
+        return None
+    if o.matcher == "F":
+        start = end = False
+        word = pattern
+    else:
+        if not FIXED.fullmatch(pattern) or o.matcher == "E" and EXTENDED_SPECIAL & set(pattern):
+            return None
+        start = pattern.startswith("^")
+        word = pattern[1:] if start else pattern
+        end = word.endswith("$")
+        word = word[:-1] if end else word
+    if "x" in o.letters:
+        start = end = True
+    if "i" in o.letters:
+        word = word.lower()
+    if "o" in o.letters and ("v" in o.letters or not word or o.after or o.before):
+        return None  # (-o with -v, an empty pattern or context: GNU grep's own ways, not written here)
+    if "c" in o.letters and "o" in o.letters or "w" in o.letters and (not word or "x" in o.letters) or \
+            "o" in o.letters and "x" in o.letters or "v" in o.letters and not word:
+        return None  # (GNU grep's own ways with these: -v of what every line matches prints nothing, even -c)
+    shown = "H" in o.letters and "h" not in o.letters  # (-H: the file's name before each line)
+    if shown and not files:
+        return None  # ("(standard input)")
+
+    def spans(line: str) -> list[tuple[int, int]]:
+        """Where the pattern matches in the line, left to right, not overlapping."""
+        found, i = [], 0
+        while i <= len(line):
+            at = line.find(word, i)
+            if at < 0 or start and at > 0:
+                break
+            stop = at + len(word)
+            if (not end or stop == len(line)) and ("w" not in o.letters or _whole(line, at, stop)):
+                found.append((at, stop))
+                i = stop if stop > at else at + 1
+                if start:
+                    break
+            else:
+                i = at + 1
+        return found
+
+    def run(text: str) -> tuple[str, int]:
+        if "\0" in text or ("i" in o.letters and not text.isascii()) or ("w" in o.letters and not text.isascii()):
+            raise Unknown
+        lines = text.split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        selected: list[int] = []
+        for n, line in enumerate(lines):
+            probe = line.lower() if "i" in o.letters else line
+            if bool(spans(probe)) != ("v" in o.letters):
+                selected.append(n)
+                if o.most is not None and len(selected) == o.most:
+                    break
+        prefix = f"{files[0]}:" if shown else ""
+        if "c" in o.letters:
+            return f"{prefix}{len(selected)}\n", 0 if selected else 1
+        out: list[str] = []
+        if "o" in o.letters:
+            for n in selected:
+                probe = lines[n].lower() if "i" in o.letters else lines[n]
+                for a, b in spans(probe):
+                    if b > a:
+                        out.append(prefix + (f"{n + 1}:" if "n" in o.letters else "") + lines[n][a:b] + "\n")
+            return "".join(out), 0 if selected else 1
+        last = -1  # the last line printed
+        chosen = set(selected)
+        for n in selected:
+            first = max(n - o.before, last + 1, 0)
+            if out and first > last + 1 and (o.before or o.after):
+                out.append("--\n")
+            for k in range(first, n + 1):
+                mark = ":" if k in chosen else "-"
+                out.append((prefix[:-1] + mark if prefix else "") + (f"{k + 1}{mark}" if "n" in o.letters else "") + lines[k] + "\n")
+            last = max(last, n)
+            for k in range(n + 1, min(n + o.after, len(lines) - 1) + 1):
+                if k in chosen or k <= last:
+                    break
+                mark = "-"
+                out.append((prefix[:-1] + mark if prefix else "") + (f"{k + 1}{mark}" if "n" in o.letters else "") + lines[k] + "\n")
+                last = k
+        return "".join(out), 0 if selected else 1
+
+    return run, files
+
+
+def _whole(line: str, a: int, b: int) -> bool:
+    """The match at a..b stands as a word: no word character touches it on either side."""
+    return (a == 0 or not _WORDY.match(line[a - 1])) and (b == len(line) or not _WORDY.match(line[b]))
