@@ -1344,6 +1344,10 @@ def test_awk_prints_what_mawk_and_gawk_print_on_random_programs_and_texts():
     for declined in ("awk '{print $1}' $HOME/x", "awk '/de+f/' src/notes.py", "awk '{print}'",
                      "awk '{for (k in a) print k}' src/notes.py", "awk 'BEGIN {print 2^40}'"):
         assert shell.answer(s, declined) is None, declined
+    for hostile in ("awk 'BEGIN{print " + "(" * 900 + "1" + ")" * 900 + "}'", "awk 'BEGIN{while (1) x++}'",
+                    "awk 'BEGIN{for (i = 0; i < 40; i++) s = s s \"x\"; print length(s)}'",
+                    "awk 'BEGIN{printf \"%999999999s\", \"x\"}'"):  # (bounded: declined, never computed)
+        assert shell.answer(s, hostile) is None, hostile[:40]
     assert shell.answer(run(s, "awk '{print $1}' src/notes.py"), "ls") is not None
     assert shell.answer(run(s, "awk '{print > \"out\"}' src/notes.py"), "ls") is None
 

@@ -23,6 +23,7 @@ from .awkparse import Parser, Unknown
 MAX_STEPS = 200_000
 MAX_OUTPUT = 1_000_000
 MAX_PROGRAM = 2_000
+MAX_WIDTH = 10_000  # a printf width or precision
 INT_LIMIT = 2 ** 31  # an integral number below it prints as an integer in both awks
 FIXED = re.compile(r"\^?[A-Za-z0-9_ :,=#@%<>!&;'\"-]*\$?")  # an ERE that is a fixed string
 _NUMERIC = re.compile(r"[ \t\n]*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[ \t\n]*")
@@ -52,6 +53,13 @@ class _Next(Exception):
 class _Exit(Exception):
     def __init__(self, code: int | None) -> None:
         self.code = code  # (None: the code an earlier exit gave, or 0)
+
+
+def _bounded(s: str) -> str:
+    """A string the walker may hold (`s = s s` doubles it each time)."""
+    if len(s) > MAX_OUTPUT:
+        raise Unknown("a string this long")
+    return s
 
 
 def number(v: Any) -> float:
@@ -250,7 +258,7 @@ class Machine:
             c = compare(self.eval(e[1]), self.eval(e[2]))
             return 1.0 if {"<": c < 0, "<=": c <= 0, "!=": c != 0, "==": c == 0, ">": c > 0, ">=": c >= 0}[kind] else 0.0
         if kind == "concat":
-            return text(self.eval(e[1])) + text(self.eval(e[2]))
+            return _bounded(text(self.eval(e[1])) + text(self.eval(e[2])))
         if kind in ("+", "-", "*", "/", "%", "^"):
             return self.arith(kind, self.eval(e[1]), self.eval(e[2]))
         if kind == "neg":
@@ -326,7 +334,7 @@ class Machine:
             s = text(self.get(target))
             count = s.count(word) if name == "gsub" else min(1, s.count(word))
             if count:
-                self.put(target, s.replace(word, new, -1 if name == "gsub" else 1))
+                self.put(target, _bounded(s.replace(word, new, -1 if name == "gsub" else 1)))
             return float(count)
         raise Unknown(f"{name} with {len(args)} arguments")
 
@@ -349,6 +357,8 @@ class Machine:
                 raise Unknown("fewer values than the format asks for")
             v = values[used]
             used += 1
+            if int(width or 0) > MAX_WIDTH or int(precision or 0) > MAX_WIDTH:
+                raise Unknown("a width this large")
             spec = "%" + flags + width + (f".{precision}" if precision is not None else "")
             if conv == "s":
                 out.append((spec + "s") % text(v))
@@ -365,7 +375,7 @@ class Machine:
         if "%" in fmt[at:]:
             raise Unknown("a format awk reads its own way")
         out.append(fmt[at:])
-        return "".join(out)
+        return _bounded("".join(out))
 
     # -- statements
     def run_all(self, body: list[Any]) -> None:
@@ -410,6 +420,13 @@ def run(program: str, data: str | None, fs: str = " ", assigns: dict[str, str] |
     reads nothing), and its exit code; raises Unknown where the walker does not answer."""
     if len(program) > MAX_PROGRAM or "\0" in program:
         raise Unknown("a program this long")
+    try:
+        return _run(program, data, fs, assigns)
+    except RecursionError as err:
+        raise Unknown("nested this deep") from err
+
+
+def _run(program: str, data: str | None, fs: str, assigns: dict[str, str] | None) -> tuple[str, int]:
     items = Parser(program).program()
     if not items:
         return "", 0
@@ -500,6 +517,6 @@ def may_write(args: list[str]) -> bool:
         try:
             Parser(parsed[0]).program()
             return False
-        except Unknown:
+        except (Unknown, RecursionError):
             pass
     return any(word in " ".join(args) for word in (">", "|", "system", "getline", "close", "fflush"))
