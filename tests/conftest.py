@@ -20,6 +20,7 @@ from mcp_world.store import Store
 from mcp_world.world import World, load_world, parse_world
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("MCP_WORLD_STRICT_RULES", "1")  # (a bug in a domain's rules fails the test: simulator._rule_failed)
 
 
 @pytest.fixture(scope="session")

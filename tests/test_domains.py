@@ -20,7 +20,7 @@ from mcp_world.dialects import get_dialect
 from mcp_world.dialects.base import Turn
 from mcp_world.domain import domain_folders, domain_names, load_domain
 from mcp_world.engines import EnginePool, resolve
-from mcp_world.errors import UnknownName, WorldFileError
+from mcp_world.errors import AgentFault, UnknownName, WorldFileError
 from mcp_world.paths import DOMAINS_DIR, PROJECT_ROOT
 from mcp_world.simulator import Simulator
 from mcp_world.store import Store
@@ -212,6 +212,36 @@ async def test_a_domain_folder_with_no_code_is_served_from_history_alone(tmp_pat
     turns = [(m["role"], m["content"]) for m in engine.requests[1].messages]
     assert turns[-3:] == [("user", "LIST todo"), ("assistant", "Write release notes\n"), ("user", "LIST todo")]
     assert (await sim.episode("k1")).state["kanban"] == {}
+    store.close()
+
+
+async def test_a_domains_rules_that_raise_do_not_fail_the_call_and_are_logged(tmp_path, user_domains, monkeypatch,
+                                                                               caplog):
+    """A bug in a domain's rules (here a user's: both hooks raise KeyError) costs the call nothing: the
+    model answers, the state stays as it was, and the log says what failed, with its trace (before,
+    the call failed as an internal error). The tests run with MCP_WORLD_STRICT_RULES=1 (conftest),
+    which keeps that failure, so a bug in the shipped rules fails them."""
+    write_kanban(tmp_path)
+    rules = tmp_path / "kanban" / "rules.py"
+    rules.write_text(rules.read_text().replace("    def answer(self, state, call):\n",
+                                               "    def answer(self, state, call):\n        {}['bug']\n")
+                     .replace("    def apply(self, state, call, text, structured):\n",
+                              "    def apply(self, state, call, text, structured):\n        {}['bug']\n"))
+    user_domains(tmp_path)
+    world = parse_world({"name": "b", "description": "a board", "domains": ["kanban"]})
+    store = Store(tmp_path / "k.db")
+    sim = Simulator(world, EnginePool([ScriptedEngine(lambda r: "card-1\n")]), store, get_dialect("instruct"))
+    with pytest.raises(AgentFault, match="KeyError"):  # (strict: before, every run was so, an internal error)
+        await sim.call("k1", "board_add", {"column": "todo", "title": "x"})
+    monkeypatch.delenv("MCP_WORLD_STRICT_RULES")
+    caplog.clear()
+    said = await sim.call("k2", "board_add", {"column": "todo", "title": "x"})
+    assert said.provenance == "model" and said.observation == "card-1\n" and not said.is_error
+    assert (await sim.episode("k2")).state["kanban"] == {"columns": {}}  # (the initial board: nothing added)
+    failed = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert [r.getMessage().split(":")[0] for r in failed] == [
+        "the state's answer to board_add failed; the model answers it",
+        "the state update after board_add failed; the state stays as it was"] and failed[0].exc_info
     store.close()
 
 

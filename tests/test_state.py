@@ -727,6 +727,28 @@ def test_git_outside_any_repository_stops_until_one_may_have_been_made():
     assert shell.answer(terminal(), "git log --oneline") != fatal  # devbox has its repository
 
 
+def test_what_echo_and_printf_write_is_known_only_where_the_shell_passes_the_words_as_written():
+    """A file written by echo or printf holds what they print, where the shell passes their words as
+    written (but for the variables the state knows); anything else the shell expands (a pattern,
+    braces, a tilde, `$` in single quotes, `$$`, `${X:-d}`, a variable the machine sets), `echo -e`
+    and printf's conversions leave the contents unknown: before, `echo '$HOME' > f`, `echo * > f`,
+    `printf 'x%sy' > f` and `echo $RANDOM > f` were recorded wrong, and `cat f` answered from them.
+    A `#` inside a word (`$#`, `a#b`) starts no comment. (Checked in the sandbox by
+    test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox.)"""
+    s = terminal()
+    for line, text in (("echo hello > f", "hello\n"), ("printf 'a\\nb\\n' > f", "a\nb\n"), ("printf '100%%\\n' > f", "100%\n"),
+                       ("echo -n hi > f", "hi"), ("echo $HOME/x > f", "/home/user/x\n"), ("echo '[a]' > ~/f", "[a]\n"),
+                       ("echo 'x  [y]' > f", "x  [y]\n"), ("export X=1 && echo $X > f", "1\n")):
+        assert shell.answer(run(s, line), "cat ~/f" if "~" in line else "cat f") == (text, 0), line
+    for line in ("echo '$HOME' > f", "echo -e 'a\\nb' > f", "printf 'x%sy' > f", "printf 'a\\eb' > f", "echo ~ > f",
+                 "echo * > f", "echo a{b,c} > f", "echo $RANDOM > f", "echo $$ > f", "echo ${X:-d} > f",
+                 "printf '%s' $SHELL > f", 'echo "a\\$HOME" > f'):
+        assert shell.answer(run(s, line), "cat f") is None, line
+    for shells_own in ("echo $$", "echo $# $@", "echo $?", "echo $!", "echo ${#HOME}"):
+        assert shell.answer(s, shells_own) is None, shells_own
+    assert shell.answer(s, "echo a#b") == ("a#b\n", 0) and shell.answer(s, "ls # all") == shell.answer(s, "ls")
+
+
 def test_cd_where_nothing_is_or_into_a_file_is_refused_as_bash_refuses_it():
     """bash's own words, its line 1 (run as `bash -c`, as the sandbox runs it), exit 1, and the shell
     stays where it was; where the state does not know the path, the model answers."""

@@ -13,11 +13,29 @@ def shell_words(command: str) -> list[str] | None:
     """A command line as bash splits it into words and operators (`&&`, `;`, `|`, `>`, `>>`…);
     None when it does not parse (an open quote)."""
     try:
-        lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|<>()")
+        lexer = shlex.shlex(_uncommented(command), posix=True, punctuation_chars=";&|<>()")
+        lexer.commenters = ""  # (shlex would start a comment at any #: `$#`, `a#b`, a URL's #part)
         lexer.whitespace_split = True
         return list(lexer)
     except ValueError:
         return None
+
+
+def _uncommented(command: str) -> str:
+    """The line without its comment: bash starts one at an unquoted # that begins a word."""
+    quote, escaped = "", False
+    for i, c in enumerate(command):
+        if escaped:
+            escaped = False
+        elif c == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (i == 0 or command[i - 1] in " \t\n;&|()<>"):
+            return command[:i]
+    return command
 
 
 def next_cwd(command: str, cwd: str, home: str, exit_code: int) -> str:

@@ -187,6 +187,10 @@ class _Unknown(Exception):
 def _expand(word: str, s: TerminalState, strict: bool = False) -> str:
     def var(m: re.Match[str]) -> str:
         name = m.group(1) or m.group(2)
+        if not name:  # $$, $?, $#, $@, $*, $!, $-: the shell's own (its pid, the last status…)
+            if strict:
+                raise _Unknown(m.group(0))
+            return ""
         if name in s.env:
             return s.env[name]
         if name == "HOME":
@@ -201,7 +205,10 @@ def _expand(word: str, s: TerminalState, strict: bool = False) -> str:
             raise _Unknown(name)
         return ""
 
-    return re.sub(r"\$\{(\w+)\}|\$(\w+)", var, word)
+    expanded = re.sub(r"\$\{(\w+)\}|\$(\w+)|\$[?$#@*!-]", var, word)
+    if strict and "${" in word and re.search(r"\$\{(?!\w+\})", word):
+        raise _Unknown(word)  # (${X:-default}, ${#X}, ${X/a/b}: not expanded here)
+    return expanded
 
 
 def _contents(name: str, s: TerminalState) -> str | None:
@@ -503,14 +510,87 @@ def _ls_glob(pattern: str, s: TerminalState) -> tuple[str, int] | None:
     return "".join(out), 0
 
 
-def _echo_text(args: list[str], printf: bool) -> str:
+PRINTF_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "a": "\a", "b": "\b",
+                  "f": "\f", "v": "\v"}
+
+
+def _echo_text(args: list[str], printf: bool) -> str | None:
+    """What bash's `echo ARGS` (no escapes read: bash's default) or `printf FORMAT` prints; None
+    where it is not worked out here (`echo -e` of a backslash, a printf conversion or argument, an
+    escape other than \\n \\t \\r \\\\ \\" \\' \\a \\b \\f \\v)."""
     if printf:
-        fmt = args[0] if args else ""
-        return fmt.encode("utf-8").decode("unicode_escape") if "\\" in fmt else fmt
-    newline = True
-    if args and args[0] == "-n":
-        newline, args = False, args[1:]
-    return " ".join(args) + ("\n" if newline else "")
+        if len(args) != 1:
+            return None  # (none: printf refuses; more: the format is applied to each)
+        fmt = args[0].replace("%%", "\0")
+        if "%" in fmt or "\0" in args[0]:
+            return None
+        out, i = [], 0
+        while i < len(fmt):
+            if fmt[i] == "\\":
+                if fmt[i + 1:i + 2] not in PRINTF_ESCAPES:
+                    return None
+                out.append(PRINTF_ESCAPES[fmt[i + 1]])
+                i += 2
+            else:
+                out.append(fmt[i])
+                i += 1
+        return "".join(out).replace("\0", "%")
+    letters = ""
+    while args and re.fullmatch(r"-[neE]+", args[0]):
+        letters, args = letters + args[0][1:], args[1:]
+    if "e" in letters and any("\\" in a for a in args):
+        return None
+    return " ".join(args) + ("" if "n" in letters else "\n")
+
+
+def _expansions(command: str, s: TerminalState) -> set[str] | None:
+    """What the shell would expand in `command` beside the variables the state knows: outside quotes
+    a pattern ("glob"), braces ("brace"), a tilde starting a word ("tilde"), a backslash
+    ("backslash"); `$` within single quotes ("quoted $": the words are expanded without their
+    quotes); a variable the state does not know, or `$$`, `$?`, `${X:-…}` ("variable"). In the word
+    a `>` writes to, each kind is named "target …". None: the line is not simple commands."""
+    parts = _split(command)
+    if parts is None:
+        return None
+    kinds: set[str] = set()
+    quote, before, target = "", " ", 0  # (target: 1 after a `>`, 2 inside the word it writes to)
+    for c in command:
+        if target and not quote and c in " \t;&|" and (target == 2 or c not in " \t"):
+            target = 0
+        elif target == 1 and c not in " \t>":
+            target = 2
+        mark = "target " if target == 2 else ""
+        if quote == "'":
+            if c == "$":
+                kinds.add(mark + "quoted $")
+            quote = "" if c == "'" else quote
+        elif quote == '"':
+            if c == "\\":
+                kinds.add(mark + "backslash")
+            quote = "" if c == '"' else quote
+        elif c in "'\"":
+            quote = c
+        elif c == ">" and not target:
+            target = 1
+        elif c in "*?[":
+            kinds.add(mark + "glob")
+        elif c == "{":
+            kinds.add(mark + "brace")
+        elif c == "\\":
+            kinds.add(mark + "backslash")
+        elif c == "~" and before in " \t=:>":
+            kinds.add(mark + "tilde")
+        before = c
+    try:
+        for words in parts:
+            for w in words:
+                _expand(w, s, strict=True)
+    except _Unknown:
+        kinds.add("variable")
+    return kinds
+
+
+PATH_EXPANSIONS = {"tilde", "backslash", "target tilde", "target backslash"}  # (`_abs` reads ~; shlex, \\ )
 
 
 _PLAIN = re.compile(r"[A-Za-z0-9._/+-]+")  # a word GNU tools print between ‘ ’ as it is
@@ -577,7 +657,8 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if cmd in ("basename", "dirname", "seq", "realpath") and cmd not in s.defined:
         return pathnames.answer(cmd, args, s.cwd, s.home, lambda path: _kind(path, s))
     if cmd == "echo" and all(not a.startswith("-") or a == "-n" for a in args):
-        return _echo_text(args, False), 0
+        said = _echo_text(args, False)
+        return None if said is None else (said, 0)
     if cmd == "cat" and len(args) == 1 and not args[0].startswith("-"):
         path = _abs(args[0], s)
         if _absent(path, s):
@@ -790,8 +871,9 @@ def _apply_segment(s: TerminalState, segment: str) -> None:
     nothing; another may have written anything)."""
     parts = _split(segment)
     if parts is not None:
+        kinds = _expansions(segment, s)
         for words in parts:
-            _apply_one(s, [_expand(w, s) for w in words], None)
+            _apply_one(s, [_expand(w, s) for w in words], None, kinds=kinds)
     elif not _reads_only(segment, s):
         _forget_writes(s, None)
 
@@ -1318,6 +1400,7 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
         parts = []
     # the output is the last part's alone where those before it print nothing (`git add -A && git commit`)
     quiet_before = len(parts) > 1 and _quiet_prefix(state, parts) is not None
+    kinds = _expansions(line, s)
     for n, words in enumerate(parts):
         if exit_code != 0 and len(parts) == 1:
             if exit_code not in (126, 127) and words[0] not in MODELLED and _writes(words[0], words[1:], s) and \
@@ -1333,7 +1416,8 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
             _forget_writes(s, None, sorted(p for p in named if p in s.files))
             continue
         last = n == len(parts) - 1
-        _apply_one(s, words, output if len(parts) == 1 or last and quiet_before else None, fed if last else None)
+        _apply_one(s, words, output if len(parts) == 1 or last and quiet_before else None, fed if last else None,
+                   kinds=kinds)
     s.cwd = cwd_after or s.cwd
     return s.model_dump()
 
@@ -1782,7 +1866,18 @@ def _remove(s: TerminalState, path: str) -> None:
         s.deleted.append(path)
 
 
-def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Heredoc | None = None) -> None:
+def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Heredoc | None = None,
+               kinds: set[str] | None = frozenset()) -> None:  # type: ignore[assignment]
+    """The state after one simple command (`words`, expanded). `kinds`: what the shell expanded in its
+    line beside known variables (_expansions; None: not known): where that leaves the paths a
+    command writes or removes unknown, what it may have changed is forgotten, and what echo and
+    printf write is known only where the shell passed their words as written."""
+    writes = words[0] in ("touch", "mkdir", "rm", "rmdir", "cp", "mv") or ">" in words or ">>" in words
+    allowed = PATH_EXPANSIONS | ({"glob"} if words[0] == "rm" and ">" not in words and ">>" not in words else set())
+    if writes and (kinds is None or not kinds <= allowed):
+        _forget_writes(s, None)  # (`mkdir -p a/{b,c}`, `touch $RANDOM`, `cp x src/*`: which paths, not known)
+        return
+    literal = kinds is not None and not kinds - {"target tilde", "target backslash"}
     redirect = next((i for i, w in enumerate(words) if w in (">", ">>")), None)
     if redirect is not None:
         if redirect + 1 >= len(words):
@@ -1792,7 +1887,7 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
         if cmd == ["cat"] and fed is not None:
             _write(s, target, fed.text if fed.literal else None, append)  # (expanded by the shell: not known)
         elif cmd and cmd[0] in ("echo", "printf"):
-            _write(s, target, _echo_text(cmd[1:], cmd[0] == "printf"), append)
+            _write(s, target, _echo_text(cmd[1:], cmd[0] == "printf") if literal else None, append)
         elif cmd in ([], [":"], ["true"]):
             _write(s, target, "", append)  # `: > file`: emptied (or, appending, as it was)
         else:
@@ -1833,7 +1928,15 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
     elif cmd in ("rm", "rmdir"):
         for a in plain:
             pattern = _abs(a, s)
-            matches = [p for p in list(s.files) + s.dirs if fnmatch.fnmatch(p, pattern)] if "*" in a else [pattern]
+            folder, name = posixpath.split(pattern)
+            if not any(c in a for c in "*?["):
+                matches = [pattern]
+            elif any(c in folder for c in "*?[") or folder not in s.known_dirs or "[^" in name:
+                _forget_writes(s, None)  # (what the pattern matched: not known)
+                return
+            else:  # as bash expands it: within the folder, dot files only for a pattern starting with a dot
+                matches = [posixpath.join(folder, n) for n in _children(folder, s)
+                           if fnmatch.fnmatchcase(n, name) and (name.startswith(".") or not n.startswith("."))]
             for p in matches:
                 _remove(s, p)
     elif cmd in ("mv", "cp") and len(plain) == 2:
