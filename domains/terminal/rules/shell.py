@@ -239,6 +239,62 @@ def _absent(path: str, s: TerminalState) -> bool:
     return path in s.deleted or (posixpath.dirname(path) in s.known_dirs and not _exists(path, s))
 
 
+def _tildes(words: list[str], command: str, s: TerminalState) -> list[str]:
+    """The words with each tilde the shell expands (`~`, `~/x` unquoted: the home), as a program sees
+    them (`ls ~/x` says `cannot access '/home/user/x'`); raises _Unknown where a quoted one and an
+    unquoted one cannot be told apart, or for `~user`."""
+    marked = [w for w in words if w.startswith("~")]
+    if not marked:
+        return words
+    quote, before, bare = "", " ", 0
+    for c in command:
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "~" and before in " \t":
+            bare += 1
+        before = c
+    if bare != len(marked) or any(w != "~" and not w.startswith("~/") for w in marked):
+        raise _Unknown("~")
+    return [s.home + w[1:] if w.startswith("~") else w for w in words]
+
+
+def _redirected_anyway(s: TerminalState, words: list[str], kinds: set[str] | None, output: str) -> None:
+    """A command that failed (or was not found) still had its output file opened first: `> f` made or
+    emptied it, `>> f` made it if missing; what it holds now is not known (what was written before
+    the failure). Unless opening it failed (bash says so, naming it; a name ending in /)."""
+    at = next((i for i, w in enumerate(words) if w in (">", ">>")), None)
+    if at is None or at + 1 >= len(words) or words[at + 1].endswith("/") or \
+            f"bash: line 1: {words[at + 1]}: " in output:
+        return
+    if kinds is None or {"target glob", "target brace", "target quoted $", "variable"} & kinds:
+        _forget_writes(s, None)  # (where it wrote: not known)
+        return
+    target = _abs(_expand(words[at + 1], s), s)
+    if posixpath.dirname(target) in s.dirs and target not in s.dirs:
+        _write(s, target, None)
+
+
+def _nearest_folder(path: str, s: TerminalState) -> str:
+    """The nearest folder above `path` the state knows is there (mkdir makes from there down: where
+    that folder's listing is known, nothing on the way can be there already)."""
+    folder = posixpath.dirname(path)
+    while folder not in s.dirs and folder not in ("/", ""):
+        folder = posixpath.dirname(folder)
+    return folder
+
+
+def _file_on_the_way(path: str, s: TerminalState) -> bool:
+    """A file stands where a folder above `path` would be (mkdir -p: "Not a directory")."""
+    folder = posixpath.dirname(path)
+    while folder not in ("/", ""):
+        if folder in s.files and folder not in s.dirs:
+            return True
+        folder = posixpath.dirname(folder)
+    return False
+
+
 def _cd_refused(path: str, s: TerminalState) -> str | None:
     """Why bash's `cd` refuses `path`, where the state knows: nothing is there (at it or at a folder
     on the way), or it is a file; None where it may go there, or the state does not know."""
@@ -499,7 +555,7 @@ def _ls_glob(pattern: str, s: TerminalState) -> tuple[str, int] | None:
     if names is None:
         return None
     if not names:
-        return f"ls: cannot access '{pattern}': No such file or directory\n", 2
+        return (f"ls: cannot access '{pattern}': No such file or directory\n", 2) if _QUOTABLE.fullmatch(pattern) else None
     folders = [n for n in names if posixpath.join(s.cwd, n) in s.dirs]
     out = [n + "\n" for n in names if n not in folders]
     for n in folders:
@@ -587,6 +643,8 @@ def _expansions(command: str, s: TerminalState) -> set[str] | None:
                 _expand(w, s, strict=True)
     except _Unknown:
         kinds.add("variable")
+    if "$(" in command or "`" in command:
+        kinds.add("variable")  # (a command's output, or arithmetic: not worked out here)
     return kinds
 
 
@@ -594,6 +652,7 @@ PATH_EXPANSIONS = {"tilde", "backslash", "target tilde", "target backslash"}  # 
 
 
 _PLAIN = re.compile(r"[A-Za-z0-9._/+-]+")  # a word GNU tools print between ‘ ’ as it is
+_QUOTABLE = re.compile(r"[^'\\\x00-\x1f\x7f]+")  # a name ls puts between ' ' as it is (no quote, backslash or control)
 
 
 # Commands typed fast enough to swap two letters (`sl`, `gti`, `cta`), which no machine has: the
@@ -643,7 +702,7 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             any(w.startswith("~") for w in parts[0][1:] if parts[0][0] == "echo"):
         return None  # globs, braces, escapes and quoting subtleties: the shell's business, the model's call
     try:
-        words = [_expand(w, s, strict=True) for w in parts[0]]
+        words = _tildes([_expand(w, s, strict=True) for w in parts[0]], command, s)
     except _Unknown:
         return None
     cmd, args = words[0], words[1:]
@@ -661,6 +720,8 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return None if said is None else (said, 0)
     if cmd == "cat" and len(args) == 1 and not args[0].startswith("-"):
         path = _abs(args[0], s)
+        if not _PLAIN.fullmatch(args[0]) and (_absent(path, s) or path in s.dirs):
+            return None  # (GNU quotes such a name in its message: 'q r')
         if _absent(path, s):
             return f"cat: {args[0]}: No such file or directory\n", 1
         if path in s.dirs:
@@ -702,18 +763,22 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         if (s.git and folder == s.git.repo) or folder in s.other_repos:
             if s.env.get("LANG", "C.UTF-8").split(".")[0] not in ("C", "POSIX"):
                 return None
-            names = [".git", *names]  # a repository's top: git keeps everything in .git (first in byte order)
-        return "".join(n + "\n" for n in [".", "..", *names]), 0
+            names = [".git", *names]  # a repository's top: git keeps everything in .git
+        everything = [".", "..", *names]
+        if s.env.get("LANG", "C.UTF-8").split(".")[0] in ("C", "POSIX"):
+            everything.sort(key=lambda n: n.encode())  # (in bytes: `*.txt` comes before `.`)
+        return "".join(n + "\n" for n in everything), 0
     if cmd == "ls" and len([a for a in args if a != "-1"]) <= 1 and not any(a.startswith("-") and a != "-1" for a in args):
         target = [a for a in args if a != "-1"]
         folder = _abs(target[0], s) if target else s.cwd
         if folder in s.files:
-            return target[0] + "\n", 0
+            return (target[0] + "\n", 0) if target else None
         if not target and folder not in s.dirs and any(_within(folder, d) for d in s.deleted):
             return "", 0  # the folder was removed under the shell: a real shell stays there, and it is empty
         if folder not in s.known_dirs:
             if target and (folder in s.deleted or posixpath.dirname(folder) in s.known_dirs and not _exists(folder, s)):
-                return f"ls: cannot access '{target[0]}': No such file or directory\n", 2
+                return (f"ls: cannot access '{target[0]}': No such file or directory\n", 2) \
+                    if _QUOTABLE.fullmatch(target[0]) else None
             return None
         names = [n for n in _children(folder, s) if not n.startswith(".")]
         return ("".join(n + "\n" for n in names), 0)
@@ -926,7 +991,7 @@ def _new_repository(s: TerminalState, repo: str) -> bool:
         return False
     if repo in s.dirs:
         return repo in s.known_dirs and ".git" not in _children(repo, s)
-    return posixpath.dirname(repo) in s.dirs  # (git makes the folder; the folders on the way too: not followed)
+    return posixpath.dirname(repo) in s.known_dirs  # (git makes the folder; the folders on the way too: not followed)
 
 
 def _fresh(s: TerminalState, repo: str) -> GitState | None:
@@ -1306,6 +1371,10 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     line = fed.line if fed else command
     if "$(" in line or "`" in line:
         return None
+    kinds = _expansions(line, s)  # a pattern or braces the shell expands: which paths, and so their refusals, not known
+    if kinds is None or {"target glob", "target brace"} & kinds or \
+            {"glob", "brace"} & kinds and any(p[0] not in ("echo", "printf") for p in parts):
+        return None
     for n, words in enumerate(parts):
         try:
             words = [_expand(w, s, strict=True) for w in words]
@@ -1318,18 +1387,24 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         if redirect is None and cmd in SILENT_FLAGS and not set(flags) <= SILENT_FLAGS[cmd]:
             return None  # an option the real tool may refuse (`mkdir -r`) or that prints: the model answers
         if redirect is not None:
+            if words[0] == "printf" and (redirect < 2 or words[1].startswith("-")):
+                return None  # (no format: printf refuses; one like an option: its options, or a refusal)
             fed_cat = fed is not None and n == len(parts) - 1 and words[:redirect] == ["cat"] and len(words) == 3
-            if (words[0] not in ("echo", "printf") and not fed_cat) or redirect + 1 >= len(words) or \
-                    posixpath.dirname(_abs(words[redirect + 1], s)) not in s.dirs:
-                return None
-        elif cmd == "touch" and plain and all(posixpath.dirname(_abs(a, s)) in s.dirs for a in plain):
-            pass
-        elif cmd == "mkdir" and plain and all(not _exists(_abs(a, s), s) and
-                                              ("-p" in args or posixpath.dirname(_abs(a, s)) in s.dirs) for a in plain):
-            for a in plain:  # later parts of the line may write there
+            target = _abs(words[redirect + 1], s) if redirect + 1 < len(words) else ""
+            if (words[0] not in ("echo", "printf") and not fed_cat) or not target or target in s.dirs or \
+                    words[redirect + 1].endswith("/") or target not in s.files and posixpath.dirname(target) not in s.known_dirs:
+                return None  # (into a folder, a name ending in /, or what may be one: bash's "Is a directory")
+        elif cmd == "touch" and plain and all(posixpath.dirname(_abs(a, s)) in s.dirs and
+                                              (not a.endswith("/") or _abs(a, s) in s.dirs) for a in plain):
+            pass  # (`touch x/` of no folder x: refused)
+        elif cmd == "mkdir" and plain and all(not _exists(_abs(a, s), s) and not _file_on_the_way(_abs(a, s), s) and
+                                              ("-p" in args or posixpath.dirname(_abs(a, s)) in s.dirs) and
+                                              _nearest_folder(_abs(a, s), s) in s.known_dirs for a in plain):
+            for a in plain:  # later parts of the line may write there (a new folder: known, and empty)
                 folder = _abs(a, s)
                 while folder not in s.dirs and folder != "/":
                     s.dirs.append(folder)
+                    s.known_dirs.append(folder)
                     folder = posixpath.dirname(folder)
         elif cmd == "git" and args[:1] == ["config"] and args[1:2] != ["--local"] and \
                 [a for a in args[1:] if a != "--global"][:1] in (["user.name"], ["user.email"]) and \
@@ -1350,8 +1425,9 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
                                                                           or "-rf" in args) for a in plain):
             pass
         elif cmd in ("cp", "mv") and len(plain) == 2 and _abs(plain[0], s) in s.files and \
-                (posixpath.dirname(_abs(plain[1], s)) in s.dirs or _abs(plain[1], s) in s.dirs):
-            pass
+                (posixpath.dirname(_abs(plain[1], s)) in s.dirs or _abs(plain[1], s) in s.dirs) and \
+                _abs(plain[0], s) not in (_abs(plain[1], s), posixpath.join(_abs(plain[1], s), posixpath.basename(plain[0]))):
+            pass  # (onto itself: "are the same file", refused)
         else:
             return None
     return "", 0
@@ -1398,14 +1474,19 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
         if fed or not _reads_only(command, s):
             _forget_writes(s, None)
         parts = []
+    kinds = _expansions(line, s)
+    if exit_code != 0 and len(parts) > 1 and not (parts[-1][:2] == ["git", "commit"] and _quiet_prefix(state, parts)):
+        _forget_writes(s, None)  # (the line failed, and the state did not run it: which command failed, not known)
+        s.cwd = cwd_after or s.cwd
+        return s.model_dump()
     # the output is the last part's alone where those before it print nothing (`git add -A && git commit`)
     quiet_before = len(parts) > 1 and _quiet_prefix(state, parts) is not None
-    kinds = _expansions(line, s)
     for n, words in enumerate(parts):
         if exit_code != 0 and len(parts) == 1:
             if exit_code not in (126, 127) and words[0] not in MODELLED and _writes(words[0], words[1:], s) and \
                     not _NOT_RUN.fullmatch(output):
                 _forget_writes(s, None)  # a program that failed may still have written (python's __pycache__)
+            _redirected_anyway(s, words, kinds, output)
             break
         if exit_code != 0 and n == len(parts) - 1 and words[:2] == ["git", "commit"]:
             break  # (the line failed: a commit at its end made nothing, whatever ran before it)
@@ -1872,10 +1953,24 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
     line beside known variables (_expansions; None: not known): where that leaves the paths a
     command writes or removes unknown, what it may have changed is forgotten, and what echo and
     printf write is known only where the shell passed their words as written."""
-    writes = words[0] in ("touch", "mkdir", "rm", "rmdir", "cp", "mv") or ">" in words or ">>" in words
+    writes = words[0] in ("touch", "mkdir", "rm", "rmdir", "cp", "mv") or ">" in words or ">>" in words or \
+        words[0] not in MODELLED and _writes(words[0], words[1:], s)  # (sed -i, python…: the files they name)
     allowed = PATH_EXPANSIONS | ({"glob"} if words[0] == "rm" and ">" not in words and ">>" not in words else set())
     if writes and (kinds is None or not kinds <= allowed):
-        _forget_writes(s, None)  # (`mkdir -p a/{b,c}`, `touch $RANDOM`, `cp x src/*`: which paths, not known)
+        # (`mkdir -p a/{b,c}`, `touch $RANDOM`, `cp x src/*`, `echo x* >> f`: which paths, or what, not known)
+        named = [w for w in words[1:] if w and w not in (">", ">>") and not w.startswith("-")]
+        _forget_writes(s, None, [_abs(w, s) for w in named])
+        s.known_dirs = [d for d in s.known_dirs if d != s.cwd and all(d != posixpath.dirname(_abs(w, s)) for w in named)]
+        if kinds is None or {"variable", "target variable"} & kinds:
+            roots = [s.home, "/tmp"]  # (a path from a variable the state does not know: anywhere it writes)
+        else:  # a pattern or braces: any file under the folder they start in
+            roots = [_abs(w[:m.start()], s) if w[:m.start()].endswith("/") or not w[:m.start()] else
+                     posixpath.dirname(_abs(w[:m.start()], s)) for w in named if (m := re.search(r"[*?\[{]", w))]
+        for root in roots:
+            _forget_writes(s, root)
+            if words[0] in ("mv", "rm", "rmdir"):  # what is still there under it: not known either
+                s.files = {p: c for p, c in s.files.items() if not _within(p, root) or p == root}
+                s.dirs = [d for d in s.dirs if not _within(d, root) or d == root]
         return
     literal = kinds is not None and not kinds - {"target tilde", "target backslash"}
     redirect = next((i for i, w in enumerate(words) if w in (">", ">>")), None)
@@ -1901,7 +1996,9 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
     elif cmd == "touch":
         for a in plain:
             p = _abs(a, s)
-            if p not in s.files:
+            if p in s.dirs:
+                _changed(s, p)  # (a folder: its time)
+            elif p not in s.files:
                 _write(s, p, "")
             elif args == plain:
                 _changed(s, p)
@@ -1939,6 +2036,12 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
                            if fnmatch.fnmatchcase(n, name) and (name.startswith(".") or not n.startswith("."))]
             for p in matches:
                 _remove(s, p)
+    elif cmd in ("mv", "cp") and len(plain) == 2 and _abs(plain[1], s) not in s.dirs and \
+            _abs(plain[1], s) not in s.files and posixpath.dirname(_abs(plain[1], s)) not in s.known_dirs:
+        # (onto what may be a folder: into it, or onto a file: not known which)
+        _forget_writes(s, posixpath.dirname(_abs(plain[1], s)))
+        if cmd == "mv":
+            _forget_writes(s, posixpath.dirname(_abs(plain[0], s)))
     elif cmd in ("mv", "cp") and len(plain) == 2:
         src, dst = _abs(plain[0], s), _abs(plain[1], s)
         _touched(s, dst)  # also where the files it moves are not known one by one
@@ -1954,6 +2057,15 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
             _write(s, dst + p[len(src):], c, learnt=not whole)
             if not whole:
                 _touched(s, dst + p[len(src):])
+        if src in s.dirs:  # a folder: the folders in it go too (empty ones as well), known where they were
+            for d in [d for d in s.dirs if _within(d, src)]:
+                if dst + d[len(src):] not in s.dirs:
+                    s.dirs.append(dst + d[len(src):])
+                if d in s.known_dirs and dst + d[len(src):] not in s.known_dirs:
+                    s.known_dirs.append(dst + d[len(src):])
+            if cmd == "mv":
+                s.dirs = [d for d in s.dirs if not _within(d, src)]
+                s.known_dirs = [d for d in s.known_dirs if not _within(d, src)]
         kept = s.times.get(src)  # a rename keeps the file's time; so does cp -p or -a
         if cmd == "mv":
             for p in moved:
@@ -1973,12 +2085,13 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
         _changed(s, posixpath.dirname(dst))
     elif cmd in ("tar", "zip") and _archive_target(cmd, args):
         _write(s, _abs(_archive_target(cmd, args), s), None)  # an archive now exists; its bytes are unknown
-    elif cmd == "cat" and len(plain) == 1 and output is not None and not args[0].startswith("-"):
+    elif cmd == "cat" and len(plain) == 1 and output is not None and not args[0].startswith("-") and \
+            kinds is not None and kinds <= PATH_EXPANSIONS:  # (`cat *.txt`: which file it read, not known)
         p = _abs(plain[0], s)
         if p not in s.dirs:
             _write(s, p, output, learnt=True)  # what cat showed is what the file holds
     elif cmd == "ls" and not plain and output is not None and "-" not in "".join(args):
-        for name in output.split():
+        for name in output.splitlines():  # (one a line, to a pipe: a name may hold spaces)
             p = posixpath.join(s.cwd, name)
             if not _exists(p, s):
                 s.files.setdefault(p, None)
@@ -2018,9 +2131,16 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
         s.no_repo = False
         if repo not in s.other_repos and not (s.git and repo == s.git.repo):
             s.other_repos.append(repo)
-        if repo not in s.dirs:
-            s.dirs.append(repo)
-            _made(s, repo)
+        missing = []  # (git makes the folders on the way too)
+        folder = repo
+        while folder not in s.dirs and folder not in ("/", ""):
+            missing.append(folder)
+            folder = posixpath.dirname(folder)
+        for made in reversed(missing):
+            s.dirs.append(made)
+            _made(s, made)
+            if made != repo and posixpath.dirname(made) in s.known_dirs:
+                s.known_dirs.append(made)  # (holding only the next one down)
     elif cmd == "git" and args[:1] == ["config"] and _sets_identity(s, args[1:]):
         pass
     elif cmd == "git" and args[:1] == ["config"] and "--global" in args and \

@@ -1,0 +1,103 @@
+"""Random command sequences of the kinds agents type — writes with every kind of quoting, patterns,
+braces, tildes and variables, moves, copies, removals, reads, pipes, conditions, git — run in the real
+bubblewrap sandbox (the devbox world) with the terminal state beside it. Every step the state answers
+is compared with reality (output and exit code); the state then advances by the real output, as in
+benchmarks/state_vs_real.py. Its fixed sequences check what was built; these look for what nobody
+thought to write down (they found `echo '$HOME' > f` recorded as the home, `touch` of a folder made a
+file, `cat *.txt` learnt a file named `*.txt`, `cp f f` answered as done).
+
+    .venv/bin/python benchmarks/state_fuzz.py [--seed 1] [--sequences 25] [--length 12]
+
+Prints how many steps the state answered, and every one that differs from the sandbox.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.state_vs_real import _simulator  # noqa: E402
+from mcp_world.executors.sandbox import SandboxLimits, TerminalSandbox  # noqa: E402
+from mcp_world.world import load_world  # noqa: E402
+
+NAMES = ["a.txt", "b.py", "src", "tests", "README.md", "src/notes.py", "docs", "docs/x.md", "new", "new/y",
+         ".hidden", "my file.txt", "*.txt", "src/*.py", "~/z", "/tmp/t", "nope", "n?tes", "'q r'", "src/"]
+WORDS = ["hello", "a b", "'$HOME'", '"$HOME"', "$HOME", "x*y", "'a  b'", "\"q'q\"", "-n", "'#x'", "a#b", "{1,2}",
+         "\\$x", "'\\n'", "%d", "'%%'", "\"a\\tb\"", "$#", "~", "'~'", "$((1+2))", "$(pwd)", "x\\ y"]
+TEMPLATES = [
+    "echo {w} > {n}", "echo {w} >> {n}", "printf {w} > {n}", "cat {n}", "ls", "ls {n}", "ls -a", "ls -la {n}",
+    "mkdir {n}", "mkdir -p {n}/{n2}", "touch {n}", "rm {n}", "rm -r {n}", "rm -f {n}", "cp {n} {n2}", "mv {n} {n2}",
+    "cd {n}", "cd ..", "pwd", "wc -l {n}", "head -2 {n}", "grep -n {w} {n}", "find . -name '{g}'",
+    "git status --short", "git add {n}", "git diff --stat", "cat {n} | wc -c", "echo {w} {w2}",
+    "ls {n} && echo ok || echo no", "[ -f {n} ] && cat {n}", "sed -i 's/a/b/' {n}", "awk '{{print $1}}' {n}",
+    "sort {n} | uniq -c", "test -d {n} && ls {n}", "basename {n}", "cat -n {n}", "tail -1 {n}", "grep -c {w} {n}",
+    "echo {w} | tr a-z A-Z", "ls *", "ls -d */", "git init -q {n}", "cd {n} && ls", "echo {w} > {n} && cat {n}",
+    "grep -rn {w} .", "cat {n} {n2}", "rmdir {n}", "mkdir {n} && cd {n} && pwd",
+]
+
+
+def command(rng: random.Random) -> str:
+    return rng.choice(TEMPLATES).format(w=rng.choice(WORDS), w2=rng.choice(WORDS), n=rng.choice(NAMES),
+                                        n2=rng.choice(NAMES), g=rng.choice(["*.py", "*.md", "n*", "*"]))
+
+
+async def run(seed: int, sequences: int, length: int) -> tuple[int, int, list[dict]]:
+    """(steps, answered from the state, the answers that differ from the sandbox)."""
+    from domains.terminal.rules.output import next_cwd
+
+    rng = random.Random(seed)
+    world = load_world("devbox")
+    steps = answered = 0
+    wrong: list[dict] = []
+    for k in range(sequences):
+        commands = [command(rng) for _ in range(length)]
+        with tempfile.TemporaryDirectory() as tmp:
+            sim, store = _simulator(world, Path(tmp))
+            ep = await sim.episode(f"fuzz{k}")
+            box = TerminalSandbox(world, SandboxLimits())
+            try:
+                for i, line in enumerate(commands):
+                    state = ep.state.setdefault("terminal", {})
+                    cwd = state.get("cwd", box.home)
+                    said = sim.state_answer(ep, "run_command", {"command": line})
+                    real = box.run(line, cwd, env=state.get("env") or {})
+                    steps += 1
+                    if said is not None:
+                        answered += 1
+                        code = (said.structured or {}).get("exit_code", 0)
+                        if (said.text, code) != (real.output, real.exit_code):
+                            wrong.append({"sequence": k, "step": i, "command": line, "cwd": cwd, "before": commands[:i],
+                                          "state": (said.text, code), "real": (real.output, real.exit_code)})
+                    # (the folder after it: where a failed `cd` leaves the shell, not where its text suggests)
+                    after = next_cwd(line, cwd, state.get("home", box.home), real.exit_code)
+                    sim.observe(ep, "run_command", {"command": line}, real.output,
+                                {"exit_code": real.exit_code, "cwd": after})
+            finally:
+                box.close()
+                store.close()
+    return steps, answered, wrong
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--sequences", type=int, default=25)
+    parser.add_argument("--length", type=int, default=12)
+    args = parser.parse_args()
+    steps, answered, wrong = asyncio.run(run(args.seed, args.sequences, args.length))
+    print(f"{steps} random steps in the sandbox: the state answered {answered}, "
+          f"{answered - len(wrong)} exactly as the sandbox ({len(wrong)} differ)")
+    for w in wrong:
+        print(f"  DIFFERS sequence {w['sequence']} step {w['step']}: {w['command']!r} in {w['cwd']}\n"
+              f"    after: {w['before']}\n    state: {w['state']!r}\n    real:  {w['real']!r}")
+
+
+if __name__ == "__main__":
+    main()
