@@ -637,12 +637,12 @@ def _expansions(command: str, s: TerminalState) -> set[str] | None:
         elif c == "~" and before in " \t=:>":
             kinds.add(mark + "tilde")
         before = c
-    try:
-        for words in parts:
-            for w in words:
+    for words in parts:
+        for i, w in enumerate(words):
+            try:
                 _expand(w, s, strict=True)
-    except _Unknown:
-        kinds.add("variable")
+            except _Unknown:
+                kinds.add("target variable" if i and words[i - 1] in (">", ">>") else "variable")
     if "$(" in command or "`" in command:
         kinds.add("variable")  # (a command's output, or arithmetic: not worked out here)
     return kinds
@@ -1956,6 +1956,8 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
     writes = words[0] in ("touch", "mkdir", "rm", "rmdir", "cp", "mv") or ">" in words or ">>" in words or \
         words[0] not in MODELLED and _writes(words[0], words[1:], s)  # (sed -i, python…: the files they name)
     allowed = PATH_EXPANSIONS | ({"glob"} if words[0] == "rm" and ">" not in words and ">>" not in words else set())
+    if words[0] in ("echo", "printf") and (">" in words or ">>" in words):  # (its words are what it writes, not paths)
+        allowed |= {"glob", "brace", "tilde", "quoted $", "variable"}
     if writes and (kinds is None or not kinds <= allowed):
         # (`mkdir -p a/{b,c}`, `touch $RANDOM`, `cp x src/*`, `echo x* >> f`: which paths, or what, not known)
         named = [w for w in words[1:] if w and w not in (">", ">>") and not w.startswith("-")]
