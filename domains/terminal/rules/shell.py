@@ -1039,21 +1039,13 @@ def _unborn_answer(s: TerminalState, config: dict[str, str], args: list[str]) ->
         return _commit_answer(s, config, args)
     if config:
         return None
-    if args[:1] == ["status"] and tuple(args[1:]) in STATUS_FORMS:
-        form = STATUS_FORMS[tuple(args[1:])]
-        listed = changes(s, g.repo if form == "porcelain" else s.cwd)
-        if listed is None:
-            return None
-        if form == "long":
-            return gitstatus.long(g.branch, listed, unborn=gitstatus.NO_COMMITS), 0
-        return (f"## No commits yet on {g.branch}\n" if form == "branch" else "") + gitstatus.short(listed), 0
     if args[:1] == ["log"] and all(UNBORN_LOG.fullmatch(a) for a in args[1:]):
         return f"fatal: your current branch '{g.branch}' does not have any commits yet\n", 128
     if args[:1] == ["branch"] and args[1:] in ([], ["-a"], ["--all"], ["-l"], ["--list"], ["-v"], ["-vv"]):
         return "", 0
     if args == ["branch", "--show-current"]:
         return g.branch + "\n", 0
-    if args[:1] in (["add"], ["diff"], ["ls-files"]):
+    if args[:1] in (["status"], ["add"], ["diff"], ["ls-files"]):
         return _git_answer(s, args)
     return None
 
@@ -1073,9 +1065,10 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
         listed = changes(s, g.repo if form == "porcelain" else s.cwd)
         if listed is None:
             return None
-        if form == "long":
-            return gitstatus.long(g.branch, listed), 0
-        return (f"## {g.branch}\n" if form == "branch" else "") + gitstatus.short(listed), 0
+        if form == "long":  # (a repository with no commit yet says so: `git init`'s, _unborn_answer)
+            return gitstatus.long(g.branch, listed, unborn="" if g.commits else gitstatus.NO_COMMITS), 0
+        head = f"## {g.branch}\n" if g.commits else f"## No commits yet on {g.branch}\n"
+        return (head if form == "branch" else "") + gitstatus.short(listed), 0
     if args[:1] == ["diff"]:
         return _diff(s, args[1:])
     if args[:1] == ["log"]:
