@@ -34,7 +34,7 @@ from mcp_world.world import load_world  # noqa: E402
 from _replay import Recording, replay_seconds  # noqa: E402  (benchmarks/)
 
 PLANS = {
-    "terminal": ("devbox", [("run_command", {"command": c}) for c in ["ls", "cat README.md", "git status", "pwd", "ls src", "whoami"]]),
+    "terminal": ("devbox", [("run_command", {"command": c}) for c in ["ls", "cat README.md", "git status", "pwd", "ls src", "groups"]]),
     "browser": ("webshop", [("browser_navigate", {"url": "https://greenleaf.example/"}), ("browser_click", {"target": "Sencha"}),
                             ("browser_back", {})]),
     "android": ("phone", [("android_launch_app", {"package": "com.android.settings"}), ("android_tap", {"target": "Apps"}),

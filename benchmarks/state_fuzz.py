@@ -4,7 +4,7 @@ bubblewrap sandbox (the devbox world) with the terminal state beside it. Every s
 is compared with reality (output and exit code); the state then advances by the real output, as in
 benchmarks/state_vs_real.py. Its fixed sequences check what was built; these look for what nobody
 thought to write down (they found `echo '$HOME' > f` recorded as the home, `touch` of a folder made a
-file, `cat *.txt` learnt a file named `*.txt`, `cp f f` answered as done).
+file, `cat *.txt` learnt a file named `*.txt`, `cp f f` answered as done, `rm a nope` kept a).
 
     .venv/bin/python benchmarks/state_fuzz.py [--seed 1] [--sequences 25] [--length 12]
 
@@ -28,7 +28,8 @@ from mcp_world.executors.sandbox import SandboxLimits, TerminalSandbox  # noqa: 
 from mcp_world.world import load_world  # noqa: E402
 
 NAMES = ["a.txt", "b.py", "src", "tests", "README.md", "src/notes.py", "docs", "docs/x.md", "new", "new/y",
-         ".hidden", "my file.txt", "*.txt", "src/*.py", "~/z", "/tmp/t", "nope", "n?tes", "'q r'", "src/"]
+         ".hidden", "my file.txt", "*.txt", "src/*.py", "~/z", "/tmp/t", "nope", "n?tes", "'q r'", "src/",
+         "/", "/etc", "/tmp", "/x", "~/..", "nope/x"]
 WORDS = ["hello", "a b", "'$HOME'", '"$HOME"', "$HOME", "x*y", "'a  b'", "\"q'q\"", "-n", "'#x'", "a#b", "{1,2}",
          "\\$x", "'\\n'", "%d", "'%%'", "\"a\\tb\"", "$#", "~", "'~'", "$((1+2))", "$(pwd)", "x\\ y"]
 TEMPLATES = [
@@ -40,12 +41,14 @@ TEMPLATES = [
     "sort {n} | uniq -c", "test -d {n} && ls {n}", "basename {n}", "cat -n {n}", "tail -1 {n}", "grep -c {w} {n}",
     "echo {w} | tr a-z A-Z", "ls *", "ls -d */", "git init -q {n}", "cd {n} && ls", "echo {w} > {n} && cat {n}",
     "grep -rn {w} .", "cat {n} {n2}", "rmdir {n}", "mkdir {n} && cd {n} && pwd",
+    "rm {n} {n2}", "rm -rf {n} {n2}", "touch {n} {n2}", "mkdir {n} {n2}", "cp {n} {n2} {n3}", "mv {n} {n2} {n3}",
+    "rmdir {n} {n2}", "cp -r {n} {n2}", "ls / {n}", "whoami", "hostname", "echo $USER@$HOSTNAME",
 ]
 
 
 def command(rng: random.Random) -> str:
     return rng.choice(TEMPLATES).format(w=rng.choice(WORDS), w2=rng.choice(WORDS), n=rng.choice(NAMES),
-                                        n2=rng.choice(NAMES), g=rng.choice(["*.py", "*.md", "n*", "*"]))
+                                        n2=rng.choice(NAMES), n3=rng.choice(NAMES), g=rng.choice(["*.py", "*.md", "n*", "*"]))
 
 
 async def run(seed: int, sequences: int, length: int) -> tuple[int, int, list[dict]]:

@@ -91,10 +91,10 @@ def test_the_dialect_follows_the_model_name():
 
 
 async def test_the_simulator_logs_the_thinking_and_the_agent_gets_only_the_observation(make_rig):
-    engine = ScriptedEngine(lambda r: "<think>whoami prints the user name.</think>\n**Environment Observation:**\nuser\n")
+    engine = ScriptedEngine(lambda r: "<think>groups prints the user's groups.</think>\n**Environment Observation:**\nuser\n")
     engine.model = "Qwen/Qwen-AgentWorld-35B-A3B"
     rig = make_rig(engine=engine, dialect="auto")
-    result = await rig.sim.call("a1", "run_command", {"command": "whoami"})
+    result = await rig.sim.call("a1", "run_command", {"command": "groups"})
     assert result.observation == "user\n" and result.structured["exit_code"] == 0
     request = engine.requests[0]
     assert request.thinking is True and request.top_k == 20 and request.repetition_penalty == 1.0
@@ -102,7 +102,7 @@ async def test_the_simulator_logs_the_thinking_and_the_agent_gets_only_the_obser
     assert request.messages[-1]["content"].startswith("### Turn ")
     con = sqlite3.connect(rig.db)
     assert con.execute("select dialect from episodes where id='a1'").fetchone() == ("agentworld",)
-    assert con.execute("select thinking, observation from steps").fetchone() == ("whoami prints the user name.", "user\n")
+    assert con.execute("select thinking, observation from steps").fetchone() == ("groups prints the user's groups.", "user\n")
     # An answer that is all thinking gives no observation: re-asked, then a malformed_observation error.
     engine.script = lambda r: "<think>Let me think about ls -la and"
     with pytest.raises(AgentFault, match=r"ended inside its thinking.*budget is 4096 tokens: raise --thinking-budget"):
@@ -116,7 +116,7 @@ async def test_the_embedded_engine_accepts_agentworld_requests(engine_url, tmp_p
     db = tmp_path / "aw.db"
     async with stdio_client(engine_url, db, "--dialect", "agentworld", "--no-thinking", "--seed", "4",
                             "--state", "off") as c:
-        r = await c.call_tool("run_command", {"command": "whoami"})
+        r = await c.call_tool("run_command", {"command": "groups"})
     # The 135M model does not know the format, so its answer may not parse; what this shows is that the
     # engine takes the dialect's request (chat template switch, top_k, no repetition penalty) and
     # generates from it, and that the answer went through the dialect's parsing.

@@ -140,10 +140,10 @@ async def test_the_simulator_gives_the_agent_the_output_of_a_predicted_screen(ma
     assert result.observation == "ls: cannot access 'docs': No such file or directory\n"
     assert result.structured["exit_code"] != 0 and result.structured["cwd"] == "/home/user/notes-app"
     # the next request shows that step as the trained screen, and the action as keystrokes
-    await rig.sim.call("a1", "run_command", {"command": "whoami"})
+    await rig.sim.call("a1", "run_command", {"command": "groups"})
     chat = engine.requests[-1].messages
     assert chat[-2]["content"] == MARKER + "\n" + answer.split(MARKER + "\n")[1]
-    assert json.loads(TURN.match(chat[-1]["content"]).group("action"))[0]["keystrokes"] == "whoami\n"
+    assert json.loads(TURN.match(chat[-1]["content"]).group("action"))[0]["keystrokes"] == "groups\n"
 
 
 def test_a_browser_click_is_browsergyms_click_on_the_bid_of_its_target_and_the_agent_never_sees_bids():

@@ -23,9 +23,9 @@ async def test_a_server_killed_mid_run_loses_no_answered_step_and_continues_afte
         try:
             async with http_client(url, f"crash-{i}") as c:
                 for n in range(50):
-                    # Every other step is the world model's (the state cannot answer `whoami`): engine
+                    # Every other step is the world model's (the state cannot answer `groups`): engine
                     # requests are in flight when the server is killed.
-                    command = f"echo agent{i} step{n}" if n % 2 == 0 else "whoami"
+                    command = f"echo agent{i} step{n}" if n % 2 == 0 else "groups"
                     in_flight[i] = command
                     r = await c.call_tool("run_command", {"command": command})
                     del in_flight[i]
@@ -40,14 +40,14 @@ async def test_a_server_killed_mid_run_loses_no_answered_step_and_continues_afte
             for i in range(6):
                 tg.start_soon(agent, i, url)
             with anyio.fail_after(300):
-                while len(answered) < 12 or "whoami" not in in_flight.values():
+                while len(answered) < 12 or "groups" not in in_flight.values():
                     await anyio.sleep(0.05)
             waiting = dict(in_flight)
             killed = True
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=30)
     assert not failures, failures  # no agent failed before the kill
-    assert "whoami" in waiting.values()  # the kill landed while the world model was answering
+    assert "groups" in waiting.values()  # the kill landed while the world model was answering
     assert len(answered) >= 12
     con = sqlite3.connect(db)
     assert con.execute("pragma integrity_check").fetchone()[0] == "ok"

@@ -156,7 +156,7 @@ async def test_stdio_on_its_own_embedded_engine_answers_survives_the_engine_kill
         tools = await c.list_tools()  # answered while the engine is still starting
         assert time.monotonic() - t0 < 30 and "run_command" in {t.name for t in tools.tools}
         with anyio.fail_after(300):
-            r = await c.call_tool("run_command", {"command": "whoami"})  # a question only the model answers
+            r = await c.call_tool("run_command", {"command": "groups"})  # a question only the model answers
         assert not r.is_error, r.content[0].text
         assert r.meta["mcp-world/provenance"] == "model"
         running = engines()

@@ -34,10 +34,10 @@ async def test_a_handle_is_one_episode_that_any_mcp_client_drives_and_verify_sco
             async with Client(opened["mcp_url"], read_timeout_seconds=300) as c:  # no X-Episode-Id anywhere
                 names = [t.name for t in (await c.list_tools()).tools]
                 result = await c.call_tool("run_command", {"command": "git checkout -b feature/search"})
-                asked = await c.call_tool("run_command", {"command": "whoami"})
+                asked = await c.call_tool("run_command", {"command": "groups"})
                 refused = await c.call_tool("world_reset", {})
             assert names == ["run_command"], "world_reset must not be offered on a handle"
-            # creating the branch is answered from the episode's state (git's own line), whoami by the engine
+            # creating the branch is answered from the episode's state (git's own line), groups by the engine
             assert result.content[0].text == "Switched to a new branch 'feature/search'\n"
             assert not result.is_error and result.meta["mcp-world/provenance"] == "state"
             assert not asked.is_error and asked.meta["mcp-world/provenance"] == "model"

@@ -24,7 +24,7 @@ async def drive(url: str) -> str:
     assert opened["mcp_url"].startswith(url.removesuffix("/mcp") + "/episodes/")  # this server's own URL
     async with Client(opened["mcp_url"], read_timeout_seconds=300) as c:
         await c.call_tool("run_command", {"command": "cd src"})
-        asked = await c.call_tool("run_command", {"command": "whoami"})
+        asked = await c.call_tool("run_command", {"command": "groups"})
     assert asked.meta["mcp-world/provenance"] == "model"  # this server's own engine answered
     async with http_client(url, "shared-1") as c:
         await c.call_tool("run_command", {"command": "pwd"})

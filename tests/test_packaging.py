@@ -82,7 +82,7 @@ async def test_a_non_editable_install_serves_devbox_from_anywhere(wheel, tmp_pat
         with anyio.fail_after(300):
             tools = [t.name for t in (await client.list_tools()).tools]
             pwd = await client.call_tool("run_command", {"command": "pwd"})
-            who = await client.call_tool("run_command", {"command": "whoami"})
+            who = await client.call_tool("run_command", {"command": "groups"})
     assert tools == ["run_command", "world_reset"]
     assert pwd.content[0].text == "/home/user/notes-app\n" and pwd.meta["mcp-world/provenance"] == "state"
     assert not who.is_error and who.meta["mcp-world/provenance"] == "model", who.content[0].text

@@ -185,7 +185,7 @@ async def test_several_engines_share_the_episodes_and_each_episode_sticks_to_one
     seen: dict[str, set[str]] = {}
     for n in range(12):
         for _ in range(3):
-            r = await sim.call(f"ep-{n}", "run_command", {"command": "whoami"})
+            r = await sim.call(f"ep-{n}", "run_command", {"command": "groups"})
             seen.setdefault(f"ep-{n}", set()).add(r.observation)
     assert all(len(v) == 1 for v in seen.values())  # sticky: one engine per episode
     assert {o for v in seen.values() for o in v} == {"from a\n", "from b\n"}  # and both engines are used

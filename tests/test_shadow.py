@@ -208,7 +208,7 @@ async def test_shadow_mode_logs_real_beside_simulated_and_real_mode_returns_the_
     with anyio.fail_after(600):
         async with stdio_client(engine_url, db, "--shadow", "terminal", "--seed", "2") as c:
             for _ in range(3):  # the simulated answer must come back (the small model may need another try)
-                sim = await c.call_tool("run_command", {"command": "whoami"})
+                sim = await c.call_tool("run_command", {"command": "groups"})
                 if not sim.is_error:
                     break
             known = await c.call_tool("run_command", {"command": "ls"})  # the state knows this folder
@@ -227,11 +227,11 @@ async def test_shadow_mode_logs_real_beside_simulated_and_real_mode_returns_the_
     rows = [dict(r) for r in con.execute("select * from steps order by id")]
     con.close()
     assert not sim.is_error, sim.content[0].text
-    whoami = [r for r in rows if json.loads(r["arguments"])["command"] == "whoami"]
-    assert all(r["real_observation"] == "user\n" and json.loads(r["real_structured"])["exit_code"] == 0 for r in whoami)
-    assert whoami[-1]["provenance"] == "model"
-    assert whoami[-1]["observation"] == sim.content[0].text  # the agent got the simulated one
-    rows = [r for r in rows if json.loads(r["arguments"])["command"] != "whoami"]
+    groups = [r for r in rows if json.loads(r["arguments"])["command"] == "groups"]
+    assert all(r["real_observation"] == "user\n" and json.loads(r["real_structured"])["exit_code"] == 0 for r in groups)
+    assert groups[-1]["provenance"] == "model"
+    assert groups[-1]["observation"] == sim.content[0].text  # the agent got the simulated one
+    rows = [r for r in rows if json.loads(r["arguments"])["command"] != "groups"]
     # The folder listing answered from the explicit state is exactly what the real sandbox printed.
     assert rows[0]["provenance"] == "state" and known.content[0].text == rows[0]["real_observation"] \
         == "README.md\nrequirements.txt\nsrc\ntests\n"
@@ -424,7 +424,7 @@ async def test_a_real_step_whose_executor_gives_nothing_is_simulated_like_any_st
     shadow.observe = nothing
     try:
         with anyio.fail_after(60):
-            step = await sim.call("e1", "run_command", {"command": "whoami"})
+            step = await sim.call("e1", "run_command", {"command": "groups"})
         assert (step.observation, step.provenance) == ("simulated\n", "model") and len(sim.backlog) == 0
     finally:
         shadow.close()

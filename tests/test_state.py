@@ -53,7 +53,7 @@ def test_terminal_rules_keep_files_folders_env_and_git():
     s = terminal()
     assert shell.answer(s, "ls") == ("README.md\nrequirements.txt\nsrc\ntests\n", 0)
     assert shell.answer(s, "cat requirements.txt") == ("pytest==8.3.2\n", 0)
-    assert shell.answer(s, "ls -lt") is None and shell.answer(s, "whoami") is None  # the model's job
+    assert shell.answer(s, "ls -lt") is None and shell.answer(s, "uptime") is None  # the model's job
     s = run(s, "touch a.txt && echo one > log.txt && echo two >> log.txt")
     assert "a.txt" in shell.answer(s, "ls")[0] and shell.answer(s, "cat log.txt") == ("one\ntwo\n", 0)
     s = run(s, "mv log.txt old.txt")
@@ -119,18 +119,18 @@ async def test_state_round_trips_through_sqlite_and_a_restarted_server_answers_f
 
 
 async def test_the_replay_cache_hits_only_the_same_situation(tmp_path):
-    engine = ScriptedEngine(lambda r: "user\n")
+    engine = ScriptedEngine(lambda r: " 10:00:00 up 1 day,  2 users,  load average: 0.00, 0.01, 0.05\n")
     store = Store(tmp_path / "c.db")
     sim = Simulator(load_world("devbox"), EnginePool([engine]), store, get_dialect("instruct"), seed=3,
                     replay_cache=True)
-    first = await sim.call("a", "run_command", {"command": "whoami"})
-    again = await sim.call("b", "run_command", {"command": "whoami"})  # a fresh episode, same situation
+    first = await sim.call("a", "run_command", {"command": "uptime"})
+    again = await sim.call("b", "run_command", {"command": "uptime"})  # a fresh episode, same situation
     assert (first.provenance, again.provenance, len(engine.requests)) == ("model", "cache", 1)
     await sim.call("c", "run_command", {"command": "touch x.txt"})  # answered from the state
-    changed = await sim.call("c", "run_command", {"command": "whoami"})  # but the state now differs
+    changed = await sim.call("c", "run_command", {"command": "uptime"})  # but the state now differs
     assert changed.provenance == "model" and len(engine.requests) == 2
-    await sim.call("d", "run_command", {"command": "whoami"})
-    later = await sim.call("d", "run_command", {"command": "whoami"})  # its history differs from b's
+    await sim.call("d", "run_command", {"command": "uptime"})
+    later = await sim.call("d", "run_command", {"command": "uptime"})  # its history differs from b's
     assert later.provenance == "model" and len(engine.requests) == 3
     rows = store.query("select provenance from steps where episode_id = 'b'")
     assert [r["provenance"] for r in rows] == ["cache"]
@@ -570,7 +570,7 @@ def test_state_answers_follow_what_a_real_shell_does_after_writes_it_cannot_see(
     s = run(terminal(), "mkdir -p a/b/c")  # the parents made on the way are new, so fully known
     assert shell.answer(s, "ls a") == ("b\n", 0) and shell.answer(s, "ls a/b") == ("c\n", 0)
     assert "a\n" in shell.answer(s, "ls")[0]
-    assert shell.answer(run(terminal(), "mkdir -p /opt/data"), "ls /opt/data") is None  # it may have existed, full
+    assert shell.answer(run(terminal(), "mkdir -p /usr/local/data"), "ls /usr/local/data") is None  # it may have existed, full
     s = run(run(run(terminal(), "mkdir sub"), "cd sub"), "git init")  # another repository inside the project
     s = run(s, "git commit -m first", "[main (root-commit) 9f8e7d6] first\n")
     assert shell.answer(s, "git log --oneline") is None and shell.answer(s, "git branch") is None
@@ -790,8 +790,60 @@ def test_cd_where_nothing_is_or_into_a_file_is_refused_as_bash_refuses_it():
                                                "/home/user/notes-app\n", 0)
     assert shell.cwd_after(s, "cd nope; pwd", 0) == "/home/user/notes-app"
     assert shell.answer(run(s, "rm -r tests"), "cd tests")[1] == 1  # (removed)
-    for unknown in ("cd /nonexistent", "echo 'a\nb'; cd nope", "cd $X"):  # (bash: line 2 there)
+    assert shell.answer(s, "cd /nonexistent") == ("/bin/bash: line 1: cd: /nonexistent: No such file or directory\n", 1)
+    for unknown in ("cd /usr/nonexistent", "echo 'a\nb'; cd nope", "cd $X"):  # (bash: line 2 there)
         assert shell.answer(s, unknown) is None, unknown
+
+
+def test_who_the_shell_runs_as_and_the_machines_name_come_from_the_world():
+    s = terminal()
+    for command, said in (("whoami", "user"), ("id -un", "user"), ("hostname", "devbox"), ("uname -n", "devbox"),
+                          ("echo $USER@$HOSTNAME $LOGNAME", "user@devbox user")):
+        assert shell.answer(s, command) == (said + "\n", 0), command
+    s = run(s, "export HOSTNAME=box USER=other")  # (the variables change; who runs, and where, do not)
+    assert shell.answer(s, "echo $HOSTNAME $USER") == ("box other\n", 0)
+    assert shell.answer(s, "hostname") == ("devbox\n", 0) and shell.answer(s, "whoami") == ("user\n", 0)
+    elsewhere = shell.TerminalState.model_validate(terminal() | {"home": "/srv/app"}).model_dump()
+    assert shell.answer(elsewhere, "whoami") is None and shell.answer(elsewhere, "echo $USER") is None
+    assert shell.answer(run(terminal(), "alias hostname='echo x'"), "hostname") is None
+    assert shell.answer(terminal(), "id -u") is None and shell.answer(terminal(), "hostname -f") is None
+
+
+def test_the_sandboxs_root_is_known_and_nothing_is_made_or_removed_but_below_home_and_tmp():
+    """`ls /` is the root the shadow sandbox makes; writes outside /home and /tmp (read-only there,
+    and the two mounts themselves) are left to the model. (Live: test_every_state_answer_agrees…)"""
+    s = terminal()
+    assert shell.answer(s, "ls /") == ("bin\ndev\netc\nhome\nlib\nlib64\nproc\nsbin\ntmp\nusr\n", 0)
+    assert shell.answer(s, "ls -a /")[0].startswith(".\n..\nbin\n") and shell.answer(s, "ls /usr") is None
+    assert shell.answer(s, "ls -l /") is None and shell.answer(s, "find / -maxdepth 1") is None
+    for command in ("touch /x", "mkdir /x", "echo x > /x", "rm -rf /home", "rm -r /tmp", "cp README.md /etc/",
+                    "mv /etc/hosts ."):
+        assert shell.silent(s, command) is None, command
+    assert shell.silent(s, "touch /tmp/x ~/../y") == ("", 0)
+    root = load_domain("terminal").rules.initial(parse_world(
+        {"name": "r", "description": "root's", "domains": ["terminal"],
+         "seed": {"terminal": {"user": "root", "cwd": "/root", "files": {"/root/a": "x"}}}}))
+    assert shell.answer(root, "ls /") is None  # (root's home is not where the sandbox makes homes)
+
+
+def test_a_file_command_that_failed_may_have_done_part_of_its_work():
+    """`rm a nope` removes a, `mkdir x nope/y` makes x, `rm -rf /tmp` empties it: where a failed
+    file command named several paths or worked recursively, they and their folders' listings are the
+    model's (or the next listing's) again; one path refused changed nothing."""
+    s = terminal()
+    for command, said in (("rm README.md nope", "rm: cannot remove 'nope': No such file or directory\n"),
+                          ("touch x nope/y", "touch: cannot touch 'nope/y': No such file or directory\n"),
+                          ("cp README.md nope/ src/", "cp: cannot stat 'nope/': No such file or directory\n"),
+                          ("mv requirements.txt nope src/", "mv: cannot stat 'nope': No such file or directory\n")):
+        t = run(s, command, said, 1)
+        assert shell.answer(t, "ls") is None, command
+        assert shell.answer(t, "cat tests/test_notes.py")[1] == 0  # (what it did not name stays known)
+    t = run(run(s, "touch /tmp/q"), "rm -rf /tmp", "rm: cannot remove '/tmp': Read-only file system\n", 1)
+    assert shell.answer(t, "ls /tmp") is None and shell.answer(t, "cat /tmp/q") is None
+    t = run(s, "rm nope", "rm: cannot remove 'nope': No such file or directory\n", 1)
+    assert shell.answer(t, "ls") == shell.answer(s, "ls")  # (one path, refused: nothing done)
+    t = run(s, "rm README.md *.txt", "rm: cannot remove '*.txt': No such file or directory\n", 1)
+    assert shell.answer(t, "ls") is None
 
 
 def test_a_repository_made_where_the_world_has_none_is_followed_from_its_start():
@@ -1279,6 +1331,31 @@ def test_a_commit_with_an_identity_is_made_by_the_state_with_the_id_git_gives_it
     assert other["git"]["head"] == "" and shell.answer(run(other, "echo x >> NEWS.md && git add -A"), "git commit -m z") is None
 
 
+def test_a_quiet_commit_gets_the_id_git_gives_it_at_that_second_and_a_later_output_corrects_it(monkeypatch):
+    """`git commit -q` prints no id: the state makes it at the second it saw the commit done, so
+    `git log` after it is answered; where git ran a second earlier (a shadow sandbox, a busy
+    machine), the next output that shows the id git gave is taken, and the commits after it get
+    theirs on it. (Live in the sandbox: test_every_state_answer_agrees_byte_for_byte…)"""
+    monkeypatch.setattr(shell, "clock", lambda: 1_764_000_000)
+    s = run(terminal(), "git config --global user.email u@devbox && git config --global user.name U")
+    s = run(run(s, "echo x > n.txt"), "git add -A && git commit -qm 'add n'")
+    first = s["git"]["head"]
+    tree = s["git"]["made"][-1]["tree"]
+    assert first == gitobjects.commit_id(tree, "60b53268827439a01e69b881046341ec68ef93ac", "U <u@devbox>",
+                                         1_764_000_000, "add n")
+    assert shell.answer(s, "git log --oneline") == (f"{first[:7]} add n\n60b5326 Initial commit\n", 0)
+    s = run(run(s, "echo y >> n.txt"), "git commit -qam more")
+    assert shell.answer(s, "git log -1 --format=%P") == (first + "\n", 0)
+    # reality's git made the first a second before the state saw it: its log shows that id
+    earlier = gitobjects.commit_id(tree, "60b53268827439a01e69b881046341ec68ef93ac", "U <u@devbox>",
+                                   1_764_000_000 - 1, "add n")
+    real_head = gitobjects.commit_id(s["git"]["made"][-1]["tree"], earlier, "U <u@devbox>", 1_764_000_000, "more")
+    t = run(s, "git log --oneline", f"{real_head[:7]} more\n{earlier[:7]} add n\n60b5326 Initial commit\n")
+    assert t["git"]["head"] == real_head and shell.answer(t, "git rev-parse HEAD") == (real_head + "\n", 0)
+    assert shell.answer(t, "git log -1 --format=%P") == (earlier + "\n", 0)
+    assert run(s, "git log --format=%s", "more\nadd n\nInitial commit\n")["git"]["head"] == s["git"]["head"]
+
+
 def test_git_log_formats_and_rev_parse_from_the_commits_the_state_knows(monkeypatch):
     """`git log --format=…`/`--pretty=…` with the placeholders agents use, and `git rev-parse`
     (HEAD, --short, the repository's top, the shell's place in it), as git prints them; a
@@ -1490,7 +1567,8 @@ def test_conditions_and_lists_run_as_bash_runs_them():
                          ("[ -d src ] && cd src || echo no", "/home/user/notes-app/src")):
         said = rules.answer(s, Call("run_command", {"command": line}, s))
         assert said.structured["cwd"] == folder and run(s, line, said.text, 0, folder)["cwd"] == folder, line
-    for unknown in ("[ -f .git/HEAD ] && echo h", "[ -d /usr ] && echo y", "[ -f $HOME/x ]", "[ -f ~/.profile ]",
+    assert shell.answer(s, "[ -d /usr ] && echo y") == ("y\n", 0)  # (the sandbox's root is known)
+    for unknown in ("[ -f .git/HEAD ] && echo h", "[ -d /usr/share ] && echo y", "[ -f $HOME/x ]", "[ -f ~/.profile ]",
                     "[ -n x ] && echo y", "python3 src/notes.py || echo failed"):
         assert shell.answer(s, unknown) is None, unknown
     assert shell.answer(s, "cd nope || echo no") == ("/bin/bash: line 1: cd: nope: No such file or directory\nno\n", 0)
@@ -1527,7 +1605,8 @@ def test_a_line_answers_its_last_part_once_those_before_it_print_nothing():
     assert shell.answer(s, "touch a; ls nope") == ("ls: cannot access 'nope': No such file or directory\n", 2)
     assert shell.answer(s, "cd src || ls") == ("", 0)  # (cd succeeded: ls does not run)
     assert shell.answer(s, "cd nope && ls") == ("/bin/bash: line 1: cd: nope: No such file or directory\n", 1)
-    for unknown in ("cd /nope && ls", "echo hi > /etc/x && cat /etc/x", "cd src && grep '|' notes.py | head",
+    assert shell.answer(s, "cd /nope && ls") == ("/bin/bash: line 1: cd: /nope: No such file or directory\n", 1)
+    for unknown in ("cd /usr/nope && ls", "echo hi > /etc/x && cat /etc/x", "cd src && grep '|' notes.py | head",
                     "python3 src/notes.py && ls", "cat README.md && python3 -c 'import os; os.remove(1)'"):
         assert shell.answer(s, unknown) is None, unknown
     # any list whose every command that runs is answered: the outputs one after the other
@@ -1546,10 +1625,10 @@ def test_a_line_answers_its_last_part_once_those_before_it_print_nothing():
 
 def test_numbered_lines_several_folders_and_every_branch():
     """Answers the sandbox gives the same way every time (checked there by
-    test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox). `whoami` stays the model's:
+    test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox). `groups` stays the model's:
     the tests use it as the question only the model answers."""
     s = terminal()
-    assert shell.answer(s, "whoami") is None
+    assert shell.answer(s, "groups") is None
     assert shell.answer(s, "nl -ba src/notes.py") == shell.answer(s, "cat -n src/notes.py")
     assert shell.answer(s, "nl src/notes.py") is None  # (empty lines unnumbered: not written here)
     assert shell.answer(s, "ls tests src") == ("src:\nnotes.py\n\ntests:\ntest_notes.py\n", 0)

@@ -161,6 +161,9 @@ class TerminalRules(Rules):
                 if posixpath.dirname(home) == "/home":
                     known.add("/home")
         known.add("/tmp")
+        if posixpath.dirname(home) == "/home":
+            known.add("/")  # the root the shadow sandbox makes (the world's files are in the home it makes)
+            dirs += [posixpath.join("/", name) for name in shell.ROOT]
         dirs = sorted(set(dirs) | known)
         known = sorted(known)
         return shell.TerminalState(cwd=seed.cwd, home=home, host=seed.hostname, files=files, dirs=dirs, known_dirs=known,

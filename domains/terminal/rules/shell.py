@@ -29,11 +29,15 @@ from .output import next_cwd, shell_words
 
 
 class Made(BaseModel):
-    """A commit's full id, author ("name <email>") and time."""
+    """A commit's full id, author ("name <email>") and time. `tree` and `parent` are kept where the
+    id is the state's own, no output having shown it (`commit -q`: made at the second the state saw
+    it done): git's may be a second earlier, and the next output that shows it corrects it."""
     model_config = ConfigDict(extra="forbid")
     id: str
     who: str
     when: int
+    tree: str = ""
+    parent: str = ""
 
 
 class GitState(BaseModel):
@@ -197,8 +201,10 @@ def _expand(word: str, s: TerminalState, strict: bool = False) -> str:
             return s.home
         if name == "PWD":
             return s.cwd
-        if name in ("USER", "LOGNAME"):
-            return posixpath.basename(s.home) if s.home != "/root" else "root"
+        if name in ("USER", "LOGNAME") and _user(s):
+            return _user(s)
+        if name == "HOSTNAME" and s.host:
+            return s.host
         if name == "SHELL":  # bash sets it from the user's passwd entry, which is /bin/bash in every world
             return "/bin/bash"
         if strict:  # $SHELL, $PATH, $RANDOM…: set by the machine, not by the episode
@@ -209,6 +215,32 @@ def _expand(word: str, s: TerminalState, strict: bool = False) -> str:
     if strict and "${" in word and re.search(r"\$\{(?!\w+\})", word):
         raise _Unknown(word)  # (${X:-default}, ${#X}, ${X/a/b}: not expanded here)
     return expanded
+
+
+# The machine's root as the shadow sandbox makes it (executors/sandbox.py): /usr from the host, the
+# links to its folders, its own /etc, /dev and /proc, and the writable /home and /tmp. Nothing can be
+# made or removed but below /home and /tmp.
+ROOT = ("bin", "dev", "etc", "home", "lib", "lib64", "proc", "sbin", "tmp", "usr")
+WRITABLE = ("/home", "/tmp")
+
+
+def _writable(path: str) -> bool:
+    """A path that can be made, written or removed (below /home or /tmp: not the mounts themselves)."""
+    return any(path != top and _within(path, top) for top in WRITABLE)
+
+
+def _user(s: TerminalState) -> str:
+    """Who the shell runs as: the owner of the home (/home/NAME), or root; "" where not known."""
+    if s.home == "/root":
+        return "root"
+    return posixpath.basename(s.home) if posixpath.dirname(s.home) == "/home" else ""
+
+
+# Commands that print who the shell runs as, or the machine's name (the world's hostname; `-f`
+# and `-i` ask the resolver, which is the machine's)
+WHO_AND_WHERE = {("whoami",): "user", ("id", "-un"): "user", ("id", "-nu"): "user",
+                 ("hostname",): "host", ("hostname", "-s"): "host", ("uname", "-n"): "host",
+                 ("uname", "--nodename"): "host"}
 
 
 def _contents(name: str, s: TerminalState) -> str | None:
@@ -274,6 +306,36 @@ def _redirected_anyway(s: TerminalState, words: list[str], kinds: set[str] | Non
     target = _abs(_expand(words[at + 1], s), s)
     if posixpath.dirname(target) in s.dirs and target not in s.dirs:
         _write(s, target, None)
+
+
+FILE_COMMANDS = frozenset({"touch", "mkdir", "rm", "rmdir", "cp", "mv"})
+RECURSIVE = re.compile(r"-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive")
+
+
+def _partly_done(s: TerminalState, words: list[str], kinds: set[str] | None) -> None:
+    """A file command that failed may have done part of its work: `rm a nope` removes a, `mkdir x
+    nope/y` makes x, `rm -r` of a mount empties it. Where it names several paths, or works
+    recursively, whether each is there, what is under it and what its folder lists are no longer known."""
+    operands = [w for w in words[1:] if not w.startswith("-")]
+    if len(operands) < 2 and not any(RECURSIVE.fullmatch(w) for w in words[1:] if w.startswith("-")) and \
+            words[0] != "mv":
+        return  # (one path, refused: nothing done)
+    if kinds is None or not kinds <= PATH_EXPANSIONS or \
+            any(w.startswith("-") and not re.fullmatch(r"-[a-zA-Z]+", w) for w in words[1:]):
+        _forget_writes(s, None)  # (patterns, variables, options with values: which paths, not known)
+        return
+    for w in operands:
+        path = _abs(_expand(w, s), s)
+        if path == "/":
+            _forget_writes(s, None)
+            return
+        _touched(s, path)
+        s.files = {p: c for p, c in s.files.items() if not _within(p, path)}
+        s.dirs = [d for d in s.dirs if not _within(d, path) or d == s.cwd]
+        s.known_dirs = [d for d in s.known_dirs if not _within(d, path) and d != posixpath.dirname(path)]
+        s.deleted = [d for d in s.deleted if not _within(d, path)]
+        s.order = [p for p in s.order if not _within(p, path)]
+        s.times = {p: when for p, when in s.times.items() if not _within(p, path)}
 
 
 def _nearest_folder(path: str, s: TerminalState) -> str:
@@ -713,6 +775,9 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return (listed, 0) if listed is not None else None
     if cmd == "pwd" and not args:
         return s.cwd + "\n", 0
+    if (cmd, *args) in WHO_AND_WHERE and cmd not in s.defined and "PATH" not in s.env:
+        said = s.host if WHO_AND_WHERE[(cmd, *args)] == "host" else _user(s)
+        return (said + "\n", 0) if said else None
     if cmd in ("basename", "dirname", "seq", "realpath") and cmd not in s.defined:
         return pathnames.answer(cmd, args, s.cwd, s.home, lambda path: _kind(path, s))
     if cmd == "echo" and all(not a.startswith("-") or a == "-n" for a in args):
@@ -1384,13 +1449,14 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
                 return None  # (no format: printf refuses; one like an option: its options, or a refusal)
             fed_cat = fed is not None and n == len(parts) - 1 and words[:redirect] == ["cat"] and len(words) == 3
             target = _abs(words[redirect + 1], s) if redirect + 1 < len(words) else ""
-            if (words[0] not in ("echo", "printf") and not fed_cat) or not target or target in s.dirs or \
+            if (words[0] not in ("echo", "printf") and not fed_cat) or not _writable(target) or target in s.dirs or \
                     words[redirect + 1].endswith("/") or target not in s.files and posixpath.dirname(target) not in s.known_dirs:
                 return None  # (into a folder, a name ending in /, or what may be one: bash's "Is a directory")
-        elif cmd == "touch" and plain and all(posixpath.dirname(_abs(a, s)) in s.dirs and
+        elif cmd == "touch" and plain and all(posixpath.dirname(_abs(a, s)) in s.dirs and _writable(_abs(a, s)) and
                                               (not a.endswith("/") or _abs(a, s) in s.dirs) for a in plain):
             pass  # (`touch x/` of no folder x: refused)
         elif cmd == "mkdir" and plain and all(not _exists(_abs(a, s), s) and not _file_on_the_way(_abs(a, s), s) and
+                                              _writable(_abs(a, s)) and
                                               ("-p" in args or posixpath.dirname(_abs(a, s)) in s.dirs) and
                                               _nearest_folder(_abs(a, s), s) in s.known_dirs for a in plain):
             for a in plain:  # later parts of the line may write there (a new folder: known, and empty)
@@ -1413,11 +1479,12 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             return f"sed: can't read {args[2]}: No such file or directory\n", 2
         elif cmd == "cd" and len(plain) == 1 and _abs(plain[0], s) in s.dirs:
             s.cwd = _abs(plain[0], s)  # later parts of the line run there
-        elif cmd == "rm" and plain and "*" not in "".join(plain) and all(_exists(_abs(a, s), s) and
+        elif cmd == "rm" and plain and "*" not in "".join(plain) and all(_exists(_abs(a, s), s) and _writable(_abs(a, s)) and
                                                                          (_abs(a, s) in s.files or "-r" in "".join(args)
                                                                           or "-rf" in args) for a in plain):
             pass
-        elif cmd in ("cp", "mv") and len(plain) == 2 and _abs(plain[0], s) in s.files and \
+        elif cmd in ("cp", "mv") and len(plain) == 2 and _abs(plain[0], s) in s.files and _writable(_abs(plain[1], s)) and \
+                (cmd == "cp" or _writable(_abs(plain[0], s))) and \
                 (posixpath.dirname(_abs(plain[1], s)) in s.dirs or _abs(plain[1], s) in s.dirs) and \
                 _abs(plain[0], s) not in (_abs(plain[1], s), posixpath.join(_abs(plain[1], s), posixpath.basename(plain[0]))):
             pass  # (onto itself: "are the same file", refused)
@@ -1444,6 +1511,8 @@ _COMMITTED = re.compile(r"^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] ",
 def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
     """The state after `command` printed `output` (exit code `exit_code`)."""
     s = TerminalState.model_validate(state)
+    if re.match(r"\s*git\s+(?:log|show|rev-parse|branch)\b", command):
+        _ids_shown(s, output)
     fed = heredoc(command)
     line = fed.line if fed else command  # (the text fed is data: what it defines is not the shell's)
     s.defined += [next(g for g in m.groups() if g) for m in _DEFINES.finditer(line)]
@@ -1480,6 +1549,8 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
                     not _NOT_RUN.fullmatch(output):
                 _forget_writes(s, None)  # a program that failed may still have written (python's __pycache__)
             _redirected_anyway(s, words, kinds, output)
+            if words[0] in FILE_COMMANDS:
+                _partly_done(s, words, kinds)
             break
         if exit_code != 0 and n == len(parts) - 1 and words[:2] == ["git", "commit"]:
             break  # (the line failed: a commit at its end made nothing, whatever ran before it)
@@ -1494,6 +1565,32 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
                    kinds=kinds)
     s.cwd = cwd_after or s.cwd
     return s.model_dump()
+
+
+def _ids_shown(s: TerminalState, output: str) -> None:
+    """An output of git that may show commit ids, where the last commits' ids are the state's own
+    (`commit -q`: made at the second the state saw it done). Where it shows, for one of them, the id
+    git gives it at a second in the minute before, that is its id; the commits after it get theirs
+    on it as their parent."""
+    g = s.git
+    if g is None or not g.made or g.made[-1] is None or not g.made[-1].tree:
+        return
+    shown = {x[:7] for x in re.findall(r"\b[0-9a-f]{7,40}\b", output)}
+    first = len(g.made)
+    while first > 0 and g.made[first - 1] is not None and g.made[first - 1].tree:  # type: ignore[union-attr]
+        first -= 1  # (the oldest of the state's own ids in a row)
+    parent = g.made[first].parent  # type: ignore[union-attr]
+    for i in range(first, len(g.made)):
+        m = g.made[i]
+        assert m is not None
+        ids = [(when, gitobjects.commit_id(m.tree, parent, m.who, when, g.commits[i]))
+               for when in range(m.when, m.when - 61, -1)] if shown else []
+        when, made = next(((when, made) for when, made in ids if made[:7] in shown),
+                          (m.when, gitobjects.commit_id(m.tree, parent, m.who, m.when, g.commits[i])))
+        g.made[i] = Made(id=made, who=m.who, when=when, tree=m.tree, parent=parent)
+        g.hashes[i] = made[:7]
+        parent = made
+    g.head = parent
 
 
 def _touched(s: TerminalState, path: str) -> None:
@@ -2175,6 +2272,11 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
                               if (made := coming.made(parent, when)).startswith(done.group(1))), None)
                 if found:
                     s.git.head, s.git.made[-1] = found[0], Made(id=found[0], who=coming.who, when=found[1])
+            elif coming is not None and output == "":  # `commit -q`: git's id at this second, as far as is known
+                now = int(clock())
+                s.git.head = coming.made(parent, now)
+                s.git.hashes[-1] = s.git.head[:7]
+                s.git.made[-1] = Made(id=s.git.head, who=coming.who, when=now, tree=coming.tree, parent=parent)
         elif sub == ["tag"] and len(args) == 2 and not args[1].startswith("-"):
             s.git.tags[args[1]] = len(s.git.commits)
         elif sub in (["checkout"], ["switch"]) and len(plain) == 2 and "--" not in args and \
