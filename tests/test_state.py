@@ -820,6 +820,10 @@ def test_the_sandboxs_root_is_known_and_nothing_is_made_or_removed_but_below_hom
                     "mv /etc/hosts ."):
         assert shell.silent(s, command) is None, command
     assert shell.silent(s, "touch /tmp/x ~/../y") == ("", 0)
+    # a path from `//` (the fuzz's `mkdir -p {n}/{n2}` with n = /): Linux reads it as `/`; it made the
+    # walk up to the root loop for ever
+    assert shell.silent(s, "mkdir -p //etc") is None and shell.answer(s, "ls //") == shell.answer(s, "ls /")
+    assert shell.silent(s, "mkdir -p //tmp/q") == ("", 0) and shell.silent(s, "cd //tmp") is None  # (bash: PWD //tmp)
     root = load_domain("terminal").rules.initial(parse_world(
         {"name": "r", "description": "root's", "domains": ["terminal"],
          "seed": {"terminal": {"user": "root", "cwd": "/root", "files": {"/root/a": "x"}}}}))

@@ -165,7 +165,8 @@ def heredoc(command: str) -> Heredoc | None:
 def _abs(path: str, s: TerminalState) -> str:
     if path.startswith("~"):
         path = s.home + path[1:]
-    return posixpath.normpath(path if path.startswith("/") else posixpath.join(s.cwd, path))
+    normal = posixpath.normpath(path if path.startswith("/") else posixpath.join(s.cwd, path))
+    return "/" + normal.lstrip("/")  # (normpath keeps a leading `//`, which Linux reads as `/`)
 
 
 def _exists(path: str, s: TerminalState) -> bool:
@@ -1477,7 +1478,7 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             pass
         elif cmd == "sed" and len(parts) == 1 and literal and _absent(_abs(literal[3], s), s):
             return f"sed: can't read {args[2]}: No such file or directory\n", 2
-        elif cmd == "cd" and len(plain) == 1 and _abs(plain[0], s) in s.dirs:
+        elif cmd == "cd" and len(plain) == 1 and _abs(plain[0], s) in s.dirs and not plain[0].startswith("//"):
             s.cwd = _abs(plain[0], s)  # later parts of the line run there
         elif cmd == "rm" and plain and "*" not in "".join(plain) and all(_exists(_abs(a, s), s) and _writable(_abs(a, s)) and
                                                                          (_abs(a, s) in s.files or "-r" in "".join(args)
