@@ -398,16 +398,16 @@ def _at_the_second_git_ran(sim: Simulator, ep, command: str, real: str, asked: f
     at each second from the asking to now: the one reality printed, if the state gives it at any."""
     import importlib
 
-    shell = importlib.import_module(f"{type(sim.domains['terminal'].rules).__module__}.shell")
-    saved = shell.clock
+    st = importlib.import_module(f"{type(sim.domains['terminal'].rules).__module__}.state")
+    saved = st.clock
     try:
         for second in range(int(asked), int(time.time()) + 1):
-            shell.clock = lambda second=second: float(second)
+            st.clock = lambda second=second: float(second)
             answer = sim.state_answer(ep, "run_command", {"command": command})
             if answer is not None and answer.text == real:
                 return answer.text
     finally:
-        shell.clock = saved
+        st.clock = saved
     return None
 
 

@@ -36,6 +36,8 @@ pytestmark = pytest.mark.anyio
 
 
 shell = domain_code("terminal", "shell")
+st = domain_code("terminal", "state")
+repository = domain_code("terminal", "repository")
 gitdiff = domain_code("terminal", "gitdiff")
 gitobjects = domain_code("terminal", "gitobjects")
 next_cwd = domain_code("terminal", "output").next_cwd
@@ -711,7 +713,7 @@ def test_git_outside_any_repository_stops_until_one_may_have_been_made():
     `git init`/`clone` or a program that may write anything runs; `git diff` (it compares paths
     outside a repository), global options first and folders outside the home are the model's."""
     office = load_domain("terminal").rules.initial(load_world("office"))
-    fatal = (shell.NOT_A_REPO, 128)
+    fatal = (repository.NOT_A_REPO, 128)
     for command in ("git status", "git log --oneline", "git branch", "git show", "git add -A"):
         assert shell.answer(office, command) == fatal, command
     assert shell.answer(run(office, "cd reports"), "git status") == fatal
@@ -884,7 +886,7 @@ def test_a_repository_made_where_the_world_has_none_is_followed_from_its_start()
     assert shell.answer(p, "git status") == ("On branch master\n\nNo commits yet\n\nnothing to commit "
                                              "(create/copy files and use \"git add\" to track)\n", 0)
     assert shell.answer(p, "git commit -qm x")[1] == 128  # (no one to make it: git asks first)
-    assert shell.answer(run(p, "cd .."), "git status") == (shell.NOT_A_REPO, 128)
+    assert shell.answer(run(p, "cd .."), "git status") == (repository.NOT_A_REPO, 128)
     # a second one, or one where a config may name the first branch: not followed
     assert shell.answer(run(run(p, "git init -q ~/q"), "cd ~/q"), "git status") is None
     named = run(office, "git config --global init.defaultBranch trunk")
@@ -1263,9 +1265,9 @@ def test_a_long_listing_is_the_sandboxs_tmpfs_home_at_the_times_each_step_ran(mo
     months: the year); where a size, an entry or a time is not known, the model's. (Checked in the
     sandbox, and against 34 recorded listings, by test_every_state_answer_agrees_byte_for_byte…)"""
     clock = iter([1_764_000_000, 1_764_000_000 + 3600, 1_764_000_000 + 7200, 1_764_000_000 + 7300])
-    monkeypatch.setattr(shell, "clock", lambda: next(clock))
+    monkeypatch.setattr(st, "clock", lambda: next(clock))
     s = terminal()  # made at 2025-11-24 16:00 UTC
-    monkeypatch.setattr(shell, "clock", lambda: 1_764_000_000 + 3600)
+    monkeypatch.setattr(st, "clock", lambda: 1_764_000_000 + 3600)
     assert shell.answer(s, "ls -la") == ("total 8\n"
                                          "drwxr-xr-x 5 user user 140 Nov 24 16:00 .\n"
                                          "drwxr-xr-x 3 user user  80 Nov 24 16:00 ..\n"
@@ -1275,11 +1277,11 @@ def test_a_long_listing_is_the_sandboxs_tmpfs_home_at_the_times_each_step_ran(mo
                                          "drwxr-xr-x 2 user user  60 Nov 24 16:00 src\n"
                                          "drwxr-xr-x 2 user user  60 Nov 24 16:00 tests\n", 0)
     t = run(s, "mkdir docs && cat > docs/big.txt <<'EOF'\n" + "x" * 9000 + "\nEOF")  # at 17:00
-    monkeypatch.setattr(shell, "clock", lambda: 1_764_000_000 + 100 * 86400)  # 100 days on
+    monkeypatch.setattr(st, "clock", lambda: 1_764_000_000 + 100 * 86400)  # 100 days on
     assert shell.answer(t, "ls -lh docs") == ("total 12K\n-rw-r--r-- 1 user user 8.8K Nov 24 17:00 big.txt\n", 0)
     assert shell.answer(t, "ls -l")[0].splitlines()[1:3] == ["-rw-r--r-- 1 user user 88 Nov 24 16:00 README.md",
                                                              "drwxr-xr-x 2 user user 60 Nov 24 17:00 docs"]
-    monkeypatch.setattr(shell, "clock", lambda: 1_764_000_000 + 200 * 86400)  # over six months: the year
+    monkeypatch.setattr(st, "clock", lambda: 1_764_000_000 + 200 * 86400)  # over six months: the year
     assert shell.answer(t, "ls -l docs") == ("total 12\n-rw-r--r-- 1 user user 9001 Nov 24  2025 big.txt\n", 0)
     assert shell.answer(t, "ls -l docs/big.txt") == ("-rw-r--r-- 1 user user 9001 Nov 24  2025 docs/big.txt\n", 0)
     assert shell.answer(run(t, "git status"), "ls -la") is None  # git rewrites its index in .git: when, unknown
@@ -1298,7 +1300,7 @@ def test_a_commit_with_an_identity_is_made_by_the_state_with_the_id_git_gives_it
     diffstat's summary and each file made or removed; `git log --oneline` then lists it. The id
     reality printed is kept (found back to its second), so the next commit's parent is right.
     (Checked byte for byte in the sandbox by test_every_state_answer_agrees_byte_for_byte…)"""
-    monkeypatch.setattr(shell, "clock", lambda: 1_764_000_000)
+    monkeypatch.setattr(st, "clock", lambda: 1_764_000_000)
     s = terminal()
     assert shell.silent(s, "git config --global user.email u@devbox") == ("", 0)
     s = run(run(s, "git config --global user.email u@devbox"), "git config --global user.name 'U Ser'")
@@ -1308,7 +1310,7 @@ def test_a_commit_with_an_identity_is_made_by_the_state_with_the_id_git_gives_it
     said, code = shell.answer(s, "git commit -m 'Add slug'")
     assert code == 0 and re.fullmatch(r"\[main [0-9a-f]{7}\] Add slug\n 1 file changed, 2 insertions\(\+\)\n"
                                       r" create mode 100644 src/util.py\n", said), said
-    monkeypatch.setattr(shell, "clock", lambda: 1_764_000_003)  # the answer applied 3 s later
+    monkeypatch.setattr(st, "clock", lambda: 1_764_000_003)  # the answer applied 3 s later
     t = run(s, "git commit -m 'Add slug'", said)
     assert t["git"]["head"].startswith(said[6:13]) and len(t["git"]["head"]) == 40
     assert shell.answer(t, "git log --oneline") == (f"{said[6:13]} Add slug\n60b5326 Initial commit\n", 0)
@@ -1340,7 +1342,7 @@ def test_a_quiet_commit_gets_the_id_git_gives_it_at_that_second_and_a_later_outp
     `git log` after it is answered; where git ran a second earlier (a shadow sandbox, a busy
     machine), the next output that shows the id git gave is taken, and the commits after it get
     theirs on it. (Live in the sandbox: test_every_state_answer_agrees_byte_for_byte…)"""
-    monkeypatch.setattr(shell, "clock", lambda: 1_764_000_000)
+    monkeypatch.setattr(st, "clock", lambda: 1_764_000_000)
     s = run(terminal(), "git config --global user.email u@devbox && git config --global user.name U")
     s = run(run(s, "echo x > n.txt"), "git add -A && git commit -qm 'add n'")
     first = s["git"]["head"]
@@ -1365,7 +1367,7 @@ def test_git_log_formats_and_rev_parse_from_the_commits_the_state_knows(monkeypa
     (HEAD, --short, the repository's top, the shell's place in it), as git prints them; a
     placeholder whose value the state lacks (a relative date, colours) is the model's. (Checked in
     the sandbox by test_every_state_answer_agrees_byte_for_byte…)"""
-    monkeypatch.setattr(shell, "clock", lambda: 1_764_000_000)
+    monkeypatch.setattr(st, "clock", lambda: 1_764_000_000)
     s = terminal()
     head = "60b53268827439a01e69b881046341ec68ef93ac"
     assert shell.answer(s, "git log -1 --format=%an") == ("user\n", 0)

@@ -18,7 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from mcp_world.rules import Call, Moment, Parsed, Picture, Rules, TrainedAction, Transcript
 
 from . import checks as task_checks
-from . import gitobjects, output, shell, trained
+from . import gitobjects, output, repository, shell, trained
+from . import state as st
 
 
 def _inside(path: str, folder: str) -> bool:
@@ -111,7 +112,7 @@ def _made_in_order(seed: TerminalSeed, home: str) -> list[str]:
 def _made_now(seed: TerminalSeed, home: str) -> dict[str, int]:
     """Everything the shadow sandbox makes of the seed is made now: the home, the folder it is in,
     each path in it, and the repository's .git (TerminalState.times)."""
-    now = int(shell.clock())
+    now = int(st.clock())
     made = [posixpath.dirname(home), home, *_made_in_order(seed, home)]
     made += [posixpath.join(g.path, ".git") for g in seed.git[:1]]
     return {p: now for p in made}
@@ -122,7 +123,7 @@ def _normalized(path: str) -> bool:
 
 
 class TerminalRules(Rules):
-    state_model = shell.TerminalState
+    state_model = st.TerminalState
     seed_model = TerminalSeed
     checks = task_checks.CHECKS
 
@@ -146,9 +147,9 @@ class TerminalRules(Rules):
                 commits = [g.message]
                 head = g.commit_hash(seed.files) if "date" in g.model_fields_set else ""
                 hashes = [head[:7]]
-            git = shell.GitState(repo=g.path, branch=g.branch, branches=[g.branch], commits=commits, hashes=hashes,
+            git = st.GitState(repo=g.path, branch=g.branch, branches=[g.branch], commits=commits, hashes=hashes,
                                  follows=True, head=head,  # the world makes it with every file committed
-                                 made=[shell.Made(id=head, who=g.author, when=g.epoch) if head else None])
+                                 made=[st.Made(id=head, who=g.author, when=g.epoch) if head else None])
         # Folders the seed lists files in are taken as fully known (the shadow sandbox makes exactly them).
         # Folders the seed lists files in, and those between them and the working folder, are taken
         # as fully known (the shadow sandbox makes exactly them); so are the folders from the home
@@ -163,14 +164,14 @@ class TerminalRules(Rules):
         known.add("/tmp")
         if posixpath.dirname(home) == "/home":
             known.add("/")  # the root the shadow sandbox makes (the world's files are in the home it makes)
-            dirs += [posixpath.join("/", name) for name in shell.ROOT]
+            dirs += [posixpath.join("/", name) for name in st.ROOT]
         dirs = sorted(set(dirs) | known)
         known = sorted(known)
-        return shell.TerminalState(cwd=seed.cwd, home=home, host=seed.hostname, files=files, dirs=dirs, known_dirs=known,
+        return st.TerminalState(cwd=seed.cwd, home=home, host=seed.hostname, files=files, dirs=dirs, known_dirs=known,
                                    git=git, no_repo=git is None and not any("/.git/" in p for p in files),
                                    order=_made_in_order(seed, home), times=_made_now(seed, home),
                                    identity={},  # (the sandbox configures no git identity)
-                                   configured=any(p.endswith(shell.GIT_CONFIG_FILES) for p in files)).model_dump()
+                                   configured=any(p.endswith(repository.GIT_CONFIG_FILES) for p in files)).model_dump()
 
     def answer(self, state: dict[str, Any], call: Call) -> Parsed | None:
         command = str(call.arguments.get("command", ""))
@@ -191,7 +192,7 @@ class TerminalRules(Rules):
         return {k: v for k, v in state.items() if k != "times"}  # (the clock: when the world was made and written)
 
     def summary(self, state: dict[str, Any]) -> str:
-        s = shell.TerminalState.model_validate(state)
+        s = st.TerminalState.model_validate(state)
         parts = [f"cwd {s.cwd}"]
         known = {p: c for p, c in s.files.items() if p.startswith(s.home) or p.startswith("/tmp")}
         if known:

@@ -1,15 +1,10 @@
-"""The terminal domain's state and the small shell interpreter over it.
-
-    cwd, home, files (path -> contents, or None when only existence is known), the folders, the
-    folders whose whole listing is known, deleted paths, environment variables, git (branch,
-    branches, commits, tags, and each path changed since the last commit, in the working tree and
-    the index)
+"""The small shell interpreter over the terminal's state (state.py).
 
 `answer` gives the output when the state alone determines it (`pwd`, `cat` of a file whose contents
-this episode established, `ls` of a fully known folder, `echo`, `git branch`, `git log --oneline`,
-`git status`);
-`silent` the empty output of commands that print nothing when the state says they succeed; `apply`
-the state after a command printed what it printed.
+this episode established, `ls` of a fully known folder, `echo`, conditions and lists as bash runs
+them, git through repository.py); `silent` the empty output of commands that print nothing when the
+state says they succeed; `apply` the state after a command printed what it printed (git's
+commands through history.py).
 """
 
 from __future__ import annotations
@@ -19,97 +14,19 @@ import posixpath
 import re
 import shlex
 import sys
-import time
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel
 
-from . import awk, filters, gitdiff, gitlog, gitobjects, gitstatus, gittypo, listing, lists, pathnames, pycheck, pyeval, search
+from . import awk, filters, gittypo, history, lists, pathnames, pycheck, pyeval, search
+from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob
+from .history import _ids_shown
+from .repository import (GIT_CONFIG_FILES, GIT_PIPED_READS, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
+                         _commit_message, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer)
+from .state import (_PLAIN, _QUOTABLE, TerminalState, _abs, _absent, _changed, _children, _contents, _exists, _expand,
+                    _file_on_the_way, _forget_writes, _in_repo, _kind, _made, _nearest_folder, _remove, _touched,
+                    _Unknown, _user, _within, _writable, _write)
 from .output import next_cwd, shell_words
-
-
-class Made(BaseModel):
-    """A commit's full id, author ("name <email>") and time. `tree` and `parent` are kept where the
-    id is the state's own, no output having shown it (`commit -q`: made at the second the state saw
-    it done): git's may be a second earlier, and the next output that shows it corrects it."""
-    model_config = ConfigDict(extra="forbid")
-    id: str
-    who: str
-    when: int
-    tree: str = ""
-    parent: str = ""
-
-
-class GitState(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    repo: str = ""  # the repository's folder
-    branch: str = "main"
-    branches: list[str] = Field(default_factory=lambda: ["main"])
-    commits: list[str] = Field(default_factory=list)  # messages, newest last
-    hashes: list[str] = Field(default_factory=list)  # their abbreviated hashes where known ("" where not)
-    unknown: bool = False  # a command changed history or branches in a way not modelled here
-    # The working tree and the index against the last commit, path by path (relative to the
-    # repository): `base` holds, for each path written or removed since, its blob at the last commit
-    # ("" where it had none), `index` the blob staged where that differs; None where the content is
-    # not known. Every path in neither is as the last commit has it. `follows`: every change since
-    # the last commit is in them. The world makes its repository with every file committed, so it
-    # starts so; anything the state cannot follow (a program that may write anywhere) ends it, and a
-    # commit of everything (`git add -A`) starts it again.
-    follows: bool = False
-    base: dict[str, str | None] = Field(default_factory=dict)
-    index: dict[str, str | None] = Field(default_factory=dict)
-    all_staged: bool = False  # `git add -A` (or `.` at the top) and nothing written since
-    moved: bool = False  # a commit was made in the episode: another branch's files may differ
-    tags: dict[str, int] = Field(default_factory=dict)  # lightweight tags: name -> commits then
-    texts: dict[str, str] = Field(default_factory=dict)  # the contents of the blobs in `base` and `index`
-    head: str = ""  # the last commit's full id, where known (the seed's, or one the state made)
-    made: list[Made | None] = Field(default_factory=list)  # beside `commits`, where known (`git log`)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _earlier(cls, value: Any) -> Any:
-        """A state stored by an earlier version: its `clean` tree is followed, `staged` is dropped."""
-        if isinstance(value, dict) and ("clean" in value or "staged" in value):
-            value = {k: v for k, v in value.items() if k not in ("clean", "staged")} | \
-                {"follows": bool(value.get("clean"))}
-        return value
-
-
-class TerminalState(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    cwd: str
-    home: str
-    host: str = ""  # the machine's name ("" in states of earlier versions: not known)
-    files: dict[str, str | None] = Field(default_factory=dict)
-    dirs: list[str] = Field(default_factory=list)
-    known_dirs: list[str] = Field(default_factory=list)  # folders whose whole listing is known
-    other_repos: list[str] = Field(default_factory=list)  # git repositories made in the episode (init, clone): not modelled
-    deleted: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
-    git: GitState | None = None
-    # No git repository anywhere the shell can be but `git` (one `git init` made, where the world had
-    # none): the world makes none, and nothing since could have (`git init`/`clone` of another, or a
-    # program that may write anything, ends it)
-    no_repo: bool = False
-    defined: list[str] = Field(default_factory=list)  # aliases and functions the episode defined
-    # The paths made in the home and /tmp, oldest first, where the state saw them made (the world's
-    # files as the shadow sandbox writes them, then what the episode made). The sandbox's home and
-    # /tmp are tmpfs, which hands a folder's entries out newest first: where every entry of a folder
-    # is here, the order find and grep -r walk it in is known (a rename moves an entry to the front;
-    # a file written in place keeps its place).
-    order: list[str] = Field(default_factory=list)
-    # When each path in the home (and the home's parent) was last changed, where the state saw it
-    # (epoch seconds: the world is made, and each step runs, at the time it runs, as in the sandbox);
-    # with the repository's `.git` while no git command has run in it. For `ls -l`.
-    times: dict[str, int] = Field(default_factory=dict)
-    # git's user.name and user.email as `git config` set them in the episode ({}: none, as in the
-    # sandbox); None where a config command the state does not follow may have changed them
-    identity: dict[str, str] | None = None
-    # A git config file the world has, or a `git config` beside who commits (init.defaultBranch…):
-    # what a new repository starts as (its branch) is no longer known
-    configured: bool = False
-
-
 
 
 def _split(command: str) -> list[list[str]] | None:
@@ -162,114 +79,11 @@ def heredoc(command: str) -> Heredoc | None:
                    literal=quoted or not any(c in text for c in "$`\\"))
 
 
-def _abs(path: str, s: TerminalState) -> str:
-    if path.startswith("~"):
-        path = s.home + path[1:]
-    normal = posixpath.normpath(path if path.startswith("/") else posixpath.join(s.cwd, path))
-    return "/" + normal.lstrip("/")  # (normpath keeps a leading `//`, which Linux reads as `/`)
-
-
-def _exists(path: str, s: TerminalState) -> bool:
-    return path in s.files or path in s.dirs
-
-
-def _children(folder: str, s: TerminalState) -> list[str]:
-    names = set()
-    for p in list(s.files) + s.dirs:
-        if p != folder and posixpath.dirname(p) == folder:
-            names.add(posixpath.basename(p))
-    # The sandbox's locale is C.UTF-8: `ls` sorts by bytes (README.md before a.txt); under a
-    # language locale (en_US.UTF-8) it sorts by letters, ignoring case and leading dots.
-    if s.env.get("LANG", "C.UTF-8").split(".")[0] in ("C", "POSIX"):
-        return sorted(names)
-    return sorted(names, key=lambda n: (n.lstrip(".").lower(), n))
-
-
-class _Unknown(Exception):
-    """A word whose expansion the state does not know (a variable it never saw set)."""
-
-
-def _expand(word: str, s: TerminalState, strict: bool = False) -> str:
-    def var(m: re.Match[str]) -> str:
-        name = m.group(1) or m.group(2)
-        if not name:  # $$, $?, $#, $@, $*, $!, $-: the shell's own (its pid, the last status…)
-            if strict:
-                raise _Unknown(m.group(0))
-            return ""
-        if name in s.env:
-            return s.env[name]
-        if name == "HOME":
-            return s.home
-        if name == "PWD":
-            return s.cwd
-        if name in ("USER", "LOGNAME") and _user(s):
-            return _user(s)
-        if name == "HOSTNAME" and s.host:
-            return s.host
-        if name == "SHELL":  # bash sets it from the user's passwd entry, which is /bin/bash in every world
-            return "/bin/bash"
-        if strict:  # $SHELL, $PATH, $RANDOM…: set by the machine, not by the episode
-            raise _Unknown(name)
-        return ""
-
-    expanded = re.sub(r"\$\{(\w+)\}|\$(\w+)|\$[?$#@*!-]", var, word)
-    if strict and "${" in word and re.search(r"\$\{(?!\w+\})", word):
-        raise _Unknown(word)  # (${X:-default}, ${#X}, ${X/a/b}: not expanded here)
-    return expanded
-
-
-# The machine's root as the shadow sandbox makes it (executors/sandbox.py): /usr from the host, the
-# links to its folders, its own /etc, /dev and /proc, and the writable /home and /tmp. Nothing can be
-# made or removed but below /home and /tmp.
-ROOT = ("bin", "dev", "etc", "home", "lib", "lib64", "proc", "sbin", "tmp", "usr")
-WRITABLE = ("/home", "/tmp")
-
-
-def _writable(path: str) -> bool:
-    """A path that can be made, written or removed (below /home or /tmp: not the mounts themselves)."""
-    return any(path != top and _within(path, top) for top in WRITABLE)
-
-
-def _user(s: TerminalState) -> str:
-    """Who the shell runs as: the owner of the home (/home/NAME), or root; "" where not known."""
-    if s.home == "/root":
-        return "root"
-    return posixpath.basename(s.home) if posixpath.dirname(s.home) == "/home" else ""
-
-
 # Commands that print who the shell runs as, or the machine's name (the world's hostname; `-f`
 # and `-i` ask the resolver, which is the machine's)
 WHO_AND_WHERE = {("whoami",): "user", ("id", "-un"): "user", ("id", "-nu"): "user",
                  ("hostname",): "host", ("hostname", "-s"): "host", ("uname", "-n"): "host",
                  ("uname", "--nodename"): "host"}
-
-
-def _contents(name: str, s: TerminalState) -> str | None:
-    """A file's contents where this episode knows them (None: unknown, removed, or a folder)."""
-    path = _abs(name, s)
-    if path in s.deleted or path in s.dirs or any(_within(path, d) for d in s.deleted):
-        return None
-    return s.files.get(path)
-
-
-def _kind(path: str, s: TerminalState) -> str | None:
-    """What is at `path`: "dir", "file", "missing", or None where the state does not know (inside a
-    repository's .git, which the state does not follow)."""
-    gits = [posixpath.join(r, ".git") for r in ([s.git.repo] if s.git else []) + s.other_repos]
-    if path in gits:
-        return "dir"
-    if "/.git/" in path + "/":
-        return None
-    if any(_within(path, d) for d in s.deleted) or _absent(path, s):
-        return "missing"
-    if path in s.dirs or path == s.home:
-        return "dir"
-    return "file" if path in s.files else None
-
-
-def _absent(path: str, s: TerminalState) -> bool:
-    """Nothing is at `path`: removed, or missing from a folder whose listing is known whole."""
-    return path in s.deleted or (posixpath.dirname(path) in s.known_dirs and not _exists(path, s))
 
 
 def _tildes(words: list[str], command: str, s: TerminalState) -> list[str]:
@@ -339,25 +153,6 @@ def _partly_done(s: TerminalState, words: list[str], kinds: set[str] | None) -> 
         s.times = {p: when for p, when in s.times.items() if not _within(p, path)}
 
 
-def _nearest_folder(path: str, s: TerminalState) -> str:
-    """The nearest folder above `path` the state knows is there (mkdir makes from there down: where
-    that folder's listing is known, nothing on the way can be there already)."""
-    folder = posixpath.dirname(path)
-    while folder not in s.dirs and folder not in ("/", ""):
-        folder = posixpath.dirname(folder)
-    return folder
-
-
-def _file_on_the_way(path: str, s: TerminalState) -> bool:
-    """A file stands where a folder above `path` would be (mkdir -p: "Not a directory")."""
-    folder = posixpath.dirname(path)
-    while folder not in ("/", ""):
-        if folder in s.files and folder not in s.dirs:
-            return True
-        folder = posixpath.dirname(folder)
-    return False
-
-
 def _cd_refused(path: str, s: TerminalState) -> str | None:
     """Why bash's `cd` refuses `path`, where the state knows: nothing is there (at it or at a folder
     on the way), or it is a file; None where it may go there, or the state does not know."""
@@ -370,157 +165,6 @@ def _cd_refused(path: str, s: TerminalState) -> str | None:
             return None
         path = posixpath.dirname(path)
     return None
-
-
-def _listing(folder: str, s: TerminalState) -> str | None:
-    """What `ls` prints for a folder whose whole listing is known."""
-    if folder not in s.known_dirs:
-        return None
-    return "".join(n + "\n" for n in _children(folder, s) if not n.startswith("."))
-
-
-MAX_LISTED = 200  # folders `ls -R` lists from the state at most
-
-
-def _ls(args: list[str], s: TerminalState) -> str | None:
-    """What `ls ARGS` prints where the state knows it: the folder's names (`ls`, `ls -1`), or every
-    folder below it too (`ls -R [DIR]`), as GNU ls writes them to a pipe."""
-    if all(a == "-1" for a in args):
-        return _listing(s.cwd, s)
-    if args[:1] != ["-R"] or len(args) > 2 or (len(args) == 2 and (args[1].startswith("-") or args[1].endswith("/")
-                                                                  or not _PLAIN.fullmatch(args[1]))):
-        return None
-    shown = args[1] if len(args) == 2 else "."
-    top = _abs(shown, s)
-    sections: list[str] = []
-
-    def walk(folder: str, name: str) -> bool:
-        if folder not in s.known_dirs or len(sections) > MAX_LISTED:
-            return False  # (a tree deeper or wider than that: the model's)
-        names = [n for n in _children(folder, s) if not n.startswith(".")]
-        sections.append(f"{name}:\n" + "".join(n + "\n" for n in names))
-        return all(walk(posixpath.join(folder, n), f"{name}/{n}" if name != "/" else f"/{n}")
-                   for n in names if posixpath.join(folder, n) in s.dirs)
-
-    return "\n".join(sections) if walk(top, shown) else None
-
-
-def _tree(top: str, s: TerminalState) -> search.Tree | None:
-    """Everything below the folder `top`, when the state knows the whole tree (search.Tree): every
-    folder in it listed whole, no home in it (a home's dot files are not in the state)."""
-    folder = _abs(top, s)
-    if folder not in s.known_dirs or _within(s.home, folder) or any(_within(folder, d) for d in s.deleted):
-        return None
-    repos = [r for r in ([s.git.repo] if s.git else []) + s.other_repos if _within(r, folder)]
-    below: dict[str, list[str]] = {}  # each folder's entries, in one pass over what the state holds
-    for p in set(s.files) | set(s.dirs):
-        if p != folder and _within(p, folder):
-            below.setdefault(posixpath.dirname(p), []).append(p)
-    if sum(map(len, below.values())) > search.MAX_PATHS:
-        return None
-    known, folders = set(s.known_dirs), set(s.dirs)
-    made = {p: i for i, p in enumerate(s.order)}
-    ordered = True
-    entries: list[tuple[str, bool]] = []
-
-    def inside(here: str) -> list[str] | None:
-        """The entries of `here` as find and grep visit them: newest first; byte order where the
-        creation order is not known."""
-        nonlocal ordered
-        if here not in known:
-            return None
-        found = [p for p in below.get(here, []) if posixpath.basename(p) != ".git"]
-        if len(found) < len(below.get(here, [])):
-            repos.append(here)
-        if all(p in made for p in found):
-            return sorted(found, key=lambda p: -made[p])
-        ordered = False
-        return sorted(found, key=lambda p: p.encode())
-
-    top_entries = inside(folder)
-    if top_entries is None:
-        return None
-    walking = [iter(top_entries)]  # each folder's contents right after it (no recursion: trees may be deep)
-    while walking:
-        path = next(walking[-1], None)
-        if path is None:
-            walking.pop()
-            continue
-        entries.append((path[len(folder):].lstrip("/"), path in folders))
-        if path in folders:
-            deeper = inside(path)
-            if deeper is None:
-                return None
-            walking.append(iter(deeper))
-    if not ordered:  # (the order does not matter to what is then answered: one path, or an order-free pipe)
-        entries.sort(key=lambda e: e[0].encode())
-    git_dirs = sorted({posixpath.join(r, ".git")[len(folder):].lstrip("/") for r in repos})
-    return search.Tree(top=top, entries=entries, git_inside=bool(repos), ordered=ordered, git_dirs=git_dirs)
-
-
-_LONG_FLAGS = re.compile(r"-[lah]+")
-
-
-def _folders(names: list[str], s: TerminalState, one) -> str | None:
-    """`ls` given several folders: each one's listing (`one(name)`) under its name, the folders in
-    byte order; None where any is not a known folder, or is given twice."""
-    if len(set(names)) < len(names) or any(_abs(n, s) not in s.dirs for n in names):
-        return None
-    names = sorted(names, key=lambda n: n.encode())
-    listed = [one(n) for n in names]
-    return None if any(x is None for x in listed) else "\n".join(f"{n}:\n{x}" for n, x in zip(names, listed))
-
-
-def _long(args: list[str], s: TerminalState) -> str | None:
-    """`ls -l [-a] [-h] [PATH…]` where the state knows every entry's size, links and time (listing.py)."""
-    flags = "".join(a[1:] for a in args if a.startswith("-"))
-    names = [a for a in args if not a.startswith("-")]
-    if len(names) > 1:
-        return _folders(names, s, lambda folder: _long([f"-{flags}", folder], s))
-    if "l" not in flags or not all(_LONG_FLAGS.fullmatch(a) for a in args if a.startswith("-")) or len(names) > 1 or \
-            (names and (not _PLAIN.fullmatch(names[0]) or names[0].endswith("/") and names[0] != "/")) or \
-            s.env.get("LANG", "C.UTF-8").split(".")[0] not in ("C", "POSIX") or "LS_COLORS" in s.env:
-        return None
-    target = _abs(names[0], s) if names else s.cwd
-    if not _within(target, s.home) or any(_within(target, d) for d in s.deleted):
-        return None  # (elsewhere: modes, owners and sizes the state does not hold)
-    repos = {r for r in ([s.git.repo] if s.git else []) + s.other_repos}
-
-    def entries(folder: str) -> list[str] | None:
-        if folder not in s.known_dirs:
-            return None
-        inside = [posixpath.join(folder, n) for n in _children(folder, s)]
-        return inside + ([posixpath.join(folder, ".git")] if folder in repos else [])
-
-    def row(path: str, name: str) -> listing.Row | None:
-        when = s.times.get(path)
-        if when is None:
-            return None
-        if path in s.files and path not in s.dirs:
-            content = s.files[path]
-            return None if content is None else listing.file_row(name, len(content.encode()), when)
-        if posixpath.basename(path) == ".git" and posixpath.dirname(path) in repos:
-            return listing.folder_row(name, listing.GIT_DIR_ENTRIES, listing.GIT_DIR_FOLDERS, when)
-        inside = entries(path)
-        if inside is None or path not in s.dirs:
-            return None
-        return listing.folder_row(name, len(inside), sum(1 for p in inside if p in s.dirs or p.endswith("/.git")), when)
-
-    if target in s.files and target not in s.dirs:
-        shown = [(target, names[0])]
-    else:
-        inside = entries(target)
-        if inside is None:
-            return None
-        every = "a" in flags
-        shown = sorted(([(target, "."), (posixpath.dirname(target), "..")] if every else []) +
-                       [(p, posixpath.basename(p)) for p in inside if every or not posixpath.basename(p).startswith(".")],
-                       key=lambda e: e[1].encode())
-    rows = [row(p, name) for p, name in shown]
-    if any(r is None for r in rows):
-        return None
-    user = posixpath.basename(s.home)
-    return listing.render(rows, int(clock()), user, "h" in flags, total=not (target in s.files and target not in s.dirs))
 
 
 def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
@@ -540,59 +184,6 @@ def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
     return search.grep_r(words[1:], lambda top: _tree(top, s), lambda name: _contents(name, s), refs)
 
 
-def _unexpanded(command: str, s: TerminalState) -> str:
-    """The command with each unquoted pattern word expanded as bash does it in the shell's folder,
-    when the state knows that folder whole: the names it matches, sorted; none, the word as it is
-    (`grep -r x --include=*.py .`). Elsewhere the command stays as it is (and is not followed)."""
-    if not any(c in command for c in "*?[") or s.cwd not in s.known_dirs or "\n" in command:
-        return command
-    out, quote, start = [], "", 0
-    words: list[tuple[int, int]] = []
-    for i, c in enumerate(command + " "):
-        if quote:
-            quote = "" if c == quote else quote
-        elif c in "'\"":
-            quote = c
-        elif c in " \t":
-            if i > start:
-                words.append((start, i))
-            start = i + 1
-    names = _children(s.cwd, s)
-    last = 0
-    for a, b in words:
-        word = command[a:b]
-        if not any(c in word for c in "*?[") or any(c in word for c in "'\"\\$`"):
-            continue
-        if any(c in word for c in "/|;&<>(){}"):
-            return command  # (a path, or operators inside the word: not followed)
-        matched = [n for n in names if (word.startswith(".") or not n.startswith(".")) and fnmatch.fnmatchcase(n, word)]
-        if any(not re.fullmatch(r"[A-Za-z0-9._+@,=-]+", n) for n in matched):
-            return command
-        out += [command[last:a], " ".join(f"'{n}'" for n in matched) if matched else f"'{word}'"]  # (in ls's order)
-        last = b
-    return "".join(out) + command[last:]
-
-
-def _glob(pattern: str, s: TerminalState) -> list[str] | None:
-    """The names the shell expands PATTERN to in its folder, when the state knows that folder whole
-    (in the order bash sorts them); None: not known here."""
-    if "/" in pattern or not re.fullmatch(r"[A-Za-z0-9._*?-]+", pattern) or s.cwd not in s.known_dirs:
-        return None
-    return [n for n in _children(s.cwd, s) if fnmatch.fnmatchcase(n, pattern) and
-            (pattern.startswith(".") or not n.startswith("."))]
-
-
-def _wc_glob(option: str, pattern: str, s: TerminalState) -> tuple[str, int] | None:
-    """`wc -l|-c|-w PATTERN`: the files the shell expands it to, counted (filters.wc_files)."""
-    names = _glob(pattern, s)
-    if not names:
-        return None  # (no match: wc is given the pattern itself; the model's)
-    texts = [_contents(n, s) for n in names]
-    if any(t is None for t in texts):
-        return None  # a folder among them, or a file not known
-    return filters.wc_files(names, texts, option[1:]), 0
-
-
 def _diff_files(args: list[str], s: TerminalState) -> tuple[str, int] | None:
     """`diff [-q] A B` of files the state knows: the same says nothing; `-q` says they differ; a
     missing one is refused. Where they differ, which lines diff shows is its algorithm's: the model's."""
@@ -608,25 +199,6 @@ def _diff_files(args: list[str], s: TerminalState) -> tuple[str, int] | None:
     if old == new:
         return "", 0
     return (f"Files {names[0]} and {names[1]} differ\n", 1) if opts in (["-q"], ["--brief"]) else None
-
-
-def _ls_glob(pattern: str, s: TerminalState) -> tuple[str, int] | None:
-    """`ls PATTERN` (one pattern, in the shell's folder, the state knowing it whole): the shell
-    expands it and ls lists the files it matched, then each folder's names; none matched, ls is
-    given the pattern itself and cannot find it."""
-    names = _glob(pattern, s)
-    if names is None:
-        return None
-    if not names:
-        return (f"ls: cannot access '{pattern}': No such file or directory\n", 2) if _QUOTABLE.fullmatch(pattern) else None
-    folders = [n for n in names if posixpath.join(s.cwd, n) in s.dirs]
-    out = [n + "\n" for n in names if n not in folders]
-    for n in folders:
-        inner = _listing(posixpath.join(s.cwd, n), s)
-        if inner is None:
-            return None
-        out.append(inner if len(names) == 1 else ("\n" if out else "") + f"{n}:\n" + inner)
-    return "".join(out), 0
 
 
 PRINTF_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "a": "\a", "b": "\b",
@@ -712,10 +284,6 @@ def _expansions(command: str, s: TerminalState) -> set[str] | None:
 
 
 PATH_EXPANSIONS = {"tilde", "backslash", "target tilde", "target backslash"}  # (`_abs` reads ~; shlex, \\ )
-
-
-_PLAIN = re.compile(r"[A-Za-z0-9._/+-]+")  # a word GNU tools print between ‘ ’ as it is
-_QUOTABLE = re.compile(r"[^'\\\x00-\x1f\x7f]+")  # a name ls puts between ' ' as it is (no quote, backslash or control)
 
 
 # Commands typed fast enough to swap two letters (`sl`, `gti`, `cta`), which no machine has: the
@@ -914,14 +482,6 @@ def _fed_answer(s: TerminalState, fed: Heredoc) -> tuple[str, int] | None:
     return None
 
 
-# What git says to a commit where no one is configured to make it (the sandbox, a fresh machine):
-# it asks before anything else, even with nothing to commit
-NO_IDENTITY = ("Author identity unknown\n\n*** Please tell me who you are.\n\nRun\n\n"
-               "  git config --global user.email \"you@example.com\"\n  git config --global user.name \"Your Name\"\n\n"
-               "to set your account's default identity.\nOmit --global to set the identity only in this repository.\n\n"
-               "fatal: unable to auto-detect email address (got '{who}')\n")
-
-
 def _python_c(one_liner: tuple[str, list[str]], s: TerminalState) -> tuple[str, int] | None:
     """What a one-liner prints where the state decides it (pyeval.py): python3 is the world's,
     and the modules the code imports are not shadowed from the shell's folder."""
@@ -1026,356 +586,6 @@ def _quiet_prefix(state: dict[str, Any], parts: list[list[str]]) -> dict[str, An
 def _quiet_add(s: TerminalState, words: list[str]) -> bool:
     """`git add …` that prints nothing and changes nothing a commit's refusal depends on."""
     return words[:2] == ["git", "add"] and s.git is not None and _in_repo(s) and _git_answer(s, words[1:]) == ("", 0)
-
-
-def _no_identity(s: TerminalState, config: dict[str, str]) -> bool:
-    """No email for a commit anywhere git looks: not given (`-c user.email=…`), not in the
-    environment, no git config run or config file written in the episode (the world writes none)."""
-    return bool(s.host) and "user.email" not in config and s.identity is not None and \
-        "user.email" not in s.identity and not _env_identity(s)
-
-
-def _env_identity(s: TerminalState) -> bool:
-    """Something beside `git config` may say who commits: the environment, or a config file written."""
-    return bool({"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL", "EMAIL", "GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME",
-                 "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "PATH", "HOME", "GIT_CONFIG_GLOBAL"} & set(s.env)) or \
-        any(p.endswith(GIT_CONFIG_FILES) and s.files[p] is not None for p in s.files)
-
-
-QUIET = {"-q", "--quiet"}
-# What may make a new repository other than git's defaults: its branch name, its template
-GIT_SETTINGS = frozenset({"HOME", "PATH", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
-                          "GIT_TEMPLATE_DIR", "GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_CONFIG_COUNT",
-                          "GIT_CONFIG_PARAMETERS"})
-
-
-def _new_repository(s: TerminalState, repo: str) -> bool:
-    """`git init` at `repo` makes a repository there, on git's default branch (`master`: nothing
-    configures another): the folder is known to hold none (or is made now, inside a known one)."""
-    if s.configured or GIT_SETTINGS & set(s.env) or not _within(repo, s.home) or repo in s.files or \
-            any(_within(repo, d) for d in s.deleted) or repo in s.other_repos or s.git and repo == s.git.repo:
-        return False
-    if repo in s.dirs:
-        return repo in s.known_dirs and ".git" not in _children(repo, s)
-    return posixpath.dirname(repo) in s.known_dirs  # (git makes the folder; the folders on the way too: not followed)
-
-
-def _fresh(s: TerminalState, repo: str) -> GitState | None:
-    """The repository `git init` makes at `repo` where the world has none yet (the state follows one
-    repository): no commit, every file under it untracked. Followed only where every folder under
-    it is known whole; None where it is not modelled (a repository may be elsewhere already, or
-    inside it: git adds that as an embedded one)."""
-    if s.git is not None or not s.no_repo or not _new_repository(s, repo) or \
-            any(_within(r, repo) for r in s.other_repos):
-        return None
-    inside = [p for p in [*s.files, *s.dirs] if p != repo and _within(p, repo) and not any(_within(p, d) for d in s.deleted)]
-    if any(posixpath.basename(p) == ".git" for p in inside):
-        return None
-    folders = [repo, *(p for p in inside if p in s.dirs)] if repo in s.dirs else []
-    return GitState(repo=repo, branch="master", branches=[], follows=all(d in s.known_dirs for d in folders),
-                    base={posixpath.relpath(p, repo): "" for p in inside if p not in s.dirs})
-
-
-def _init_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
-    """`git init [-q] [FOLDER]`: a repository made (git's hint on the branch's name first, as on a
-    machine without config), or made again."""
-    where = [a for a in args if a not in QUIET]
-    if len(where) > 1 or any(a.startswith("-") for a in where):
-        return None
-    repo = _abs(where[0], s) if where else s.cwd
-    quiet = len(where) < len(args)
-    if s.git is not None and repo == s.git.repo and not any(_within(posixpath.join(repo, ".git"), d) for d in s.deleted):
-        return ("" if quiet else f"Reinitialized existing Git repository in {repo}/.git/\n"), 0
-    if not _new_repository(s, repo):
-        return None
-    return ("" if quiet else gitstatus.INIT_HINT + f"Initialized empty Git repository in {repo}/.git/\n"), 0
-
-
-# `git log` on a branch with no commit yet refuses, whatever form it was asked in
-UNBORN_LOG = re.compile(r"--oneline|-\d+|-n\d*|\d+|--max-count=\d+|--(?:format|pretty)=.*|--stat|--graph|--decorate|"
-                        r"-p|--patch|--name-only|--name-status|--reverse|--no-pager")
-
-
-def _unborn_answer(s: TerminalState, config: dict[str, str], args: list[str]) -> tuple[str, int] | None:
-    """git in a repository made in the episode that has no commit yet (`git init`): status says so,
-    `git log` refuses, no branch is listed yet; adding, diffs and the first commit as anywhere."""
-    g = s.git
-    assert g is not None
-    if args[:1] == ["commit"]:
-        return _commit_answer(s, config, args)
-    if config:
-        return None
-    if args[:1] == ["log"] and all(UNBORN_LOG.fullmatch(a) for a in args[1:]):
-        return f"fatal: your current branch '{g.branch}' does not have any commits yet\n", 128
-    if args[:1] == ["branch"] and args[1:] in ([], ["-a"], ["--all"], ["-l"], ["--list"], ["-v"], ["-vv"]):
-        return "", 0
-    if args == ["branch", "--show-current"]:
-        return g.branch + "\n", 0
-    if args[:1] in (["status"], ["add"], ["diff"], ["ls-files"]):
-        return _git_answer(s, args)
-    return None
-
-
-TAG_LISTING = (["tag"], ["tag", "-l"], ["tag", "--list"])
-STATUS_FORMS = {(): "long", ("-s",): "short", ("--short",): "short", ("--porcelain",): "porcelain",
-                ("-s", "-b"): "branch", ("-sb",): "branch", ("--short", "--branch"): "branch"}
-
-
-def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
-    """git in the repository the state models: status, the branch's name, tags, and the commands
-    that print nothing when they succeed (add, `commit -q`, tag)."""
-    g = s.git
-    assert g is not None
-    if args[:1] == ["status"] and tuple(args[1:]) in STATUS_FORMS:
-        form = STATUS_FORMS[tuple(args[1:])]
-        listed = changes(s, g.repo if form == "porcelain" else s.cwd)
-        if listed is None:
-            return None
-        if form == "long":  # (a repository with no commit yet says so: `git init`'s, _unborn_answer)
-            return gitstatus.long(g.branch, listed, unborn="" if g.commits else gitstatus.NO_COMMITS), 0
-        head = f"## {g.branch}\n" if g.commits else f"## No commits yet on {g.branch}\n"
-        return (head if form == "branch" else "") + gitstatus.short(listed), 0
-    if args[:1] == ["diff"]:
-        return _diff(s, args[1:])
-    if args[:1] == ["log"]:
-        return _log(g, args[1:])
-    if args in (["rev-parse", "--abbrev-ref", "HEAD"], ["branch", "--show-current"]):
-        return g.branch + "\n", 0
-    if args[:1] == ["rev-parse"]:
-        said = gitlog.rev_parse(args[1:], g.head, g.branch, g.repo, s.cwd)
-        return None if said is None else (said, 0)
-    if args == ["ls-files"]:
-        tracked = _tracked(s)
-        return None if tracked is None else ("".join(posixpath.relpath(posixpath.join(g.repo, rel), s.cwd) + "\n"
-                                                     for rel in tracked if _within(posixpath.join(g.repo, rel), s.cwd)), 0)
-    if len(args) == 2 and args[0] == "show" and args[1].startswith(("HEAD:", "@:")) and g.follows:
-        rel = args[1].partition(":")[2]
-        if not re.fullmatch(r"[A-Za-z0-9._+@=,-]+(/[A-Za-z0-9._+@=,-]+)*", rel) or rel.startswith(".") and "/" in rel:
-            return None  # (`HEAD:./x` is relative to the shell's folder; a folder is listed as a tree)
-        if rel in g.base:  # written since: the blob it had at the last commit ("": none)
-            text = g.texts.get(g.base[rel]) if g.base[rel] else None
-        else:  # as the last commit has it
-            text = _contents(posixpath.join(g.repo, rel), s)
-        return None if text is None or posixpath.join(g.repo, rel) in s.dirs else (text, 0)
-    if args == ["branch", "-v"] and len(g.branches) == 1 and g.hashes[-1:] and g.hashes[-1] and \
-            len(g.hashes) == len(g.commits) and "\n" not in g.commits[-1]:
-        return f"* {g.branch} {g.hashes[-1]} {g.commits[-1]}\n", 0
-    if args in TAG_LISTING:
-        return "".join(t + "\n" for t in sorted(g.tags)), 0  # (tags the seed's repository had: none)
-    if args[:1] == ["tag"] and len(args) == 2 and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", args[1]) and \
-            not args[1].endswith((".lock", ".")) and ".." not in args[1]:
-        if args[1] in g.tags:
-            return f"fatal: tag '{args[1]}' already exists\n", 128
-        return "", 0
-    if args == ["describe", "--tags"]:
-        here = [t for t, at in g.tags.items() if at == len(g.commits)]
-        return (here[0] + "\n", 0) if len(here) == 1 else None
-    if args[:1] == ["add"] and not any(_within(r, g.repo) for r in s.other_repos):
-        paths = [a for a in args[1:] if not a.startswith("-")]
-        if set(args[1:]) - set(paths) <= {"-A", "--all"} and paths in ([], ["."]) and len(args) > 1:
-            return "", 0  # everything (with nothing embedded, a repository made inside, to warn about)
-        if paths and len(paths) == len(args) - 1 and all(_exists(_abs(p, s), s) and _within(_abs(p, s), g.repo)
-                                                         for p in paths) and \
-                not any(posixpath.basename(p) == ".gitignore" for p in s.files if _within(p, g.repo)):
-            return "", 0  # (a path that is ignored, outside or missing is refused: not answered)
-    return None
-
-
-def _log(g: GitState, args: list[str]) -> tuple[str, int] | None:
-    """`git log` (`-N`, `-n N`, `--max-count=N`) in git's default form, `--pretty=oneline` or a
-    format (gitlog.py), newest first, where the state knows each shown commit's full id, author and
-    time. (`--oneline` alone: from the abbreviated ids, in `answer`.)"""
-    parsed = gitlog.options(args)
-    if parsed is None:
-        return None
-    count, form = parsed
-    made = [None] * (len(g.commits) - len(g.made)) + g.made
-    history = list(zip(g.commits, made))[::-1]
-    shown = history[:len(history) if count is None else count]
-    if any(m is None for _, m in shown) or any("\n" in message for message, _ in shown):
-        return None
-    if form is None:
-        return gitobjects.log([(message, m.id, m.who, m.when) for message, m in shown]), 0
-    parents = [m.id if m else None for _, m in history[1:]] + [""]  # (the world's first commit: none)
-    if any(parent is None for parent in parents[:len(shown)]):
-        return None
-    entries = [gitlog.Entry(message, m.id, m.who, m.when, parent) for (message, m), parent in zip(shown, parents)]
-    alone = len(g.branches) == 1 and not g.tags and not g.unknown
-    said = gitlog.render(entries, form, f"HEAD -> {g.branch}" if alone else None)
-    return None if said is None else (said, 0)
-
-
-DIFF_FORMS = {(): "patch", ("--stat",): "stat", ("--name-only",): "names", ("--name-status",): "status"}
-
-
-def _diff(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
-    """`git diff` (the index against the working tree), `--cached`/`--staged` (the last commit
-    against the index), `HEAD` (the last commit against the working tree); as patches, `--stat`,
-    `--name-only` or `--name-status`, of the whole repository or of one path."""
-    g = s.git
-    assert g is not None
-    sides = "index-work"
-    if args[:1] in (["--cached"], ["--staged"]):
-        sides, args = "head-index", args[1:]
-    elif args[:1] == ["HEAD"]:
-        sides, args = "head-work", args[1:]
-    only = g.repo
-    if args[-2:-1] == ["--"] or (args and not args[-1].startswith("-")):
-        word = args[-1]
-        only = _abs(word, s)  # one path, relative to the shell's folder
-        args = args[:-2] if args[-2:-1] == ["--"] else args[:-1]
-        if not _PLAIN.fullmatch(word) or not _within(only, g.repo) or not _exists(only, s):
-            return None  # (a path that is not there is refused, or taken for a revision)
-    form = DIFF_FORMS.get(tuple(args))
-    if form is None or not g.follows or listed_unknown(s):
-        return None
-    rows, patches = [], []
-    for rel in sorted(g.base, key=lambda p: p.encode()):
-        path = posixpath.join(g.repo, rel)
-        if not _within(path, only):
-            continue
-        head, staged = g.base[rel], g.index.get(rel, g.base[rel])
-        work = _blob(s, path)
-        old, new = {"index-work": (staged, work), "head-index": (head, staged), "head-work": (head, work)}[sides]
-        if sides != "head-index" and not staged and not head:
-            continue  # untracked: no diff shows it
-        if old is None or new is None:
-            return None
-        if old == new or (sides == "index-work" and not staged):
-            continue
-        texts = [None if not blob else s.files.get(path) if blob == work else g.texts.get(blob) for blob in (old, new)]
-        if any(blob and text is None for blob, text in zip((old, new), texts)):
-            return None
-        if not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel):
-            return None  # git quotes such names: not written here
-        if form == "patch":  # (where the hunks go: only where no algorithm could place them otherwise)
-            one = gitdiff.patch(rel, texts[0], texts[1], old, new)
-            if one is None:
-                return None
-            patches.append(one[0])
-        else:  # (how many lines: a shortest diff's, whatever it places where)
-            counted = gitdiff.counts(texts[0] or "", texts[1] or "")
-            if counted is None:
-                return None
-            one = ("", *counted)
-        rows.append((rel, one[1], one[2], "A" if not old else "D" if not new else "M"))
-    if form == "patch":
-        return "".join(patches), 0
-    if form == "names":
-        return "".join(r[0] + "\n" for r in rows), 0
-    if form == "status":
-        return "".join(f"{r[3]}\t{r[0]}\n" for r in rows), 0
-    shown = gitdiff.stat([r[:3] for r in rows])
-    return (shown, 0) if shown is not None else None
-
-
-def listed_unknown(s: TerminalState) -> bool:
-    """Some path changed since the last commit has a blob the state does not know."""
-    g = s.git
-    return g is None or any(v is None for v in list(g.base.values()) + list(g.index.values()))
-
-
-def _git_globals(args: list[str]) -> tuple[dict[str, str], list[str]] | None:
-    """git's `-c name=value` options and the words from the subcommand on; None where another global
-    option comes first (`-C`, `--git-dir`…: another repository, perhaps)."""
-    config: dict[str, str] = {}
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        if args[i] == "-c" and i + 1 < len(args) and "=" in args[i + 1]:
-            name, _, value = args[i + 1].partition("=")
-            config[name.lower()] = value
-            i += 2
-        elif args[i] == "--no-pager":
-            i += 1
-        else:
-            return None
-    return config, args[i:]
-
-
-def _commit_answer(s: TerminalState, config: dict[str, str], args: list[str]) -> tuple[str, int] | None:
-    """`git commit -q -m MSG` prints nothing when there is something to commit; the author must be
-    given (`-c user.name=… -c user.email=…`): git refuses a commit without one where none is
-    configured, as in the sandbox."""
-    message = _commit_message(args)
-    flags = [a for a in args[1:] if a != message]
-    who = {**(s.identity or {}), **config}
-    if message is None or not who.get("user.name") or not who.get("user.email") or \
-            (not config.get("user.email") and _env_identity(s)) or \
-            any(a.startswith("-") and not re.fullmatch(r"-[aqm]+", a) and a not in ("--all", "--quiet") for a in flags):
-        return None
-    index = _committed(s, _commits_all(args))
-    if index is None:
-        return None
-    if not any(index[rel] != head for rel, head in s.git.base.items()):
-        listed = changes(s, s.cwd)  # nothing to commit: git says why, as `git status` does
-        unborn = "" if s.git.commits else gitstatus.INITIAL_COMMIT
-        return (gitstatus.long(s.git.branch, listed, unborn=unborn), 1) if listed is not None else None
-    if any(re.fullmatch(r"-[a-zA-Z]*q[a-zA-Z]*", a) or a == "--quiet" for a in flags):
-        return "", 0
-    made = _new_commit(s, config, _commits_all(args), message)
-    return (made.said(s.git.branch, made.made(s.git.head, int(clock())), root=not s.git.commits), 0) \
-        if made is not None else None
-
-
-def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool,
-                message: str) -> gitobjects.Commit | None:
-    """The commit `git commit -m message` would make, where the state knows the whole tree, the
-    parent's id and who commits; None elsewhere (a rename git may detect, a file too long to count
-    its lines, a message git would clean up, nothing to commit)."""
-    g = s.git
-    assert g is not None
-    index = _committed(s, every_tracked)
-    name = config.get("user.name") or (s.identity or {}).get("user.name")
-    email = config.get("user.email") or (s.identity or {}).get("user.email")
-    if index is None or not g.head and g.commits or not name or not email or _env_identity(s) or \
-            not re.fullmatch(r"[^\n<>]*[^\s<>]", name) or not re.fullmatch(r"[^\s<>]+", email) or \
-            not re.fullmatch(r"[^\n]*\S", message) or message != message.strip() or \
-            any(posixpath.basename(p) == ".gitignore" for p in s.files if _within(p, g.repo)):
-        return None
-    if any(p.count("/") > gitobjects.MAX_DEPTH for p in s.files):
-        return None  # (a tree that deep: the model's)
-    tree: dict[str, str] = {}  # every tracked file's blob after the commit
-    for path, content in s.files.items():
-        rel = posixpath.relpath(path, g.repo)
-        if not _within(path, g.repo) or rel in g.base or rel.startswith(".git/"):
-            continue
-        if content is None or any(_within(path, d) for d in s.deleted):
-            return None
-        tree[rel] = gitobjects.blob_id(content)
-    changed = []
-    work_left = gitdiff.MAX_COUNTED ** 2 * 4  # line pairs compared, all files together (an answer stays quick)
-    for rel, head in g.base.items():
-        after = index[rel]
-        if after:
-            tree[rel] = after
-        if after != head:
-            work = posixpath.join(g.repo, rel)
-            texts = [("" if not b else g.texts.get(b) if g.texts.get(b) is not None else
-                      s.files.get(work) if b == _blob(s, work) else None) for b in (head, after)]
-            if texts[0] is None or texts[1] is None:
-                return None
-            work_left -= (texts[0].count("\n") + 1) * (texts[1].count("\n") + 1)
-            counted = gitdiff.counts(texts[0], texts[1]) if work_left > 0 else None
-            if counted is None:
-                return None
-            changed.append((rel, head or "", after or "", *counted))
-    if not changed or (any(not c[1] for c in changed) and any(not c[2] for c in changed)):
-        return None  # (nothing to commit; or a file made and one removed: git may call it a rename)
-    return gitobjects.Commit(tree=gitobjects.tree_of(tree), who=f"{name} <{email}>", message=message, changed=changed)
-
-
-def _committed(s: TerminalState, every_tracked: bool) -> dict[str, str | None] | None:
-    """The blob each changed path has in the index a commit takes (`-a`: every tracked file's change
-    staged first); None where the state does not follow the repository or does not know a blob."""
-    g = s.git
-    if g is None or not g.follows:
-        return None
-    index = {rel: g.index.get(rel, head) for rel, head in g.base.items()}
-    if every_tracked:
-        for rel, staged in index.items():
-            if staged:  # tracked: its change, a removal too, goes in
-                index[rel] = _kept(s, posixpath.join(g.repo, rel))
-    return None if any(v is None for v in index.values()) else index
 
 
 # The options with which each silent command still prints nothing and succeeds; with any other
@@ -1494,19 +704,9 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     return "", 0
 
 
-def _within(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
-
-
-def _in_repo(s: TerminalState) -> bool:
-    """The shell is in the repository the state models (not in another one made inside or beside it)."""
-    return bool(s.git) and _within(s.cwd, s.git.repo) and not any(_within(s.cwd, r) for r in s.other_repos)
-
-
 # python -m of a module that is not installed: nothing ran, nothing was written
 _NOT_RUN = re.compile(r"(?:/usr(?:/local)?/bin/)?python[0-9.]*: No module named [\w.]+\n?")
 _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s*)([\w.-]+)\s*\(\s*\)")  # alias, function
-_COMMITTED = re.compile(r"^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] ", re.M)
 
 
 def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
@@ -1568,154 +768,6 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
     return s.model_dump()
 
 
-def _ids_shown(s: TerminalState, output: str) -> None:
-    """An output of git that may show commit ids, where the last commits' ids are the state's own
-    (`commit -q`: made at the second the state saw it done). Where it shows, for one of them, the id
-    git gives it at a second in the minute before, that is its id; the commits after it get theirs
-    on it as their parent."""
-    g = s.git
-    if g is None or not g.made or g.made[-1] is None or not g.made[-1].tree:
-        return
-    shown = {x[:7] for x in re.findall(r"\b[0-9a-f]{7,40}\b", output)}
-    first = len(g.made)
-    while first > 0 and g.made[first - 1] is not None and g.made[first - 1].tree:  # type: ignore[union-attr]
-        first -= 1  # (the oldest of the state's own ids in a row)
-    parent = g.made[first].parent  # type: ignore[union-attr]
-    for i in range(first, len(g.made)):
-        m = g.made[i]
-        assert m is not None
-        ids = [(when, gitobjects.commit_id(m.tree, parent, m.who, when, g.commits[i]))
-               for when in range(m.when, m.when - 61, -1)] if shown else []
-        when, made = next(((when, made) for when, made in ids if made[:7] in shown),
-                          (m.when, gitobjects.commit_id(m.tree, parent, m.who, m.when, g.commits[i])))
-        g.made[i] = Made(id=made, who=m.who, when=when, tree=m.tree, parent=parent)
-        g.hashes[i] = made[:7]
-        parent = made
-    g.head = parent
-
-
-def _touched(s: TerminalState, path: str) -> None:
-    """Something at or under `path` is about to be written or removed: each file of the repository
-    there that nothing touched since the last commit keeps its blob as `base` (the working tree has
-    it as committed until now). A folder whose listing is not known whole, or the repository's own
-    folder, ends `follows`."""
-    g = s.git
-    if g is None or not (_within(path, g.repo) or _within(g.repo, path)):
-        return
-    g.all_staged = False
-    if not g.follows:
-        return
-    if _within(g.repo, path) or _within(path, g.repo + "/.git"):
-        g.follows = False  # the repository itself removed, moved or changed
-        return
-    if path in s.dirs:
-        if any(_within(d, path) and d not in s.known_dirs for d in s.dirs):
-            g.follows = False
-            return
-        targets = [p for p in s.files if _within(p, path)]  # (a file removed earlier is no longer listed)
-    else:
-        targets = [path]
-    for p in targets:
-        rel = posixpath.relpath(p, g.repo)
-        if rel not in g.base:  # (touched before: its blob at the last commit is kept already)
-            g.base[rel] = _kept(s, p)
-
-
-def _kept(s: TerminalState, path: str) -> str | None:
-    """The blob of the file at `path` (as _blob), its content kept for `git diff`."""
-    blob = _blob(s, path)
-    if blob and s.git is not None:
-        s.git.texts[blob] = s.files[path] or ""
-    return blob
-
-
-def _blob(s: TerminalState, path: str) -> str | None:
-    """The id of the blob git makes of the file at `path` now: "" where there is none, None where
-    the state does not know (its content, or whether it exists)."""
-    gone = any(_within(path, d) for d in s.deleted)
-    if path in s.files and not gone:
-        content = s.files[path]
-        return None if content is None else gitobjects.blob_id(content)
-    if path in s.dirs and not gone:
-        return None  # a folder where a file was: not followed
-    return "" if gone or posixpath.dirname(path) in s.known_dirs else None
-
-
-def _tracked(s: TerminalState) -> list[str] | None:
-    """The paths in git's index (relative to the repository), in its order; None where the state does
-    not follow every change, or git would quote a name."""
-    g = s.git
-    if g is None or not g.follows:
-        return None
-    nested = [posixpath.join(g.repo, ".git"), *(r for r in s.other_repos if r != g.repo)]
-    unchanged = [posixpath.relpath(p, g.repo) for p in s.files
-                 if _within(p, g.repo) and p != g.repo and p not in s.dirs and not any(_within(p, n) for n in nested)
-                 and not any(_within(p, d) for d in s.deleted)]
-    tracked = {rel for rel in unchanged if rel not in g.base} | \
-        {rel for rel, head in g.base.items() if g.index.get(rel, head) != ""}
-    if any(not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel) for rel in tracked):
-        return None
-    return sorted(tracked, key=lambda rel: rel.encode())
-
-
-def changes(s: TerminalState, relative_to: str) -> list[tuple[str, str]] | None:
-    """What `git status --short` lists, as (path relative to `relative_to`, status letters), sorted
-    as git sorts them; None where the state does not know it all."""
-    g = s.git
-    if g is None or not g.follows:
-        return None
-    out: list[tuple[str, str]] = []
-    untracked: set[str] = set()
-    for rel in sorted(g.base, key=lambda p: p.encode()):
-        head = g.base[rel]
-        staged = g.index.get(rel, head)
-        path = posixpath.join(g.repo, rel)
-        work = _blob(s, path)
-        if work is None and staged == "" and path in s.files and path not in s.deleted and path not in s.dirs:
-            work = "?"  # a file git does not track: that it is there is all that shows (`??`)
-        if head is None or staged is None or work is None:
-            return None
-        if not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel):
-            return None  # git quotes names with spaces and other characters: not written here
-        if staged == "":
-            if head:
-                out.append((rel, "D "))
-            if work:
-                untracked.add(rel)
-            continue
-        x = " " if staged == head else ("A" if not head else "M")
-        y = " " if work == staged else ("D" if not work else "M")
-        if x + y != "  ":
-            out.append((rel, x + y))
-    if untracked and any(posixpath.basename(p) == ".gitignore" for p in s.files if _within(p, g.repo)):
-        return None  # what is ignored: not worked out here
-    shown: set[str] = set()
-    for rel in untracked:  # a folder holding no tracked file is shown once, as the folder
-        parts = rel.split("/")
-        for n in range(1, len(parts)):
-            folder = "/".join(parts[:n])
-            full = posixpath.join(g.repo, folder)
-            if not _tracked_under(s, full, untracked):
-                if any(_within(d, full) and d not in s.known_dirs for d in s.dirs):
-                    return None  # a file the state does not know of may be tracked there
-                shown.add(folder + "/")
-                break
-        else:
-            shown.add(rel)
-    out += [(p, "??") for p in sorted(shown, key=lambda p: p.encode())]
-    return [(posixpath.relpath(posixpath.join(g.repo, p), relative_to) + ("/" if p.endswith("/") else ""), xy)
-            for p, xy in out]
-
-
-def _tracked_under(s: TerminalState, folder: str, untracked: set[str]) -> bool:
-    """Some file under `folder` is tracked (all of them are but the untracked ones)."""
-    g = s.git
-    assert g is not None
-    return any(_within(p, folder) and _blob(s, p) != "" and posixpath.relpath(p, g.repo) not in untracked
-               for p in s.files) or any(_within(posixpath.join(g.repo, rel), folder) and g.index.get(rel, head)
-                                        for rel, head in g.base.items())
-
-
 # `sed -i 's/OLD/NEW/[g]' FILE` with OLD and NEW plain text: no character a basic regular
 # expression or a replacement gives a meaning to (`.`, `*`, `[`, `^`, `$`, `\`, `&`), no `/`
 _SED_OLD = re.compile(r"[A-Za-z0-9_ :,=#@%-]+")
@@ -1737,45 +789,6 @@ def _substituted(text: str, old: str, new: str, every: bool) -> str:
     """sed's `s/old/new/[g]` on each line (the first occurrence, or every one); a last line without
     its newline stays without one."""
     return "\n".join(line.replace(old, new, -1 if every else 1) for line in text.split("\n"))
-
-
-def _write(s: TerminalState, path: str, content: str | None, append: bool = False, learnt: bool = False) -> None:
-    """`path` holds `content` now: written by the command (or, `learnt`, read: nothing changed)."""
-    if not learnt:
-        _touched(s, path)
-    if append:
-        old = s.files.get(path, "" if path not in s.files else None)
-        content = None if old is None or content is None else old + content
-    if not learnt and path not in s.files:
-        _made(s, path)
-    elif not learnt:
-        _changed(s, path)
-    s.files[path] = content
-    if path in s.deleted:
-        s.deleted.remove(path)
-    parent = posixpath.dirname(path)
-    if parent not in s.dirs:
-        s.dirs.append(parent)
-
-
-def _made(s: TerminalState, path: str) -> None:
-    """A new entry at `path` (or one moved or replaced there): the newest of its folder, and its
-    folder changed now."""
-    if path in s.order:
-        s.order.remove(path)
-    if _within(path, s.home) or _within(path, "/tmp"):
-        s.order.append(path)
-    _changed(s, path)
-    _changed(s, posixpath.dirname(path))
-
-
-def _changed(s: TerminalState, path: str) -> None:
-    """`path` was written now (its folder, where an entry was made or removed in it)."""
-    if _within(path, posixpath.dirname(s.home)):
-        s.times[path] = int(clock())
-
-
-clock = time.time  # (the tests set the clock)
 
 
 def _archive_target(cmd: str, args: list[str]) -> str | None:
@@ -1806,26 +819,10 @@ READS = frozenset({
     "export", "unset", "alias", "clear", "man", "help", "jq", "md5sum", "sha1sum", "sha256sum", "od", "xxd",
     "hexdump", "strings", "awk", "sed", "locale", "groups", "w", "who", "top", "lsb_release", "nproc",
 })
-# git subcommands that need a repository: outside one each stops with NOT_A_REPO (`git diff` does not:
-# outside a repository it compares two paths)
-NEED_A_REPO = frozenset({"status", "log", "show", "branch", "add", "commit", "checkout", "switch", "restore",
-                         "reset", "rev-parse", "describe", "tag", "ls-files", "blame", "stash", "merge", "rebase",
-                         "shortlog", "reflog"})
-# As git prints it in the sandbox, whose home is on the root file system (recorded 81 times)
-# Where git reads aliases from: a file written there may define one
-GIT_CONFIG_FILES = ("/.gitconfig", "/.config/git/config", "/.git/config")
-NOT_A_REPO = ("fatal: not a git repository (or any parent up to mount point /)\n"
-              "Stopping at filesystem boundary (GIT_DISCOVERY_ACROSS_FILESYSTEM not set).\n")
 # Programs that run what they are fed (a here-document's text is then a script)
 INTERPRETERS = frozenset({"python", "python3", "bash", "sh", "zsh", "dash", "node", "perl", "ruby", "php", "sqlite3",
                           "psql", "mysql", "ssh", "sudo", "su", "xargs", "git", "make", "env", "source", "."})
-# git subcommands that only read, as the first stage of a pipe
-GIT_PIPED_READS = frozenset({"log", "status", "diff", "show", "blame", "ls-files", "rev-parse", "describe",
-                             "shortlog", "grep"})
 MODELLED = frozenset({"touch", "mkdir", "rm", "rmdir", "mv", "cp", "tar", "zip", "git", "tee"})
-BRANCH_LISTING = frozenset({"-a", "-r", "-v", "-vv", "-l", "--list", "--all", "--show-current"})
-GIT_READS = frozenset({"status", "log", "diff", "show", "blame", "grep", "ls-files", "rev-parse", "describe",
-                       "shortlog", "reflog", "help", "version", "--version", "cat-file", "ls-tree", "remote"})
 
 
 def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
@@ -1900,142 +897,6 @@ def _reads_only(command: str, s: TerminalState) -> bool:
     stages = [st for st in stages if st]
     here = None if any(st[0] == "cd" for st in stages) else s  # python's folder: known unless the line moves
     return bool(stages) and not any(_writes(st[0], st[1:], here) for st in stages)
-
-
-def _forget_writes(s: TerminalState, under: str | None, files: list[str] | None = None) -> None:
-    """A command the state cannot follow may have written: the listings of folders in the home and
-    /tmp, where programs write (or `under`), are no longer known, nor the contents of the files it
-    was given (or, for a repository-wide git command, of every file under the repository)."""
-    roots = [under] if under else [s.home, "/tmp"]
-    _touched(s, roots[0])
-    if under is None:
-        s.no_repo = False  # it may have made a repository
-    for p in files or []:
-        _touched(s, p)
-    s.known_dirs = [d for d in s.known_dirs if not any(_within(d, root) for root in roots)]
-    s.order = [p for p in s.order if not any(_within(p, root) for root in roots)]  # (it may have renamed)
-    s.times = {p: t for p, t in s.times.items() if not any(_within(p, root) for root in roots)}
-    for p in files or []:
-        if p in s.files:
-            s.files[p] = None
-    if under is not None:
-        for p in s.files:
-            if _within(p, under):
-                s.files[p] = None
-
-
-def _sets_identity(s: TerminalState, args: list[str]) -> bool:
-    """`git config [--global|--local] user.name|user.email VALUE`: who commits is known from now
-    (a global one written to ~/.gitconfig); another config command naming them: no longer known."""
-    scope = [a for a in args if a.startswith("-")]
-    plain = [a for a in args if not a.startswith("-")]
-    if not plain or plain[0].lower() not in ("user.name", "user.email"):
-        return False
-    if scope not in ([], ["--global"], ["--local"]) or len(plain) != 2 or s.identity is None:
-        if len(plain) != 1 or scope not in ([], ["--global"], ["--local"]):
-            s.identity = None  # (--unset, --add, a file named…: not followed)
-        return len(plain) == 1 and s.identity is not None  # (reading one changes nothing)
-    if scope == ["--global"]:
-        _write(s, posixpath.join(s.home, ".gitconfig"), None)
-    elif s.git is None or not _in_repo(s):
-        s.identity = None  # (a repository's own config, outside the one the state follows)
-        return True
-    s.identity = {**s.identity, plain[0].lower(): plain[1]}
-    return True
-
-
-# git's reads that never write in .git itself, so its time (ls -l) stays; `git status` rewrites the
-# index there every time (checked in the sandbox: twice in a row, on a clean tree and a changed one)
-GIT_DIR_UNTOUCHED = frozenset({"log", "diff", "show", "blame", "grep", "ls-files", "rev-parse", "describe",
-                               "shortlog", "reflog", "cat-file", "ls-tree", "help", "version", "--version"})
-
-
-def _leaves_git_dir(args: list[str]) -> bool:
-    """Whether git (its arguments from the subcommand on) leaves the .git folder's entries alone."""
-    return bool(args) and (args[0] in GIT_DIR_UNTOUCHED and "--output" not in " ".join(args) or
-                           args[0] == "branch" and set(args[1:]) <= BRANCH_LISTING or args in TAG_LISTING or
-                           args in (["remote"], ["remote", "-v"]))
-
-
-def _git_args(args: list[str]) -> list[str]:
-    """git's arguments from the subcommand on (`-c name=value` and `--no-pager` before it dropped)."""
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        i += 2 if args[i] == "-c" else 1
-    return args[i:]
-
-
-def _stage(s: TerminalState, args: list[str]) -> None:
-    """`git add` (it succeeded): the paths it names, or every path (`-A`, `.` at the top), are
-    staged as the working tree has them."""
-    g = s.git
-    assert g is not None
-    paths = [a for a in args if not a.startswith("-")]
-    if any(_within(r, g.repo) for r in s.other_repos):
-        g.follows = g.all_staged = False  # a repository inside is added as a link, or refused: not followed
-        return
-    if set(args) - set(paths) <= {"-A", "--all"} and (paths == [] or paths == ["."] and s.cwd == g.repo):
-        g.all_staged = True
-        paths = [g.repo]
-    elif set(args) != set(paths) or any(c in "".join(paths) for c in "*?[") or \
-            any(not _within(_abs(p, s), g.repo) for p in paths):
-        g.follows = False  # options (`-u`, `-p`, `-f`…) or patterns: what was staged is not followed
-        return
-    else:
-        paths = [_abs(p, s) for p in paths]
-    for rel in g.base:
-        if any(_within(posixpath.join(g.repo, rel), p) for p in paths):
-            g.index[rel] = _kept(s, posixpath.join(g.repo, rel))
-
-
-def _commit(s: TerminalState, index: dict[str, str | None] | None) -> None:
-    """A commit was made of `index` (None: the state did not know it): it is the last commit now,
-    and only the paths whose working tree differs from it stay changed."""
-    g = s.git
-    assert g is not None
-    g.moved = True
-    if g.all_staged:  # everything was staged, so everything was committed: nothing differs
-        g.follows, g.base, g.index, g.texts, g.all_staged = True, {}, {}, {}, False
-        return
-    if index is None:
-        g.follows = False
-        return
-    g.base = {rel: head for rel, head in index.items() if _blob(s, posixpath.join(g.repo, rel)) != head}
-    g.index = {}
-    g.texts = {h: t for h, t in g.texts.items() if h in g.base.values()}
-
-
-def _commits_all(args: list[str]) -> bool:
-    """`git commit -a` (`-am`, `--all`): every tracked file's change is staged first."""
-    message = _commit_message(args)
-    return any(a == "--all" or re.fullmatch(r"-[a-zA-Z]*a[a-zA-Z]*", a) for a in args[1:] if a != message)
-
-
-def _commit_message(args: list[str]) -> str | None:
-    """The message of `git commit -m MSG` (also `-am`, `-qm`); None for a commit the state cannot
-    follow (an editor, --amend, -F, --fixup…)."""
-    for a in args[1:]:
-        if a in ("--amend", "-F", "--file", "-C", "-c", "--fixup", "--squash") or a.startswith("--fixup="):
-            return None
-    for i, a in enumerate(args[1:], 1):
-        if re.fullmatch(r"-[aqvs]*m", a) and i + 1 < len(args):
-            return args[i + 1]
-        if a.startswith("--message="):
-            return a.split("=", 1)[1]
-    return None
-
-
-def _remove(s: TerminalState, path: str) -> None:
-    _touched(s, path)
-    for p in [p for p in s.files if _within(p, path)]:
-        del s.files[p]
-    s.dirs = [d for d in s.dirs if not _within(d, path)]
-    s.known_dirs = [d for d in s.known_dirs if not _within(d, path)]
-    s.order = [p for p in s.order if not _within(p, path)]
-    s.times = {p: t for p, t in s.times.items() if not _within(p, path)}
-    _changed(s, posixpath.dirname(path))
-    if path not in s.deleted:
-        s.deleted.append(path)
 
 
 def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Heredoc | None = None,
@@ -2200,103 +1061,8 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
     elif cmd == "unset":
         for a in args:
             s.env.pop(a, None)
-    elif cmd == "git" and args[:1] in (["init"], ["clone"]):
-        where = [a for a in args[1:] if not a.startswith("-")]
-        target = where[0] if args[0] == "init" and where else (where[1] if len(where) > 1 else None)
-        if args[0] == "clone" and target is None and where:
-            target = posixpath.basename(where[0].rstrip("/")).removesuffix(".git")
-        repo = _abs(target, s) if target else s.cwd
-        fresh = _fresh(s, repo) if args[0] == "init" and set(args[1:]) - set(where) <= QUIET else None
-        if fresh is not None:  # the world's first repository: followed from its start
-            if repo not in s.dirs:
-                s.dirs.append(repo)
-                s.known_dirs.append(repo)
-                _made(s, repo)
-            s.git = fresh  # (and no other repository: `no_repo` stays)
-            _changed(s, repo)  # (.git made in it)
-            s.times[posixpath.join(repo, ".git")] = int(clock())
-            return
-        if args[0] == "init" and s.git is not None and repo == s.git.repo:
-            s.times.pop(posixpath.join(repo, ".git"), None)  # made again: nothing else changes (its time: not followed)
-            return
-        if s.git is not None and (_within(repo, s.git.repo) or _within(s.git.repo, repo)):
-            s.git.follows = s.git.all_staged = False  # one made inside this one: an embedded repository
-        s.no_repo = False
-        if repo not in s.other_repos and not (s.git and repo == s.git.repo):
-            s.other_repos.append(repo)
-        missing = []  # (git makes the folders on the way too)
-        folder = repo
-        while folder not in s.dirs and folder not in ("/", ""):
-            missing.append(folder)
-            folder = posixpath.dirname(folder)
-        for made in reversed(missing):
-            s.dirs.append(made)
-            _made(s, made)
-            if made != repo and posixpath.dirname(made) in s.known_dirs:
-                s.known_dirs.append(made)  # (holding only the next one down)
-    elif cmd == "git" and args[:1] == ["config"] and _sets_identity(s, args[1:]):
+    elif cmd == "git" and history.apply(s, words, output):
         pass
-    elif cmd == "git" and args[:1] == ["config"] and "--global" in args and \
-            len([a for a in args[1:] if not a.startswith("-")]) >= 2:
-        s.configured = True
-        _write(s, posixpath.join(s.home, ".gitconfig"), None)  # (set: git writes the file, made if new)
-    elif cmd == "git" and s.git is not None and _in_repo(s):
-        args = _git_args(args)
-        if not _leaves_git_dir(args):
-            s.times.pop(posixpath.join(s.git.repo, ".git"), None)  # (git may have written there, at any time)
-        plain = [a for a in args if not a.startswith("-")]
-        sub = args[:1]
-        commit_message = _commit_message(args) if sub == ["commit"] else None
-        if not sub or sub[0] in GIT_READS or (sub == ["branch"] and set(args[1:]) <= BRANCH_LISTING) or \
-                args in TAG_LISTING:
-            pass  # reads: `git branch` alone lists the branches (it marked git unknown until now)
-        elif sub == ["add"]:
-            _stage(s, args[1:])
-        elif commit_message is not None:
-            config = (_git_globals(words[1:]) or ({}, []))[0]
-            coming = _new_commit(s, config, _commits_all(args), commit_message) \
-                if s.git.head or not s.git.commits else None
-            if s.git.branch not in s.git.branches:
-                s.git.branches.append(s.git.branch)  # (a repository's first commit makes its branch)
-            parent, s.git.head = s.git.head, ""
-            _commit(s, _committed(s, _commits_all(args)))
-            if len(s.git.hashes) < len(s.git.commits):
-                s.git.hashes += [""] * (len(s.git.commits) - len(s.git.hashes))
-            s.git.commits.append(commit_message)
-            done = _COMMITTED.search(output or "")  # "[main 1a2b3c4] message": the new commit's id
-            s.git.hashes.append(done.group(1)[:7] if done else "")
-            s.git.made += [None] * (len(s.git.commits) - 1 - len(s.git.made))
-            s.git.made.append(None)
-            if coming is not None and done:  # its full id: made in the last minute, at the second it shows
-                now = int(clock())
-                found = next(((made, when) for when in range(now + 1, now - 60, -1)
-                              if (made := coming.made(parent, when)).startswith(done.group(1))), None)
-                if found:
-                    s.git.head, s.git.made[-1] = found[0], Made(id=found[0], who=coming.who, when=found[1])
-            elif coming is not None and output == "":  # `commit -q`: git's id at this second, as far as is known
-                now = int(clock())
-                s.git.head = coming.made(parent, now)
-                s.git.hashes[-1] = s.git.head[:7]
-                s.git.made[-1] = Made(id=s.git.head, who=coming.who, when=now, tree=coming.tree, parent=parent)
-        elif sub == ["tag"] and len(args) == 2 and not args[1].startswith("-"):
-            s.git.tags[args[1]] = len(s.git.commits)
-        elif sub in (["checkout"], ["switch"]) and len(plain) == 2 and "--" not in args and \
-                set(args[1:]) - {plain[1]} <= {"-b", "-c", "-q"} and \
-                (plain[1] in s.git.branches or {"-b", "-c"} & set(args)):
-            if plain[1] not in s.git.branches:
-                s.git.branches.append(plain[1])
-            elif plain[1] != s.git.branch and s.git.moved:
-                s.git.unknown = True  # that branch's files may differ from these: not followed
-                _forget_writes(s, s.git.repo)
-            s.git.branch = plain[1]
-        elif sub == ["branch"] and len(plain) == 2 and len(args) == 2:
-            if plain[1] not in s.git.branches:
-                s.git.branches.append(plain[1])
-        elif sub == ["branch"] and len(args) == 3 and args[1] in ("-d", "-D") and args[2] in s.git.branches:
-            s.git.branches.remove(args[2])
-        else:  # merge, reset, rebase, stash, restore, `checkout -- file`, commit --amend…: not modelled
-            s.git.unknown = True
-            _forget_writes(s, s.git.repo)
     elif cmd == "sed" and _sed_literal(args) and _contents(args[2], s) is not None:
         old, new, every, name = _sed_literal(args)  # (a literal substitution: the new contents are known)
         _write(s, _abs(name, s), _substituted(_contents(name, s), old, new, every))

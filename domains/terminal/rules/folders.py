@@ -1,0 +1,237 @@
+"""The state's folders as `ls`, `find`, `grep -r` and the shell's patterns see them: a listing of a
+folder known whole (`ls`, `ls -R`, several folders), `ls -l` (the sandbox's tmpfs sizes and links,
+the times each step ran), the tree find walks, and the names a pattern matches.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+
+from . import filters, listing, search
+from . import state as st
+from .state import _PLAIN, _QUOTABLE, TerminalState, _abs, _children, _contents, _within
+
+
+def _listing(folder: str, s: TerminalState) -> str | None:
+    """What `ls` prints for a folder whose whole listing is known."""
+    if folder not in s.known_dirs:
+        return None
+    return "".join(n + "\n" for n in _children(folder, s) if not n.startswith("."))
+
+
+MAX_LISTED = 200  # folders `ls -R` lists from the state at most
+
+
+def _ls(args: list[str], s: TerminalState) -> str | None:
+    """What `ls ARGS` prints where the state knows it: the folder's names (`ls`, `ls -1`), or every
+    folder below it too (`ls -R [DIR]`), as GNU ls writes them to a pipe."""
+    if all(a == "-1" for a in args):
+        return _listing(s.cwd, s)
+    if args[:1] != ["-R"] or len(args) > 2 or (len(args) == 2 and (args[1].startswith("-") or args[1].endswith("/")
+                                                                  or not _PLAIN.fullmatch(args[1]))):
+        return None
+    shown = args[1] if len(args) == 2 else "."
+    top = _abs(shown, s)
+    sections: list[str] = []
+
+    def walk(folder: str, name: str) -> bool:
+        if folder not in s.known_dirs or len(sections) > MAX_LISTED:
+            return False  # (a tree deeper or wider than that: the model's)
+        names = [n for n in _children(folder, s) if not n.startswith(".")]
+        sections.append(f"{name}:\n" + "".join(n + "\n" for n in names))
+        return all(walk(posixpath.join(folder, n), f"{name}/{n}" if name != "/" else f"/{n}")
+                   for n in names if posixpath.join(folder, n) in s.dirs)
+
+    return "\n".join(sections) if walk(top, shown) else None
+
+
+def _tree(top: str, s: TerminalState) -> search.Tree | None:
+    """Everything below the folder `top`, when the state knows the whole tree (search.Tree): every
+    folder in it listed whole, no home in it (a home's dot files are not in the state)."""
+    folder = _abs(top, s)
+    if folder not in s.known_dirs or _within(s.home, folder) or any(_within(folder, d) for d in s.deleted):
+        return None
+    repos = [r for r in ([s.git.repo] if s.git else []) + s.other_repos if _within(r, folder)]
+    below: dict[str, list[str]] = {}  # each folder's entries, in one pass over what the state holds
+    for p in set(s.files) | set(s.dirs):
+        if p != folder and _within(p, folder):
+            below.setdefault(posixpath.dirname(p), []).append(p)
+    if sum(map(len, below.values())) > search.MAX_PATHS:
+        return None
+    known, folders = set(s.known_dirs), set(s.dirs)
+    made = {p: i for i, p in enumerate(s.order)}
+    ordered = True
+    entries: list[tuple[str, bool]] = []
+
+    def inside(here: str) -> list[str] | None:
+        """The entries of `here` as find and grep visit them: newest first; byte order where the
+        creation order is not known."""
+        nonlocal ordered
+        if here not in known:
+            return None
+        found = [p for p in below.get(here, []) if posixpath.basename(p) != ".git"]
+        if len(found) < len(below.get(here, [])):
+            repos.append(here)
+        if all(p in made for p in found):
+            return sorted(found, key=lambda p: -made[p])
+        ordered = False
+        return sorted(found, key=lambda p: p.encode())
+
+    top_entries = inside(folder)
+    if top_entries is None:
+        return None
+    walking = [iter(top_entries)]  # each folder's contents right after it (no recursion: trees may be deep)
+    while walking:
+        path = next(walking[-1], None)
+        if path is None:
+            walking.pop()
+            continue
+        entries.append((path[len(folder):].lstrip("/"), path in folders))
+        if path in folders:
+            deeper = inside(path)
+            if deeper is None:
+                return None
+            walking.append(iter(deeper))
+    if not ordered:  # (the order does not matter to what is then answered: one path, or an order-free pipe)
+        entries.sort(key=lambda e: e[0].encode())
+    git_dirs = sorted({posixpath.join(r, ".git")[len(folder):].lstrip("/") for r in repos})
+    return search.Tree(top=top, entries=entries, git_inside=bool(repos), ordered=ordered, git_dirs=git_dirs)
+
+
+_LONG_FLAGS = re.compile(r"-[lah]+")
+
+
+def _folders(names: list[str], s: TerminalState, one) -> str | None:
+    """`ls` given several folders: each one's listing (`one(name)`) under its name, the folders in
+    byte order; None where any is not a known folder, or is given twice."""
+    if len(set(names)) < len(names) or any(_abs(n, s) not in s.dirs for n in names):
+        return None
+    names = sorted(names, key=lambda n: n.encode())
+    listed = [one(n) for n in names]
+    return None if any(x is None for x in listed) else "\n".join(f"{n}:\n{x}" for n, x in zip(names, listed))
+
+
+def _long(args: list[str], s: TerminalState) -> str | None:
+    """`ls -l [-a] [-h] [PATH…]` where the state knows every entry's size, links and time (listing.py)."""
+    flags = "".join(a[1:] for a in args if a.startswith("-"))
+    names = [a for a in args if not a.startswith("-")]
+    if len(names) > 1:
+        return _folders(names, s, lambda folder: _long([f"-{flags}", folder], s))
+    if "l" not in flags or not all(_LONG_FLAGS.fullmatch(a) for a in args if a.startswith("-")) or len(names) > 1 or \
+            (names and (not _PLAIN.fullmatch(names[0]) or names[0].endswith("/") and names[0] != "/")) or \
+            s.env.get("LANG", "C.UTF-8").split(".")[0] not in ("C", "POSIX") or "LS_COLORS" in s.env:
+        return None
+    target = _abs(names[0], s) if names else s.cwd
+    if not _within(target, s.home) or any(_within(target, d) for d in s.deleted):
+        return None  # (elsewhere: modes, owners and sizes the state does not hold)
+    repos = {r for r in ([s.git.repo] if s.git else []) + s.other_repos}
+
+    def entries(folder: str) -> list[str] | None:
+        if folder not in s.known_dirs:
+            return None
+        inside = [posixpath.join(folder, n) for n in _children(folder, s)]
+        return inside + ([posixpath.join(folder, ".git")] if folder in repos else [])
+
+    def row(path: str, name: str) -> listing.Row | None:
+        when = s.times.get(path)
+        if when is None:
+            return None
+        if path in s.files and path not in s.dirs:
+            content = s.files[path]
+            return None if content is None else listing.file_row(name, len(content.encode()), when)
+        if posixpath.basename(path) == ".git" and posixpath.dirname(path) in repos:
+            return listing.folder_row(name, listing.GIT_DIR_ENTRIES, listing.GIT_DIR_FOLDERS, when)
+        inside = entries(path)
+        if inside is None or path not in s.dirs:
+            return None
+        return listing.folder_row(name, len(inside), sum(1 for p in inside if p in s.dirs or p.endswith("/.git")), when)
+
+    if target in s.files and target not in s.dirs:
+        shown = [(target, names[0])]
+    else:
+        inside = entries(target)
+        if inside is None:
+            return None
+        every = "a" in flags
+        shown = sorted(([(target, "."), (posixpath.dirname(target), "..")] if every else []) +
+                       [(p, posixpath.basename(p)) for p in inside if every or not posixpath.basename(p).startswith(".")],
+                       key=lambda e: e[1].encode())
+    rows = [row(p, name) for p, name in shown]
+    if any(r is None for r in rows):
+        return None
+    user = posixpath.basename(s.home)
+    return listing.render(rows, int(st.clock()), user, "h" in flags, total=not (target in s.files and target not in s.dirs))
+
+
+def _unexpanded(command: str, s: TerminalState) -> str:
+    """The command with each unquoted pattern word expanded as bash does it in the shell's folder,
+    when the state knows that folder whole: the names it matches, sorted; none, the word as it is
+    (`grep -r x --include=*.py .`). Elsewhere the command stays as it is (and is not followed)."""
+    if not any(c in command for c in "*?[") or s.cwd not in s.known_dirs or "\n" in command:
+        return command
+    out, quote, start = [], "", 0
+    words: list[tuple[int, int]] = []
+    for i, c in enumerate(command + " "):
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c in " \t":
+            if i > start:
+                words.append((start, i))
+            start = i + 1
+    names = _children(s.cwd, s)
+    last = 0
+    for a, b in words:
+        word = command[a:b]
+        if not any(c in word for c in "*?[") or any(c in word for c in "'\"\\$`"):
+            continue
+        if any(c in word for c in "/|;&<>(){}"):
+            return command  # (a path, or operators inside the word: not followed)
+        matched = [n for n in names if (word.startswith(".") or not n.startswith(".")) and fnmatch.fnmatchcase(n, word)]
+        if any(not re.fullmatch(r"[A-Za-z0-9._+@,=-]+", n) for n in matched):
+            return command
+        out += [command[last:a], " ".join(f"'{n}'" for n in matched) if matched else f"'{word}'"]  # (in ls's order)
+        last = b
+    return "".join(out) + command[last:]
+
+
+def _glob(pattern: str, s: TerminalState) -> list[str] | None:
+    """The names the shell expands PATTERN to in its folder, when the state knows that folder whole
+    (in the order bash sorts them); None: not known here."""
+    if "/" in pattern or not re.fullmatch(r"[A-Za-z0-9._*?-]+", pattern) or s.cwd not in s.known_dirs:
+        return None
+    return [n for n in _children(s.cwd, s) if fnmatch.fnmatchcase(n, pattern) and
+            (pattern.startswith(".") or not n.startswith("."))]
+
+
+def _wc_glob(option: str, pattern: str, s: TerminalState) -> tuple[str, int] | None:
+    """`wc -l|-c|-w PATTERN`: the files the shell expands it to, counted (filters.wc_files)."""
+    names = _glob(pattern, s)
+    if not names:
+        return None  # (no match: wc is given the pattern itself; the model's)
+    texts = [_contents(n, s) for n in names]
+    if any(t is None for t in texts):
+        return None  # a folder among them, or a file not known
+    return filters.wc_files(names, texts, option[1:]), 0
+
+
+def _ls_glob(pattern: str, s: TerminalState) -> tuple[str, int] | None:
+    """`ls PATTERN` (one pattern, in the shell's folder, the state knowing it whole): the shell
+    expands it and ls lists the files it matched, then each folder's names; none matched, ls is
+    given the pattern itself and cannot find it."""
+    names = _glob(pattern, s)
+    if names is None:
+        return None
+    if not names:
+        return (f"ls: cannot access '{pattern}': No such file or directory\n", 2) if _QUOTABLE.fullmatch(pattern) else None
+    folders = [n for n in names if posixpath.join(s.cwd, n) in s.dirs]
+    out = [n + "\n" for n in names if n not in folders]
+    for n in folders:
+        inner = _listing(posixpath.join(s.cwd, n), s)
+        if inner is None:
+            return None
+        out.append(inner if len(names) == 1 else ("\n" if out else "") + f"{n}:\n" + inner)
+    return "".join(out), 0

@@ -1,0 +1,232 @@
+"""What git's commands change in the terminal's state: a repository made (`init`, `clone`), who
+commits (`config`), what is staged (`add`), each commit made and its id (printed, or made at the
+second the state saw a quiet one done, then corrected by the next output that shows git's),
+branches and tags; anything else git does ends what the state follows of the repository.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from . import gitobjects
+from . import state as st
+from .repository import (BRANCH_LISTING, GIT_READS, QUIET, TAG_LISTING, _commit_message, _commits_all, _committed,
+                         _fresh, _git_globals, _new_commit)
+from .state import (Made, TerminalState, _abs, _blob, _changed, _forget_writes, _in_repo, _kept, _made, _within, _write)
+
+
+def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
+    """The state after the git command `words` (expanded) printed `output` (None: not known, a part of
+    a line whose output is the last part's); False for a command that is not git's."""
+    cmd, args = words[0], words[1:]
+    if cmd == "git" and args[:1] in (["init"], ["clone"]):
+        where = [a for a in args[1:] if not a.startswith("-")]
+        target = where[0] if args[0] == "init" and where else (where[1] if len(where) > 1 else None)
+        if args[0] == "clone" and target is None and where:
+            target = posixpath.basename(where[0].rstrip("/")).removesuffix(".git")
+        repo = _abs(target, s) if target else s.cwd
+        fresh = _fresh(s, repo) if args[0] == "init" and set(args[1:]) - set(where) <= QUIET else None
+        if fresh is not None:  # the world's first repository: followed from its start
+            if repo not in s.dirs:
+                s.dirs.append(repo)
+                s.known_dirs.append(repo)
+                _made(s, repo)
+            s.git = fresh  # (and no other repository: `no_repo` stays)
+            _changed(s, repo)  # (.git made in it)
+            s.times[posixpath.join(repo, ".git")] = int(st.clock())
+            return True
+        if args[0] == "init" and s.git is not None and repo == s.git.repo:
+            s.times.pop(posixpath.join(repo, ".git"), None)  # made again: nothing else changes (its time: not followed)
+            return True
+        if s.git is not None and (_within(repo, s.git.repo) or _within(s.git.repo, repo)):
+            s.git.follows = s.git.all_staged = False  # one made inside this one: an embedded repository
+        s.no_repo = False
+        if repo not in s.other_repos and not (s.git and repo == s.git.repo):
+            s.other_repos.append(repo)
+        missing = []  # (git makes the folders on the way too)
+        folder = repo
+        while folder not in s.dirs and folder not in ("/", ""):
+            missing.append(folder)
+            folder = posixpath.dirname(folder)
+        for made in reversed(missing):
+            s.dirs.append(made)
+            _made(s, made)
+            if made != repo and posixpath.dirname(made) in s.known_dirs:
+                s.known_dirs.append(made)  # (holding only the next one down)
+    elif cmd == "git" and args[:1] == ["config"] and _sets_identity(s, args[1:]):
+        pass
+    elif cmd == "git" and args[:1] == ["config"] and "--global" in args and \
+            len([a for a in args[1:] if not a.startswith("-")]) >= 2:
+        s.configured = True
+        _write(s, posixpath.join(s.home, ".gitconfig"), None)  # (set: git writes the file, made if new)
+    elif cmd == "git" and s.git is not None and _in_repo(s):
+        args = _git_args(args)
+        if not _leaves_git_dir(args):
+            s.times.pop(posixpath.join(s.git.repo, ".git"), None)  # (git may have written there, at any time)
+        plain = [a for a in args if not a.startswith("-")]
+        sub = args[:1]
+        commit_message = _commit_message(args) if sub == ["commit"] else None
+        if not sub or sub[0] in GIT_READS or (sub == ["branch"] and set(args[1:]) <= BRANCH_LISTING) or \
+                args in TAG_LISTING:
+            pass  # reads: `git branch` alone lists the branches (it marked git unknown until now)
+        elif sub == ["add"]:
+            _stage(s, args[1:])
+        elif commit_message is not None:
+            config = (_git_globals(words[1:]) or ({}, []))[0]
+            coming = _new_commit(s, config, _commits_all(args), commit_message) \
+                if s.git.head or not s.git.commits else None
+            if s.git.branch not in s.git.branches:
+                s.git.branches.append(s.git.branch)  # (a repository's first commit makes its branch)
+            parent, s.git.head = s.git.head, ""
+            _commit(s, _committed(s, _commits_all(args)))
+            if len(s.git.hashes) < len(s.git.commits):
+                s.git.hashes += [""] * (len(s.git.commits) - len(s.git.hashes))
+            s.git.commits.append(commit_message)
+            done = _COMMITTED.search(output or "")  # "[main 1a2b3c4] message": the new commit's id
+            s.git.hashes.append(done.group(1)[:7] if done else "")
+            s.git.made += [None] * (len(s.git.commits) - 1 - len(s.git.made))
+            s.git.made.append(None)
+            if coming is not None and done:  # its full id: made in the last minute, at the second it shows
+                now = int(st.clock())
+                found = next(((made, when) for when in range(now + 1, now - 60, -1)
+                              if (made := coming.made(parent, when)).startswith(done.group(1))), None)
+                if found:
+                    s.git.head, s.git.made[-1] = found[0], Made(id=found[0], who=coming.who, when=found[1])
+            elif coming is not None and output == "":  # `commit -q`: git's id at this second, as far as is known
+                now = int(st.clock())
+                s.git.head = coming.made(parent, now)
+                s.git.hashes[-1] = s.git.head[:7]
+                s.git.made[-1] = Made(id=s.git.head, who=coming.who, when=now, tree=coming.tree, parent=parent)
+        elif sub == ["tag"] and len(args) == 2 and not args[1].startswith("-"):
+            s.git.tags[args[1]] = len(s.git.commits)
+        elif sub in (["checkout"], ["switch"]) and len(plain) == 2 and "--" not in args and \
+                set(args[1:]) - {plain[1]} <= {"-b", "-c", "-q"} and \
+                (plain[1] in s.git.branches or {"-b", "-c"} & set(args)):
+            if plain[1] not in s.git.branches:
+                s.git.branches.append(plain[1])
+            elif plain[1] != s.git.branch and s.git.moved:
+                s.git.unknown = True  # that branch's files may differ from these: not followed
+                _forget_writes(s, s.git.repo)
+            s.git.branch = plain[1]
+        elif sub == ["branch"] and len(plain) == 2 and len(args) == 2:
+            if plain[1] not in s.git.branches:
+                s.git.branches.append(plain[1])
+        elif sub == ["branch"] and len(args) == 3 and args[1] in ("-d", "-D") and args[2] in s.git.branches:
+            s.git.branches.remove(args[2])
+        else:  # merge, reset, rebase, stash, restore, `checkout -- file`, commit --amend…: not modelled
+            s.git.unknown = True
+            _forget_writes(s, s.git.repo)
+    else:
+        return False
+    return True
+
+
+_COMMITTED = re.compile(r"^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] ", re.M)
+
+
+def _ids_shown(s: TerminalState, output: str) -> None:
+    """An output of git that may show commit ids, where the last commits' ids are the state's own
+    (`commit -q`: made at the second the state saw it done). Where it shows, for one of them, the id
+    git gives it at a second in the minute before, that is its id; the commits after it get theirs
+    on it as their parent."""
+    g = s.git
+    if g is None or not g.made or g.made[-1] is None or not g.made[-1].tree:
+        return
+    shown = {x[:7] for x in re.findall(r"\b[0-9a-f]{7,40}\b", output)}
+    first = len(g.made)
+    while first > 0 and g.made[first - 1] is not None and g.made[first - 1].tree:  # type: ignore[union-attr]
+        first -= 1  # (the oldest of the state's own ids in a row)
+    parent = g.made[first].parent  # type: ignore[union-attr]
+    for i in range(first, len(g.made)):
+        m = g.made[i]
+        assert m is not None
+        ids = [(when, gitobjects.commit_id(m.tree, parent, m.who, when, g.commits[i]))
+               for when in range(m.when, m.when - 61, -1)] if shown else []
+        when, made = next(((when, made) for when, made in ids if made[:7] in shown),
+                          (m.when, gitobjects.commit_id(m.tree, parent, m.who, m.when, g.commits[i])))
+        g.made[i] = Made(id=made, who=m.who, when=when, tree=m.tree, parent=parent)
+        g.hashes[i] = made[:7]
+        parent = made
+    g.head = parent
+
+
+def _sets_identity(s: TerminalState, args: list[str]) -> bool:
+    """`git config [--global|--local] user.name|user.email VALUE`: who commits is known from now
+    (a global one written to ~/.gitconfig); another config command naming them: no longer known."""
+    scope = [a for a in args if a.startswith("-")]
+    plain = [a for a in args if not a.startswith("-")]
+    if not plain or plain[0].lower() not in ("user.name", "user.email"):
+        return False
+    if scope not in ([], ["--global"], ["--local"]) or len(plain) != 2 or s.identity is None:
+        if len(plain) != 1 or scope not in ([], ["--global"], ["--local"]):
+            s.identity = None  # (--unset, --add, a file named…: not followed)
+        return len(plain) == 1 and s.identity is not None  # (reading one changes nothing)
+    if scope == ["--global"]:
+        _write(s, posixpath.join(s.home, ".gitconfig"), None)
+    elif s.git is None or not _in_repo(s):
+        s.identity = None  # (a repository's own config, outside the one the state follows)
+        return True
+    s.identity = {**s.identity, plain[0].lower(): plain[1]}
+    return True
+
+
+# git's reads that never write in .git itself, so its time (ls -l) stays; `git status` rewrites the
+# index there every time (checked in the sandbox: twice in a row, on a clean tree and a changed one)
+GIT_DIR_UNTOUCHED = frozenset({"log", "diff", "show", "blame", "grep", "ls-files", "rev-parse", "describe",
+                               "shortlog", "reflog", "cat-file", "ls-tree", "help", "version", "--version"})
+
+
+def _leaves_git_dir(args: list[str]) -> bool:
+    """Whether git (its arguments from the subcommand on) leaves the .git folder's entries alone."""
+    return bool(args) and (args[0] in GIT_DIR_UNTOUCHED and "--output" not in " ".join(args) or
+                           args[0] == "branch" and set(args[1:]) <= BRANCH_LISTING or args in TAG_LISTING or
+                           args in (["remote"], ["remote", "-v"]))
+
+
+def _git_args(args: list[str]) -> list[str]:
+    """git's arguments from the subcommand on (`-c name=value` and `--no-pager` before it dropped)."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] == "-c" else 1
+    return args[i:]
+
+
+def _stage(s: TerminalState, args: list[str]) -> None:
+    """`git add` (it succeeded): the paths it names, or every path (`-A`, `.` at the top), are
+    staged as the working tree has them."""
+    g = s.git
+    assert g is not None
+    paths = [a for a in args if not a.startswith("-")]
+    if any(_within(r, g.repo) for r in s.other_repos):
+        g.follows = g.all_staged = False  # a repository inside is added as a link, or refused: not followed
+        return
+    if set(args) - set(paths) <= {"-A", "--all"} and (paths == [] or paths == ["."] and s.cwd == g.repo):
+        g.all_staged = True
+        paths = [g.repo]
+    elif set(args) != set(paths) or any(c in "".join(paths) for c in "*?[") or \
+            any(not _within(_abs(p, s), g.repo) for p in paths):
+        g.follows = False  # options (`-u`, `-p`, `-f`…) or patterns: what was staged is not followed
+        return
+    else:
+        paths = [_abs(p, s) for p in paths]
+    for rel in g.base:
+        if any(_within(posixpath.join(g.repo, rel), p) for p in paths):
+            g.index[rel] = _kept(s, posixpath.join(g.repo, rel))
+
+
+def _commit(s: TerminalState, index: dict[str, str | None] | None) -> None:
+    """A commit was made of `index` (None: the state did not know it): it is the last commit now,
+    and only the paths whose working tree differs from it stay changed."""
+    g = s.git
+    assert g is not None
+    g.moved = True
+    if g.all_staged:  # everything was staged, so everything was committed: nothing differs
+        g.follows, g.base, g.index, g.texts, g.all_staged = True, {}, {}, {}, False
+        return
+    if index is None:
+        g.follows = False
+        return
+    g.base = {rel: head for rel, head in index.items() if _blob(s, posixpath.join(g.repo, rel)) != head}
+    g.index = {}
+    g.texts = {h: t for h, t in g.texts.items() if h in g.base.values()}

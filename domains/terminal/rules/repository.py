@@ -1,0 +1,500 @@
+"""git in the terminal's state: what git prints where the state knows the repository (`status`,
+`log`, `diff`, `branch`, `init` where the world has none, `commit` with its id), and what git's
+commands change in it (what is staged, each commit made, the ids an output shows).
+
+Checked byte for byte against git in the sandbox (benchmarks/state_vs_real.py).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from . import gitdiff, gitlog, gitobjects, gitstatus
+from . import state as st
+from .state import (GitState, TerminalState, _PLAIN, _abs, _blob, _children, _contents, _exists, _kept, _within)
+
+
+# What git says to a commit where no one is configured to make it (the sandbox, a fresh machine):
+# it asks before anything else, even with nothing to commit
+NO_IDENTITY = ("Author identity unknown\n\n*** Please tell me who you are.\n\nRun\n\n"
+               "  git config --global user.email \"you@example.com\"\n  git config --global user.name \"Your Name\"\n\n"
+               "to set your account's default identity.\nOmit --global to set the identity only in this repository.\n\n"
+               "fatal: unable to auto-detect email address (got '{who}')\n")
+
+
+def _no_identity(s: TerminalState, config: dict[str, str]) -> bool:
+    """No email for a commit anywhere git looks: not given (`-c user.email=…`), not in the
+    environment, no git config run or config file written in the episode (the world writes none)."""
+    return bool(s.host) and "user.email" not in config and s.identity is not None and \
+        "user.email" not in s.identity and not _env_identity(s)
+
+
+def _env_identity(s: TerminalState) -> bool:
+    """Something beside `git config` may say who commits: the environment, or a config file written."""
+    return bool({"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL", "EMAIL", "GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME",
+                 "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "PATH", "HOME", "GIT_CONFIG_GLOBAL"} & set(s.env)) or \
+        any(p.endswith(GIT_CONFIG_FILES) and s.files[p] is not None for p in s.files)
+
+
+QUIET = {"-q", "--quiet"}
+
+
+# What may make a new repository other than git's defaults: its branch name, its template
+GIT_SETTINGS = frozenset({"HOME", "PATH", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
+                          "GIT_TEMPLATE_DIR", "GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_CONFIG_COUNT",
+                          "GIT_CONFIG_PARAMETERS"})
+
+
+def _new_repository(s: TerminalState, repo: str) -> bool:
+    """`git init` at `repo` makes a repository there, on git's default branch (`master`: nothing
+    configures another): the folder is known to hold none (or is made now, inside a known one)."""
+    if s.configured or GIT_SETTINGS & set(s.env) or not _within(repo, s.home) or repo in s.files or \
+            any(_within(repo, d) for d in s.deleted) or repo in s.other_repos or s.git and repo == s.git.repo:
+        return False
+    if repo in s.dirs:
+        return repo in s.known_dirs and ".git" not in _children(repo, s)
+    return posixpath.dirname(repo) in s.known_dirs  # (git makes the folder; the folders on the way too: not followed)
+
+
+def _fresh(s: TerminalState, repo: str) -> GitState | None:
+    """The repository `git init` makes at `repo` where the world has none yet (the state follows one
+    repository): no commit, every file under it untracked. Followed only where every folder under
+    it is known whole; None where it is not modelled (a repository may be elsewhere already, or
+    inside it: git adds that as an embedded one)."""
+    if s.git is not None or not s.no_repo or not _new_repository(s, repo) or \
+            any(_within(r, repo) for r in s.other_repos):
+        return None
+    inside = [p for p in [*s.files, *s.dirs] if p != repo and _within(p, repo) and not any(_within(p, d) for d in s.deleted)]
+    if any(posixpath.basename(p) == ".git" for p in inside):
+        return None
+    folders = [repo, *(p for p in inside if p in s.dirs)] if repo in s.dirs else []
+    return GitState(repo=repo, branch="master", branches=[], follows=all(d in s.known_dirs for d in folders),
+                    base={posixpath.relpath(p, repo): "" for p in inside if p not in s.dirs})
+
+
+def _init_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
+    """`git init [-q] [FOLDER]`: a repository made (git's hint on the branch's name first, as on a
+    machine without config), or made again."""
+    where = [a for a in args if a not in QUIET]
+    if len(where) > 1 or any(a.startswith("-") for a in where):
+        return None
+    repo = _abs(where[0], s) if where else s.cwd
+    quiet = len(where) < len(args)
+    if s.git is not None and repo == s.git.repo and not any(_within(posixpath.join(repo, ".git"), d) for d in s.deleted):
+        return ("" if quiet else f"Reinitialized existing Git repository in {repo}/.git/\n"), 0
+    if not _new_repository(s, repo):
+        return None
+    return ("" if quiet else gitstatus.INIT_HINT + f"Initialized empty Git repository in {repo}/.git/\n"), 0
+
+
+# `git log` on a branch with no commit yet refuses, whatever form it was asked in
+UNBORN_LOG = re.compile(r"--oneline|-\d+|-n\d*|\d+|--max-count=\d+|--(?:format|pretty)=.*|--stat|--graph|--decorate|"
+                        r"-p|--patch|--name-only|--name-status|--reverse|--no-pager")
+
+
+def _unborn_answer(s: TerminalState, config: dict[str, str], args: list[str]) -> tuple[str, int] | None:
+    """git in a repository made in the episode that has no commit yet (`git init`): status says so,
+    `git log` refuses, no branch is listed yet; adding, diffs and the first commit as anywhere."""
+    g = s.git
+    assert g is not None
+    if args[:1] == ["commit"]:
+        return _commit_answer(s, config, args)
+    if config:
+        return None
+    if args[:1] == ["log"] and all(UNBORN_LOG.fullmatch(a) for a in args[1:]):
+        return f"fatal: your current branch '{g.branch}' does not have any commits yet\n", 128
+    if args[:1] == ["branch"] and args[1:] in ([], ["-a"], ["--all"], ["-l"], ["--list"], ["-v"], ["-vv"]):
+        return "", 0
+    if args == ["branch", "--show-current"]:
+        return g.branch + "\n", 0
+    if args[:1] in (["status"], ["add"], ["diff"], ["ls-files"]):
+        return _git_answer(s, args)
+    return None
+
+
+TAG_LISTING = (["tag"], ["tag", "-l"], ["tag", "--list"])
+
+
+STATUS_FORMS = {(): "long", ("-s",): "short", ("--short",): "short", ("--porcelain",): "porcelain",
+                ("-s", "-b"): "branch", ("-sb",): "branch", ("--short", "--branch"): "branch"}
+
+
+def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
+    """git in the repository the state models: status, the branch's name, tags, and the commands
+    that print nothing when they succeed (add, `commit -q`, tag)."""
+    g = s.git
+    assert g is not None
+    if args[:1] == ["status"] and tuple(args[1:]) in STATUS_FORMS:
+        form = STATUS_FORMS[tuple(args[1:])]
+        listed = changes(s, g.repo if form == "porcelain" else s.cwd)
+        if listed is None:
+            return None
+        if form == "long":  # (a repository with no commit yet says so: `git init`'s, _unborn_answer)
+            return gitstatus.long(g.branch, listed, unborn="" if g.commits else gitstatus.NO_COMMITS), 0
+        head = f"## {g.branch}\n" if g.commits else f"## No commits yet on {g.branch}\n"
+        return (head if form == "branch" else "") + gitstatus.short(listed), 0
+    if args[:1] == ["diff"]:
+        return _diff(s, args[1:])
+    if args[:1] == ["log"]:
+        return _log(g, args[1:])
+    if args in (["rev-parse", "--abbrev-ref", "HEAD"], ["branch", "--show-current"]):
+        return g.branch + "\n", 0
+    if args[:1] == ["rev-parse"]:
+        said = gitlog.rev_parse(args[1:], g.head, g.branch, g.repo, s.cwd)
+        return None if said is None else (said, 0)
+    if args == ["ls-files"]:
+        tracked = _tracked(s)
+        return None if tracked is None else ("".join(posixpath.relpath(posixpath.join(g.repo, rel), s.cwd) + "\n"
+                                                     for rel in tracked if _within(posixpath.join(g.repo, rel), s.cwd)), 0)
+    if len(args) == 2 and args[0] == "show" and args[1].startswith(("HEAD:", "@:")) and g.follows:
+        rel = args[1].partition(":")[2]
+        if not re.fullmatch(r"[A-Za-z0-9._+@=,-]+(/[A-Za-z0-9._+@=,-]+)*", rel) or rel.startswith(".") and "/" in rel:
+            return None  # (`HEAD:./x` is relative to the shell's folder; a folder is listed as a tree)
+        if rel in g.base:  # written since: the blob it had at the last commit ("": none)
+            text = g.texts.get(g.base[rel]) if g.base[rel] else None
+        else:  # as the last commit has it
+            text = _contents(posixpath.join(g.repo, rel), s)
+        return None if text is None or posixpath.join(g.repo, rel) in s.dirs else (text, 0)
+    if args == ["branch", "-v"] and len(g.branches) == 1 and g.hashes[-1:] and g.hashes[-1] and \
+            len(g.hashes) == len(g.commits) and "\n" not in g.commits[-1]:
+        return f"* {g.branch} {g.hashes[-1]} {g.commits[-1]}\n", 0
+    if args in TAG_LISTING:
+        return "".join(t + "\n" for t in sorted(g.tags)), 0  # (tags the seed's repository had: none)
+    if args[:1] == ["tag"] and len(args) == 2 and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", args[1]) and \
+            not args[1].endswith((".lock", ".")) and ".." not in args[1]:
+        if args[1] in g.tags:
+            return f"fatal: tag '{args[1]}' already exists\n", 128
+        return "", 0
+    if args == ["describe", "--tags"]:
+        here = [t for t, at in g.tags.items() if at == len(g.commits)]
+        return (here[0] + "\n", 0) if len(here) == 1 else None
+    if args[:1] == ["add"] and not any(_within(r, g.repo) for r in s.other_repos):
+        paths = [a for a in args[1:] if not a.startswith("-")]
+        if set(args[1:]) - set(paths) <= {"-A", "--all"} and paths in ([], ["."]) and len(args) > 1:
+            return "", 0  # everything (with nothing embedded, a repository made inside, to warn about)
+        if paths and len(paths) == len(args) - 1 and all(_exists(_abs(p, s), s) and _within(_abs(p, s), g.repo)
+                                                         for p in paths) and \
+                not any(posixpath.basename(p) == ".gitignore" for p in s.files if _within(p, g.repo)):
+            return "", 0  # (a path that is ignored, outside or missing is refused: not answered)
+    return None
+
+
+def _log(g: GitState, args: list[str]) -> tuple[str, int] | None:
+    """`git log` (`-N`, `-n N`, `--max-count=N`) in git's default form, `--pretty=oneline` or a
+    format (gitlog.py), newest first, where the state knows each shown commit's full id, author and
+    time. (`--oneline` alone: from the abbreviated ids, in `answer`.)"""
+    parsed = gitlog.options(args)
+    if parsed is None:
+        return None
+    count, form = parsed
+    made = [None] * (len(g.commits) - len(g.made)) + g.made
+    history = list(zip(g.commits, made))[::-1]
+    shown = history[:len(history) if count is None else count]
+    if any(m is None for _, m in shown) or any("\n" in message for message, _ in shown):
+        return None
+    if form is None:
+        return gitobjects.log([(message, m.id, m.who, m.when) for message, m in shown]), 0
+    parents = [m.id if m else None for _, m in history[1:]] + [""]  # (the world's first commit: none)
+    if any(parent is None for parent in parents[:len(shown)]):
+        return None
+    entries = [gitlog.Entry(message, m.id, m.who, m.when, parent) for (message, m), parent in zip(shown, parents)]
+    alone = len(g.branches) == 1 and not g.tags and not g.unknown
+    said = gitlog.render(entries, form, f"HEAD -> {g.branch}" if alone else None)
+    return None if said is None else (said, 0)
+
+
+DIFF_FORMS = {(): "patch", ("--stat",): "stat", ("--name-only",): "names", ("--name-status",): "status"}
+
+
+def _diff(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
+    """`git diff` (the index against the working tree), `--cached`/`--staged` (the last commit
+    against the index), `HEAD` (the last commit against the working tree); as patches, `--stat`,
+    `--name-only` or `--name-status`, of the whole repository or of one path."""
+    g = s.git
+    assert g is not None
+    sides = "index-work"
+    if args[:1] in (["--cached"], ["--staged"]):
+        sides, args = "head-index", args[1:]
+    elif args[:1] == ["HEAD"]:
+        sides, args = "head-work", args[1:]
+    only = g.repo
+    if args[-2:-1] == ["--"] or (args and not args[-1].startswith("-")):
+        word = args[-1]
+        only = _abs(word, s)  # one path, relative to the shell's folder
+        args = args[:-2] if args[-2:-1] == ["--"] else args[:-1]
+        if not _PLAIN.fullmatch(word) or not _within(only, g.repo) or not _exists(only, s):
+            return None  # (a path that is not there is refused, or taken for a revision)
+    form = DIFF_FORMS.get(tuple(args))
+    if form is None or not g.follows or listed_unknown(s):
+        return None
+    rows, patches = [], []
+    for rel in sorted(g.base, key=lambda p: p.encode()):
+        path = posixpath.join(g.repo, rel)
+        if not _within(path, only):
+            continue
+        head, staged = g.base[rel], g.index.get(rel, g.base[rel])
+        work = _blob(s, path)
+        old, new = {"index-work": (staged, work), "head-index": (head, staged), "head-work": (head, work)}[sides]
+        if sides != "head-index" and not staged and not head:
+            continue  # untracked: no diff shows it
+        if old is None or new is None:
+            return None
+        if old == new or (sides == "index-work" and not staged):
+            continue
+        texts = [None if not blob else s.files.get(path) if blob == work else g.texts.get(blob) for blob in (old, new)]
+        if any(blob and text is None for blob, text in zip((old, new), texts)):
+            return None
+        if not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel):
+            return None  # git quotes such names: not written here
+        if form == "patch":  # (where the hunks go: only where no algorithm could place them otherwise)
+            one = gitdiff.patch(rel, texts[0], texts[1], old, new)
+            if one is None:
+                return None
+            patches.append(one[0])
+        else:  # (how many lines: a shortest diff's, whatever it places where)
+            counted = gitdiff.counts(texts[0] or "", texts[1] or "")
+            if counted is None:
+                return None
+            one = ("", *counted)
+        rows.append((rel, one[1], one[2], "A" if not old else "D" if not new else "M"))
+    if form == "patch":
+        return "".join(patches), 0
+    if form == "names":
+        return "".join(r[0] + "\n" for r in rows), 0
+    if form == "status":
+        return "".join(f"{r[3]}\t{r[0]}\n" for r in rows), 0
+    shown = gitdiff.stat([r[:3] for r in rows])
+    return (shown, 0) if shown is not None else None
+
+
+def listed_unknown(s: TerminalState) -> bool:
+    """Some path changed since the last commit has a blob the state does not know."""
+    g = s.git
+    return g is None or any(v is None for v in list(g.base.values()) + list(g.index.values()))
+
+
+def _git_globals(args: list[str]) -> tuple[dict[str, str], list[str]] | None:
+    """git's `-c name=value` options and the words from the subcommand on; None where another global
+    option comes first (`-C`, `--git-dir`…: another repository, perhaps)."""
+    config: dict[str, str] = {}
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        if args[i] == "-c" and i + 1 < len(args) and "=" in args[i + 1]:
+            name, _, value = args[i + 1].partition("=")
+            config[name.lower()] = value
+            i += 2
+        elif args[i] == "--no-pager":
+            i += 1
+        else:
+            return None
+    return config, args[i:]
+
+
+def _commit_answer(s: TerminalState, config: dict[str, str], args: list[str]) -> tuple[str, int] | None:
+    """`git commit -q -m MSG` prints nothing when there is something to commit; the author must be
+    given (`-c user.name=… -c user.email=…`): git refuses a commit without one where none is
+    configured, as in the sandbox."""
+    message = _commit_message(args)
+    flags = [a for a in args[1:] if a != message]
+    who = {**(s.identity or {}), **config}
+    if message is None or not who.get("user.name") or not who.get("user.email") or \
+            (not config.get("user.email") and _env_identity(s)) or \
+            any(a.startswith("-") and not re.fullmatch(r"-[aqm]+", a) and a not in ("--all", "--quiet") for a in flags):
+        return None
+    index = _committed(s, _commits_all(args))
+    if index is None:
+        return None
+    if not any(index[rel] != head for rel, head in s.git.base.items()):
+        listed = changes(s, s.cwd)  # nothing to commit: git says why, as `git status` does
+        unborn = "" if s.git.commits else gitstatus.INITIAL_COMMIT
+        return (gitstatus.long(s.git.branch, listed, unborn=unborn), 1) if listed is not None else None
+    if any(re.fullmatch(r"-[a-zA-Z]*q[a-zA-Z]*", a) or a == "--quiet" for a in flags):
+        return "", 0
+    made = _new_commit(s, config, _commits_all(args), message)
+    return (made.said(s.git.branch, made.made(s.git.head, int(st.clock())), root=not s.git.commits), 0) \
+        if made is not None else None
+
+
+def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool,
+                message: str) -> gitobjects.Commit | None:
+    """The commit `git commit -m message` would make, where the state knows the whole tree, the
+    parent's id and who commits; None elsewhere (a rename git may detect, a file too long to count
+    its lines, a message git would clean up, nothing to commit)."""
+    g = s.git
+    assert g is not None
+    index = _committed(s, every_tracked)
+    name = config.get("user.name") or (s.identity or {}).get("user.name")
+    email = config.get("user.email") or (s.identity or {}).get("user.email")
+    if index is None or not g.head and g.commits or not name or not email or _env_identity(s) or \
+            not re.fullmatch(r"[^\n<>]*[^\s<>]", name) or not re.fullmatch(r"[^\s<>]+", email) or \
+            not re.fullmatch(r"[^\n]*\S", message) or message != message.strip() or \
+            any(posixpath.basename(p) == ".gitignore" for p in s.files if _within(p, g.repo)):
+        return None
+    if any(p.count("/") > gitobjects.MAX_DEPTH for p in s.files):
+        return None  # (a tree that deep: the model's)
+    tree: dict[str, str] = {}  # every tracked file's blob after the commit
+    for path, content in s.files.items():
+        rel = posixpath.relpath(path, g.repo)
+        if not _within(path, g.repo) or rel in g.base or rel.startswith(".git/"):
+            continue
+        if content is None or any(_within(path, d) for d in s.deleted):
+            return None
+        tree[rel] = gitobjects.blob_id(content)
+    changed = []
+    work_left = gitdiff.MAX_COUNTED ** 2 * 4  # line pairs compared, all files together (an answer stays quick)
+    for rel, head in g.base.items():
+        after = index[rel]
+        if after:
+            tree[rel] = after
+        if after != head:
+            work = posixpath.join(g.repo, rel)
+            texts = [("" if not b else g.texts.get(b) if g.texts.get(b) is not None else
+                      s.files.get(work) if b == _blob(s, work) else None) for b in (head, after)]
+            if texts[0] is None or texts[1] is None:
+                return None
+            work_left -= (texts[0].count("\n") + 1) * (texts[1].count("\n") + 1)
+            counted = gitdiff.counts(texts[0], texts[1]) if work_left > 0 else None
+            if counted is None:
+                return None
+            changed.append((rel, head or "", after or "", *counted))
+    if not changed or (any(not c[1] for c in changed) and any(not c[2] for c in changed)):
+        return None  # (nothing to commit; or a file made and one removed: git may call it a rename)
+    return gitobjects.Commit(tree=gitobjects.tree_of(tree), who=f"{name} <{email}>", message=message, changed=changed)
+
+
+def _committed(s: TerminalState, every_tracked: bool) -> dict[str, str | None] | None:
+    """The blob each changed path has in the index a commit takes (`-a`: every tracked file's change
+    staged first); None where the state does not follow the repository or does not know a blob."""
+    g = s.git
+    if g is None or not g.follows:
+        return None
+    index = {rel: g.index.get(rel, head) for rel, head in g.base.items()}
+    if every_tracked:
+        for rel, staged in index.items():
+            if staged:  # tracked: its change, a removal too, goes in
+                index[rel] = _kept(s, posixpath.join(g.repo, rel))
+    return None if any(v is None for v in index.values()) else index
+
+
+def _tracked(s: TerminalState) -> list[str] | None:
+    """The paths in git's index (relative to the repository), in its order; None where the state does
+    not follow every change, or git would quote a name."""
+    g = s.git
+    if g is None or not g.follows:
+        return None
+    nested = [posixpath.join(g.repo, ".git"), *(r for r in s.other_repos if r != g.repo)]
+    unchanged = [posixpath.relpath(p, g.repo) for p in s.files
+                 if _within(p, g.repo) and p != g.repo and p not in s.dirs and not any(_within(p, n) for n in nested)
+                 and not any(_within(p, d) for d in s.deleted)]
+    tracked = {rel for rel in unchanged if rel not in g.base} | \
+        {rel for rel, head in g.base.items() if g.index.get(rel, head) != ""}
+    if any(not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel) for rel in tracked):
+        return None
+    return sorted(tracked, key=lambda rel: rel.encode())
+
+
+def changes(s: TerminalState, relative_to: str) -> list[tuple[str, str]] | None:
+    """What `git status --short` lists, as (path relative to `relative_to`, status letters), sorted
+    as git sorts them; None where the state does not know it all."""
+    g = s.git
+    if g is None or not g.follows:
+        return None
+    out: list[tuple[str, str]] = []
+    untracked: set[str] = set()
+    for rel in sorted(g.base, key=lambda p: p.encode()):
+        head = g.base[rel]
+        staged = g.index.get(rel, head)
+        path = posixpath.join(g.repo, rel)
+        work = _blob(s, path)
+        if work is None and staged == "" and path in s.files and path not in s.deleted and path not in s.dirs:
+            work = "?"  # a file git does not track: that it is there is all that shows (`??`)
+        if head is None or staged is None or work is None:
+            return None
+        if not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel):
+            return None  # git quotes names with spaces and other characters: not written here
+        if staged == "":
+            if head:
+                out.append((rel, "D "))
+            if work:
+                untracked.add(rel)
+            continue
+        x = " " if staged == head else ("A" if not head else "M")
+        y = " " if work == staged else ("D" if not work else "M")
+        if x + y != "  ":
+            out.append((rel, x + y))
+    if untracked and any(posixpath.basename(p) == ".gitignore" for p in s.files if _within(p, g.repo)):
+        return None  # what is ignored: not worked out here
+    shown: set[str] = set()
+    for rel in untracked:  # a folder holding no tracked file is shown once, as the folder
+        parts = rel.split("/")
+        for n in range(1, len(parts)):
+            folder = "/".join(parts[:n])
+            full = posixpath.join(g.repo, folder)
+            if not _tracked_under(s, full, untracked):
+                if any(_within(d, full) and d not in s.known_dirs for d in s.dirs):
+                    return None  # a file the state does not know of may be tracked there
+                shown.add(folder + "/")
+                break
+        else:
+            shown.add(rel)
+    out += [(p, "??") for p in sorted(shown, key=lambda p: p.encode())]
+    return [(posixpath.relpath(posixpath.join(g.repo, p), relative_to) + ("/" if p.endswith("/") else ""), xy)
+            for p, xy in out]
+
+
+def _tracked_under(s: TerminalState, folder: str, untracked: set[str]) -> bool:
+    """Some file under `folder` is tracked (all of them are but the untracked ones)."""
+    g = s.git
+    assert g is not None
+    return any(_within(p, folder) and _blob(s, p) != "" and posixpath.relpath(p, g.repo) not in untracked
+               for p in s.files) or any(_within(posixpath.join(g.repo, rel), folder) and g.index.get(rel, head)
+                                        for rel, head in g.base.items())
+
+
+# git subcommands that need a repository: outside one each stops with NOT_A_REPO (`git diff` does not:
+# outside a repository it compares two paths)
+NEED_A_REPO = frozenset({"status", "log", "show", "branch", "add", "commit", "checkout", "switch", "restore",
+                         "reset", "rev-parse", "describe", "tag", "ls-files", "blame", "stash", "merge", "rebase",
+                         "shortlog", "reflog"})
+
+
+# As git prints it in the sandbox, whose home is on the root file system (recorded 81 times)
+# Where git reads aliases from: a file written there may define one
+GIT_CONFIG_FILES = ("/.gitconfig", "/.config/git/config", "/.git/config")
+
+
+NOT_A_REPO = ("fatal: not a git repository (or any parent up to mount point /)\n"
+              "Stopping at filesystem boundary (GIT_DISCOVERY_ACROSS_FILESYSTEM not set).\n")
+
+
+# git subcommands that only read, as the first stage of a pipe
+GIT_PIPED_READS = frozenset({"log", "status", "diff", "show", "blame", "ls-files", "rev-parse", "describe",
+                             "shortlog", "grep"})
+
+
+BRANCH_LISTING = frozenset({"-a", "-r", "-v", "-vv", "-l", "--list", "--all", "--show-current"})
+
+
+GIT_READS = frozenset({"status", "log", "diff", "show", "blame", "grep", "ls-files", "rev-parse", "describe",
+                       "shortlog", "reflog", "help", "version", "--version", "cat-file", "ls-tree", "remote"})
+
+
+def _commits_all(args: list[str]) -> bool:
+    """`git commit -a` (`-am`, `--all`): every tracked file's change is staged first."""
+    message = _commit_message(args)
+    return any(a == "--all" or re.fullmatch(r"-[a-zA-Z]*a[a-zA-Z]*", a) for a in args[1:] if a != message)
+
+
+def _commit_message(args: list[str]) -> str | None:
+    """The message of `git commit -m MSG` (also `-am`, `-qm`); None for a commit the state cannot
+    follow (an editor, --amend, -F, --fixup…)."""
+    for a in args[1:]:
+        if a in ("--amend", "-F", "--file", "-C", "-c", "--fixup", "--squash") or a.startswith("--fixup="):
+            return None
+    for i, a in enumerate(args[1:], 1):
+        if re.fullmatch(r"-[aqvs]*m", a) and i + 1 < len(args):
+            return args[i + 1]
+        if a.startswith("--message="):
+            return a.split("=", 1)[1]
+    return None

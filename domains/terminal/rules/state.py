@@ -1,0 +1,361 @@
+"""The terminal's state — what an episode knows of the machine: the folder the shell is in, the
+home, files (path -> contents, or None when only existence is known), the folders and those whose
+whole listing is known, what was removed, the environment, the repository (GitState) — and what
+every rule asks of it (where a path leads, whether it is there, what it holds) or does to it (a
+file written, made or removed; what a command the state cannot follow may have changed).
+
+shell.py answers commands from it; repository.py answers git; folders.py lists.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import time
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from . import gitobjects
+
+
+class Made(BaseModel):
+    """A commit's full id, author ("name <email>") and time. `tree` and `parent` are kept where the
+    id is the state's own, no output having shown it (`commit -q`: made at the second the state saw
+    it done): git's may be a second earlier, and the next output that shows it corrects it."""
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    who: str
+    when: int
+    tree: str = ""
+    parent: str = ""
+
+
+class GitState(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    repo: str = ""  # the repository's folder
+    branch: str = "main"
+    branches: list[str] = Field(default_factory=lambda: ["main"])
+    commits: list[str] = Field(default_factory=list)  # messages, newest last
+    hashes: list[str] = Field(default_factory=list)  # their abbreviated hashes where known ("" where not)
+    unknown: bool = False  # a command changed history or branches in a way not modelled here
+    # The working tree and the index against the last commit, path by path (relative to the
+    # repository): `base` holds, for each path written or removed since, its blob at the last commit
+    # ("" where it had none), `index` the blob staged where that differs; None where the content is
+    # not known. Every path in neither is as the last commit has it. `follows`: every change since
+    # the last commit is in them. The world makes its repository with every file committed, so it
+    # starts so; anything the state cannot follow (a program that may write anywhere) ends it, and a
+    # commit of everything (`git add -A`) starts it again.
+    follows: bool = False
+    base: dict[str, str | None] = Field(default_factory=dict)
+    index: dict[str, str | None] = Field(default_factory=dict)
+    all_staged: bool = False  # `git add -A` (or `.` at the top) and nothing written since
+    moved: bool = False  # a commit was made in the episode: another branch's files may differ
+    tags: dict[str, int] = Field(default_factory=dict)  # lightweight tags: name -> commits then
+    texts: dict[str, str] = Field(default_factory=dict)  # the contents of the blobs in `base` and `index`
+    head: str = ""  # the last commit's full id, where known (the seed's, or one the state made)
+    made: list[Made | None] = Field(default_factory=list)  # beside `commits`, where known (`git log`)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _earlier(cls, value: Any) -> Any:
+        """A state stored by an earlier version: its `clean` tree is followed, `staged` is dropped."""
+        if isinstance(value, dict) and ("clean" in value or "staged" in value):
+            value = {k: v for k, v in value.items() if k not in ("clean", "staged")} | \
+                {"follows": bool(value.get("clean"))}
+        return value
+
+
+class TerminalState(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    cwd: str
+    home: str
+    host: str = ""  # the machine's name ("" in states of earlier versions: not known)
+    files: dict[str, str | None] = Field(default_factory=dict)
+    dirs: list[str] = Field(default_factory=list)
+    known_dirs: list[str] = Field(default_factory=list)  # folders whose whole listing is known
+    other_repos: list[str] = Field(default_factory=list)  # git repositories made in the episode (init, clone): not modelled
+    deleted: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    git: GitState | None = None
+    # No git repository anywhere the shell can be but `git` (one `git init` made, where the world had
+    # none): the world makes none, and nothing since could have (`git init`/`clone` of another, or a
+    # program that may write anything, ends it)
+    no_repo: bool = False
+    defined: list[str] = Field(default_factory=list)  # aliases and functions the episode defined
+    # The paths made in the home and /tmp, oldest first, where the state saw them made (the world's
+    # files as the shadow sandbox writes them, then what the episode made). The sandbox's home and
+    # /tmp are tmpfs, which hands a folder's entries out newest first: where every entry of a folder
+    # is here, the order find and grep -r walk it in is known (a rename moves an entry to the front;
+    # a file written in place keeps its place).
+    order: list[str] = Field(default_factory=list)
+    # When each path in the home (and the home's parent) was last changed, where the state saw it
+    # (epoch seconds: the world is made, and each step runs, at the time it runs, as in the sandbox);
+    # with the repository's `.git` while no git command has run in it. For `ls -l`.
+    times: dict[str, int] = Field(default_factory=dict)
+    # git's user.name and user.email as `git config` set them in the episode ({}: none, as in the
+    # sandbox); None where a config command the state does not follow may have changed them
+    identity: dict[str, str] | None = None
+    # A git config file the world has, or a `git config` beside who commits (init.defaultBranch…):
+    # what a new repository starts as (its branch) is no longer known
+    configured: bool = False
+
+
+def _abs(path: str, s: TerminalState) -> str:
+    if path.startswith("~"):
+        path = s.home + path[1:]
+    normal = posixpath.normpath(path if path.startswith("/") else posixpath.join(s.cwd, path))
+    return "/" + normal.lstrip("/")  # (normpath keeps a leading `//`, which Linux reads as `/`)
+
+
+def _exists(path: str, s: TerminalState) -> bool:
+    return path in s.files or path in s.dirs
+
+
+def _children(folder: str, s: TerminalState) -> list[str]:
+    names = set()
+    for p in list(s.files) + s.dirs:
+        if p != folder and posixpath.dirname(p) == folder:
+            names.add(posixpath.basename(p))
+    # The sandbox's locale is C.UTF-8: `ls` sorts by bytes (README.md before a.txt); under a
+    # language locale (en_US.UTF-8) it sorts by letters, ignoring case and leading dots.
+    if s.env.get("LANG", "C.UTF-8").split(".")[0] in ("C", "POSIX"):
+        return sorted(names)
+    return sorted(names, key=lambda n: (n.lstrip(".").lower(), n))
+
+
+class _Unknown(Exception):
+    """A word whose expansion the state does not know (a variable it never saw set)."""
+
+
+def _expand(word: str, s: TerminalState, strict: bool = False) -> str:
+    def var(m: re.Match[str]) -> str:
+        name = m.group(1) or m.group(2)
+        if not name:  # $$, $?, $#, $@, $*, $!, $-: the shell's own (its pid, the last status…)
+            if strict:
+                raise _Unknown(m.group(0))
+            return ""
+        if name in s.env:
+            return s.env[name]
+        if name == "HOME":
+            return s.home
+        if name == "PWD":
+            return s.cwd
+        if name in ("USER", "LOGNAME") and _user(s):
+            return _user(s)
+        if name == "HOSTNAME" and s.host:
+            return s.host
+        if name == "SHELL":  # bash sets it from the user's passwd entry, which is /bin/bash in every world
+            return "/bin/bash"
+        if strict:  # $SHELL, $PATH, $RANDOM…: set by the machine, not by the episode
+            raise _Unknown(name)
+        return ""
+
+    expanded = re.sub(r"\$\{(\w+)\}|\$(\w+)|\$[?$#@*!-]", var, word)
+    if strict and "${" in word and re.search(r"\$\{(?!\w+\})", word):
+        raise _Unknown(word)  # (${X:-default}, ${#X}, ${X/a/b}: not expanded here)
+    return expanded
+
+
+# The machine's root as the shadow sandbox makes it (executors/sandbox.py): /usr from the host, the
+# links to its folders, its own /etc, /dev and /proc, and the writable /home and /tmp. Nothing can be
+# made or removed but below /home and /tmp.
+ROOT = ("bin", "dev", "etc", "home", "lib", "lib64", "proc", "sbin", "tmp", "usr")
+
+
+WRITABLE = ("/home", "/tmp")
+
+
+def _writable(path: str) -> bool:
+    """A path that can be made, written or removed (below /home or /tmp: not the mounts themselves)."""
+    return any(path != top and _within(path, top) for top in WRITABLE)
+
+
+def _user(s: TerminalState) -> str:
+    """Who the shell runs as: the owner of the home (/home/NAME), or root; "" where not known."""
+    if s.home == "/root":
+        return "root"
+    return posixpath.basename(s.home) if posixpath.dirname(s.home) == "/home" else ""
+
+
+def _contents(name: str, s: TerminalState) -> str | None:
+    """A file's contents where this episode knows them (None: unknown, removed, or a folder)."""
+    path = _abs(name, s)
+    if path in s.deleted or path in s.dirs or any(_within(path, d) for d in s.deleted):
+        return None
+    return s.files.get(path)
+
+
+def _kind(path: str, s: TerminalState) -> str | None:
+    """What is at `path`: "dir", "file", "missing", or None where the state does not know (inside a
+    repository's .git, which the state does not follow)."""
+    gits = [posixpath.join(r, ".git") for r in ([s.git.repo] if s.git else []) + s.other_repos]
+    if path in gits:
+        return "dir"
+    if "/.git/" in path + "/":
+        return None
+    if any(_within(path, d) for d in s.deleted) or _absent(path, s):
+        return "missing"
+    if path in s.dirs or path == s.home:
+        return "dir"
+    return "file" if path in s.files else None
+
+
+def _absent(path: str, s: TerminalState) -> bool:
+    """Nothing is at `path`: removed, or missing from a folder whose listing is known whole."""
+    return path in s.deleted or (posixpath.dirname(path) in s.known_dirs and not _exists(path, s))
+
+
+def _nearest_folder(path: str, s: TerminalState) -> str:
+    """The nearest folder above `path` the state knows is there (mkdir makes from there down: where
+    that folder's listing is known, nothing on the way can be there already)."""
+    folder = posixpath.dirname(path)
+    while folder not in s.dirs and folder not in ("/", ""):
+        folder = posixpath.dirname(folder)
+    return folder
+
+
+def _file_on_the_way(path: str, s: TerminalState) -> bool:
+    """A file stands where a folder above `path` would be (mkdir -p: "Not a directory")."""
+    folder = posixpath.dirname(path)
+    while folder not in ("/", ""):
+        if folder in s.files and folder not in s.dirs:
+            return True
+        folder = posixpath.dirname(folder)
+    return False
+
+
+_PLAIN = re.compile(r"[A-Za-z0-9._/+-]+")  # a word GNU tools print between ‘ ’ as it is
+
+
+_QUOTABLE = re.compile(r"[^'\\\x00-\x1f\x7f]+")  # a name ls puts between ' ' as it is (no quote, backslash or control)
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _in_repo(s: TerminalState) -> bool:
+    """The shell is in the repository the state models (not in another one made inside or beside it)."""
+    return bool(s.git) and _within(s.cwd, s.git.repo) and not any(_within(s.cwd, r) for r in s.other_repos)
+
+
+def _touched(s: TerminalState, path: str) -> None:
+    """Something at or under `path` is about to be written or removed: each file of the repository
+    there that nothing touched since the last commit keeps its blob as `base` (the working tree has
+    it as committed until now). A folder whose listing is not known whole, or the repository's own
+    folder, ends `follows`."""
+    g = s.git
+    if g is None or not (_within(path, g.repo) or _within(g.repo, path)):
+        return
+    g.all_staged = False
+    if not g.follows:
+        return
+    if _within(g.repo, path) or _within(path, g.repo + "/.git"):
+        g.follows = False  # the repository itself removed, moved or changed
+        return
+    if path in s.dirs:
+        if any(_within(d, path) and d not in s.known_dirs for d in s.dirs):
+            g.follows = False
+            return
+        targets = [p for p in s.files if _within(p, path)]  # (a file removed earlier is no longer listed)
+    else:
+        targets = [path]
+    for p in targets:
+        rel = posixpath.relpath(p, g.repo)
+        if rel not in g.base:  # (touched before: its blob at the last commit is kept already)
+            g.base[rel] = _kept(s, p)
+
+
+def _kept(s: TerminalState, path: str) -> str | None:
+    """The blob of the file at `path` (as _blob), its content kept for `git diff`."""
+    blob = _blob(s, path)
+    if blob and s.git is not None:
+        s.git.texts[blob] = s.files[path] or ""
+    return blob
+
+
+def _blob(s: TerminalState, path: str) -> str | None:
+    """The id of the blob git makes of the file at `path` now: "" where there is none, None where
+    the state does not know (its content, or whether it exists)."""
+    gone = any(_within(path, d) for d in s.deleted)
+    if path in s.files and not gone:
+        content = s.files[path]
+        return None if content is None else gitobjects.blob_id(content)
+    if path in s.dirs and not gone:
+        return None  # a folder where a file was: not followed
+    return "" if gone or posixpath.dirname(path) in s.known_dirs else None
+
+
+def _write(s: TerminalState, path: str, content: str | None, append: bool = False, learnt: bool = False) -> None:
+    """`path` holds `content` now: written by the command (or, `learnt`, read: nothing changed)."""
+    if not learnt:
+        _touched(s, path)
+    if append:
+        old = s.files.get(path, "" if path not in s.files else None)
+        content = None if old is None or content is None else old + content
+    if not learnt and path not in s.files:
+        _made(s, path)
+    elif not learnt:
+        _changed(s, path)
+    s.files[path] = content
+    if path in s.deleted:
+        s.deleted.remove(path)
+    parent = posixpath.dirname(path)
+    if parent not in s.dirs:
+        s.dirs.append(parent)
+
+
+def _made(s: TerminalState, path: str) -> None:
+    """A new entry at `path` (or one moved or replaced there): the newest of its folder, and its
+    folder changed now."""
+    if path in s.order:
+        s.order.remove(path)
+    if _within(path, s.home) or _within(path, "/tmp"):
+        s.order.append(path)
+    _changed(s, path)
+    _changed(s, posixpath.dirname(path))
+
+
+def _changed(s: TerminalState, path: str) -> None:
+    """`path` was written now (its folder, where an entry was made or removed in it)."""
+    if _within(path, posixpath.dirname(s.home)):
+        s.times[path] = int(clock())
+
+
+clock = time.time  # (the tests set the clock)
+
+
+def _forget_writes(s: TerminalState, under: str | None, files: list[str] | None = None) -> None:
+    """A command the state cannot follow may have written: the listings of folders in the home and
+    /tmp, where programs write (or `under`), are no longer known, nor the contents of the files it
+    was given (or, for a repository-wide git command, of every file under the repository)."""
+    roots = [under] if under else [s.home, "/tmp"]
+    _touched(s, roots[0])
+    if under is None:
+        s.no_repo = False  # it may have made a repository
+    for p in files or []:
+        _touched(s, p)
+    s.known_dirs = [d for d in s.known_dirs if not any(_within(d, root) for root in roots)]
+    s.order = [p for p in s.order if not any(_within(p, root) for root in roots)]  # (it may have renamed)
+    s.times = {p: t for p, t in s.times.items() if not any(_within(p, root) for root in roots)}
+    for p in files or []:
+        if p in s.files:
+            s.files[p] = None
+    if under is not None:
+        for p in s.files:
+            if _within(p, under):
+                s.files[p] = None
+
+
+def _remove(s: TerminalState, path: str) -> None:
+    _touched(s, path)
+    for p in [p for p in s.files if _within(p, path)]:
+        del s.files[p]
+    s.dirs = [d for d in s.dirs if not _within(d, path)]
+    s.known_dirs = [d for d in s.known_dirs if not _within(d, path)]
+    s.order = [p for p in s.order if not _within(p, path)]
+    s.times = {p: t for p, t in s.times.items() if not _within(p, path)}
+    _changed(s, posixpath.dirname(path))
+    if path not in s.deleted:
+        s.deleted.append(path)
