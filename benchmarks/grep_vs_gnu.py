@@ -1,7 +1,7 @@
 """The terminal state's grep of one text (domains/terminal/rules/grepfile.py) against GNU grep itself:
-random texts of short words, random fixed-string patterns (anchored or not) and random sets of the
-options it answers (-n -c -v -i -w -x -o -m -A -B -C -NUM -H -h -F -E), each run by `grep` on a
-file and by the state. Where the state answers, its output and exit code must be exactly grep's;
+random texts of short words in one file or several, random fixed-string patterns (anchored or not)
+and random sets of the options it answers (-n -c -v -i -w -x -o -l -m -A -B -C -NUM -H -h -F -E),
+each run by `grep` on the files and by the state. Where the state answers, its output and exit code must be exactly grep's;
 where it does not, the model would.
 
     .venv/bin/python benchmarks/grep_vs_gnu.py [--seed 1] [--count 1500] [--grep grep]
@@ -28,7 +28,7 @@ WORDS = ["def", "foo", "bar", "foo_bar", "Foo", "x", "ab", "(x)", "abab", "DEF",
 PATTERNS = ["def", "foo", "bar", "foo_bar", "Foo", "x", "def foo", "", "a b", "(x)", "ab", "abab", "a-b",
             "^def", "foo$", "^$", "^x$", "$", "^", "#"]
 OPTIONS = ["-n", "-c", "-v", "-i", "-w", "-x", "-o", "-A1", "-B2", "-C1", "-2", "-m2", "-m1", "-m3", "-A 3",
-           "-A5", "-B4", "-C3", "-nA1", "-H", "-h", "-F", "-E", "-in", "-vn", "-on", "-wo", "-e"]
+           "-A5", "-B4", "-C3", "-nA1", "-H", "-h", "-F", "-E", "-in", "-vn", "-on", "-wo", "-e", "-l", "-il", "-lv"]
 
 
 def compare(seed: int, count: int, grep: str = "grep") -> tuple[int, int, list[tuple[list[str], str, str, str]]]:
@@ -39,21 +39,30 @@ def compare(seed: int, count: int, grep: str = "grep") -> tuple[int, int, list[t
     answered, agreed, wrong = 0, 0, []
     with tempfile.TemporaryDirectory() as folder:
         for _ in range(count):
-            lines = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(0, 30))]
-            text = "\n".join(lines) + ("\n" if rng.random() < 0.9 else "")
-            (Path(folder) / "f.txt").write_text(text)
+            names = ["f.txt"] if rng.random() < 0.7 else ["f.txt", "g.txt", "h.txt"][:rng.randint(2, 3)]
+            texts = {}
+            for name in names:
+                lines = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(0, 30))]
+                texts[name] = text = "\n".join(lines) + ("\n" if rng.random() < 0.9 else "")
+                (Path(folder) / name).write_text(text)
             args: list[str] = []
             for _ in range(rng.randint(0, 3)):
                 args += rng.choice(OPTIONS).split()
-            args += [rng.choice(PATTERNS), "f.txt"]
-            found = grepfile.grep(args)
-            if found is None:
-                continue
-            run, _ = found
+            args += [rng.choice(PATTERNS), *names]
             try:
-                said, code = run(text)
+                if len(names) > 1:
+                    several = grepfile.grep_files(args, texts.get)
+                    if several is None:
+                        continue
+                    said, code = several
+                else:
+                    found = grepfile.grep(args)
+                    if found is None:
+                        continue
+                    said, code = found[0](texts["f.txt"])
             except grepfile.Unknown:
                 continue
+            text = " | ".join(texts.values())
             answered += 1
             real = subprocess.run([grep, *args], cwd=folder, capture_output=True, text=True, timeout=30,
                                   env={"LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin"})

@@ -346,6 +346,11 @@ def answer(command: str, read: Callable[[str], str | None],
                     return None  # (head, uniq, grep -n… would show the order the file system gave)
                 ordered = True
             last_fixed = False
+            if n == 0 and stage[0] == "grep" and not _recursive(stage):
+                several = grepfile.grep_files(stage[1:], read)
+                if several is not None:
+                    text, code = several
+                    continue
             found = _filter(stage)
             if found is None:
                 return None

@@ -166,10 +166,11 @@ def _long(args: list[str], s: TerminalState) -> str | None:
 
 
 def _unexpanded(command: str, s: TerminalState) -> str:
-    """The command with each unquoted pattern word expanded as bash does it in the shell's folder,
-    when the state knows that folder whole: the names it matches, sorted; none, the word as it is
-    (`grep -r x --include=*.py .`). Elsewhere the command stays as it is (and is not followed)."""
-    if not any(c in command for c in "*?[") or s.cwd not in s.known_dirs or "\n" in command:
+    """The command with each unquoted pattern word expanded as bash does it, where the state knows
+    whole the folder it matches in (the shell's, or the one a plain path before its last part names:
+    `src/*.py`): the paths it matches, sorted; none, the word as it is (`grep -r x --include=*.py .`).
+    Elsewhere the command stays as it is (and is not followed)."""
+    if not any(c in command for c in "*?[") or "\n" in command:
         return command
     out, quote, start = [], "", 0
     words: list[tuple[int, int]] = []
@@ -182,18 +183,24 @@ def _unexpanded(command: str, s: TerminalState) -> str:
             if i > start:
                 words.append((start, i))
             start = i + 1
-    names = _children(s.cwd, s)
     last = 0
     for a, b in words:
         word = command[a:b]
         if not any(c in word for c in "*?[") or any(c in word for c in "'\"\\$`"):
             continue
-        if any(c in word for c in "/|;&<>(){}"):
-            return command  # (a path, or operators inside the word: not followed)
-        matched = [n for n in names if (word.startswith(".") or not n.startswith(".")) and fnmatch.fnmatchcase(n, word)]
-        if any(not re.fullmatch(r"[A-Za-z0-9._+@,=-]+", n) for n in matched):
+        folder, _, pattern = word.rpartition("/")
+        if any(c in word for c in "|;&<>(){}") or any(c in folder for c in "*?[~") or word.endswith("/") or \
+                "/" in word and not folder.strip("/"):
+            return command  # (operators inside the word, a pattern above the last part, `~`, `/*`: not followed)
+        where = _abs(folder, s) if "/" in word else s.cwd
+        if where not in s.known_dirs:
             return command
-        out += [command[last:a], " ".join(f"'{n}'" for n in matched) if matched else f"'{word}'"]  # (in ls's order)
+        names = [n for n in _children(where, s) if (pattern.startswith(".") or not n.startswith(".")) and
+                 fnmatch.fnmatchcase(n, pattern)]
+        if any(not re.fullmatch(r"[A-Za-z0-9._+@,=-]+", n) for n in names):
+            return command
+        matched = [f"{folder}/{n}" if "/" in word else n for n in names]  # (in ls's order: bash's, in C)
+        out += [command[last:a], " ".join(f"'{n}'" for n in matched) if matched else f"'{word}'"]
         last = b
     return "".join(out) + command[last:]
 

@@ -5,7 +5,9 @@ matched parts (`-o`), and with lines of context (`-A N`, `-B N`, `-C N`, `-N`: a
 numbered `N-`, groups that do not touch are parted by `--`). Checked byte for byte against GNU
 grep (benchmarks/state_vs_real.py and tests/test_state.py's random texts).
 
-Anything else — a regular expression, an option not listed, several files — is None: the model's.
+Several files (grep_files) are grepped in the order named, each line after its file's name, and
+`-l` lists the files with a line selected. Anything else — a regular expression, an option not
+listed, a file not known — is None: the model's.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ class Unknown(Exception):
 
 @dataclass
 class Options:
-    letters: set[str] = field(default_factory=set)  # n c v i w x o h H
+    letters: set[str] = field(default_factory=set)  # n c v i w x o l h H
     after: int = -1  # -A, -B: given, they win over -C and -N, whatever the order
     before: int = -1
     context: int = 0  # -C N, -N
@@ -91,7 +93,7 @@ def options(args: list[str]) -> tuple[Options, list[str]] | None:
                 elif c in "hH":
                     o.letters -= {"h", "H"}  # (the last one says)
                     o.letters.add(c)
-                elif c in "ncviwxo":
+                elif c in "ncviwxol":
                     o.letters.add(c)
                 else:
                     return None
@@ -107,15 +109,40 @@ def options(args: list[str]) -> tuple[Options, list[str]] | None:
 
 
 def grep(args: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[str]] | None:
-    """The function that greps a text as `grep ARGS` does, and the files ARGS name; None where the
-    pattern is not a fixed string or an option is not one of those above."""
+    """The function that greps a text as `grep ARGS` does, and the file ARGS names (none: a pipe's
+    input); None where the pattern is not a fixed string, an option is not one of those above, or
+    ARGS name several files (grep_files)."""
+    made = _grep(args)
+    if made is None or len(made[1]) > 1:
+        return None
+    over, files = made
+    return (lambda text: over([text])), files
+
+
+def grep_files(args: list[str], read: Callable[[str], str | None]) -> tuple[str, int] | None:
+    """`grep ARGS` over the several files ARGS name, in the order named (`read(name)`: a file's
+    contents, None where not known): each line after its file's name (`-h`: without), a count (`-c`)
+    or the name (`-l`) for each; the exit code 0 where any file has a line selected."""
+    made = _grep(args)
+    if made is None or len(made[1]) < 2:
+        return None
+    over, files = made
+    texts = [read(name) for name in files]
+    if any(text is None for text in texts):
+        return None  # (a file not known, not there, or a folder: grep's message, the model's)
+    return over([text for text in texts if text is not None])
+
+
+def _grep(args: list[str]) -> tuple[Callable[[list[str]], tuple[str, int]], list[str]] | None:
+    """The function that greps the texts of the files ARGS name (or a pipe's input) as grep does."""
     parsed = options(args)
     if parsed is None:
         return None
     o, files = parsed
     pattern = o.pattern or ""
-    if "\n" in pattern or len(files) > 1 or o.most == 0:
-        return None
+    if "\n" in pattern or o.most == 0 or "l" in o.letters and (not files or {"c", "o"} & o.letters or
+                                                                 o.after or o.before):
+        return None  # (-l of a pipe says "(standard input)"; with -c, -o or context: GNU grep's own ways)
     if o.matcher == "F":
         start = end = False
         word = pattern
@@ -135,7 +162,8 @@ def grep(args: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[str]] 
     if "c" in o.letters and "o" in o.letters or "w" in o.letters and (not word or "x" in o.letters) or \
             "o" in o.letters and "x" in o.letters or "v" in o.letters and not word:
         return None  # (GNU grep's own ways with these: -v of what every line matches prints nothing, even -c)
-    shown = "H" in o.letters and "h" not in o.letters  # (-H: the file's name before each line)
+    # the file's name before each line: -H, or several files (but -h)
+    shown = "h" not in o.letters and ("H" in o.letters or len(files) > 1)
     if shown and not files:
         return None  # ("(standard input)")
 
@@ -156,7 +184,17 @@ def grep(args: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[str]] 
                 i = at + 1
         return found
 
-    def run(text: str) -> tuple[str, int]:
+    def over(texts: list[str]) -> tuple[str, int]:
+        """Each text as its file (files, in order), one after the other."""
+        out, hit = "", False
+        for n, text in enumerate(texts):
+            said, code = run(text, files[n] if files else "")
+            if out and said and (o.after or o.before) and "c" not in o.letters and "o" not in o.letters:
+                out += "--\n"  # (context: a group of another file is parted from the last one too)
+            out, hit = out + said, hit or code == 0
+        return out, 0 if hit else 1
+
+    def run(text: str, name: str) -> tuple[str, int]:
         if "\0" in text or ("i" in o.letters and not text.isascii()) or ("w" in o.letters and not text.isascii()):
             raise Unknown
         lines = text.split("\n")
@@ -169,7 +207,9 @@ def grep(args: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[str]] 
                 selected.append(n)
                 if o.most is not None and len(selected) == o.most:
                     break
-        prefix = f"{files[0]}:" if shown else ""
+        prefix = f"{name}:" if shown else ""
+        if "l" in o.letters:
+            return (f"{name}\n", 0) if selected else ("", 1)
         if "c" in o.letters:
             return f"{prefix}{len(selected)}\n", 0 if selected else 1
         out: list[str] = []
@@ -198,7 +238,7 @@ def grep(args: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[str]] 
                 last = k
         return "".join(out), 0 if selected else 1
 
-    return run, files
+    return over, files
 
 
 def _whole(line: str, a: int, b: int) -> bool:

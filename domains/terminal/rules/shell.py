@@ -982,14 +982,24 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
             folder, name = posixpath.split(pattern)
             if not any(c in a for c in "*?["):
                 matches = [pattern]
-            elif any(c in folder for c in "*?[") or folder not in s.known_dirs or "[^" in name:
+            elif any(c in folder for c in "*?[") or "[^" in name:
                 _forget_writes(s, None)  # (what the pattern matched: not known)
                 return
             else:  # as bash expands it: within the folder, dot files only for a pattern starting with a dot
+                # (in a folder not known whole: what it matched of the paths the state knows is gone,
+                # and the folder's listing stays unknown)
                 matches = [posixpath.join(folder, n) for n in _children(folder, s)
                            if fnmatch.fnmatchcase(n, name) and (name.startswith(".") or not n.startswith("."))]
             for p in matches:
                 _remove(s, p)
+    elif cmd in ("mv", "cp") and any(a.startswith("--") or re.fullmatch(r"-\w*[tST]\w*", a) for a in args):
+        _forget_writes(s, None)  # (`-t DIR`, `-S SUFFIX`, `-T`, long options: which path is which, not followed)
+    elif cmd in ("mv", "cp") and len(plain) > 2:  # (several into a folder: each as it alone would go)
+        if _abs(plain[-1], s) in s.dirs:
+            for source in plain[:-1]:
+                _apply_one(s, [cmd, *[a for a in args if a.startswith("-")], source, plain[-1]], None)
+        else:
+            _partly_done(s, words, None)
     elif cmd in ("mv", "cp") and len(plain) == 2 and _abs(plain[1], s) not in s.dirs and \
             _abs(plain[1], s) not in s.files and posixpath.dirname(_abs(plain[1], s)) not in s.known_dirs:
         # (onto what may be a folder: into it, or onto a file: not known which)
@@ -1045,11 +1055,12 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
         if p not in s.dirs:
             _write(s, p, output, learnt=True)  # what cat showed is what the file holds
     elif cmd == "ls" and not plain and output is not None and "-" not in "".join(args):
-        for name in output.splitlines():  # (one a line, to a pipe: a name may hold spaces)
-            p = posixpath.join(s.cwd, name)
-            if not _exists(p, s):
-                s.files.setdefault(p, None)
-        if s.cwd not in s.known_dirs:
+        # What ls listed is the folder's listing where the state knows each name (a name it does not
+        # know may be a file or a folder: neither is learnt, and the listing is not known)
+        names = output.splitlines()  # (one a line, to a pipe: a name may hold spaces)
+        if not all(_exists(posixpath.join(s.cwd, name), s) for name in names):
+            s.known_dirs = [d for d in s.known_dirs if d != s.cwd]
+        elif s.cwd not in s.known_dirs:
             s.known_dirs.append(s.cwd)
     elif cmd == "cd" and len(args) <= 1 and args != ["-"]:
         s.cwd = _abs(args[0], s) if args else s.home  # the rest of the line runs there
