@@ -87,6 +87,10 @@ SEQUENCES: list[list[str]] = [
      "grep -lv zzz README.md requirements.txt", "cd src && grep def ../tests/*.py notes.py",
      "grep -n def notes.py ../tests/*.py | head -1", "mkdir -p a/b && echo q > a/b/x.py && grep -c q a/b/*.py ../README.md",
      "rm -rf *.txt ../src/", "cd .. && ls", "grep -rn add ."],
+    ["cat > fix.py <<'EOF'\nimport pathlib\np = pathlib.Path('src') / 'notes.py'\n"
+     "p.write_text(p.read_text().replace('notes', 'items'))\nEOF", "python3 fix.py", "cat src/notes.py", "cat README.md",
+     "python3 -c \"open('README.md', 'a').write('more\\n')\"", "cat README.md", "cat tests/test_notes.py",
+     "printf 'for f in *.md; do echo x >> $f; done\\n' > up.sh", "bash up.sh", "cat README.md", "cat requirements.txt"],
     ["whoami", "id -un", "hostname", "hostname -s", "uname -n", "echo $USER@$HOSTNAME:$PWD $LOGNAME",
      "export HOSTNAME=box USER=other", "echo $HOSTNAME $USER", "hostname", "whoami"],
     ["echo hi > /tmp/x.txt", "cat /tmp/x.txt", "cd /tmp", "ls", "pwd", "cd /usr/bin", "pwd", "cd", "pwd"],

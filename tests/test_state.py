@@ -842,6 +842,21 @@ def test_several_moved_or_copied_into_a_folder_each_go_as_one_alone_would():
     assert shell.answer(run(terminal(), "cp -t /tmp README.md src"), "ls /tmp") is None  # (-t DIR: not followed)
 
 
+def test_a_script_run_leaves_the_files_it_names_or_may_reach_to_the_model():
+    """A program the state cannot follow may write: the files its text names (a script run, `-c
+    CODE`, a here-document fed to it) are the model's from then on, every file below the shell's
+    folder where it walks folders or uses patterns; the others keep what the state knows."""
+    fix = "cat > fix.py <<'EOF'\nimport pathlib\np = pathlib.Path('src') / 'notes.py'\np.write_text('x')\nEOF"
+    s = run(run(terminal(), fix), "python3 fix.py")
+    assert shell.answer(s, "cat src/notes.py") is None and shell.answer(s, "cat README.md")[1] == 0
+    s = run(terminal(), "python3 -c \"open('README.md', 'a').write('more')\"")
+    assert shell.answer(s, "cat README.md") is None and shell.answer(s, "cat src/notes.py")[1] == 0
+    s = run(run(terminal(), "printf 'for f in *.md; do echo x >> $f; done\\n' > up.sh"), "bash up.sh")
+    assert shell.answer(s, "cat src/notes.py") is None  # (a loop over a pattern: any file below)
+    s = run(terminal(), "python3 -c 'x = 3 * 2; print(\"a\".find(\"b\"))'")  # (neither a pattern nor a walk)
+    assert shell.answer(s, "cat README.md")[1] == 0
+
+
 def test_a_file_command_that_failed_may_have_done_part_of_its_work():
     """`rm a nope` removes a, `mkdir x nope/y` makes x, `rm -rf /tmp` empties it: where a failed
     file command named several paths or worked recursively, they and their folders' listings are the
@@ -1371,6 +1386,19 @@ def test_a_quiet_commit_gets_the_id_git_gives_it_at_that_second_and_a_later_outp
     assert t["git"]["head"] == real_head and shell.answer(t, "git rev-parse HEAD") == (real_head + "\n", 0)
     assert shell.answer(t, "git log -1 --format=%P") == (earlier + "\n", 0)
     assert run(s, "git log --format=%s", "more\nadd n\nInitial commit\n")["git"]["head"] == s["git"]["head"]
+
+
+def test_the_ids_git_log_oneline_showed_answer_the_next_one():
+    """A world whose repository's ids the state cannot make (no date in its seed): the first `git
+    log --oneline` is the model's (or reality's), and its ids, where its lines are the commits the
+    state knows, answer the next one."""
+    s = terminal()
+    s["git"] |= {"hashes": [""], "head": "", "made": [None]}
+    assert shell.answer(s, "git log --oneline") is None
+    t = run(s, "git log --oneline", "1a2b3c4 Initial commit\n")
+    assert shell.answer(t, "git log --oneline") == ("1a2b3c4 Initial commit\n", 0)
+    for other in ("1a2b3c4 Another message\n", "1a2b3c4 Initial commit\n9f8e7d6 Older\n", "(HEAD) Initial commit\n"):
+        assert shell.answer(run(s, "git log --oneline", other), "git log --oneline") is None, other
 
 
 def test_git_log_formats_and_rev_parse_from_the_commits_the_state_knows(monkeypatch):

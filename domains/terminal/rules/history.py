@@ -69,7 +69,9 @@ def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
         commit_message = _commit_message(args) if sub == ["commit"] else None
         if not sub or sub[0] in GIT_READS or (sub == ["branch"] and set(args[1:]) <= BRANCH_LISTING) or \
                 args in TAG_LISTING:
-            pass  # reads: `git branch` alone lists the branches (it marked git unknown until now)
+            if args == ["log", "--oneline"] and output:
+                _abbreviations_shown(s, output)
+            # (reads: `git branch` alone lists the branches, which marked git unknown until now)
         elif sub == ["add"]:
             _stage(s, args[1:])
         elif commit_message is not None:
@@ -123,6 +125,21 @@ def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
 
 
 _COMMITTED = re.compile(r"^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] ", re.M)
+
+
+def _abbreviations_shown(s: TerminalState, output: str) -> None:
+    """`git log --oneline` lists every commit, newest first: where its lines are the commits the
+    state knows, with their messages, the abbreviated ids it shows are theirs (a world whose
+    repository's ids the state could not make: the next `git log --oneline` is answered)."""
+    g = s.git
+    assert g is not None
+    lines = output.splitlines()
+    if len(lines) != len(g.commits) or not output.endswith("\n"):
+        return
+    shown = [re.fullmatch(r"([0-9a-f]{7,40}) (.*)", line) for line in reversed(lines)]
+    if all(m and m.group(2) == message and "\n" not in message for m, message in zip(shown, g.commits)) and \
+            all(not h or h == m.group(1) for h, m in zip(g.hashes, shown) if m):
+        g.hashes = [m.group(1) for m in shown if m]
 
 
 def _ids_shown(s: TerminalState, output: str) -> None:

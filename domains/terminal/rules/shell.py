@@ -127,6 +127,26 @@ FILE_COMMANDS = frozenset({"touch", "mkdir", "rm", "rmdir", "cp", "mv"})
 RECURSIVE = re.compile(r"-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive")
 
 
+# What a script may use to reach files it does not name: walks, patterns, listings, a shell's loop
+_WALKS = re.compile(r"\b(?:walk|glob|rglob|iglob|listdir|scandir|iterdir|xargs|for\s+\w+\s+in)\b|\bfind\s+[\w./~-]|"
+                    r"\*\.\w|\*/|/\*|[\"'][^\"'\n]*\*")  # (not `x * 2`, nor `text.find(…)`)
+
+
+def _named_in(text: str, s: TerminalState) -> list[str]:
+    """The files a script (a program's text: a file run, `-c CODE`, a here-document fed to it) may
+    write, that the state knows: each it names (its path, from the shell's folder or whole, or its
+    name alone: `Path('src') / 'notes.py'`); where it walks folders or uses patterns, every file
+    below the shell's folder."""
+    if _WALKS.search(text):
+        return [p for p in s.files if _within(p, s.cwd)]
+    words = set(re.findall(r"[\w.~/-]+", text[:MAX_SCRIPT]))
+    return [p for p in s.files if posixpath.basename(p) in words or posixpath.relpath(p, s.cwd) in words or p in words
+            or p.startswith(s.home + "/") and "~/" + p[len(s.home) + 1:] in words]
+
+
+MAX_SCRIPT = 1_000_000  # characters of a script read for the names it holds (past them: every file below)
+
+
 def _partly_done(s: TerminalState, words: list[str], kinds: set[str] | None) -> None:
     """A file command that failed may have done part of its work: `rm a nope` removes a, `mkdir x
     nope/y` makes x, `rm -r` of a mount empties it. Where it names several paths, or works
@@ -758,8 +778,7 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
         words = [_expand(w, s) for w in words]
         if fed and n == len(parts) - 1 and words[0] in INTERPRETERS:
             # a script fed to a program that runs it may write anything: the files it names above all
-            named = {_abs(w, s) for w in re.findall(r"[\w./~-]+", fed.text) if len(w) < 256}
-            _forget_writes(s, None, sorted(p for p in named if p in s.files))
+            _forget_writes(s, None, _named_in(fed.text, s))
             continue
         last = n == len(parts) - 1
         _apply_one(s, words, output if len(parts) == 1 or last and quiet_before else None, fed if last else None,
@@ -1090,5 +1109,14 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
             compiled = posixpath.join(folder, f"{posixpath.basename(source)[:-3]}.{sys.implementation.cache_tag}.pyc")
             _write(s, compiled, None)  # (its bytes: not known)
             _made(s, compiled)  # (written beside it, then renamed over it: the newest entry)
-    elif cmd not in MODELLED and _writes(cmd, args, s):
-        _forget_writes(s, None, [_abs(a, s) for a in plain])  # python, make, sed -i…: may write anything
+    elif cmd not in MODELLED and _writes(cmd, args, s):  # python, make, sed -i…: may write anything
+        # What it may write beside the files it is given: what its text names (python3 -c CODE, a
+        # script run, the Makefile), every file below the folder where that text is not known; a
+        # module run (`python3 -m pytest`) or another program: the files given alone (a test run
+        # writes caches, and a program its own files, far more often than the project's)
+        code = args[args.index("-c") + 1] if "-c" in args[:-1] else None
+        script = plain[0] if plain and cmd in INTERPRETERS and code is None and args[:1] != ["-m"] else \
+            "Makefile" if cmd == "make" else None
+        text = code if code is not None else _contents(script, s) if script else None
+        named = _named_in(text, s) if text is not None else [p for p in s.files if _within(p, s.cwd)] if script else []
+        _forget_writes(s, None, [_abs(a, s) for a in plain] + named)
