@@ -91,6 +91,11 @@ SEQUENCES: list[list[str]] = [
      "p.write_text(p.read_text().replace('notes', 'items'))\nEOF", "python3 fix.py", "cat src/notes.py", "cat README.md",
      "python3 -c \"open('README.md', 'a').write('more\\n')\"", "cat README.md", "cat tests/test_notes.py",
      "printf 'for f in *.md; do echo x >> $f; done\\n' > up.sh", "bash up.sh", "cat README.md", "cat requirements.txt"],
+    ["echo 'x = 1' >> src/notes.py", "python3 -c \"open('out.txt', 'w').write('x')\"", "git diff --stat", "git diff",
+     "git status --short", "git diff src/notes.py", "echo y >> README.md", "git diff --stat", "git add src/notes.py",
+     "git diff --cached --stat", "git diff --stat", "python3 -c \"import subprocess; subprocess.run(['git', 'add', "
+     "'README.md'])\"", "git diff --cached --stat", "git add -A", "git -c user.name=a -c user.email=a@b commit -qm x",
+     "git status", "git diff", "git log --oneline"],
     ["whoami", "id -un", "hostname", "hostname -s", "uname -n", "echo $USER@$HOSTNAME:$PWD $LOGNAME",
      "export HOSTNAME=box USER=other", "echo $HOSTNAME $USER", "hostname", "whoami"],
     ["echo hi > /tmp/x.txt", "cat /tmp/x.txt", "cd /tmp", "ls", "pwd", "cd /usr/bin", "pwd", "cd", "pwd"],

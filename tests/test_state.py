@@ -857,6 +857,22 @@ def test_a_script_run_leaves_the_files_it_names_or_may_reach_to_the_model():
     assert shell.answer(s, "cat README.md")[1] == 0
 
 
+def test_after_a_program_that_runs_no_git_git_diff_stays_known_and_git_status_does_not():
+    """A test run may make files anywhere (caches, outputs) but changes what git tracks only as it
+    changes any file (kept, as `cat` keeps it): `git diff` is still answered, `git status` (which
+    lists untracked files) is the model's until everything is committed; a program that may run
+    git (a script naming it, subprocess) ends what the state follows of the repository."""
+    s = run(run(terminal(), "echo 'x = 1' >> src/notes.py"), "python3 -m pytest -q", "1 passed in 0.01s\n")
+    assert shell.answer(s, "git diff --stat") == (" src/notes.py | 1 +\n 1 file changed, 1 insertion(+)\n", 0)
+    assert shell.answer(s, "git status --short") is None and shell.answer(s, "git status") is None
+    assert shell.answer(s, "git add -A && git -c user.name=a -c user.email=a@b commit -qm x") is None  # (what -A stages)
+    done = run(run(s, "git add -A"), "git -c user.name=a -c user.email=a@b commit -qm x")
+    assert shell.answer(done, "git status --short") == ("", 0)
+    other = run(run(terminal(), "echo 'x = 1' >> src/notes.py"), "python3 -c 'import subprocess'")
+    assert shell.answer(other, "git diff --stat") is None
+    assert shell.answer(run(terminal(), "bash build.sh"), "git diff --stat") is None  # (a script not known)
+
+
 def test_a_file_command_that_failed_may_have_done_part_of_its_work():
     """`rm a nope` removes a, `mkdir x nope/y` makes x, `rm -rf /tmp` empties it: where a failed
     file command named several paths or worked recursively, they and their folders' listings are the
@@ -1597,7 +1613,10 @@ def test_git_ls_files_show_at_head_and_branch_v():
     assert shell.answer(run(staged, "cd src"), "git show HEAD:notes.py") is None  # (relative to the top: an error)
     assert shell.answer(staged, "git show HEAD:new.txt") is None and shell.answer(staged, "git show HEAD:src") is None
     assert shell.answer(run(s, "git checkout -b b"), "git branch -v") is None
-    assert shell.answer(run(s, "python3 src/notes.py"), "git ls-files") is None  # (it may have written anything)
+    # a program that runs no git leaves the index as it was (ls-files lists the index); one that may
+    # run git (a script the state does not know), not
+    assert shell.answer(run(s, "python3 src/notes.py"), "git ls-files") == shell.answer(s, "git ls-files")
+    assert shell.answer(run(s, "bash build.sh"), "git ls-files") is None
 
 
 def test_conditions_and_lists_run_as_bash_runs_them():

@@ -221,6 +221,8 @@ def _stage(s: TerminalState, args: list[str]) -> None:
     if set(args) - set(paths) <= {"-A", "--all"} and (paths == [] or paths == ["."] and s.cwd == g.repo):
         g.all_staged = True
         paths = [g.repo]
+        if not g.others_known:
+            g.follows = False  # (files the state does not know were staged too: a commit of them all, not answered)
     elif set(args) != set(paths) or any(c in "".join(paths) for c in "*?[") or \
             any(not _within(_abs(p, s), g.repo) for p in paths):
         g.follows = False  # options (`-u`, `-p`, `-f`…) or patterns: what was staged is not followed
@@ -239,7 +241,7 @@ def _commit(s: TerminalState, index: dict[str, str | None] | None) -> None:
     assert g is not None
     g.moved = True
     if g.all_staged:  # everything was staged, so everything was committed: nothing differs
-        g.follows, g.base, g.index, g.texts, g.all_staged = True, {}, {}, {}, False
+        g.follows, g.base, g.index, g.texts, g.all_staged, g.others_known = True, {}, {}, {}, False, True
         return
     if index is None:
         g.follows = False

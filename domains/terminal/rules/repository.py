@@ -398,7 +398,7 @@ def changes(s: TerminalState, relative_to: str) -> list[tuple[str, str]] | None:
     """What `git status --short` lists, as (path relative to `relative_to`, status letters), sorted
     as git sorts them; None where the state does not know it all."""
     g = s.git
-    if g is None or not g.follows:
+    if g is None or not g.follows or not g.others_known:
         return None
     out: list[tuple[str, str]] = []
     untracked: set[str] = set()

@@ -1119,4 +1119,6 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
             "Makefile" if cmd == "make" else None
         text = code if code is not None else _contents(script, s) if script else None
         named = _named_in(text, s) if text is not None else [p for p in s.files if _within(p, s.cwd)] if script else []
-        _forget_writes(s, None, [_abs(a, s) for a in plain] + named)
+        runs_no_git = cmd in ("python", "python3", "node", "perl", "ruby", "php") and \
+            not re.search(r"\bgit\b|subprocess|system|popen|exec", text or "")
+        _forget_writes(s, None, [_abs(a, s) for a in plain] + named, index_kept=runs_no_git)

@@ -50,6 +50,10 @@ class GitState(BaseModel):
     base: dict[str, str | None] = Field(default_factory=dict)
     index: dict[str, str | None] = Field(default_factory=dict)
     all_staged: bool = False  # `git add -A` (or `.` at the top) and nothing written since
+    # No file git does not track was made where the state could not see it: a program run (a test
+    # run, a script) ends it, keeping what it knows of the tracked ones (as it keeps the contents
+    # of the files the program was not given); a commit of everything starts it again
+    others_known: bool = True
     moved: bool = False  # a commit was made in the episode: another branch's files may differ
     tags: dict[str, int] = Field(default_factory=dict)  # lightweight tags: name -> commits then
     texts: dict[str, str] = Field(default_factory=dict)  # the contents of the blobs in `base` and `index`
@@ -326,12 +330,18 @@ def _changed(s: TerminalState, path: str) -> None:
 clock = time.time  # (the tests set the clock)
 
 
-def _forget_writes(s: TerminalState, under: str | None, files: list[str] | None = None) -> None:
+def _forget_writes(s: TerminalState, under: str | None, files: list[str] | None = None,
+                   index_kept: bool = False) -> None:
     """A command the state cannot follow may have written: the listings of folders in the home and
     /tmp, where programs write (or `under`), are no longer known, nor the contents of the files it
-    was given (or, for a repository-wide git command, of every file under the repository)."""
+    was given (or, for a repository-wide git command, of every file under the repository).
+    `index_kept`: a program that runs no git, so what git tracks is still followed, but for the
+    files it does not track (`git diff` stays known, `git status` does not)."""
     roots = [under] if under else [s.home, "/tmp"]
-    _touched(s, roots[0])
+    if index_kept and under is None and s.git is not None and s.git.follows and _within(s.git.repo, s.home):
+        s.git.others_known = s.git.all_staged = False
+    else:
+        _touched(s, roots[0])
     if under is None:
         s.no_repo = False  # it may have made a repository
     for p in files or []:
