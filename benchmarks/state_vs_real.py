@@ -96,6 +96,9 @@ SEQUENCES: list[list[str]] = [
      "git diff --cached --stat", "git diff --stat", "python3 -c \"import subprocess; subprocess.run(['git', 'add', "
      "'README.md'])\"", "git diff --cached --stat", "git add -A", "git -c user.name=a -c user.email=a@b commit -qm x",
      "git status", "git diff", "git log --oneline"],
+    ["head -2 src/notes.py tests/test_notes.py", "tail -n 1 src/*.py tests/*.py README.md", "tail -1 src/*.py README.md",
+     "head -n 1 README.md requirements.txt | wc -l", "printf 'a' > n.txt && head n.txt README.md",
+     "tail -n 2 n.txt src/notes.py", "head -3 src/notes.py nope"],
     ["whoami", "id -un", "hostname", "hostname -s", "uname -n", "echo $USER@$HOSTNAME:$PWD $LOGNAME",
      "export HOSTNAME=box USER=other", "echo $HOSTNAME $USER", "hostname", "whoami"],
     ["echo hi > /tmp/x.txt", "cat /tmp/x.txt", "cd /tmp", "ls", "pwd", "cd /usr/bin", "pwd", "cd", "pwd"],

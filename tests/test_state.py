@@ -873,6 +873,32 @@ def test_after_a_program_that_runs_no_git_git_diff_stays_known_and_git_status_do
     assert shell.answer(run(terminal(), "bash build.sh"), "git diff --stat") is None  # (a script not known)
 
 
+def test_head_and_tail_of_several_files_print_what_coreutils_prints(tmp_path):
+    """Each file after its name, a blank line before every name but the first (whatever the last
+    line before it ended with); `tail -N` of several files is refused by tail itself: the model's."""
+    import random
+    import subprocess
+
+    filters = domain_code("terminal", "filters")
+    rng = random.Random(5)
+    compared = 0
+    for _ in range(150):
+        texts = {}
+        for name in ["a.txt", "b.txt", "c.txt"][:rng.randint(2, 3)]:
+            lines = [rng.choice(["x", "y z", "", "end"]) for _ in range(rng.randint(0, 6))]
+            texts[name] = "\n".join(lines) + ("\n" if lines and rng.random() < 0.7 else "")
+            (tmp_path / name).write_text(texts[name])
+        argv = [rng.choice(["head", "tail"]), *rng.choice([[], ["-n", "2"], ["-n1"], ["-3"], ["-n", "0"]]), *texts]
+        said = filters.answer(" ".join(argv), texts.get, lambda words: None)
+        real = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True)
+        if argv[0] == "tail" and "-3" in argv or "0" in argv:
+            assert said is None  # (tail refuses -N of several files; -n 0: each tool its own way)
+            continue
+        assert said == (real.stdout, real.returncode), argv
+        compared += 1
+    assert compared >= 100
+
+
 def test_a_file_command_that_failed_may_have_done_part_of_its_work():
     """`rm a nope` removes a, `mkdir x nope/y` makes x, `rm -rf /tmp` empties it: where a failed
     file command named several paths or worked recursively, they and their folders' listings are the

@@ -364,6 +364,18 @@ def answer(command: str, read: Callable[[str], str | None],
             if n == 0 and stage[0] == "awk" and not files and len(stages) == 1:
                 text, code = run(None)  # (a program of BEGIN alone reads nothing; one that reads: not answered)
                 continue
+            if n == 0 and stage[0] in ("head", "tail") and len(files) > 1:
+                if stage[0] == "tail" and any(re.fullmatch(r"-\d+", a) for a in stage[1:]) or \
+                        (_count(stage[1:]) or (1, []))[0] == 0:
+                    return None  # ("tail: option used in invalid context -- 1": -N is for one file; -n 0: its own ways)
+                texts = [read(name) for name in files]
+                if any(t is None for t in texts):
+                    return None
+                # each after its name, a blank line before every name but the first (as coreutils writes them)
+                text = "".join(("\n" if i else "") + f"==> {name} <==\n" + run(t)[0]
+                               for i, (name, t) in enumerate(zip(files, texts)) if t is not None)
+                code = 0
+                continue
             if n == 0:
                 if len(files) != 1:
                     return None
