@@ -429,6 +429,8 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             return (target[0] + "\n", 0) if target else None
         if not target and folder not in s.dirs and any(_within(folder, d) for d in s.deleted):
             return "", 0  # the folder was removed under the shell: a real shell stays there, and it is empty
+        if folder not in s.known_dirs and not args and folder in s.seen:
+            return s.seen[folder], 0  # (as ls printed it last, nothing having changed since)
         if folder not in s.known_dirs:
             if target and (folder in s.deleted or posixpath.dirname(folder) in s.known_dirs and not _exists(folder, s)):
                 return (f"ls: cannot access '{target[0]}': No such file or directory\n", 2) \
@@ -731,6 +733,16 @@ _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s
 
 def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
     """The state after `command` printed `output` (exit code `exit_code`)."""
+    after = _apply(state, command, output, exit_code, cwd_after)
+    if after.get("seen") and (set(after["files"]) != set(state.get("files", {})) or
+                              set(after["dirs"]) != set(state.get("dirs", [])) or
+                              after["deleted"] != state.get("deleted", []) or
+                              after["env"].get("LANG") != state.get("env", {}).get("LANG")):
+        after["seen"] = {}  # (something was made, removed or moved: what ls showed may have changed)
+    return after
+
+
+def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
     s = TerminalState.model_validate(state)
     if re.match(r"\s*git\s+(?:log|show|rev-parse|branch)\b", command):
         _ids_shown(s, output)
@@ -1077,8 +1089,10 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
         # What ls listed is the folder's listing where the state knows each name (a name it does not
         # know may be a file or a folder: neither is learnt, and the listing is not known)
         names = output.splitlines()  # (one a line, to a pipe: a name may hold spaces)
-        if not all(_exists(posixpath.join(s.cwd, name), s) for name in names):
-            s.known_dirs = [d for d in s.known_dirs if d != s.cwd]
+        if sorted(names) != sorted(n for n in _children(s.cwd, s) if not n.startswith(".")):
+            s.known_dirs = [d for d in s.known_dirs if d != s.cwd]  # (names it did not know, or not all it knew)
+            if not args:
+                s.seen[s.cwd] = output
         elif s.cwd not in s.known_dirs:
             s.known_dirs.append(s.cwd)
     elif cmd == "cd" and len(args) <= 1 and args != ["-"]:

@@ -103,6 +103,10 @@ class TerminalState(BaseModel):
     # A git config file the world has, or a `git config` beside who commits (init.defaultBranch…):
     # what a new repository starts as (its branch) is no longer known
     configured: bool = False
+    # What a plain `ls` printed in a folder whose listing the state could not place (a name it does
+    # not know may be a file or a folder): printed again while nothing the state follows of the
+    # files has changed since (a world that does not contradict itself), never learnt from
+    seen: dict[str, str] = Field(default_factory=dict)
 
 
 def _abs(path: str, s: TerminalState) -> str:
@@ -338,6 +342,7 @@ def _forget_writes(s: TerminalState, under: str | None, files: list[str] | None 
     `index_kept`: a program that runs no git, so what git tracks is still followed, but for the
     files it does not track (`git diff` stays known, `git status` does not)."""
     roots = [under] if under else [s.home, "/tmp"]
+    s.seen = {}
     if index_kept and under is None and s.git is not None and s.git.follows and _within(s.git.repo, s.home):
         s.git.others_known = s.git.all_staged = False
     else:
