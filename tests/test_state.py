@@ -910,6 +910,7 @@ def test_a_listing_the_state_cannot_place_is_printed_again_until_something_chang
     assert shell.answer(t, "ls") == (shown, 0) and shell.answer(run(t, "cat README.md"), "ls") == (shown, 0)
     assert shell.answer(t, "ls __pycache__") is None and shell.answer(t, "ls -a") is None
     assert shell.answer(run(t, "touch a"), "ls") is None and shell.answer(run(t, "python3 x.py"), "ls") is None
+    assert shell.answer(run(t, "mkdir c nope/d", "mkdir: cannot create directory ‘nope/d’: No such file or directory\n", 1), "ls") is None
     assert shell.answer(run(t, "cd src"), "ls") is None  # (another folder)
     gone = run(terminal(), "ls", "requirements.txt\nsrc\ntests\n")  # (README.md not there: not what the state knew)
     assert shell.answer(gone, "ls") == ("requirements.txt\nsrc\ntests\n", 0) and shell.answer(gone, "ls -l") is None

@@ -23,7 +23,7 @@ from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpande
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, GIT_PIPED_READS, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
                          _commit_message, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer)
-from .state import (_PLAIN, _QUOTABLE, TerminalState, _abs, _absent, _changed, _children, _contents, _exists, _expand,
+from .state import (_PLAIN, _QUOTABLE, WRITABLE, TerminalState, _abs, _absent, _changed, _children, _contents, _exists, _expand,
                     _file_on_the_way, _forget_writes, _in_repo, _kind, _made, _nearest_folder, _remove, _touched,
                     _Unknown, _user, _within, _writable, _write)
 from .output import next_cwd, shell_words
@@ -151,6 +151,7 @@ def _partly_done(s: TerminalState, words: list[str], kinds: set[str] | None) -> 
     """A file command that failed may have done part of its work: `rm a nope` removes a, `mkdir x
     nope/y` makes x, `rm -r` of a mount empties it. Where it names several paths, or works
     recursively, whether each is there, what is under it and what its folder lists are no longer known."""
+    s.seen = {}  # (what it made or removed may not be any path the state knows)
     operands = [w for w in words[1:] if not w.startswith("-")]
     if len(operands) < 2 and not any(RECURSIVE.fullmatch(w) for w in words[1:] if w.startswith("-")) and \
             words[0] != "mv":
@@ -165,12 +166,17 @@ def _partly_done(s: TerminalState, words: list[str], kinds: set[str] | None) -> 
             _forget_writes(s, None)
             return
         _touched(s, path)
-        s.files = {p: c for p, c in s.files.items() if not _within(p, path)}
-        s.dirs = [d for d in s.dirs if not _within(d, path) or d == s.cwd]
-        s.known_dirs = [d for d in s.known_dirs if not _within(d, path) and d != posixpath.dirname(path)]
-        s.deleted = [d for d in s.deleted if not _within(d, path)]
-        s.order = [p for p in s.order if not _within(p, path)]
-        s.times = {p: when for p, when in s.times.items() if not _within(p, path)}
+        mount = path in WRITABLE  # (/home, /tmp: mounts, never removed themselves; only what is in them)
+
+        def gone(p: str, path: str = path, mount: bool = mount) -> bool:
+            return _within(p, path) and not (mount and p == path)
+
+        s.files = {p: c for p, c in s.files.items() if not gone(p)}
+        s.dirs = [d for d in s.dirs if not gone(d) or d == s.cwd]
+        s.known_dirs = [d for d in s.known_dirs if not _within(d, path) and (mount or d != posixpath.dirname(path))]
+        s.deleted = [d for d in s.deleted if not gone(d)]
+        s.order = [p for p in s.order if not gone(p)]
+        s.times = {p: when for p, when in s.times.items() if not gone(p)}
 
 
 def _cd_refused(path: str, s: TerminalState) -> str | None:
@@ -734,7 +740,8 @@ _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s
 def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
     """The state after `command` printed `output` (exit code `exit_code`)."""
     after = _apply(state, command, output, exit_code, cwd_after)
-    if after.get("seen") and (set(after["files"]) != set(state.get("files", {})) or
+    if after.get("seen") and (exit_code != 0 and not _reads_only(command, TerminalState.model_validate(state)) or
+                              set(after["files"]) != set(state.get("files", {})) or
                               set(after["dirs"]) != set(state.get("dirs", [])) or
                               after["deleted"] != state.get("deleted", []) or
                               after["env"].get("LANG") != state.get("env", {}).get("LANG")):
