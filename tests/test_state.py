@@ -934,6 +934,12 @@ def test_a_file_command_that_failed_may_have_done_part_of_its_work():
     assert shell.answer(t, "ls") == shell.answer(s, "ls")  # (one path, refused: nothing done)
     t = run(s, "rm README.md *.txt", "rm: cannot remove '*.txt': No such file or directory\n", 1)
     assert shell.answer(t, "ls") is None
+    # a pattern removed what it matched before the command failed (the fuzz's `rm ~/.. src/*.py`)
+    t = run(s, "rm ~/.. src/*.py", "rm: cannot remove '/home/user/..': Is a directory\n", 1)
+    assert shell.answer(t, "cat src/notes.py") is None and shell.answer(t, "awk '{print $1}' src/notes.py") is None
+    assert shell.answer(t, "cat README.md")[1] == 0
+    for twice in ("mkdir a a", "rm README.md README.md", "rm -r src src/notes.py"):  # (the second is refused)
+        assert shell.silent(s, twice) is None, twice
 
 
 def test_a_repository_made_where_the_world_has_none_is_followed_from_its_start():

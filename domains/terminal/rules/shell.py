@@ -156,14 +156,28 @@ def _partly_done(s: TerminalState, words: list[str], kinds: set[str] | None) -> 
     if len(operands) < 2 and not any(RECURSIVE.fullmatch(w) for w in words[1:] if w.startswith("-")) and \
             words[0] != "mv":
         return  # (one path, refused: nothing done)
-    if kinds is None or not kinds <= PATH_EXPANSIONS or \
+    if kinds is None or not kinds <= PATH_EXPANSIONS | {"glob"} or \
             any(w.startswith("-") and not re.fullmatch(r"-[a-zA-Z]+", w) for w in words[1:]):
-        _forget_writes(s, None)  # (patterns, variables, options with values: which paths, not known)
-        return
+        _forget_writes(s, None, list(s.files) if words[0] in ("rm", "mv") else None)
+        return  # (braces, variables, options with values: which paths, not known; what it removed, neither)
+    paths: list[str] = []
     for w in operands:
-        path = _abs(_expand(w, s), s)
+        folder, _, pattern = _expand(w, s).rpartition("/")
+        if not any(c in pattern for c in "*?[") and not any(c in folder for c in "*?["):
+            paths.append(_abs(_expand(w, s), s))
+        elif any(c in folder for c in "*?[") or "[^" in pattern:
+            paths.append(s.cwd if not w.startswith(("/", "~")) else "/")  # (a pattern above the last part)
+        else:  # (what the pattern matched of the paths the state knows; the folder's listing: not known)
+            where = _abs(folder or ".", s) if folder or not w.startswith("/") else "/"
+            s.known_dirs = [d for d in s.known_dirs if d != where]
+            paths += [posixpath.join(where, n) for n in _children(where, s)
+                      if fnmatch.fnmatchcase(n, pattern) and (pattern.startswith(".") or not n.startswith("."))]
+    recursive = any(RECURSIVE.fullmatch(w) for w in words[1:] if w.startswith("-"))
+    for path in paths:
+        if words[0] == "rm" and not recursive and path in s.dirs:
+            continue  # (`rm DIR`: refused, nothing removed)
         if path == "/":
-            _forget_writes(s, None)
+            _forget_writes(s, None, list(s.files))
             return
         _touched(s, path)
         mount = path in WRITABLE  # (/home, /tmp: mounts, never removed themselves; only what is in them)
@@ -177,6 +191,11 @@ def _partly_done(s: TerminalState, words: list[str], kinds: set[str] | None) -> 
         s.deleted = [d for d in s.deleted if not gone(d)]
         s.order = [p for p in s.order if not gone(p)]
         s.times = {p: when for p, when in s.times.items() if not gone(p)}
+
+
+def _apart(paths: list[str]) -> bool:
+    """No path is named twice, or inside another (`mkdir a a`, `rm -r a a/b`: the second is refused)."""
+    return not any(_within(p, q) for i, p in enumerate(paths) for j, q in enumerate(paths) if i != j)
 
 
 def _cd_refused(path: str, s: TerminalState) -> str | None:
@@ -694,10 +713,10 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         elif cmd == "touch" and plain and all(posixpath.dirname(_abs(a, s)) in s.dirs and _writable(_abs(a, s)) and
                                               (not a.endswith("/") or _abs(a, s) in s.dirs) for a in plain):
             pass  # (`touch x/` of no folder x: refused)
-        elif cmd == "mkdir" and plain and all(not _exists(_abs(a, s), s) and not _file_on_the_way(_abs(a, s), s) and
-                                              _writable(_abs(a, s)) and
-                                              ("-p" in args or posixpath.dirname(_abs(a, s)) in s.dirs) and
-                                              _nearest_folder(_abs(a, s), s) in s.known_dirs for a in plain):
+        elif cmd == "mkdir" and plain and _apart([_abs(a, s) for a in plain]) and \
+                all(not _exists(_abs(a, s), s) and not _file_on_the_way(_abs(a, s), s) and _writable(_abs(a, s)) and
+                    ("-p" in args or posixpath.dirname(_abs(a, s)) in s.dirs) and
+                    _nearest_folder(_abs(a, s), s) in s.known_dirs for a in plain):
             for a in plain:  # later parts of the line may write there (a new folder: known, and empty)
                 folder = _abs(a, s)
                 while folder not in s.dirs and folder != "/":
@@ -718,9 +737,9 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             return f"sed: can't read {args[2]}: No such file or directory\n", 2
         elif cmd == "cd" and len(plain) == 1 and _abs(plain[0], s) in s.dirs and not plain[0].startswith("//"):
             s.cwd = _abs(plain[0], s)  # later parts of the line run there
-        elif cmd == "rm" and plain and "*" not in "".join(plain) and all(_exists(_abs(a, s), s) and _writable(_abs(a, s)) and
-                                                                         (_abs(a, s) in s.files or "-r" in "".join(args)
-                                                                          or "-rf" in args) for a in plain):
+        elif cmd == "rm" and plain and "*" not in "".join(plain) and _apart([_abs(a, s) for a in plain]) and \
+                all(_exists(_abs(a, s), s) and _writable(_abs(a, s)) and
+                    (_abs(a, s) in s.files or "-r" in "".join(args) or "-rf" in args) for a in plain):
             pass
         elif cmd in ("cp", "mv") and len(plain) == 2 and _abs(plain[0], s) in s.files and _writable(_abs(plain[1], s)) and \
                 (cmd == "cp" or _writable(_abs(plain[0], s))) and \
