@@ -99,7 +99,7 @@ SEQUENCES: list[list[str]] = [
     ["head -2 src/notes.py tests/test_notes.py", "tail -n 1 src/*.py tests/*.py README.md", "tail -1 src/*.py README.md",
      "head -n 1 README.md requirements.txt | wc -l", "printf 'a' > n.txt && head n.txt README.md",
      "tail -n 2 n.txt src/notes.py", "head -3 src/notes.py nope"],
-    ["mkdir my file.txt my file.txt", "ls", "rm tests/test_notes.py tests/test_notes.py", "ls tests",
+    ["echo a > f b", "cat f", "echo x >> f y z", "cat f", "printf %d > g 7", "cat g", "mkdir my file.txt my file.txt", "ls", "rm tests/test_notes.py tests/test_notes.py", "ls tests",
      "rm ~/.. src/*.py", "cat src/notes.py", "awk '{print $1}' src/notes.py", "ls src", "mkdir q && rm -r q q/x", "ls",
      "touch a b && rm a b", "ls"],
     ["whoami", "id -un", "hostname", "hostname -s", "uname -n", "echo $USER@$HOSTNAME:$PWD $LOGNAME",

@@ -761,6 +761,9 @@ def test_what_echo_and_printf_write_is_known_only_where_the_shell_passes_the_wor
     assert shell.answer(run(s, "git init -q new/y"), "ls") == ("README.md\nnew\nrequirements.txt\nsrc\ntests\n", 0)
     assert shell.answer(run(s, "mv src/*.py x"), "cat src/notes.py") is None  # (moved or not: not known)
     assert shell.silent(s, "echo x > src/") is None and shell.silent(s, "touch nope/") is None  # (refused)
+    # words after the target are the command's too (the fuzz's `printf %d > my file.txt`)
+    assert shell.answer(run(terminal(), "echo a > f b"), "cat f") == ("a b\n", 0)
+    assert shell.silent(terminal(), "printf %d > my file.txt") is None
 
 
 def test_random_agent_like_sequences_in_the_sandbox_find_no_state_answer_that_differs():

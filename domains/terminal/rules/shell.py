@@ -703,8 +703,8 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         if redirect is None and cmd in SILENT_FLAGS and not set(flags) <= SILENT_FLAGS[cmd]:
             return None  # an option the real tool may refuse (`mkdir -r`) or that prints: the model answers
         if redirect is not None:
-            if words[0] == "printf" and (redirect < 2 or words[1].startswith("-")):
-                return None  # (no format: printf refuses; one like an option: its options, or a refusal)
+            if words[0] == "printf" and (redirect < 2 or words[1].startswith("-")) or redirect + 2 < len(words):
+                return None  # (no format: printf refuses; one like an option: its options; words after the target)
             fed_cat = fed is not None and n == len(parts) - 1 and words[:redirect] == ["cat"] and len(words) == 3
             target = _abs(words[redirect + 1], s) if redirect + 1 < len(words) else ""
             if (words[0] not in ("echo", "printf") and not fed_cat) or not _writable(target) or target in s.dirs or \
@@ -989,7 +989,7 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
         if redirect + 1 >= len(words):
             return
         target, append = _abs(words[redirect + 1], s), words[redirect] == ">>"
-        cmd = words[:redirect]
+        cmd = words[:redirect] + words[redirect + 2:]  # (`echo a > f b` writes "a b")
         if cmd == ["cat"] and fed is not None:
             _write(s, target, fed.text if fed.literal else None, append)  # (expanded by the shell: not known)
         elif cmd and cmd[0] in ("echo", "printf"):
