@@ -89,6 +89,7 @@ SEQUENCES: list[list[str]] = [
      "rm -rf *.txt ../src/", "cd .. && ls", "grep -rn add ."],
     ["cat > fix.py <<'EOF'\nimport pathlib\np = pathlib.Path('src') / 'notes.py'\n"
      "p.write_text(p.read_text().replace('notes', 'items'))\nEOF", "python3 fix.py", "cat src/notes.py", "cat README.md",
+     "python3 fix.py > log.txt", "cat src/notes.py", "cat log.txt",
      "python3 -c \"open('README.md', 'a').write('more\\n')\"", "cat README.md", "cat tests/test_notes.py",
      "printf 'for f in *.md; do echo x >> $f; done\\n' > up.sh", "bash up.sh", "cat README.md", "cat requirements.txt"],
     ["echo 'x = 1' >> src/notes.py", "python3 -c \"open('out.txt', 'w').write('x')\"", "git diff --stat", "git diff",

@@ -852,6 +852,8 @@ def test_a_script_run_leaves_the_files_it_names_or_may_reach_to_the_model():
     fix = "cat > fix.py <<'EOF'\nimport pathlib\np = pathlib.Path('src') / 'notes.py'\np.write_text('x')\nEOF"
     s = run(run(terminal(), fix), "python3 fix.py")
     assert shell.answer(s, "cat src/notes.py") is None and shell.answer(s, "cat README.md")[1] == 0
+    s = run(run(terminal(), fix), "python3 fix.py > log.txt")  # (its output in a file: it still ran)
+    assert shell.answer(s, "cat src/notes.py") is None and shell.answer(s, "cat README.md")[1] == 0
     s = run(terminal(), "python3 -c \"open('README.md', 'a').write('more')\"")
     assert shell.answer(s, "cat README.md") is None and shell.answer(s, "cat src/notes.py")[1] == 0
     s = run(run(terminal(), "printf 'for f in *.md; do echo x >> $f; done\\n' > up.sh"), "bash up.sh")

@@ -956,6 +956,23 @@ def _reads_only(command: str, s: TerminalState) -> bool:
     return bool(stages) and not any(_writes(st[0], st[1:], here) for st in stages)
 
 
+def _program_ran(s: TerminalState, cmd: str, args: list[str]) -> None:
+    """What a program the state cannot follow may have written, beside the files it is given: what
+    its text names (python3 -c CODE, a script run, the Makefile), every file below the folder where
+    that text is not known; a module run (`python3 -m pytest`) or another program: the files given
+    alone (a test run writes caches, and a program its own files, far more often than the
+    project's). One that runs no git leaves what git tracks followed."""
+    plain = [a for a in args if not a.startswith("-")]
+    code = args[args.index("-c") + 1] if "-c" in args[:-1] else None
+    script = plain[0] if plain and cmd in INTERPRETERS and code is None and args[:1] != ["-m"] else \
+        "Makefile" if cmd == "make" else None
+    text = code if code is not None else _contents(script, s) if script else None
+    named = _named_in(text, s) if text is not None else [p for p in s.files if _within(p, s.cwd)] if script else []
+    runs_no_git = cmd in ("python", "python3", "node", "perl", "ruby", "php") and \
+        not re.search(r"\bgit\b|subprocess|system|popen|exec", text or "")
+    _forget_writes(s, None, [_abs(a, s) for a in plain] + named, index_kept=runs_no_git)
+
+
 def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Heredoc | None = None,
                kinds: set[str] | None = frozenset()) -> None:  # type: ignore[assignment]
     """The state after one simple command (`words`, expanded). `kinds`: what the shell expanded in its
@@ -997,6 +1014,8 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
         elif cmd in ([], [":"], ["true"]):
             _write(s, target, "", append)  # `: > file`: emptied (or, appending, as it was)
         else:
+            if cmd[0] not in MODELLED and _writes(cmd[0], cmd[1:], s):
+                _program_ran(s, cmd[0], cmd[1:])  # (`python3 fix.py > log.txt`: it may write more than its output)
             _write(s, target, None, append)  # something was written; what exactly, the model knows
         return
     cmd, args = words[0], words[1:]
@@ -1150,15 +1169,4 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
             _write(s, compiled, None)  # (its bytes: not known)
             _made(s, compiled)  # (written beside it, then renamed over it: the newest entry)
     elif cmd not in MODELLED and _writes(cmd, args, s):  # python, make, sed -i…: may write anything
-        # What it may write beside the files it is given: what its text names (python3 -c CODE, a
-        # script run, the Makefile), every file below the folder where that text is not known; a
-        # module run (`python3 -m pytest`) or another program: the files given alone (a test run
-        # writes caches, and a program its own files, far more often than the project's)
-        code = args[args.index("-c") + 1] if "-c" in args[:-1] else None
-        script = plain[0] if plain and cmd in INTERPRETERS and code is None and args[:1] != ["-m"] else \
-            "Makefile" if cmd == "make" else None
-        text = code if code is not None else _contents(script, s) if script else None
-        named = _named_in(text, s) if text is not None else [p for p in s.files if _within(p, s.cwd)] if script else []
-        runs_no_git = cmd in ("python", "python3", "node", "perl", "ruby", "php") and \
-            not re.search(r"\bgit\b|subprocess|system|popen|exec", text or "")
-        _forget_writes(s, None, [_abs(a, s) for a in plain] + named, index_kept=runs_no_git)
+        _program_ran(s, cmd, args)
