@@ -358,7 +358,7 @@ class _NoEngine:
 _STAMP = re.compile(r"\b[A-Z][a-z]{2} [ 0-3]\d (?:[0-2]\d:[0-5]\d| \d{4}) ")  # ls -l's time (C locale)
 
 
-_MADE = re.compile(r"^\[(\S+) [0-9a-f]{7}\]", re.M)  # a commit's id, made at the second it ran
+_MADE = re.compile(r"^\[(\S+)(?: \(root-commit\))? [0-9a-f]{7}\]", re.M)  # a commit's id, made at the second it ran
 _DISK = re.compile(r"^d[rwxst-]{9} +\d+ \S+ \S+ +4096 ", re.M)  # a folder of ls -l on ext4 and most disks
 
 
