@@ -6,7 +6,7 @@ benchmarks/state_vs_real.py. Its fixed sequences check what was built; these loo
 thought to write down (they found `echo '$HOME' > f` recorded as the home, `touch` of a folder made a
 file, `cat *.txt` learnt a file named `*.txt`, `cp f f` answered as done, `rm a nope` kept a).
 
-    .venv/bin/python benchmarks/state_fuzz.py [--seed 1] [--sequences 25] [--length 12]
+    .venv/bin/python benchmarks/state_fuzz.py [--seed 1] [--sequences 25] [--length 12] [--templates repo]
 
 Prints how many steps the state answered, and every one that differs from the sandbox.
 """
@@ -45,13 +45,46 @@ TEMPLATES = [
     "rmdir {n} {n2}", "cp -r {n} {n2}", "ls / {n}", "whoami", "hostname", "echo $USER@$HOSTNAME",
 ]
 
+# `--templates repo`: a developer's work in the world's repository. Reading, searching and editing its
+# files (sed, appends, here-documents), and git from status to commit, branches, restores and stashes.
+REPO_NAMES = ["README.md", "requirements.txt", "src/notes.py", "tests/test_notes.py", "new.txt", "src/new.py",
+              "docs/guide.md", "notes.bak", ".gitignore", "nope.txt", "src", "tests", "docs", "."]
+REPO_WORDS = ["add", "def", "notes", "x", "return", "'^def'", "'^$'", "import", "pytest", "'a b'", "TODO", "'[0-9]'"]
+BRANCHES = ["feature", "fix-1", "main", "nope"]
+MESSAGES = ["'Add notes'", "wip", "'fix: x'", '"two words"']
+REPO_TEMPLATES = [
+    "git status", "git status --short", "git status -s", "git diff", "git diff --stat", "git diff --cached",
+    "git diff {n}", "git add {n}", "git add -A", "git add .", "git commit -qm {m}", "git commit -m {m}",
+    "git commit -am {m}", "git -c user.name=a -c user.email=a@b.c commit -qm {m}", "git log --oneline",
+    "git log -1", "git log --oneline -2", "git show --stat HEAD", "git branch", "git branch {b}",
+    "git checkout -b {b}", "git checkout {b}", "git switch {b}", "git checkout -- {n}", "git restore {n}",
+    "git restore --staged {n}", "git rm -q {n}", "git rm --cached {n}", "git mv {n} {n2}", "git reset -q",
+    "git stash", "git stash pop", "git stash list", "git tag {b}", "git tag", "git ls-files",
+    "git rev-parse --abbrev-ref HEAD", "git log --oneline | wc -l", "git diff | head -5", "git branch -d {b}",
+    "echo {w} >> {n}", "printf '%s\\n' {w} > {n}", "sed -i 's/{w}/{w2}/' {n}", "sed -i '{k}d' {n}",
+    "sed -n '{k},{k2}p' {n}", "sed -i 's/{w}/{w2}/g' {n}", "sed -i '{k}i {w}' {n}", "sed -i '{k}a {w}' {n}",
+    "sed -i '{k},{k2}d' {n}", "sed -i '/{w}/d' {n}", "sed -i -e 's|{w}|{w2}|' {n} {n2}", "cat > {n} <<'EOF'\n{w}\n{w2}\nEOF", "cp {n} {n2}",
+    "mv {n} {n2}", "rm {n}", "mkdir -p {n}", "touch {n}", "cat {n}", "head -n {k} {n}", "tail -n {k} {n}",
+    "wc -l {n}", "grep -n {w} {n}", "grep -c {w} {n}", "grep -rn {w} .", "grep -rl {w} src tests", "sort {n}",
+    "sort -r {n} | head -2", "cut -d' ' -f1 {n}", "nl {n}", "cat -n {n}", "diff {n} {n2}",
+    "grep -v '^$' {n} | wc -l", "find . -name '*.py' | sort", "find . -type f | wc -l", "ls -R", "ls", "ls {n}",
+    "uniq {n}", "awk 'NR==1' {n}", "cd {n}", "cd ..", "pwd", "python3 -m py_compile {n} && echo ok",
+    "python3 -c 'print(1+1)'", "[ -f {n} ] && echo yes || echo no",
+]
+TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS)}
 
-def command(rng: random.Random) -> str:
-    return rng.choice(TEMPLATES).format(w=rng.choice(WORDS), w2=rng.choice(WORDS), n=rng.choice(NAMES),
-                                        n2=rng.choice(NAMES), n3=rng.choice(NAMES), g=rng.choice(["*.py", "*.md", "n*", "*"]))
+
+def command(rng: random.Random, templates: str = "files") -> str:
+    forms, names, words = TEMPLATE_SETS[templates]
+    form = rng.choice(forms)
+    fields = dict(w=rng.choice(words), w2=rng.choice(words), n=rng.choice(names), n2=rng.choice(names),
+                  n3=rng.choice(names), g=rng.choice(["*.py", "*.md", "n*", "*"]))
+    if templates == "repo":  # (drawn only here, so a seed of the first set still types what it always typed)
+        fields.update(m=rng.choice(MESSAGES), b=rng.choice(BRANCHES), k=rng.randint(1, 3), k2=rng.randint(1, 5))
+    return form.format(**fields)
 
 
-async def run(seed: int, sequences: int, length: int) -> tuple[int, int, list[dict]]:
+async def run(seed: int, sequences: int, length: int, templates: str = "files") -> tuple[int, int, list[dict]]:
     """(steps, answered from the state, the answers that differ from the sandbox)."""
     from domains.terminal.rules.output import next_cwd
 
@@ -60,7 +93,7 @@ async def run(seed: int, sequences: int, length: int) -> tuple[int, int, list[di
     steps = answered = 0
     wrong: list[dict] = []
     for k in range(sequences):
-        commands = [command(rng) for _ in range(length)]
+        commands = [command(rng, templates) for _ in range(length)]
         with tempfile.TemporaryDirectory() as tmp:
             sim, store = _simulator(world, Path(tmp))
             ep = await sim.episode(f"fuzz{k}")
@@ -94,8 +127,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sequences", type=int, default=25)
     parser.add_argument("--length", type=int, default=12)
+    parser.add_argument("--templates", choices=sorted(TEMPLATE_SETS), default="files",
+                        help="files: file commands with hostile names and quoting; repo: a developer's work in "
+                             "the world's repository (git, sed, pipes)")
     args = parser.parse_args()
-    steps, answered, wrong = asyncio.run(run(args.seed, args.sequences, args.length))
+    steps, answered, wrong = asyncio.run(run(args.seed, args.sequences, args.length, args.templates))
     print(f"{steps} random steps in the sandbox: the state answered {answered}, "
           f"{answered - len(wrong)} exactly as the sandbox ({len(wrong)} differ)")
     for w in wrong:

@@ -582,11 +582,12 @@ def test_state_answers_follow_what_a_real_shell_does_after_writes_it_cannot_see(
     assert shell.answer(terminal(), "echo $SHELL") == ("/bin/bash\n", 0)  # bash sets it from passwd
     assert shell.answer(terminal(), "echo $((3+4))") is None and shell.answer(terminal(), "echo $(whoami)") is None
     assert shell.answer(terminal(), "echo $USER") == ("user\n", 0)
-    for writer in ("python -m pytest", "make", "sed -i s/8.3.2/8.3.3/ requirements.txt", "cat x | tee out.txt",
+    for writer in ("python -m pytest", "make", "sed -i 's/8.3.2/8.3.3/w log' requirements.txt", "cat x | tee out.txt",
                    "find . -name '*.pyc' -delete"):
         after = run(terminal(), writer)
         assert shell.answer(after, "ls") is None, writer  # it may have made files: the listing is the model's
-    assert shell.answer(run(terminal(), "sed -i s/8.3.2/8.3.3/ requirements.txt"), "cat requirements.txt") is None
+    edited = run(terminal(), "sed -i s/8.3.2/8.3.3/ requirements.txt")  # (a regular expression: the file alone)
+    assert shell.answer(edited, "cat requirements.txt") is None and shell.answer(edited, "ls") is not None
     for reader in ("grep -rn def src", "cat README.md | head -3", "git status", "find . -name '*.py'"):
         assert shell.answer(run(terminal(), reader), "ls") is not None, reader
     for history in ("git reset --hard HEAD", "git merge feat", "git commit --amend -m x", "git stash"):
@@ -1121,6 +1122,52 @@ def test_a_literal_sed_substitution_in_place_is_followed_and_a_regular_expressio
     for regex in ("s/a.b/c/", "s/^#/%/", "s/notes/&s/", "s/no*tes/x/"):
         v = run(s, f"sed -i '{regex}' README.md")
         assert shell.silent(s, f"sed -i '{regex}' README.md") is None and shell.answer(v, "cat README.md") is None
+
+
+def test_sed_in_place_rewrites_only_the_files_it_is_given_and_line_edits_are_followed():
+    """A script that edits only its files (d, p, s with any delimiter, one a/i/c) leaves every other
+    file and listing known; lines deleted by number and one-line inserts are worked out as GNU sed
+    does them; a script that may write elsewhere (`w FILE`) is any program's."""
+    s = terminal()
+    t = run(s, "sed -i '3d' src/notes.py")
+    assert shell.answer(t, "cat src/notes.py") == ("def add(notes, text):\n    notes.append(text)\n", 0)
+    assert shell.silent(s, "sed -i '3d' src/notes.py") == ("", 0)
+    assert shell.answer(run(s, "sed -i '5,2d' src/notes.py"), "cat src/notes.py") == \
+        ("def add(notes, text):\n    notes.append(text)\n    return notes\n", 0)  # (an end before the start: one line)
+    t = run(run(s, "sed -i '2i # note' src/notes.py"), "sed -i '1a   x y' src/notes.py")
+    assert shell.answer(t, "cat src/notes.py") == \
+        ("def add(notes, text):\nx y\n# note\n    notes.append(text)\n    return notes\n", 0)
+    assert shell.answer(run(s, "sed -i '9a x' src/notes.py"), "cat src/notes.py") == shell.answer(s, "cat src/notes.py")
+    assert shell.silent(s, "sed -i '3i' src/notes.py") is None  # (no text: sed refuses it)
+    regex = run(s, "sed -i -e 's|a[dn]d|x|g' src/notes.py tests/test_notes.py")
+    assert shell.answer(regex, "cat src/notes.py") is None and shell.answer(regex, "cat tests/test_notes.py") is None
+    assert shell.answer(regex, "ls") == shell.answer(s, "ls") and shell.answer(regex, "cat README.md")[1] == 0
+    assert shell.answer(run(s, "sed -i 'w out' README.md"), "ls") is None  # (it wrote `out`)
+    assert shell.answer(s, "sed -n '3,1p' src/notes.py") == ("    return notes\n", 0)
+
+
+def test_what_git_removes_renames_or_brings_back_is_no_longer_known_to_be_there():
+    """`git rm`, `git mv`, a stash or a restore change the working tree in ways the state does not
+    follow: whether a file is there goes to the model (or the next listing), where it was answered
+    as still there. Those that leave the working tree (`rm --cached`, `restore --staged`) keep it."""
+    s = terminal()
+    t = run(s, "git rm -q requirements.txt")
+    assert shell.silent(t, "rm requirements.txt") is None and shell.answer(t, "ls") is None
+    t = run(s, "git mv tests/test_notes.py new.txt")
+    assert shell.answer(t, "cd tests/test_notes.py") is None
+    t = run(s, "git rm -q --cached requirements.txt")
+    assert shell.silent(t, "rm requirements.txt") == ("", 0) and shell.answer(t, "cat src/notes.py") is None
+    # a folder moved onto a name the state cannot place (a program wrote): wherever it went, not where it was
+    t = run(run(s, "sed -i 'w out' README.md"), "mv tests new.txt")
+    assert shell.answer(t, "cd tests/test_notes.py") == \
+        ("/bin/bash: line 1: cd: tests/test_notes.py: No such file or directory\n", 1)
+    # a failed move of one source that is not there did nothing; one of several checks each first
+    t = run(s, "cp nope.txt src", "cp: cannot stat 'nope.txt': No such file or directory\n", 1)
+    assert shell.answer(t, "cat src/new.py") == ("cat: src/new.py: No such file or directory\n", 1)
+    t = run(s, "mv new.txt nope.txt docs", "mv: target 'docs': No such file or directory\n", 1)
+    assert shell.answer(t, "git ls-files") == ("README.md\nrequirements.txt\nsrc/notes.py\ntests/test_notes.py\n", 0)
+    unsure = {**s, "git": {**s["git"], "base": {"docs": None}}}  # (whether the last commit had `docs`: not known)
+    assert shell.answer(unsure, "git ls-files") is None
 
 
 def test_counting_several_files_and_diff_of_known_files():

@@ -195,9 +195,12 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
         if not m:
             return None
         first, last = int(m.group(1)), int(m.group(2) or m.group(1))
+        if first == 0:
+            return None  # (sed refuses line 0)
+        last = max(first, last)  # (an end before the start: the start's line alone)
 
         def lines(text: str) -> tuple[str, int]:
-            return "".join(_lines(text)[max(first, 1) - 1:last]), 0
+            return "".join(_lines(text)[first - 1:last]), 0
 
         return lines, args[2:]
     if cmd == "sort":

@@ -13,7 +13,8 @@ from . import gitobjects
 from . import state as st
 from .repository import (BRANCH_LISTING, GIT_READS, QUIET, TAG_LISTING, _commit_message, _commits_all, _committed,
                          _fresh, _git_globals, _new_commit)
-from .state import (Made, TerminalState, _abs, _blob, _changed, _forget_writes, _in_repo, _kept, _made, _within, _write)
+from .state import (Made, TerminalState, _abs, _blob, _changed, _forget_below, _forget_writes, _in_repo, _kept, _made,
+                    _within, _write)
 
 
 def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
@@ -118,10 +119,29 @@ def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
             s.git.branches.remove(args[2])
         else:  # merge, reset, rebase, stash, restore, `checkout -- file`, commit --amend…: not modelled
             s.git.unknown = True
-            _forget_writes(s, s.git.repo)
+            if _index_only(args):
+                _forget_writes(s, s.git.repo)
+            else:  # (`git rm`, `git mv`, a stash or a restore: files removed, renamed or brought back)
+                _forget_below(s, s.git.repo)
     else:
         return False
     return True
+
+
+def _index_only(args: list[str]) -> bool:
+    """A git command that leaves the working tree's files where they are (it may change the index,
+    history or names): `reset` (but --hard, --merge, --keep), `restore --staged`, `rm --cached`, a
+    stash listed or shown, commits, tags, branches, configuration and remotes."""
+    sub, rest = (args[0], args[1:]) if args else ("", [])
+    if sub == "reset":
+        return not {"--hard", "--merge", "--keep"} & set(rest)
+    if sub == "restore":
+        return bool({"-S", "--staged"} & set(rest)) and not {"-W", "--worktree"} & set(rest)
+    if sub == "rm":
+        return "--cached" in rest
+    if sub == "stash":
+        return rest[:1] in (["list"], ["show"])
+    return sub in ("commit", "tag", "branch", "config", "remote", "fetch", "notes", "gc", "reflog")
 
 
 _COMMITTED = re.compile(r"^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] ", re.M)

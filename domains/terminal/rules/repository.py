@@ -387,6 +387,8 @@ def _tracked(s: TerminalState) -> list[str] | None:
     unchanged = [posixpath.relpath(p, g.repo) for p in s.files
                  if _within(p, g.repo) and p != g.repo and p not in s.dirs and not any(_within(p, n) for n in nested)
                  and not any(_within(p, d) for d in s.deleted)]
+    if any(g.index.get(rel, head) is None for rel, head in g.base.items()):
+        return None  # (a path whose blob, and so whether the index has it, is not known)
     tracked = {rel for rel in unchanged if rel not in g.base} | \
         {rel for rel, head in g.base.items() if g.index.get(rel, head) != ""}
     if any(not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel) for rel in tracked):

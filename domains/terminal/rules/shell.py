@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from . import awk, filters, gittypo, history, lists, pathnames, pycheck, pyeval, search
+from . import awk, filters, gittypo, history, lists, pathnames, pycheck, pyeval, search, sedscript
 from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, GIT_PIPED_READS, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
@@ -173,13 +173,13 @@ def _partly_done(s: TerminalState, words: list[str], kinds: set[str] | None) -> 
             paths += [posixpath.join(where, n) for n in _children(where, s)
                       if fnmatch.fnmatchcase(n, pattern) and (pattern.startswith(".") or not n.startswith("."))]
     recursive = any(RECURSIVE.fullmatch(w) for w in words[1:] if w.startswith("-"))
-    for path in paths:
-        if words[0] == "rm" and not recursive and path in s.dirs:
-            continue  # (`rm DIR`: refused, nothing removed)
-        if path == "/":
-            _forget_writes(s, None, list(s.files))
-            return
+    paths = [p for p in paths if not (words[0] == "rm" and not recursive and p in s.dirs)]  # (`rm DIR`: refused)
+    if "/" in paths:
+        _forget_writes(s, None, list(s.files))
+        return
+    for path in paths:  # (each before any is forgotten: what the last commit had there is still known)
         _touched(s, path)
+    for path in paths:
         mount = path in WRITABLE  # (/home, /tmp: mounts, never removed themselves; only what is in them)
 
         def gone(p: str, path: str = path, mount: bool = mount) -> bool:
@@ -191,6 +191,13 @@ def _partly_done(s: TerminalState, words: list[str], kinds: set[str] | None) -> 
         s.deleted = [d for d in s.deleted if not gone(d)]
         s.order = [p for p in s.order if not gone(p)]
         s.times = {p: when for p, when in s.times.items() if not gone(p)}
+
+
+def _source_missing(words: list[str], output: str) -> bool:
+    """`cp SOURCE TARGET` or `mv SOURCE TARGET` refused because its one source is not there: nothing done."""
+    plain = [w for w in words[1:] if not w.startswith("-")]
+    return words[0] in ("cp", "mv") and len(plain) == 2 and \
+        output.count("\n") == 1 and output.startswith(f"{words[0]}: cannot stat ") and "No such file" in output
 
 
 def _apart(paths: list[str]) -> bool:
@@ -731,10 +738,12 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             pass
         elif cmd == "python3" and _compiles(s, args):
             pass
-        elif cmd == "sed" and (literal := _sed_literal(args)) and _contents(literal[3], s) is not None:
-            pass
-        elif cmd == "sed" and len(parts) == 1 and literal and _absent(_abs(literal[3], s), s):
-            return f"sed: can't read {args[2]}: No such file or directory\n", 2
+        elif cmd == "sed" and (edit := sedscript.in_place(args)) and edit.edit and \
+                all(_contents(f, s) is not None for f in edit.files):
+            pass  # (a script that is always valid, on files the state knows)
+        elif cmd == "sed" and len(parts) == 1 and edit and edit.edit and len(edit.files) == 1 and \
+                _PLAIN.fullmatch(edit.files[0]) and _absent(_abs(edit.files[0], s), s):
+            return f"sed: can't read {edit.files[0]}: No such file or directory\n", 2
         elif cmd == "cd" and len(plain) == 1 and _abs(plain[0], s) in s.dirs and not plain[0].startswith("//"):
             s.cwd = _abs(plain[0], s)  # later parts of the line run there
         elif cmd == "rm" and plain and "*" not in "".join(plain) and _apart([_abs(a, s) for a in plain]) and \
@@ -808,7 +817,7 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
                     not _NOT_RUN.fullmatch(output):
                 _forget_writes(s, None)  # a program that failed may still have written (python's __pycache__)
             _redirected_anyway(s, words, kinds, output)
-            if words[0] in FILE_COMMANDS:
+            if words[0] in FILE_COMMANDS and not _source_missing(words, output):
                 _partly_done(s, words, kinds)
             break
         if exit_code != 0 and n == len(parts) - 1 and words[:2] == ["git", "commit"]:
@@ -823,29 +832,6 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
                    kinds=kinds)
     s.cwd = cwd_after or s.cwd
     return s.model_dump()
-
-
-# `sed -i 's/OLD/NEW/[g]' FILE` with OLD and NEW plain text: no character a basic regular
-# expression or a replacement gives a meaning to (`.`, `*`, `[`, `^`, `$`, `\`, `&`), no `/`
-_SED_OLD = re.compile(r"[A-Za-z0-9_ :,=#@%-]+")
-_SED_NEW = re.compile(r"[A-Za-z0-9_ :,=#@%.-]*")
-
-
-def _sed_literal(args: list[str]) -> tuple[str, str, bool, str] | None:
-    """(old, new, every occurrence, file) of a literal in-place substitution; None: anything else."""
-    if len(args) != 3 or args[0] != "-i":
-        return None
-    m = re.fullmatch(r"s/([^/]*)/([^/]*)/(g?)", args[1])
-    if not m or not _SED_OLD.fullmatch(m.group(1)) or not _SED_NEW.fullmatch(m.group(2)) or \
-            not _PLAIN.fullmatch(args[2]) or args[2].startswith("-"):
-        return None
-    return m.group(1), m.group(2), m.group(3) == "g", args[2]
-
-
-def _substituted(text: str, old: str, new: str, every: bool) -> str:
-    """sed's `s/old/new/[g]` on each line (the first occurrence, or every one); a last line without
-    its newline stays without one."""
-    return "\n".join(line.replace(old, new, -1 if every else 1) for line in text.split("\n"))
 
 
 def _archive_target(cmd: str, args: list[str]) -> str | None:
@@ -1082,6 +1068,8 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
         _forget_writes(s, posixpath.dirname(_abs(plain[1], s)))
         if cmd == "mv":
             _forget_writes(s, posixpath.dirname(_abs(plain[0], s)))
+            if set(args) - set(plain) <= {"-f"} and _abs(plain[0], s) != s.cwd:
+                _remove(s, _abs(plain[0], s))  # (wherever it went, it is not where it was)
     elif cmd in ("mv", "cp") and len(plain) == 2:
         src, dst = _abs(plain[0], s), _abs(plain[1], s)
         _touched(s, dst)  # also where the files it moves are not known one by one
@@ -1152,10 +1140,11 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
             s.env.pop(a, None)
     elif cmd == "git" and history.apply(s, words, output):
         pass
-    elif cmd == "sed" and _sed_literal(args) and _contents(args[2], s) is not None:
-        old, new, every, name = _sed_literal(args)  # (a literal substitution: the new contents are known)
-        _write(s, _abs(name, s), _substituted(_contents(name, s), old, new, every))
-        _made(s, _abs(name, s))  # sed -i writes a new file and renames it over the old one
+    elif cmd == "sed" and (edit := sedscript.in_place(args)) is not None:  # (it rewrites the files it is given)
+        for name in edit.files:
+            text = _contents(name, s)
+            _write(s, _abs(name, s), edit.edit(text) if edit.edit and text is not None else None)
+            _made(s, _abs(name, s))  # sed -i writes a new file and renames it over the old one
     elif cmd == "python3" and _compiles(s, args):
         for name in args[2:]:
             source = _abs(name, s)

@@ -365,6 +365,18 @@ def _forget_writes(s: TerminalState, under: str | None, files: list[str] | None 
                 s.files[p] = None
 
 
+def _forget_below(s: TerminalState, root: str) -> None:
+    """A command the state cannot follow may have made, removed or moved anything below `root` (git
+    restoring, removing or renaming files): what is there is no longer known, but for the folders the
+    shell is in."""
+    _forget_writes(s, root)
+    keep = {d for d in s.dirs if _within(s.cwd, d)}
+    s.files = {p: c for p, c in s.files.items() if not _within(p, root) or p == root}
+    s.dirs = [d for d in s.dirs if not _within(d, root) or d in keep]
+    s.deleted = [d for d in s.deleted if not _within(d, root)]
+    s.order = [p for p in s.order if not _within(p, root)]
+
+
 def _remove(s: TerminalState, path: str) -> None:
     _touched(s, path)
     for p in [p for p in s.files if _within(p, path)]:
