@@ -70,6 +70,8 @@ REPO_TEMPLATES = [
     "grep -v '^$' {n} | wc -l", "find . -name '*.py' | sort", "find . -type f | wc -l", "ls -R", "ls", "ls {n}",
     "uniq {n}", "awk 'NR==1' {n}", "cd {n}", "cd ..", "pwd", "python3 -m py_compile {n} && echo ok",
     "python3 -c 'print(1+1)'", "[ -f {n} ] && echo yes || echo no",
+    "touch {n}/x", "mkdir {n}/x", "rmdir {n}", "chmod +x {n}", "stat {n}", "du -sh {n}", "grep {w} {n}", "rm -f {n}",
+    "cp {n} {n2}/", "mv {n} {n2}/x", "rm {n} {n2}", "cat {n}/", "head {n}/x", "rm -r {n}", "sort -r {n}",
 ]
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS)}
 

@@ -316,6 +316,17 @@ SEQUENCES: list[list[str]] = [
      "grep -rl def --include='*.py' .", "rm b.py", "touch b.py", "find . -name '*.py' | head -3", "cp c.py d.py",
      "cp c.py b.py", "find . -name '*.py'", "sed -i 's/a/b/' b.py", "find . -name '*.py' | head -3", "find src tests -name '*.py'", "grep -rn add --include='*.py' src tests",
      "mkdir -p x/y && touch x/y/k.py x/j.py", "find x", "find . -name '*.py' | xargs wc -l"],
+    # mistakes: a path that is not there, a folder where a file is wanted, a file on the way
+    ["rm nope", "rm -f nope", "rm src", "rm nope/x", "rm README.md/x", "cp nope x", "cp src x", "mv nope x",
+     "cp README.md nope/", "mv README.md nope/x", "cp README.md src/notes.py/x", "head nope", "tail -n 2 nope",
+     "head src", "wc -l nope", "grep x nope", "grep -n def src", "grep -c def src", "sort nope", "sort src",
+     "uniq nope", "nl nope", "cat README.md/", "touch nope/x", "mkdir a/b", "mkdir README.md/x", "rmdir nope",
+     "rmdir README.md", "chmod +x nope", "stat nope", "du -sh nope", "rm -r .", "ls", "rm README.md nope src", "ls",
+     "rm -rf ..", "head -3 ~/nope", "sed -i '2d' nope", "sed -i '1i x' requirements.txt", "cat requirements.txt",
+     "sed -i '$d' requirements.txt", "cat requirements.txt", "ls"],
+    # what git removes, renames or brings back: not taken as still there
+    ["git rm -q requirements.txt", "rm requirements.txt", "ls", "git mv tests/test_notes.py t.py", "cd tests/test_notes.py",
+     "ls tests", "git stash -q", "ls", "cat t.py", "git stash pop -q", "git status --short", "ls"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from . import awk, filters, gittypo, history, lists, pathnames, pycheck, pyeval, search, sedscript
+from . import awk, filters, gittypo, history, lists, missing, pathnames, pycheck, pyeval, search, sedscript
 from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, GIT_PIPED_READS, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
@@ -194,10 +194,56 @@ def _partly_done(s: TerminalState, words: list[str], kinds: set[str] | None) -> 
 
 
 def _source_missing(words: list[str], output: str) -> bool:
-    """`cp SOURCE TARGET` or `mv SOURCE TARGET` refused because its one source is not there: nothing done."""
+    """`cp SOURCE TARGET` or `mv SOURCE TARGET` refused before it began (the source not there, a
+    folder without -r, the target's folder not there): nothing done."""
     plain = [w for w in words[1:] if not w.startswith("-")]
-    return words[0] in ("cp", "mv") and len(plain) == 2 and \
-        output.count("\n") == 1 and output.startswith(f"{words[0]}: cannot stat ") and "No such file" in output
+    return words[0] in ("cp", "mv") and len(plain) == 2 and output.count("\n") == 1 and \
+        bool(_REFUSED_WHOLE.match(output.removeprefix(words[0] + ": ")))
+
+
+_REFUSED_WHOLE = re.compile(r"cannot stat |-r not specified; omitting directory |cannot create regular file |"
+                            r"cannot move .* to |.* and .* are the same file")
+
+
+def _refused(words: list[str], s: TerminalState) -> tuple[str, int] | None:
+    """A tool's refusal of a path that is not as it needs (missing.py), from the words the shell
+    passed it."""
+    if words[0] not in missing.TOOLS or words[0] in s.defined or {"PATH", "LANG", "LC_ALL", "LC_MESSAGES"} & set(s.env):
+        return None
+    return missing.refusal(words[0], words[1:], lambda word: _why(word, s),
+                           lambda word: _writable(_abs(word, s)) and "/.git" not in _abs(word, s) + "/")
+
+
+def _refused_before_anything(s: TerminalState, command: str, output: str, exit_code: int) -> bool:
+    """The command failed as missing.py said it would, before it did anything (all but rm of
+    several paths, which removes the others)."""
+    parts = _split(command)
+    if not parts or len(parts) != 1 or any(c in command for c in "*?[]{}\\$`"):
+        return False
+    try:
+        words = _tildes([_expand(w, s, strict=True) for w in parts[0]], command, s)
+    except _Unknown:
+        return False
+    plain = [w for w in words[1:] if not w.startswith("-")]
+    return not (words[0] == "rm" and len(plain) > 1) and _refused(words, s) == (output, exit_code)
+
+
+def _why(word: str, s: TerminalState) -> str | None:
+    """What a tool finds at the path `word` names: "file", "dir", or why it finds nothing (a folder
+    on the way not there, or a file: missing.NO_ENTRY, NOT_DIR); None where the state does not know."""
+    if word.startswith("//") or ".." in word.strip("/").split("/")[1:]:
+        return None  # (`README.md/..`: the kernel walks through the file; the state's path does not)
+    path = _abs(word, s)
+    folder = "/"
+    for name in path.strip("/").split("/")[:-1]:
+        folder = posixpath.join(folder, name)
+        kind = _kind(folder, s)
+        if kind != "dir":
+            return {"file": missing.NOT_DIR, "missing": missing.NO_ENTRY}.get(kind or "")
+    kind = _kind(path, s) if path != "/" else "dir"
+    if kind == "file" and word.endswith("/"):
+        return missing.NOT_DIR
+    return {"missing": missing.NO_ENTRY}.get(kind or "", kind)
 
 
 def _apart(paths: list[str]) -> bool:
@@ -391,6 +437,9 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     cmd, args = words[0], words[1:]
     if ">" in words or ">>" in words:
         return None  # writes: state changes, the output is empty; let apply() record it, answer ""
+    refused = _refused(words, s)
+    if refused is not None:
+        return refused
     if cmd == "ls" and len(args) >= 2 and all(_PLAIN.fullmatch(a) and not a.startswith("-") for a in args):
         listed = _folders(args, s, lambda folder: _listing(_abs(folder, s), s))
         return (listed, 0) if listed is not None else None
@@ -404,7 +453,7 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if cmd == "echo" and all(not a.startswith("-") or a == "-n" for a in args):
         said = _echo_text(args, False)
         return None if said is None else (said, 0)
-    if cmd == "cat" and len(args) == 1 and not args[0].startswith("-"):
+    if cmd == "cat" and len(args) == 1 and not args[0].startswith("-") and not args[0].endswith("/"):
         path = _abs(args[0], s)
         if not _PLAIN.fullmatch(args[0]) and (_absent(path, s) or path in s.dirs):
             return None  # (GNU quotes such a name in its message: 'q r')
@@ -747,12 +796,15 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         elif cmd == "cd" and len(plain) == 1 and _abs(plain[0], s) in s.dirs and not plain[0].startswith("//"):
             s.cwd = _abs(plain[0], s)  # later parts of the line run there
         elif cmd == "rm" and plain and "*" not in "".join(plain) and _apart([_abs(a, s) for a in plain]) and \
+                not any(posixpath.basename(a.rstrip("/")) in (".", "..") for a in plain) and \
                 all(_exists(_abs(a, s), s) and _writable(_abs(a, s)) and
-                    (_abs(a, s) in s.files or "-r" in "".join(args) or "-rf" in args) for a in plain):
+                    (_abs(a, s) in s.files or "-r" in "".join(args) or "-rf" in args) or
+                    "f" in "".join(f[1:] for f in flags) and _absent(_abs(a, s), s) and _writable(_abs(a, s))
+                    for a in plain):  # (-f: what is not there is no error)
             pass
         elif cmd in ("cp", "mv") and len(plain) == 2 and _abs(plain[0], s) in s.files and _writable(_abs(plain[1], s)) and \
                 (cmd == "cp" or _writable(_abs(plain[0], s))) and \
-                (posixpath.dirname(_abs(plain[1], s)) in s.dirs or _abs(plain[1], s) in s.dirs) and \
+                (posixpath.dirname(_abs(plain[1], s)) in s.dirs and not plain[1].endswith("/") or _abs(plain[1], s) in s.dirs) and \
                 _abs(plain[0], s) not in (_abs(plain[1], s), posixpath.join(_abs(plain[1], s), posixpath.basename(plain[0]))):
             pass  # (onto itself: "are the same file", refused)
         else:
@@ -811,6 +863,8 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
         return s.model_dump()
     # the output is the last part's alone where those before it print nothing (`git add -A && git commit`)
     quiet_before = len(parts) > 1 and _quiet_prefix(state, parts) is not None
+    if exit_code != 0 and len(parts) == 1 and not fed and _refused_before_anything(s, line, output, exit_code):
+        parts = []  # (refused before it began: nothing changed)
     for n, words in enumerate(parts):
         if exit_code != 0 and len(parts) == 1:
             if exit_code not in (126, 127) and words[0] not in MODELLED and _writes(words[0], words[1:], s) and \
@@ -858,7 +912,7 @@ READS = frozenset({
     "ls", "cat", "echo", "printf", "pwd", "cd", "grep", "egrep", "fgrep", "rg", "find", "head", "tail", "wc", "sort",
     "uniq", "cut", "tr", "diff", "cmp", "file", "stat", "du", "df", "whoami", "id", "hostname", "date", "env",
     "printenv", "which", "type", "history", "tree", "less", "more", "nl", "column", "basename", "dirname",
-    "realpath", "readlink", "uname", "uptime", "ps", "free", "true", "false", "test", "[", "seq", "sleep",
+    "realpath", "readlink", "uname", "uptime", "ps", "free", "true", "false", "test", "[", "[[", "seq", "sleep",
     "export", "unset", "alias", "clear", "man", "help", "jq", "md5sum", "sha1sum", "sha256sum", "od", "xxd",
     "hexdump", "strings", "awk", "sed", "locale", "groups", "w", "who", "top", "lsb_release", "nproc",
 })
@@ -1014,8 +1068,12 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
             p = _abs(a, s)
             if p in s.dirs:
                 _changed(s, p)  # (a folder: its time)
-            elif p not in s.files:
+            elif p not in s.files and (_absent(p, s) or posixpath.dirname(p) in s.known_dirs):
                 _write(s, p, "")
+            elif p not in s.files:  # (a name in a folder not known whole: a file made, or a folder or file there)
+                _touched(s, p)
+                s.known_dirs = [d for d in s.known_dirs if d != p]
+                s.seen = {}
             elif args == plain:
                 _changed(s, p)
             else:
@@ -1062,9 +1120,11 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
                 _apply_one(s, [cmd, *[a for a in args if a.startswith("-")], source, plain[-1]], None)
         else:
             _partly_done(s, words, None)
-    elif cmd in ("mv", "cp") and len(plain) == 2 and _abs(plain[1], s) not in s.dirs and \
-            _abs(plain[1], s) not in s.files and posixpath.dirname(_abs(plain[1], s)) not in s.known_dirs:
-        # (onto what may be a folder: into it, or onto a file: not known which)
+    elif cmd in ("mv", "cp") and len(plain) == 2 and (
+            _abs(plain[1], s) not in s.dirs and _abs(plain[1], s) not in s.files and not _absent(_abs(plain[1], s), s) and
+            posixpath.dirname(_abs(plain[1], s)) not in s.known_dirs or not _exists(_abs(plain[0], s), s)):
+        # (onto what may be a folder: into it, or onto a file: not known which; or what it moved, not known)
+        s.deleted = [d for d in s.deleted if not _within(d, _abs(plain[1], s))]
         _forget_writes(s, posixpath.dirname(_abs(plain[1], s)))
         if cmd == "mv":
             _forget_writes(s, posixpath.dirname(_abs(plain[0], s)))

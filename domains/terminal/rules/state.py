@@ -191,8 +191,8 @@ def _user(s: TerminalState) -> str:
 def _contents(name: str, s: TerminalState) -> str | None:
     """A file's contents where this episode knows them (None: unknown, removed, or a folder)."""
     path = _abs(name, s)
-    if path in s.deleted or path in s.dirs or any(_within(path, d) for d in s.deleted):
-        return None
+    if path in s.deleted or path in s.dirs or any(_within(path, d) for d in s.deleted) or name.endswith("/"):
+        return None  # (`README.md/`: "Not a directory")
     return s.files.get(path)
 
 
