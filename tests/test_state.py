@@ -1147,6 +1147,9 @@ def test_sed_in_place_rewrites_only_the_files_it_is_given_and_line_edits_are_fol
     assert shell.answer(regex, "ls") == shell.answer(s, "ls") and shell.answer(regex, "cat README.md")[1] == 0
     assert shell.answer(run(s, "sed -i 'w out' README.md"), "ls") is None  # (it wrote `out`)
     assert shell.answer(s, "sed -n '3,1p' src/notes.py") == ("    return notes\n", 0)
+    # `'1a '^$''` is `1a ^` to bash ($'' is its own quoting): the words are not what they seem
+    quoted = "sed -i '1a '^$'' README.md"
+    assert shell.silent(s, quoted) is None and shell.answer(run(s, quoted), "head -2 README.md") is None
 
 
 @pytest.mark.parametrize("command,said,code", [
@@ -1194,6 +1197,10 @@ def test_what_the_state_cannot_tell_apart_is_not_refused_or_taken_as_made():
         assert said is None or said[1] == 0, command  # (a count after the refusal; quoting; the -p form; …)
     assert shell.silent(s, "rm -f nope") == ("", 0) and shell.silent(s, "cp README.md nope/") is None
     assert shell.silent(s, "rm -r .") is None and shell.silent(s, "rm -rf src/..") is None  # (refused, whatever is in it)
+    # a folder made again by `git init` is there; a tag named as the branch makes its short name ambiguous
+    again = run(run(run(s, "rm src/notes.py"), "rmdir src/"), "git init -q src/")
+    assert shell.answer(again, "cd src") is None or shell.answer(again, "cd src")[1] == 0
+    assert shell.answer(run(s, "git tag main"), "git rev-parse --abbrev-ref HEAD") is None
     # `touch` of a name in a folder not known whole: a file may have been there, or a folder
     t = run(run(s, "sed -i 'w out' README.md"), "touch zz")
     assert shell.answer(t, "cat zz") is None and shell.answer(run(s, "touch zz"), "cat zz") == ("", 0)

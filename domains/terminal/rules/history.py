@@ -28,6 +28,7 @@ def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
             target = posixpath.basename(where[0].rstrip("/")).removesuffix(".git")
         repo = _abs(target, s) if target else s.cwd
         fresh = _fresh(s, repo) if args[0] == "init" and set(args[1:]) - set(where) <= QUIET else None
+        s.deleted = [d for d in s.deleted if not _within(repo, d)]  # (git makes the folder, and those on the way)
         if fresh is not None:  # the world's first repository: followed from its start
             if repo not in s.dirs:
                 s.dirs.append(repo)

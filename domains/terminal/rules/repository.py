@@ -138,8 +138,8 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
         return _diff(s, args[1:])
     if args[:1] == ["log"]:
         return _log(g, args[1:])
-    if args in (["rev-parse", "--abbrev-ref", "HEAD"], ["branch", "--show-current"]):
-        return g.branch + "\n", 0
+    if args == ["branch", "--show-current"] or args == ["rev-parse", "--abbrev-ref", "HEAD"] and g.branch not in g.tags:
+        return g.branch + "\n", 0  # (a tag of the branch's name makes the short name ambiguous: heads/main)
     if args[:1] == ["rev-parse"]:
         said = gitlog.rev_parse(args[1:], g.head, g.branch, g.repo, s.cwd)
         return None if said is None else (said, 0)

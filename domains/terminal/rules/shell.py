@@ -343,7 +343,7 @@ def _expansions(command: str, s: TerminalState) -> set[str] | None:
         return None
     kinds: set[str] = set()
     quote, before, target = "", " ", 0  # (target: 1 after a `>`, 2 inside the word it writes to)
-    for c in command:
+    for i, c in enumerate(command):
         if target and not quote and c in " \t;&|" and (target == 2 or c not in " \t"):
             target = 0
         elif target == 1 and c not in " \t>":
@@ -369,6 +369,8 @@ def _expansions(command: str, s: TerminalState) -> set[str] | None:
             kinds.add(mark + "backslash")
         elif c == "~" and before in " \t=:>":
             kinds.add(mark + "tilde")
+        elif c == "$" and command[i + 1:i + 2] in ("'", '"'):
+            kinds.add(mark + "variable")  # ($'…' and $"…": bash's own quoting, read otherwise here)
         before = c
     for words in parts:
         for i, w in enumerate(words):
@@ -787,8 +789,8 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             pass
         elif cmd == "python3" and _compiles(s, args):
             pass
-        elif cmd == "sed" and (edit := sedscript.in_place(args)) and edit.edit and \
-                all(_contents(f, s) is not None for f in edit.files):
+        elif cmd == "sed" and (edit := sedscript.in_place(args) if not kinds - PATH_EXPANSIONS else None) and \
+                edit.edit and all(_contents(f, s) is not None for f in edit.files):
             pass  # (a script that is always valid, on files the state knows)
         elif cmd == "sed" and len(parts) == 1 and edit and edit.edit and len(edit.files) == 1 and \
                 _PLAIN.fullmatch(edit.files[0]) and _absent(_abs(edit.files[0], s), s):
