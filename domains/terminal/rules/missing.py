@@ -8,6 +8,9 @@ grep, sort, uniq, nl and cat as it is; the last two kinds are answered for plain
 every style prints the same. Only what fails before anything is done is answered (one path, or rm's
 several, each refused or removed); writes are answered only below the home and /tmp, where the file
 system is writable, so that the refusal is the path's and not the read-only root's.
+
+`refused` asks the state what is at each path (`what_is_at`); `nothing_done` tells a failed copy or
+move that did nothing from one that may have done part of its work.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import posixpath
 import re
 from collections.abc import Callable
 
-from .state import _PLAIN, _QUOTABLE
+from .state import _PLAIN, _QUOTABLE, TerminalState, _abs, _kind, _writable
 
 NO_ENTRY = "No such file or directory"
 NOT_DIR = "Not a directory"
@@ -31,6 +34,45 @@ TOOLS = frozenset({"rm", "cp", "mv", "head", "tail", "wc", "grep", "sort", "uniq
 _GREP_FLAGS = set("nivcwlohHExFsqr")
 _SORT_FLAGS = set("rnubfdM")
 _CHMOD_MODE = re.compile(r"[0-7]{3,4}|[ugoa]*[-+=][rwxXst]+")
+
+
+def nothing_done(words: list[str], output: str) -> bool:
+    """`cp SOURCE TARGET` or `mv SOURCE TARGET` refused before it began (the source not there, a
+    folder without -r, the target's folder not there): nothing done."""
+    plain = [w for w in words[1:] if not w.startswith("-")]
+    return words[0] in ("cp", "mv") and len(plain) == 2 and output.count("\n") == 1 and \
+        bool(_REFUSED_WHOLE.match(output.removeprefix(words[0] + ": ")))
+
+
+_REFUSED_WHOLE = re.compile(r"cannot stat |-r not specified; omitting directory |cannot create regular file |"
+                            r"cannot move .* to |.* and .* are the same file")
+
+
+def refused(words: list[str], s: TerminalState) -> tuple[str, int] | None:
+    """A tool's refusal of a path that is not as the state knows it, from the words the shell passed
+    it (expanded); None where it would run, or the state does not know."""
+    if words[0] not in TOOLS or words[0] in s.defined or {"PATH", "LANG", "LC_ALL", "LC_MESSAGES"} & set(s.env):
+        return None
+    return refusal(words[0], words[1:], lambda word: what_is_at(word, s),
+                   lambda word: _writable(_abs(word, s)) and "/.git" not in _abs(word, s) + "/")
+
+
+def what_is_at(word: str, s: TerminalState) -> str | None:
+    """What a tool finds at the path `word` names: "file", "dir", or why it finds nothing (a folder
+    on the way not there, or a file: NO_ENTRY, NOT_DIR); None where the state does not know."""
+    if word.startswith("//") or ".." in word.strip("/").split("/")[1:]:
+        return None  # (`README.md/..`: the kernel walks through the file; the state's path does not)
+    path = _abs(word, s)
+    folder = "/"
+    for name in path.strip("/").split("/")[:-1]:
+        folder = posixpath.join(folder, name)
+        kind = _kind(folder, s)
+        if kind != "dir":
+            return {"file": NOT_DIR, "missing": NO_ENTRY}.get(kind or "")
+    kind = _kind(path, s) if path != "/" else "dir"
+    if kind == "file" and word.endswith("/"):
+        return NOT_DIR
+    return {"missing": NO_ENTRY}.get(kind or "", kind)
 
 
 def refusal(cmd: str, args: list[str], why: Why, writable: Callable[[str], bool]) -> tuple[str, int] | None:

@@ -193,27 +193,6 @@ def _partly_done(s: TerminalState, words: list[str], kinds: set[str] | None) -> 
         s.times = {p: when for p, when in s.times.items() if not gone(p)}
 
 
-def _source_missing(words: list[str], output: str) -> bool:
-    """`cp SOURCE TARGET` or `mv SOURCE TARGET` refused before it began (the source not there, a
-    folder without -r, the target's folder not there): nothing done."""
-    plain = [w for w in words[1:] if not w.startswith("-")]
-    return words[0] in ("cp", "mv") and len(plain) == 2 and output.count("\n") == 1 and \
-        bool(_REFUSED_WHOLE.match(output.removeprefix(words[0] + ": ")))
-
-
-_REFUSED_WHOLE = re.compile(r"cannot stat |-r not specified; omitting directory |cannot create regular file |"
-                            r"cannot move .* to |.* and .* are the same file")
-
-
-def _refused(words: list[str], s: TerminalState) -> tuple[str, int] | None:
-    """A tool's refusal of a path that is not as it needs (missing.py), from the words the shell
-    passed it."""
-    if words[0] not in missing.TOOLS or words[0] in s.defined or {"PATH", "LANG", "LC_ALL", "LC_MESSAGES"} & set(s.env):
-        return None
-    return missing.refusal(words[0], words[1:], lambda word: _why(word, s),
-                           lambda word: _writable(_abs(word, s)) and "/.git" not in _abs(word, s) + "/")
-
-
 def _refused_before_anything(s: TerminalState, command: str, output: str, exit_code: int) -> bool:
     """The command failed as missing.py said it would, before it did anything (all but rm of
     several paths, which removes the others)."""
@@ -225,25 +204,7 @@ def _refused_before_anything(s: TerminalState, command: str, output: str, exit_c
     except _Unknown:
         return False
     plain = [w for w in words[1:] if not w.startswith("-")]
-    return not (words[0] == "rm" and len(plain) > 1) and _refused(words, s) == (output, exit_code)
-
-
-def _why(word: str, s: TerminalState) -> str | None:
-    """What a tool finds at the path `word` names: "file", "dir", or why it finds nothing (a folder
-    on the way not there, or a file: missing.NO_ENTRY, NOT_DIR); None where the state does not know."""
-    if word.startswith("//") or ".." in word.strip("/").split("/")[1:]:
-        return None  # (`README.md/..`: the kernel walks through the file; the state's path does not)
-    path = _abs(word, s)
-    folder = "/"
-    for name in path.strip("/").split("/")[:-1]:
-        folder = posixpath.join(folder, name)
-        kind = _kind(folder, s)
-        if kind != "dir":
-            return {"file": missing.NOT_DIR, "missing": missing.NO_ENTRY}.get(kind or "")
-    kind = _kind(path, s) if path != "/" else "dir"
-    if kind == "file" and word.endswith("/"):
-        return missing.NOT_DIR
-    return {"missing": missing.NO_ENTRY}.get(kind or "", kind)
+    return not (words[0] == "rm" and len(plain) > 1) and missing.refused(words, s) == (output, exit_code)
 
 
 def _apart(paths: list[str]) -> bool:
@@ -439,7 +400,7 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     cmd, args = words[0], words[1:]
     if ">" in words or ">>" in words:
         return None  # writes: state changes, the output is empty; let apply() record it, answer ""
-    refused = _refused(words, s)
+    refused = missing.refused(words, s)
     if refused is not None:
         return refused
     if cmd == "ls" and len(args) >= 2 and all(_PLAIN.fullmatch(a) and not a.startswith("-") for a in args):
@@ -873,7 +834,7 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
                     not _NOT_RUN.fullmatch(output):
                 _forget_writes(s, None)  # a program that failed may still have written (python's __pycache__)
             _redirected_anyway(s, words, kinds, output)
-            if words[0] in FILE_COMMANDS and not _source_missing(words, output):
+            if words[0] in FILE_COMMANDS and not missing.nothing_done(words, output):
                 _partly_done(s, words, kinds)
             break
         if exit_code != 0 and n == len(parts) - 1 and words[:2] == ["git", "commit"]:
