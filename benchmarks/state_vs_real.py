@@ -324,6 +324,9 @@ SEQUENCES: list[list[str]] = [
      "rmdir README.md", "chmod +x nope", "stat nope", "du -sh nope", "rm -r .", "ls", "rm README.md nope src", "ls",
      "rm -rf ..", "head -3 ~/nope", "sed -i '2d' nope", "sed -i '1i x' requirements.txt", "cat requirements.txt",
      "sed -i '$d' requirements.txt", "cat requirements.txt", "ls"],
+    # git show of the first commit: its header, then each file as added
+    ["git show --stat", "git show", "git show --stat HEAD | head -8", "touch e.txt && git add e.txt", "git show HEAD --stat",
+     "echo x >> README.md && rm requirements.txt", "git show", "git show HEAD | grep -c '^+'"],
     # what git removes, renames or brings back: not taken as still there
     ["git rm -q requirements.txt", "rm requirements.txt", "ls", "git mv tests/test_notes.py t.py", "cd tests/test_notes.py",
      "ls tests", "git stash -q", "ls", "cat t.py", "git stash pop -q", "git status --short", "ls"],

@@ -1759,6 +1759,20 @@ def test_sort_uniq_wc_and_byte_counts_of_known_files():
     assert shell.answer(accents, "head -c 1 e.txt") is None  # (half a character)
 
 
+def test_git_show_of_the_first_commit_is_its_header_then_each_file_added():
+    s = terminal()
+    header = shell.answer(s, "git log -1")[0]
+    stat = (" README.md           | 5 +++++\n requirements.txt    | 1 +\n src/notes.py        | 3 +++\n"
+            " tests/test_notes.py | 4 ++++\n 4 files changed, 13 insertions(+)\n")
+    assert shell.answer(s, "git show --stat") == (header + "\n" + stat, 0)
+    t = run(run(s, "echo x >> README.md && rm requirements.txt"), "git add -A")  # (HEAD is still the first commit)
+    assert shell.answer(t, "git show HEAD --stat") == (header + "\n" + stat, 0)
+    shown = shell.answer(t, "git show")[0]
+    assert shown.startswith(header + "\ndiff --git a/README.md b/README.md\nnew file mode 100644\nindex 0000000..")
+    assert "+++ b/requirements.txt\n@@ -0,0 +1 @@\n+pytest==8.3.2\n" in shown
+    assert shell.answer(run(t, "git -c user.name=u -c user.email=u@x commit -qm two"), "git show --stat") is None
+
+
 def test_git_ls_files_show_at_head_and_branch_v():
     """`git ls-files` (the index: committed files, staged new ones, a removed file until it is
     staged; relative to the shell's folder), `git show HEAD:path` (the file as last committed),

@@ -147,6 +147,8 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
         tracked = _tracked(s)
         return None if tracked is None else ("".join(posixpath.relpath(posixpath.join(g.repo, rel), s.cwd) + "\n"
                                                      for rel in tracked if _within(posixpath.join(g.repo, rel), s.cwd)), 0)
+    if args[:1] == ["show"] and tuple(args[1:]) in SHOW_FORMS:
+        return _show(s, SHOW_FORMS[tuple(args[1:])])
     if len(args) == 2 and args[0] == "show" and args[1].startswith(("HEAD:", "@:")) and g.follows:
         rel = args[1].partition(":")[2]
         if not re.fullmatch(r"[A-Za-z0-9._+@=,-]+(/[A-Za-z0-9._+@=,-]+)*", rel) or rel.startswith(".") and "/" in rel:
@@ -205,6 +207,40 @@ def _log(g: GitState, args: list[str]) -> tuple[str, int] | None:
 
 
 DIFF_FORMS = {(): "patch", ("--stat",): "stat", ("--name-only",): "names", ("--name-status",): "status"}
+
+SHOW_FORMS = {(): "patch", ("HEAD",): "patch", ("--stat",): "stat", ("--stat", "HEAD"): "stat", ("HEAD", "--stat"): "stat"}
+
+
+def _show(s: TerminalState, form: str) -> tuple[str, int] | None:
+    """`git show [--stat] [HEAD]` where the last commit is the repository's first (the world's, or a
+    root commit the episode made) and the state knows it whole: its header as `git log -1` prints
+    it, then each of its files as added (patches, or their diffstat)."""
+    g = s.git
+    assert g is not None
+    if len(g.commits) != 1 or g.unknown or not g.follows:
+        return None
+    header = _log(g, ["-1"])
+    nested = [posixpath.join(g.repo, ".git"), *(r for r in s.other_repos if r != g.repo)]
+    if header is None:
+        return None
+    tree: dict[str, str | None] = {posixpath.relpath(p, g.repo): c for p, c in s.files.items()
+                                   if _within(p, g.repo) and p != g.repo and p not in s.dirs and
+                                   posixpath.relpath(p, g.repo) not in g.base and not any(_within(p, n) for n in nested)
+                                   and not any(_within(p, d) for d in s.deleted)}
+    tree.update({rel: g.texts.get(head) for rel, head in g.base.items() if head})
+    if any(text is None or "\0" in text for text in tree.values()) or \
+            any(not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel) for rel in tree):
+        return None  # (a file's committed text not known; a name git would quote)
+    rows, patches = [], []
+    for rel in sorted(tree, key=lambda p: p.encode()):
+        text = tree[rel] or ""
+        found = gitdiff.patch(rel, None, text, "", gitobjects.blob_id(text))
+        if found is None:
+            return None
+        patches.append(found[0])
+        rows.append((rel, found[1], found[2]))
+    body = gitdiff.stat(rows) if form == "stat" else "".join(patches)
+    return None if body is None else (header[0] + "\n" + body, 0)
 
 
 def _diff(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
