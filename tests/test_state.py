@@ -1771,6 +1771,10 @@ def test_git_show_of_the_first_commit_is_its_header_then_each_file_added():
     assert shown.startswith(header + "\ndiff --git a/README.md b/README.md\nnew file mode 100644\nindex 0000000..")
     assert "+++ b/requirements.txt\n@@ -0,0 +1 @@\n+pytest==8.3.2\n" in shown
     assert shell.answer(run(t, "git -c user.name=u -c user.email=u@x commit -qm two"), "git show --stat") is None
+    # a folder moved: its files are new where they went (the fuzz's `mv tests ./x` had them taken as committed)
+    moved = run(s, "mv tests ./x")
+    assert shell.answer(moved, "git show --stat") == (header + "\n" + stat, 0)
+    assert shell.answer(moved, "git ls-files") == ("README.md\nrequirements.txt\nsrc/notes.py\ntests/test_notes.py\n", 0)
 
 
 def test_git_ls_files_show_at_head_and_branch_v():

@@ -1105,9 +1105,9 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
         if not whole or cmd == "mv":
             s.order = [p for p in s.order if not _within(p, dst)]  # (replaced, or made in an order not known)
         for p, c in moved.items():
-            _write(s, dst + p[len(src):], c, learnt=not whole)
-            if not whole:
+            if not whole:  # (before it is written: what the last commit had there, nothing or another file)
                 _touched(s, dst + p[len(src):])
+            _write(s, dst + p[len(src):], c, learnt=not whole)
         if src in s.dirs:  # a folder: the folders in it go too (empty ones as well), known where they were
             for d in [d for d in s.dirs if _within(d, src)]:
                 if dst + d[len(src):] not in s.dirs:

@@ -294,6 +294,11 @@ def _blob(s: TerminalState, path: str) -> str | None:
         return None if content is None else gitobjects.blob_id(content)
     if path in s.dirs and not gone:
         return None  # a folder where a file was: not followed
+    folder = posixpath.dirname(path)
+    while folder not in ("/", "") and folder not in s.dirs and folder not in s.known_dirs:
+        if _absent(folder, s):
+            return ""  # (a folder on the way is not there: nothing under it either)
+        folder = posixpath.dirname(folder)
     return "" if gone or posixpath.dirname(path) in s.known_dirs else None
 
 
