@@ -115,8 +115,7 @@ def refusal(cmd: str, args: list[str], why: Why, writable: Callable[[str], bool]
         return (f"{cmd}: error reading '{rest[0]}': {IS_DIR}\n", 1) if reason == "dir" else None
     if cmd in ("wc", "uniq", "nl", "cat") and len(plain) == 1 and set(flags) <= (set("lcwm") if cmd == "wc" else set()):
         reason = why(plain[0])
-        code = 1
-        return (f"{cmd}: {plain[0]}: {reason}\n", code) if reason in (NO_ENTRY, NOT_DIR) and _PLAIN.fullmatch(plain[0]) \
+        return (f"{cmd}: {plain[0]}: {reason}\n", 1) if reason in (NO_ENTRY, NOT_DIR) and _PLAIN.fullmatch(plain[0]) \
             else None
     if cmd == "grep" and len(plain) == 2 and set(flags) <= _GREP_FLAGS and "s" not in flags and \
             re.fullmatch(r"[A-Za-z0-9_ :,=#@%/-]+", plain[0]) and _PLAIN.fullmatch(plain[1]):

@@ -220,13 +220,9 @@ def _show(s: TerminalState, form: str) -> tuple[str, int] | None:
     if len(g.commits) != 1 or g.unknown or not g.follows:
         return None
     header = _log(g, ["-1"])
-    nested = [posixpath.join(g.repo, ".git"), *(r for r in s.other_repos if r != g.repo)]
     if header is None:
         return None
-    tree: dict[str, str | None] = {posixpath.relpath(p, g.repo): c for p, c in s.files.items()
-                                   if _within(p, g.repo) and p != g.repo and p not in s.dirs and
-                                   posixpath.relpath(p, g.repo) not in g.base and not any(_within(p, n) for n in nested)
-                                   and not any(_within(p, d) for d in s.deleted)}
+    tree = _untouched(s)
     tree.update({rel: g.texts.get(head) for rel, head in g.base.items() if head})
     if any(text is None or "\0" in text for text in tree.values()) or \
             any(not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel) for rel in tree):
@@ -413,20 +409,27 @@ def _committed(s: TerminalState, every_tracked: bool) -> dict[str, str | None] |
     return None if any(v is None for v in index.values()) else index
 
 
+def _untouched(s: TerminalState) -> dict[str, str | None]:
+    """The repository's files nothing wrote or removed since the last commit (relative to it): as
+    the commit has them, with their contents where known."""
+    g = s.git
+    assert g is not None
+    nested = [posixpath.join(g.repo, ".git"), *(r for r in s.other_repos if r != g.repo)]
+    return {posixpath.relpath(p, g.repo): c for p, c in s.files.items()
+            if _within(p, g.repo) and p != g.repo and p not in s.dirs and posixpath.relpath(p, g.repo) not in g.base
+            and not any(_within(p, n) for n in nested) and not any(_within(p, d) for d in s.deleted)}
+
+
 def _tracked(s: TerminalState) -> list[str] | None:
     """The paths in git's index (relative to the repository), in its order; None where the state does
     not follow every change, or git would quote a name."""
     g = s.git
     if g is None or not g.follows:
         return None
-    nested = [posixpath.join(g.repo, ".git"), *(r for r in s.other_repos if r != g.repo)]
-    unchanged = [posixpath.relpath(p, g.repo) for p in s.files
-                 if _within(p, g.repo) and p != g.repo and p not in s.dirs and not any(_within(p, n) for n in nested)
-                 and not any(_within(p, d) for d in s.deleted)]
+    unchanged = _untouched(s)
     if any(g.index.get(rel, head) is None for rel, head in g.base.items()):
         return None  # (a path whose blob, and so whether the index has it, is not known)
-    tracked = {rel for rel in unchanged if rel not in g.base} | \
-        {rel for rel, head in g.base.items() if g.index.get(rel, head) != ""}
+    tracked = set(unchanged) | {rel for rel, head in g.base.items() if g.index.get(rel, head) != ""}
     if any(not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel) for rel in tracked):
         return None
     return sorted(tracked, key=lambda rel: rel.encode())

@@ -58,7 +58,7 @@ def in_place(args: list[str]) -> InPlace | None:
     script, files = rest[0], rest[1:]
     if len(script) > MAX_SCRIPT or _commands(script) is None:
         return None
-    found = literal(["-i", script, files[0]]) if len(files) == 1 and args[1:2] != ["-e"] else None
+    found = literal(["-i", script, files[0]]) if len(files) == 1 else None
     if found:
         old, new, every, _ = found
         return InPlace(files, lambda text: substituted(text, old, new, every))

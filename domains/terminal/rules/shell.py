@@ -212,20 +212,6 @@ def _apart(paths: list[str]) -> bool:
     return not any(_within(p, q) for i, p in enumerate(paths) for j, q in enumerate(paths) if i != j)
 
 
-def _cd_refused(path: str, s: TerminalState) -> str | None:
-    """Why bash's `cd` refuses `path`, where the state knows: nothing is there (at it or at a folder
-    on the way), or it is a file; None where it may go there, or the state does not know."""
-    while path != "/":
-        if path in s.files and path not in s.dirs and not any(_within(path, d) for d in s.deleted):
-            return "Not a directory"  # (it, or a file on the way)
-        if _absent(path, s):
-            return "No such file or directory"
-        if _exists(path, s):
-            return None
-        path = posixpath.dirname(path)
-    return None
-
-
 def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
     """A first stage of a pipe the state computes: `ls`, `find`, `grep -r` (search.py)."""
     refs = (s.git.branches + list(s.git.tags)) if s.git else []
@@ -431,7 +417,8 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return ("".join(c for c in contents if c is not None), 0) if all(c is not None for c in contents) else None
     if cmd == "cd" and len(args) == 1 and _PLAIN.fullmatch(args[0].removeprefix("~/")) and \
             not args[0].startswith("-") and "cd" not in s.defined and "CDPATH" not in s.env:
-        refused = _cd_refused(_abs(args[0], s), s)  # (bash run as `bash -c`, as in the sandbox: its line 1)
+        found = missing.what_is_at(args[0], s)  # (bash run as `bash -c`, as in the sandbox: its line 1)
+        refused = missing.NOT_DIR if found == "file" else found if found in (missing.NO_ENTRY, missing.NOT_DIR) else None
         shown = _abs(args[0], s) if args[0].startswith("~/") else args[0]  # (bash expanded the ~ before)
         return (f"/bin/bash: line 1: cd: {shown}: {refused}\n", 1) if refused else None
     if cmd in TYPOS and cmd not in s.defined and "PATH" not in s.env and \
