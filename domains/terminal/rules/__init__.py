@@ -1,7 +1,8 @@
 """The terminal domain: a bash session answered as a transcript, kept straight by a shell state.
 
 Its code: the seed (who and where the shell is, which files and git repositories exist), the state
-and the shell interpreter over it (shell.py), what an answer must look like (output.py), the
+and the shell interpreter over it (shell.py; how it reads a line, line.py; what each command does to
+the state, effects.py), what an answer must look like (output.py), the
 transcript layout the instruct dialect continues, and the report's check for writes outside the
 project (the other risk patterns are data in domain.yaml).
 """

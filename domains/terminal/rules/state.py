@@ -4,8 +4,8 @@ whole listing is known, what was removed, the environment, the repository (GitSt
 every rule asks of it (where a path leads, whether it is there, what it holds) or does to it (a
 file written, made or removed; what a command the state cannot follow may have changed).
 
-shell.py answers commands from it; repository.py answers git and history.py follows it; folders.py
-lists. The helpers here keep their leading underscore: they are shared by the rules package's
+shell.py answers commands from it (silent.py those that print nothing) and effects.py follows what
+they do; repository.py answers git and history.py follows it; folders.py lists. The helpers here keep their leading underscore: they are shared by the rules package's
 modules, not part of the domain's interface (that is TerminalRules, in __init__.py).
 """
 

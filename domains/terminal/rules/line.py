@@ -1,0 +1,172 @@
+"""How bash reads a line, as far as the state follows it: simple commands joined by `&&` and `;`
+(`_split`), a here-document (`heredoc`), the tildes it expands (`_tildes`), what it would expand
+beside the variables the state knows (`_expansions`), and what `echo` and `printf` print
+(`_echo_text`)."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel
+
+from .state import (TerminalState, _expand,
+                    _Unknown)
+from .output import shell_words
+
+
+def _split(command: str) -> list[list[str]] | None:
+    """Simple commands joined by && or ; (None when the line has pipes or anything fancier)."""
+    words = shell_words(command)
+    if words is None:
+        return None
+    parts: list[list[str]] = [[]]
+    for w in words:
+        if w in ("&&", ";"):
+            parts.append([])
+        elif w in ("|", "||", "&", "(", ")", "<", "<<", "|&") or "$(" in w or "`" in w:
+            return None
+        else:
+            parts[-1].append(w)
+    return [p for p in parts if p]
+
+
+_HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([A-Za-z_][A-Za-z0-9_]*)'|\"([A-Za-z_][A-Za-z0-9_]*)\"|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+class Heredoc(BaseModel):
+    """A here-document: the line that runs with it (the operator taken out) and the text it feeds."""
+    line: str
+    text: str
+    literal: bool  # the delimiter quoted ('EOF'), or nothing in the text the shell would expand
+
+
+def heredoc(command: str) -> Heredoc | None:
+    """`cat > FILE <<'EOF'` … `EOF` (or `<<EOF`, `<<-EOF`, the redirection after it): the way agents
+    write files. None where the command has none, more than one, or more after its last line."""
+    first, _, rest = command.partition("\n")
+    found = list(_HEREDOC.finditer(first))
+    if len(found) != 1 or "<<<" in first or not rest:
+        return None
+    m = found[0]
+    tabs, delimiter = m.group(1) == "-", m.group(2) or m.group(3) or m.group(4)
+    lines = rest.split("\n")
+    if tabs:
+        lines = [line.lstrip("\t") for line in lines]
+    if delimiter not in lines:
+        return None
+    end = lines.index(delimiter)
+    if any(line.strip() for line in lines[end + 1:]):
+        return None  # (more commands after it: not followed here)
+    body = lines[:end]
+    text = "".join(line + "\n" for line in body)
+    quoted = bool(m.group(2) or m.group(3))
+    return Heredoc(line=first[:m.start()] + first[m.end():], text=text,
+                   literal=quoted or not any(c in text for c in "$`\\"))
+
+
+def _tildes(words: list[str], command: str, s: TerminalState) -> list[str]:
+    """The words with each tilde the shell expands (`~`, `~/x` unquoted: the home), as a program sees
+    them (`ls ~/x` says `cannot access '/home/user/x'`); raises _Unknown where a quoted one and an
+    unquoted one cannot be told apart, or for `~user`."""
+    marked = [w for w in words if w.startswith("~")]
+    if not marked:
+        return words
+    quote, before, bare = "", " ", 0
+    for c in command:
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "~" and before in " \t":
+            bare += 1
+        before = c
+    if bare != len(marked) or any(w != "~" and not w.startswith("~/") for w in marked):
+        raise _Unknown("~")
+    return [s.home + w[1:] if w.startswith("~") else w for w in words]
+
+
+PRINTF_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "a": "\a", "b": "\b",
+                  "f": "\f", "v": "\v"}
+
+
+def _echo_text(args: list[str], printf: bool) -> str | None:
+    """What bash's `echo ARGS` (no escapes read: bash's default) or `printf FORMAT` prints; None
+    where it is not worked out here (`echo -e` of a backslash, a printf conversion or argument, an
+    escape other than \\n \\t \\r \\\\ \\" \\' \\a \\b \\f \\v)."""
+    if printf:
+        if len(args) != 1:
+            return None  # (none: printf refuses; more: the format is applied to each)
+        fmt = args[0].replace("%%", "\0")
+        if "%" in fmt or "\0" in args[0]:
+            return None
+        out, i = [], 0
+        while i < len(fmt):
+            if fmt[i] == "\\":
+                if fmt[i + 1:i + 2] not in PRINTF_ESCAPES:
+                    return None
+                out.append(PRINTF_ESCAPES[fmt[i + 1]])
+                i += 2
+            else:
+                out.append(fmt[i])
+                i += 1
+        return "".join(out).replace("\0", "%")
+    letters = ""
+    while args and re.fullmatch(r"-[neE]+", args[0]):
+        letters, args = letters + args[0][1:], args[1:]
+    if "e" in letters and any("\\" in a for a in args):
+        return None
+    return " ".join(args) + ("" if "n" in letters else "\n")
+
+
+def _expansions(command: str, s: TerminalState) -> set[str] | None:
+    """What the shell would expand in `command` beside the variables the state knows: outside quotes
+    a pattern ("glob"), braces ("brace"), a tilde starting a word ("tilde"), a backslash
+    ("backslash"); `$` within single quotes ("quoted $": the words are expanded without their
+    quotes); a variable the state does not know, or `$$`, `$?`, `${X:-…}` ("variable"). In the word
+    a `>` writes to, each kind is named "target …". None: the line is not simple commands."""
+    parts = _split(command)
+    if parts is None:
+        return None
+    kinds: set[str] = set()
+    quote, before, target = "", " ", 0  # (target: 1 after a `>`, 2 inside the word it writes to)
+    for i, c in enumerate(command):
+        if target and not quote and c in " \t;&|" and (target == 2 or c not in " \t"):
+            target = 0
+        elif target == 1 and c not in " \t>":
+            target = 2
+        mark = "target " if target == 2 else ""
+        if quote == "'":
+            if c == "$":
+                kinds.add(mark + "quoted $")
+            quote = "" if c == "'" else quote
+        elif quote == '"':
+            if c == "\\":
+                kinds.add(mark + "backslash")
+            quote = "" if c == '"' else quote
+        elif c in "'\"":
+            quote = c
+        elif c == ">" and not target:
+            target = 1
+        elif c in "*?[":
+            kinds.add(mark + "glob")
+        elif c == "{":
+            kinds.add(mark + "brace")
+        elif c == "\\":
+            kinds.add(mark + "backslash")
+        elif c == "~" and before in " \t=:>":
+            kinds.add(mark + "tilde")
+        elif c == "$" and command[i + 1:i + 2] in ("'", '"'):
+            kinds.add(mark + "variable")  # ($'…' and $"…": bash's own quoting, read otherwise here)
+        before = c
+    for words in parts:
+        for i, w in enumerate(words):
+            try:
+                _expand(w, s, strict=True)
+            except _Unknown:
+                kinds.add("target variable" if i and words[i - 1] in (">", ">>") else "variable")
+    if "$(" in command or "`" in command:
+        kinds.add("variable")  # (a command's output, or arithmetic: not worked out here)
+    return kinds
+
+
+PATH_EXPANSIONS = {"tilde", "backslash", "target tilde", "target backslash"}  # (`_abs` reads ~; shlex, \\ )

@@ -1,0 +1,163 @@
+"""Which programs only read and which may write (`_writes`, `_reads_only`), and what a program the
+state cannot follow may have written (`_program_ran`: the files its text names); `python3 -m
+py_compile`, which the state follows (`_compiles`); the archive `tar` or `zip` creates."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import sys
+
+from . import awk, pycheck
+from .repository import GIT_PIPED_READS
+from .state import (TerminalState, _abs, _absent, _children, _contents, _forget_writes, _within)
+from .output import shell_words
+
+
+# Programs that only read (with the options agents use): after them the state stays as it was.
+READS = frozenset({
+    "ls", "cat", "echo", "printf", "pwd", "cd", "grep", "egrep", "fgrep", "rg", "find", "head", "tail", "wc", "sort",
+    "uniq", "cut", "tr", "diff", "cmp", "file", "stat", "du", "df", "whoami", "id", "hostname", "date", "env",
+    "printenv", "which", "type", "history", "tree", "less", "more", "nl", "column", "basename", "dirname",
+    "realpath", "readlink", "uname", "uptime", "ps", "free", "true", "false", "test", "[", "[[", "seq", "sleep",
+    "export", "unset", "alias", "clear", "man", "help", "jq", "md5sum", "sha1sum", "sha256sum", "od", "xxd",
+    "hexdump", "strings", "awk", "sed", "locale", "groups", "w", "who", "top", "lsb_release", "nproc",
+})
+
+
+# Programs that run what they are fed (a here-document's text is then a script)
+INTERPRETERS = frozenset({"python", "python3", "bash", "sh", "zsh", "dash", "node", "perl", "ruby", "php", "sqlite3",
+                          "psql", "mysql", "ssh", "sudo", "su", "xargs", "git", "make", "env", "source", "."})
+
+
+MODELLED = frozenset({"touch", "mkdir", "rm", "rmdir", "mv", "cp", "tar", "zip", "git", "tee"})
+
+
+def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
+    """Whether this program, with these arguments, may change files (beyond what `apply` models), run
+    in the state's folder (None: a folder not known)."""
+    if program in ("python3", "python") and s is not None and (_no_shadowing(s) and pycheck.reads_only(args) or
+                                                                len(args) == 1 and _absent(_abs(args[0], s), s)):
+        return False  # (a script that is not there runs nothing)
+    if program == "xargs":  # as the program it runs (echo without one): past xargs' own options
+        i = 0
+        while i < len(args) and args[i].startswith("-"):
+            i += 2 if args[i] in ("-n", "-I", "-P", "-L", "-d", "-s", "-a", "-E") else 1
+        return i < len(args) and _writes(args[i], args[i + 1:], s)
+    if program == "git" and args[:1] and args[0] in GIT_PIPED_READS:
+        return False  # (`git log | head`: reads the repository; status may refresh the index's stat data only)
+    if program not in READS:
+        return True
+    if program in ("sed", "awk", "perl") and any(a.startswith(("-i", "--in-place")) for a in args):
+        return True
+    if program == "awk":
+        return awk.may_write(args)
+    if program == "find" and {"-delete", "-exec", "-execdir", "-ok", "-fprint"} & set(args):
+        return True
+    return program == "sort" and any(a.startswith("-o") for a in args)
+
+
+def _compiles(s: TerminalState, args: list[str]) -> bool:
+    """`python3 -m py_compile FILE…` succeeds, printing nothing: each file is known and compiles (by
+    the server's own Python, 3.11 like the sandbox's; compiling runs nothing), and nothing in the
+    folder stands in for the standard library. Each file's bytecode goes to `__pycache__` beside it,
+    named for the server's Python (as the sandbox's: cpython-311)."""
+    if args[:2] != ["-m", "py_compile"] or len(args) < 3 or not _no_shadowing(s) or \
+            "python3" in s.defined or {"PATH", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX"} & set(s.env):
+        return False
+    for name in args[2:]:
+        text = _contents(name, s) if name.endswith(".py") and not name.startswith("-") else None
+        folder = posixpath.dirname(_abs(name, s))
+        if text is None or len(text) > MAX_COMPILED or folder not in s.dirs or \
+                posixpath.join(folder, "__pycache__") in s.files or not _within(folder, s.home):
+            return False
+        try:
+            compile(text, name, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False  # (the error as the world's python words it: the model's)
+    return True
+
+
+MAX_COMPILED = 1_000_000
+
+
+def _no_shadowing(s: TerminalState) -> bool:
+    """Python started here imports the standard library from it: the folder is known whole and holds
+    no module of the standard library's name (a `types.py` is imported, and compiled into
+    `__pycache__`, by any `import ast`), and no PYTHONPATH adds others."""
+    if s.cwd not in s.known_dirs or "PYTHONPATH" in s.env:
+        return False
+    return not any(name.removesuffix(".py") in sys.stdlib_module_names for name in _children(s.cwd, s)
+                   if name.endswith(".py") or posixpath.join(s.cwd, name) in s.dirs)
+
+
+def _reads_only(command: str, s: TerminalState) -> bool:
+    """Every program of a pipeline or list only reads (and nothing is redirected into a file)."""
+    words = shell_words(command)
+    if words is None or any(w in (">", ">>", "&>", ">|") or "$(" in w or "`" in w for w in words):
+        return False
+    stages: list[list[str]] = [[]]
+    for w in words:
+        if w in ("|", "||", "&&", ";", "&", "(", ")", "|&"):
+            stages.append([])
+        elif stages[-1] or not re.fullmatch(r"\w+=.*", w):  # skip `NAME=value` before a program
+            stages[-1].append(w)
+    stages = [st for st in stages if st]
+    here = None if any(st[0] == "cd" for st in stages) else s  # python's folder: known unless the line moves
+    return bool(stages) and not any(_writes(st[0], st[1:], here) for st in stages)
+
+
+# What a script may use to reach files it does not name: walks, patterns, listings, a shell's loop
+_WALKS = re.compile(r"\b(?:walk|glob|rglob|iglob|listdir|scandir|iterdir|xargs|for\s+\w+\s+in)\b|\bfind\s+[\w./~-]|"
+                    r"\*\.\w|\*/|/\*|[\"'][^\"'\n]*\*")  # (not `x * 2`, nor `text.find(…)`)
+
+
+def _named_in(text: str, s: TerminalState) -> list[str]:
+    """The files a script (a program's text: a file run, `-c CODE`, a here-document fed to it) may
+    write, that the state knows: each it names (its path, from the shell's folder or whole, or its
+    name alone: `Path('src') / 'notes.py'`); where it walks folders or uses patterns, every file
+    below the shell's folder."""
+    if _WALKS.search(text):
+        return [p for p in s.files if _within(p, s.cwd)]
+    words = set(re.findall(r"[\w.~/-]+", text[:MAX_SCRIPT]))
+    return [p for p in s.files if posixpath.basename(p) in words or posixpath.relpath(p, s.cwd) in words or p in words
+            or p.startswith(s.home + "/") and "~/" + p[len(s.home) + 1:] in words]
+
+
+MAX_SCRIPT = 1_000_000  # characters of a script read for the names it holds (past them: every file below)
+
+
+def _program_ran(s: TerminalState, cmd: str, args: list[str]) -> None:
+    """What a program the state cannot follow may have written, beside the files it is given: what
+    its text names (python3 -c CODE, a script run, the Makefile), every file below the folder where
+    that text is not known; a module run (`python3 -m pytest`) or another program: the files given
+    alone (a test run writes caches, and a program its own files, far more often than the
+    project's). One that runs no git leaves what git tracks followed."""
+    plain = [a for a in args if not a.startswith("-")]
+    code = args[args.index("-c") + 1] if "-c" in args[:-1] else None
+    script = plain[0] if plain and cmd in INTERPRETERS and code is None and args[:1] != ["-m"] else \
+        "Makefile" if cmd == "make" else None
+    text = code if code is not None else _contents(script, s) if script else None
+    named = _named_in(text, s) if text is not None else [p for p in s.files if _within(p, s.cwd)] if script else []
+    runs_no_git = cmd in ("python", "python3", "node", "perl", "ruby", "php") and \
+        not re.search(r"\bgit\b|subprocess|system|popen|exec", text or "")
+    _forget_writes(s, None, [_abs(a, s) for a in plain] + named, index_kept=runs_no_git)
+
+
+def _archive_target(cmd: str, args: list[str]) -> str | None:
+    """The archive `tar -czf NAME …` / `tar czf NAME …` / `zip [-r] NAME …` creates (None: not a create)."""
+    if cmd == "zip":
+        plain = [a for a in args if not a.startswith("-")]
+        return plain[0] if plain else None
+    if not args:
+        return None
+    flags = args[0].lstrip("-")
+    if "c" not in flags or "f" not in flags:
+        return None
+    # The file name follows the bundled flags (`czf NAME`) or `-f NAME` / `--file=NAME` later.
+    for i, a in enumerate(args):
+        if a.startswith("--file="):
+            return a.split("=", 1)[1]
+        if a == "-f" and i + 1 < len(args):
+            return args[i + 1]
+    return args[1] if len(args) > 1 and flags.endswith("f") else None
