@@ -355,6 +355,22 @@ NO_REPO_SEQUENCES: list[list[str]] = [
      "git init sub"],
 ]
 
+# A world whose repository's seed says no date (as `world from-dir` writes one): the sandbox commits
+# it at GitSeed's default date, so its id is known from the start
+UNDATED_SEQUENCES: list[list[str]] = [
+    ["git log --oneline", "git show --stat", "git log -1", "git rev-parse HEAD", "echo x >> README.md",
+     "git -c user.name=U -c user.email=u@x commit -qam more", "git log --oneline", "git show --stat HEAD~1",
+     "git log --format='%h %ad %s' --date=short"],
+]
+
+
+def undated(world: World) -> World:
+    """`world` with its repositories' seed dates left out."""
+    seed = json.loads(json.dumps(world.seed))
+    for repo in seed.get("terminal", {}).get("git", []):
+        repo.pop("date", None)
+    return world.model_copy(update={"seed": seed, "name": f"{world.name}-undated"})
+
 
 class _NoEngine:
     """Nothing here may reach a model: the state is asked directly."""
@@ -374,10 +390,18 @@ _STAMP = re.compile(r"\b[A-Z][a-z]{2} [ 0-3]\d (?:[0-2]\d:[0-5]\d| \d{4}) ")  # 
 
 _MADE = re.compile(r"^\[(\S+)(?: \(root-commit\))? [0-9a-f]{7}\]", re.M)  # a commit's id, made at the second it ran
 _DISK = re.compile(r"^d[rwxst-]{9} +\d+ \S+ \S+ +4096 ", re.M)  # a folder of ls -l on ext4 and most disks
+_IDS = re.compile(r"\b[0-9a-f]{7,40}\b|^Date: .*$", re.M)  # commits' ids and git's dates
+
+
+def _unclocked(text: str) -> str:
+    return _IDS.sub("<id>", text)
 
 
 class Tally:
-    def __init__(self) -> None:
+    def __init__(self, recorded: bool = False) -> None:
+        # recorded: a recording does not keep when each step ran, so the commits a replay makes get
+        # other ids and dates than the recording's (live, both are checked byte for byte)
+        self.recorded = recorded
         self.per_rule: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # rule: [answered, agreed]
         self.mismatches: list[dict] = []
         # the same lines in another order: find and grep -r on a disk file system, whose readdir
@@ -390,6 +414,10 @@ class Tally:
         # ls -l recorded where the home was on a disk file system (folders of 4096 bytes, other
         # blocks): the state gives the sandbox's tmpfs (the first devbox recordings were made before)
         self.disk: list[dict] = []
+        # (recorded only) commits' ids and git's dates alone differ: a commit the episode made quietly
+        # (`commit -qm`), at another second than the recording's; or, in the first devbox
+        # recordings, the world's own, made before the sandbox committed it at the seed's date
+        self.ids: list[dict] = []
         # of those, commits whose id alone differs (live: at no second between asking the state and
         # git's end does the state give reality's id)
         self.other_ids = 0
@@ -410,6 +438,8 @@ class Tally:
                 self.other_ids += _STAMP.sub("<time>", state) != _STAMP.sub("<time>", real)  # (the times alone: equal)
             elif _DISK.search(real) and not _DISK.search(state):
                 self.disk.append(seen)
+            elif self.recorded and _unclocked(state) == _unclocked(real):
+                self.ids.append(seen)
             else:
                 (self.reordered if same_lines else self.mismatches).append(seen)
 
@@ -534,6 +564,9 @@ def report(name: str, tally: Tally, show_agreeing: bool = False) -> None:
         print(f"  the same but for the times ls -l shows or a new commit's id: {len(tally.clocked)}")
     if tally.corrected:
         print(f"  a quiet commit's id a second off, taken from the output that showed git's: {tally.corrected}")
+    if tally.ids:
+        print(f"  the same but for commits' ids and dates (a recording does not keep when its commits were made): "
+              f"{len(tally.ids)}")
     for m in tally.disk:
         print(f"  RECORDED ON A DISK FILE SYSTEM {m['where']}: {m['command']!r} (the state gives the tmpfs sandbox's sizes)")
     for m in tally.reordered:
@@ -546,9 +579,10 @@ def main() -> None:
     ap.add_argument("--world", default="devbox", help="the world the sequences run in (they assume devbox's files)")
     ap.add_argument("--show-agreeing", action="store_true", help="list every rule, not only those that disagree")
     args = ap.parse_args()
-    live, recorded = Tally(), Tally()
+    live, recorded = Tally(), Tally(recorded=True)
     asyncio.run(against_sandbox(load_world(args.world), SEQUENCES, live))
     asyncio.run(against_sandbox(load_world("office"), NO_REPO_SEQUENCES, live))
+    asyncio.run(against_sandbox(undated(load_world(args.world)), UNDATED_SEQUENCES, live))
     report("sandbox sequences", live, True)
     recordings = sorted((FIXTURES_DIR / "real").glob("*.jsonl*"))
     asyncio.run(against_recordings(recordings, recorded))

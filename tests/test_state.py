@@ -1323,9 +1323,10 @@ def test_mistakes_gnu_tools_refuse_alike_and_ls_a_of_a_known_folder():
     assert shell.answer(run(s, "touch src/.env"), "ls -a src") is None
 
 
-def test_the_seed_commit_id_is_the_one_git_makes_and_only_a_dated_seed_claims_it():
+def test_the_seed_commit_id_is_the_one_git_makes_at_the_seeds_date_or_the_default_one():
     """The state computes git's object ids (blobs, trees, the commit) itself; the shadow sandbox
-    commits the seed at its date, so `git log` agrees with real git, checked here against git."""
+    commits the seed at its date (GitSeed's default where the world says none: `world from-dir`
+    writes none), so `git log` agrees with real git, checked here against git."""
     import shutil
 
     if shutil.which("git") is None:
@@ -1344,12 +1345,25 @@ def test_the_seed_commit_id_is_the_one_git_makes_and_only_a_dated_seed_claims_it
             subprocess.run(git + args, cwd=tmp, env=env, check=True, capture_output=True)
         real = subprocess.run(git + ["rev-parse", "HEAD"], cwd=tmp, env=env, capture_output=True, text=True).stdout.strip()
     assert gitobjects.root_commit(files, author, epoch, "Start") == real
-    undated = load_world("devbox").model_dump()
-    del undated["seed"]["terminal"]["git"][0]["date"]
-    from mcp_world.world import World
+    from benchmarks.state_vs_real import undated
+    from domains.terminal.rules import GitSeed
 
-    state = load_domain("terminal").rules.initial(World.model_validate(undated))
-    assert shell.answer(state, "git log --oneline") is None  # a real machine's id depends on when: unknown
+    world = undated(load_world("devbox"))
+    seed = world.seed["terminal"]
+    default = int(GitSeed.model_fields["date"].default.timestamp())
+    with __import__("tempfile").TemporaryDirectory() as tmp:  # the world's files, committed as the sandbox does
+        for path, content in seed["files"].items():
+            inside = os.path.join(tmp, os.path.relpath(path, seed["git"][0]["path"]))
+            os.makedirs(os.path.dirname(inside), exist_ok=True)
+            with open(inside, "w") as f:
+                f.write(content or "")
+        env = {**env, "GIT_AUTHOR_DATE": f"@{default} +0000", "GIT_COMMITTER_DATE": f"@{default} +0000"}
+        git = ["git", "-c", "user.name=user", "-c", "user.email=user@devbox.example"]
+        for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "Initial commit"]):
+            subprocess.run(git + args, cwd=tmp, env=env, check=True, capture_output=True)
+        real = subprocess.run(git + ["log", "--oneline"], cwd=tmp, env=env, capture_output=True, text=True).stdout
+    state = load_domain("terminal").rules.initial(world)
+    assert shell.answer(state, "git log --oneline") == (real, 0) and real.endswith(" Initial commit\n")
 
 
 def test_folders_above_the_seed_files_and_the_home_are_known():
@@ -1374,14 +1388,23 @@ def test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox():
     episodes: every step the state answers must be exactly what reality printed."""
     import asyncio
 
-    from benchmarks.state_vs_real import NO_REPO_SEQUENCES, SEQUENCES, Tally, against_recordings, against_sandbox
+    from benchmarks.state_vs_real import (NO_REPO_SEQUENCES, SEQUENCES, UNDATED_SEQUENCES, Tally, against_recordings,
+                                          against_sandbox, undated)
     from mcp_world.paths import FIXTURES_DIR
 
-    live, recorded = Tally(), Tally()
+    live, recorded = Tally(), Tally(recorded=True)
     asyncio.run(against_sandbox(load_world("devbox"), SEQUENCES, live))
     asyncio.run(against_sandbox(load_world("office"), NO_REPO_SEQUENCES, live))
+    asyncio.run(against_sandbox(undated(load_world("devbox")), UNDATED_SEQUENCES, live))
     asyncio.run(against_recordings(sorted((FIXTURES_DIR / "real").glob("*.jsonl*")), recorded))
     assert live.mismatches == [] and recorded.mismatches == []
+    # a recording does not keep when its commits were made: where ids alone differ, they are those of
+    # commits the episode made, never the world's own (its last line), but in the first devbox
+    # recordings, made before the sandbox committed the seed at its date
+    assert recorded.ids and all(m["state"].splitlines()[-1] == m["real"].splitlines()[-1] for m in recorded.ids
+                                if m["where"].startswith("corpus"))
+    assert {m["where"].split(":")[0] for m in recorded.ids} <= {"corpus-train.jsonl.xz", "corpus-heldout.jsonl.xz",
+                                                                 "devbox-sessions.jsonl", "devbox-terminal.jsonl"}
     # find's order is the sandbox's tmpfs home's (newest first); only the sessions recorded before the
     # home was a tmpfs (on the container's disk: another order, the same lines) differ in it
     assert {m["where"].split(":")[0] for m in recorded.reordered} <= {"devbox-sessions.jsonl"}

@@ -144,9 +144,9 @@ class TerminalRules(Rules):
             if g.log:  # as recorded: the ids are the real ones (abbreviated)
                 commits = [line.split(" ", 1)[-1] for line in reversed(g.log)]
                 hashes = [line.split(" ", 1)[0] if " " in line else "" for line in reversed(g.log)]
-            else:  # the id is known only where the seed says when the commit was made
+            else:  # made at the seed's date (by default GitSeed's), as the shadow sandbox makes it
                 commits = [g.message]
-                head = g.commit_hash(seed.files) if "date" in g.model_fields_set else ""
+                head = g.commit_hash(seed.files)
                 hashes = [head[:7]]
             git = st.GitState(repo=g.path, branch=g.branch, branches=[g.branch], commits=commits, hashes=hashes,
                                  follows=True, head=head,  # the world makes it with every file committed
