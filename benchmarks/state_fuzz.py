@@ -72,7 +72,7 @@ REPO_TEMPLATES = [
     "python3 -c 'print(1+1)'", "[ -f {n} ] && echo yes || echo no",
     "touch {n}/x", "mkdir {n}/x", "rmdir {n}", "chmod +x {n}", "stat {n}", "du -sh {n}", "grep {w} {n}", "rm -f {n}",
     "cp {n} {n2}/", "mv {n} {n2}/x", "rm {n} {n2}", "cat {n}/", "head {n}/x", "rm -r {n}", "sort -r {n}",
-    "git show --stat", "git show | head -12",
+    "git show --stat", "git show | head -12", "du -sh .", "find . | wc -l", "find .git -type f | wc -l",
 ]
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS)}
 

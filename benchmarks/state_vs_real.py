@@ -330,6 +330,13 @@ SEQUENCES: list[list[str]] = [
     # what git removes, renames or brings back: not taken as still there
     ["git rm -q requirements.txt", "rm requirements.txt", "ls", "git mv tests/test_notes.py t.py", "cd tests/test_notes.py",
      "ls tests", "git stash -q", "ls", "cat t.py", "git stash pop -q", "git status --short", "ls"],
+    # what .git holds after the world's commit (gitfiles.py): counted by find, added up by du
+    ["du -sh .", "du -sk", "du -s src tests", "du -sh README.md", "find . -type f | wc -l", "find . -type d | wc -l",
+     "find . | wc -l", "find . -name '*.sample' | wc -l", "find .git -maxdepth 1 -type f | sort", "git status",
+     "find . -type f | wc -l", "cat > n.txt <<'EOF'\n" + "0123456789" * 500 + "\nEOF", "du -sh .", "du -sh n.txt",
+     "cd src && du -sh .. && cd ..", "git log --oneline", "find . -type f | wc -l", "git add n.txt",
+     "find . -type f | wc -l", "du -sh .", "find nope -type f | wc -l", "grep -r x nope | wc -l", "cd ..",
+     "find .git | wc -l"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made
@@ -443,6 +450,15 @@ class Tally:
             else:
                 (self.reordered if same_lines else self.mismatches).append(seen)
 
+    def settle(self) -> None:
+        """A `du` that differs, in a recording that shows elsewhere it was made on a disk file system
+        (a folder of 4096 bytes, or find's order not the tmpfs one): on a disk each folder takes a
+        block of its own, on the sandbox's tmpfs none."""
+        on_disk = {m["where"] for m in self.disk + self.reordered}
+        for m in [m for m in self.mismatches if m["where"] in on_disk and m["command"].split()[:1] == ["du"]]:
+            self.mismatches.remove(m)
+            self.disk.append(m)
+
     @property
     def answered(self) -> int:
         return sum(a for a, _ in self.per_rule.values())
@@ -550,6 +566,7 @@ async def against_recordings(paths: list[Path], tally: Tally, domain: str = "ter
                 what = step.arguments.get("command", "") if domain == "terminal" else \
                     f"{step.tool} {json.dumps(step.arguments, ensure_ascii=False)}"
                 tally.add(f"{path.name}:{record.id}", what, cwd, answer.text, step.observation)
+    tally.settle()
 
 
 def report(name: str, tally: Tally, show_agreeing: bool = False) -> None:

@@ -1074,16 +1074,21 @@ def test_find_and_grep_r_walk_folders_newest_first_where_the_state_saw_every_ent
         ("./tests/test_notes.py\n./src/notes.py\n./requirements.txt\n./README.md\n", 0)
     assert shell.answer(s, "find . -type d -not -path './.git*'") == (".\n./tests\n./src\n", 0)
     assert shell.answer(s, "find . ! -name 'test_*' -name '*.py'") == ("./src/notes.py\n", 0)
-    for not_answered in ("find . -not -path './.git/*'", "find . -path './src/*'", "find . -not -not -name x",
-                         "find . -type f -not"):
+    for not_answered in ("find . -not -path './.git/*'", "find . -not -not -name x", "find . -type f -not"):
         assert shell.answer(s, not_answered) is None, not_answered
+    assert shell.answer(s, "find . -path './src/*'") == ("./src/notes.py\n", 0)  # (nothing in .git as the commit left it)
+    assert shell.answer(run(s, "git add -A"), "find . -path './src/*'") is None  # (.git changed: what is there, not known)
     deep = run(s, "mkdir -p " + "/".join(["d"] * 1500) + " && touch " + "/".join(["d"] * 1500) + "/x.md")
     assert shell.answer(deep, "find . -name '*.md'") == ("./" + "/".join(["d"] * 1500) + "/x.md\n./README.md\n", 0)
     deep = run(run(deep, "git config --global user.email a@b && git config --global user.name a"), "git add -A")
     assert shell.answer(deep, "git commit -m deep") is None  # (no crash: a tree that deep is the model's)
+    staged = run(s, "git add README.md")
     for in_git in ("find . -name config", "find . -type f | wc -l", "find . -name '*.sample' | wc -l",
                    "grep -rn def . | wc -l", "find . -type d | wc -l"):
-        assert shell.answer(s, in_git) is None, in_git  # .git holds files the state does not list
+        assert shell.answer(staged, in_git) is None, in_git  # .git holds files the state does not list
+    # as the world's commit left it, what is in .git is known by name (gitfiles.py), not by contents
+    assert shell.answer(s, "find . -name config") == ("./.git/config\n", 0)
+    assert shell.answer(s, "grep -rn def . | wc -l") is None
     # unquoted, the shell expands it first: in devbox's top folder *.py matches nothing (kept as it
     # is), *.md one name, and after `touch x.py` that name
     assert shell.answer(s, "find . -name *.py") == ("./tests/test_notes.py\n./src/notes.py\n", 0)
@@ -1930,3 +1935,84 @@ def test_a_module_not_installed_writes_nothing_and_a_diffstat_counts_a_shortest_
     assert shell.answer(v, "git diff --stat")[0].endswith("1 insertion(+), 2 deletions(-)\n")
     assert shell.answer(v, "git diff") is None  # where git puts the context: its algorithm's
     assert shell.answer(s, "ls -l src tests")[0].startswith("src:\ntotal 4\n-rw-r--r-- 1 user user 62 ")
+
+
+def test_what_git_keeps_in_dot_git_after_the_seed_commit_is_what_real_git_writes():
+    """gitfiles.layout: each file and folder in .git, and each file's size (the index, the compressed
+    objects, the template's hooks), against `git init && git add -A && git commit` run here."""
+    import random
+    import shutil
+    import string
+    import tempfile
+
+    from domains.terminal.rules import gitfiles
+
+    if shutil.which("git") is None or gitfiles.template() is None:
+        pytest.skip("git or its template folder is not installed")
+    rng = random.Random(3)
+    noise = "".join(rng.choice(string.ascii_letters + " \n") for _ in range(30000))  # (compressed past a page)
+    cases = [({"a": "hi\n"}, "main", "Initial commit"),
+             ({"README.md": "# x\n", "src/a.py": "print(1)\n", "src/sub/b.txt": "", "src.txt": "o\n",
+               "docs/c.md": "print(1)\n"}, "main", "Start"),  # (one blob for two files, an empty one)
+             ({"big.txt": noise, "x/y/z/w.py": "z" * 5000}, "feature/x", "Import it"),
+             ({f"pkg/m{i}.py": f"x = {i}\n" * i for i in range(120)}, "trunk", "Many")]  # (an index of pages)
+    epoch = 1_736_154_000
+    for files, branch, message in cases:
+        with tempfile.TemporaryDirectory() as tmp:
+            for path, content in files.items():
+                os.makedirs(os.path.join(tmp, os.path.dirname(path)), exist_ok=True)
+                with open(os.path.join(tmp, path), "w") as f:
+                    f.write(content)
+            env = {**os.environ, "GIT_AUTHOR_DATE": f"@{epoch} +0000", "GIT_COMMITTER_DATE": f"@{epoch} +0000",
+                   "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_SYSTEM": "/dev/null"}
+            for args in (["init", "-q", "-b", branch], ["add", "-A"],
+                         ["-c", "user.name=Ada", "-c", "user.email=ada@x.example", "commit", "-q", "-m", message]):
+                subprocess.run(["git", *args], cwd=tmp, env=env, check=True, capture_output=True)
+            git = os.path.join(tmp, ".git")
+            real = sorted([(os.path.relpath(os.path.join(d, n), git), None) for d, names, _ in os.walk(git) for n in names] +
+                          [(os.path.relpath(os.path.join(d, n), git), os.path.getsize(os.path.join(d, n)))
+                           for d, _, names in os.walk(git) for n in names])
+        assert gitfiles.layout(files, branch, "Ada <ada@x.example>", epoch, message) == real, branch
+
+
+def test_find_counts_and_du_adds_up_dot_git_until_git_writes_there():
+    """Below a repository's top, find and du take in .git as the seed commit left it; a command that
+    writes there (`git add`, a commit, a program that may run git) ends it, `git status` does not.
+    .git is there: `ls .git` is not refused, and what goes into it is not followed."""
+    from domains.terminal.rules import gitfiles
+
+    if gitfiles.template() is None:
+        pytest.skip("git's template folder is not installed")
+    from domains.terminal.rules.state import TerminalState
+
+    s = terminal()
+    laid = gitfiles.of_repository(TerminalState.model_validate(s))
+    files = sum(size is not None for _, size in laid)
+    assert shell.answer(s, "find . -type f | wc -l") == (f"{4 + files}\n", 0)  # (devbox: 4 files of its own)
+    assert shell.answer(s, "find . -type d | wc -l") == (f"{3 + 1 + len(laid) - files}\n", 0)  # (., src, tests; .git)
+    assert shell.answer(s, "find . -name '*.sample' | wc -l") == ("13\n", 0) or len(laid) != 40
+    assert shell.answer(s, "find . -type f") is None  # (where .git comes in the walk: not known)
+    kib = 4 * 4 + sum(-(-size // 4096) * 4 for _, size in laid if size)  # (4 small files: a page each)
+    assert shell.answer(s, "du -sh .") == (f"{kib}K\t.\n", 0) and shell.answer(s, "du -s src tests") == \
+        ("4\tsrc\n4\ttests\n", 0) and shell.answer(s, "du -sh README.md") == ("4.0K\tREADME.md\n", 0)
+    assert shell.answer(run(s, "git status"), "du -sk") == (f"{kib}\t.\n", 0)
+    assert shell.answer(run(s, "echo x >> README.md"), "du -sk") == (f"{kib}\t.\n", 0)  # (still a page)
+    for writes in ("git add README.md", "git -c user.name=a -c user.email=a@b commit -qam x", "make",
+                   "python3 -c \"import subprocess; subprocess.run(['git', 'gc'])\"",
+                   "git -C /home/user/notes-app add -A", "touch .git/x", "rm -rf .git"):
+        assert shell.answer(run(s, writes), "find . -type f | wc -l") is None, writes
+        assert shell.answer(run(s, writes), "du -sh .") is None, writes
+    assert shell.answer(s, "ls .git") is None and shell.answer(s, "find .git -name x") is None
+    assert shell.silent(s, "cp README.md .git") is None and shell.silent(s, "touch .git/x") is None
+    assert shell.answer(run(s, "cp README.md .git"), "cat .git") is None
+    assert shell.answer(run(s, "rm -rf .git"), "ls .git") == ("ls: cannot access '.git': No such file or directory\n", 2)
+    # a top that is not there: its refusal goes to the terminal, nothing into the pipe (wc counted the refusal)
+    assert shell.answer(run(s, "cd .."), "find .git -type f | wc -l") == ("find: ‘.git’: No such file or directory\n0\n", 0)
+    assert shell.answer(s, "grep -r x nope | wc -l") == ("grep: nope: No such file or directory\n0\n", 0)
+
+
+def test_du_prints_sizes_for_people_as_gnu_du_does():
+    from domains.terminal.rules.diskuse import human
+
+    assert [human(k) for k in (0, 4, 8, 40, 980, 1024, 1076, 10200, 10240, 10256, 1048575, 1048576 * 3)] == \
+        ["0", "4.0K", "8.0K", "40K", "980K", "1.0M", "1.1M", "10M", "10M", "11M", "1.0G", "3.0G"]

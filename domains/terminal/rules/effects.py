@@ -263,7 +263,10 @@ def _rm(s: TerminalState, plain: list[str]) -> None:
 def _move_or_copy(s: TerminalState, cmd: str, args: list[str], plain: list[str]) -> None:
     """mv and cp: where the state knows what goes where, each file and folder goes there (`_placed`);
     elsewhere what may have changed is forgotten."""
-    if any(a.startswith("--") or re.fullmatch(r"-\w*[tST]\w*", a) for a in args):
+    if any(a.startswith("--") or re.fullmatch(r"-\w*[tST]\w*", a) for a in args) or \
+            any("/.git/" in _abs(a, s) + "/" for a in plain):  # (into or out of git's own folder: not followed)
+        for a in plain:
+            _touched(s, _abs(a, s))
         _forget_writes(s, None)  # (`-t DIR`, `-S SUFFIX`, `-T`, long options: which path is which, not followed)
     elif len(plain) > 2:  # (several into a folder: each as it alone would go)
         if _abs(plain[-1], s) in s.dirs:

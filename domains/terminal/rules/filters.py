@@ -315,7 +315,7 @@ def answer(command: str, read: Callable[[str], str | None],
     if any(not st for st in stages) or len(stages) > 4:
         return None
     text: str | None = None
-    code = 0
+    code, refused = 0, ""
     try:
         ordered, last_fixed, from_xargs = True, False, False
         for n, stage in enumerate(stages):
@@ -327,6 +327,8 @@ def answer(command: str, read: Callable[[str], str | None],
                 if computed is None:
                     return None
                 text, ordered, code = computed
+                if code != 0 and len(stages) > 1:  # (a top that is not there: said to the terminal, none to the pipe)
+                    refused, text = text, ""
                 continue
             if stage[:2] == ["xargs", "wc"] and n > 0 and len(stage) == 3 and stage[2] in ("-l", "-c", "-w"):
                 which = stage[2][1:]
@@ -395,7 +397,7 @@ def answer(command: str, read: Callable[[str], str | None],
         return None  # plain cat is the shell's own rule
     if not ordered:
         return None
-    return text, code
+    return refused + text, code
 
 
 def _recursive(words: list[str]) -> bool:

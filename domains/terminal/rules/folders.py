@@ -9,7 +9,7 @@ import fnmatch
 import posixpath
 import re
 
-from . import filters, listing, search
+from . import filters, gitfiles, listing, search
 from . import state as st
 from .state import _PLAIN, _QUOTABLE, TerminalState, _abs, _children, _contents, _within
 
@@ -97,7 +97,20 @@ def _tree(top: str, s: TerminalState) -> search.Tree | None:
     if not ordered:  # (the order does not matter to what is then answered: one path, or an order-free pipe)
         entries.sort(key=lambda e: e[0].encode())
     git_dirs = sorted({posixpath.join(r, ".git")[len(folder):].lstrip("/") for r in repos})
-    return search.Tree(top=top, entries=entries, git_inside=bool(repos), ordered=ordered, git_dirs=git_dirs)
+    return search.Tree(top=top, entries=entries, git_inside=bool(repos), ordered=ordered, git_dirs=git_dirs,
+                       git_entries=_git_entries(set(repos), folder, s))
+
+
+def _git_entries(repos: set[str], folder: str, s: TerminalState) -> list[tuple[str, bool]] | None:
+    """The entries of the .git folders of `repos` below `folder` (relative to it, .git itself among
+    them), where each is as the world's seed commit left it (gitfiles.py); None where one is not."""
+    if not repos:
+        return []
+    laid = gitfiles.of_repository(s) if s.git is not None and repos == {s.git.repo} else None
+    if laid is None:
+        return None
+    git = posixpath.join(s.git.repo, ".git")[len(folder):].lstrip("/")  # type: ignore[union-attr]
+    return [(git, True)] + [(f"{git}/{rel}", size is None) for rel, size in laid]
 
 
 _LONG_FLAGS = re.compile(r"-[lah]+")

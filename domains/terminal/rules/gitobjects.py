@@ -23,8 +23,9 @@ def blob_id(text: str) -> str:
     return git_object("blob", text.encode()).hex()
 
 
-def tree_of(blobs: dict[str, str]) -> str:
-    """The id of the tree git makes of these files (relative path: blob id, mode 100644)."""
+def tree_of(blobs: dict[str, str], made: dict[str, bytes] | None = None) -> str:
+    """The id of the tree git makes of these files (relative path: blob id, mode 100644); `made`, where
+    given, gets every tree object it takes (id: body), the folders' ones too."""
     entries: dict[str, tuple[str, bytes]] = {}
     folders: dict[str, dict[str, str]] = {}
     for path, blob in blobs.items():
@@ -34,10 +35,14 @@ def tree_of(blobs: dict[str, str]) -> str:
         else:
             entries[top] = ("100644", bytes.fromhex(blob))
     for name, inner in folders.items():
-        entries[name] = ("40000", bytes.fromhex(tree_of(inner)))
+        entries[name] = ("40000", bytes.fromhex(tree_of(inner, made)))
     # git orders entries by name, a folder's name as if it ended in "/"
     order = sorted(entries, key=lambda n: (n + "/" if entries[n][0] == "40000" else n).encode())
-    return git_object("tree", b"".join(f"{entries[n][0]} {n}\0".encode() + entries[n][1] for n in order)).hex()
+    body = b"".join(f"{entries[n][0]} {n}\0".encode() + entries[n][1] for n in order)
+    tree = git_object("tree", body).hex()
+    if made is not None:
+        made[tree] = body
+    return tree
 
 
 def commit_id(tree: str, parent: str, who: str, when: int, message: str) -> str:

@@ -21,6 +21,8 @@ def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
     """The state after the git command `words` (expanded) printed `output` (None: not known, a part of
     a line whose output is the last part's); False for a command that is not git's."""
     cmd, args = words[0], words[1:]
+    if cmd == "git" and s.git is not None and s.git.pristine and _may_write_git_dir(s, args):
+        s.git.pristine = False
     if cmd == "git" and args[:1] in (["init"], ["clone"]):
         where = [a for a in args[1:] if not a.startswith("-")]
         target = where[0] if args[0] == "init" and where else (where[1] if len(where) > 1 else None)
@@ -220,6 +222,15 @@ def _leaves_git_dir(args: list[str]) -> bool:
     return bool(args) and (args[0] in GIT_DIR_UNTOUCHED and "--output" not in " ".join(args) or
                            args[0] == "branch" and set(args[1:]) <= BRANCH_LISTING or args in TAG_LISTING or
                            args in (["remote"], ["remote", "-v"]))
+
+
+def _may_write_git_dir(s: TerminalState, args: list[str]) -> bool:
+    """Whether git may have added, removed or resized a file in the repository's .git: a command run
+    there that does (`status` only refreshes the index), or one pointed at a repository elsewhere."""
+    elsewhere = any(a in ("-C", "--git-dir", "--work-tree") or a.startswith(("--git-dir=", "--work-tree="))
+                    for a in args) or {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"} & set(s.env)
+    sub = _git_args(args)
+    return elsewhere or _in_repo(s) and not (_leaves_git_dir(sub) or sub[:1] == ["status"])
 
 
 def _git_args(args: list[str]) -> list[str]:

@@ -39,6 +39,9 @@ class Tree:
     git_inside: bool
     git_dirs: list[str] = field(default_factory=list)  # the .git folders in it (relative to the top)
     ordered: bool = False  # entries in the order the file system hands them out (TerminalState.order)
+    # the entries of every .git in it, each folder itself among them, where each is as its seed
+    # commit left it (gitfiles.py): where they come in the walk is not known
+    git_entries: list[tuple[str, bool]] | None = None
 
 
 def safe_in_git(pattern: str, refs: list[str]) -> bool:
@@ -111,7 +114,7 @@ def find(args: list[str], tree_of, refs: list[str], absent) -> tuple[str, bool, 
                 return False
         return True
 
-    if tree.git_inside:
+    if tree.git_inside and tree.git_entries is None:
         # What is under .git is not listed: answered only where no test could pass there, and .git
         # itself is not printed (where it comes in the walk is not known)
         names = [p for what, p, neg in tests if what == "name" and not neg]
@@ -124,16 +127,21 @@ def find(args: list[str], tree_of, refs: list[str], absent) -> tuple[str, bool, 
             if not (safe or hidden) or passes(shown(git), ".git", True) and \
                     (depth_max is None or git.count("/") + 1 <= depth_max) and git.count("/") + 1 >= depth_min:
                 return None
-    out = []
-    for rel, is_dir in [(".", True)] + tree.entries:
-        depth = 0 if rel == "." else rel.count("/") + 1
-        if depth < depth_min or (depth_max is not None and depth > depth_max):
-            continue
-        name = posixpath.basename(tree.top) if rel == "." else posixpath.basename(rel)
-        path = tree.top if rel == "." else shown(rel)
-        if passes(path, name, is_dir):
-            out.append(path)
-    return "".join(p + "\n" for p in out), len(out) <= 1 or tree.ordered, 0
+    def printed(entries: list[tuple[str, bool]]) -> list[str]:
+        out = []
+        for rel, is_dir in entries:
+            depth = 0 if rel == "." else rel.count("/") + 1
+            if depth < depth_min or (depth_max is not None and depth > depth_max):
+                continue
+            name = posixpath.basename(tree.top) if rel == "." else posixpath.basename(rel)
+            path = tree.top if rel == "." else shown(rel)
+            if passes(path, name, is_dir):
+                out.append(path)
+        return out
+
+    out = printed([(".", True)] + tree.entries)
+    in_git = printed(tree.git_entries or [])  # (where in the walk: not known)
+    return "".join(p + "\n" for p in out + in_git), len(out + in_git) <= 1 or tree.ordered and not in_git, 0
 
 
 def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, int] | None:

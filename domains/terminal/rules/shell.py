@@ -15,7 +15,7 @@ import re
 import shlex
 from typing import Any
 
-from . import filters, gittypo, lists, missing, pathnames, pycheck, pyeval, search
+from . import diskuse, filters, gittypo, lists, missing, pathnames, pycheck, pyeval, search
 from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
@@ -171,6 +171,8 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return f"{cmd}: invalid number of lines: ‘{args[1]}’\n", 1  # (`head -n FILE`: the count left out)
     if cmd == "diff":
         return _diff_files(args, s)
+    if cmd == "du" and "du" not in s.defined:
+        return diskuse.du(args, s)
     if cmd == "rmdir" and args == ["."]:
         return "rmdir: failed to remove '.': Invalid argument\n", 1  # (the folder the shell is in: refused)
     if cmd == "mkdir" and len(args) == 1 and _PLAIN.fullmatch(args[0]) and not args[0].startswith("-") and \

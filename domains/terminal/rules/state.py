@@ -60,6 +60,9 @@ class GitState(BaseModel):
     tags: dict[str, int] = Field(default_factory=dict)  # lightweight tags: name -> commits then
     texts: dict[str, str] = Field(default_factory=dict)  # the contents of the blobs in `base` and `index`
     head: str = ""  # the last commit's full id, where known (the seed's, or one the state made)
+    # .git holds what the world's seed commit made and nothing since (gitfiles.py lays it out): no
+    # git command that may write there ran, nor a program that may run git
+    pristine: bool = False
     made: list[Made | None] = Field(default_factory=list)  # beside `commits`, where known (`git log`)
 
     @model_validator(mode="before")
@@ -119,7 +122,11 @@ def _abs(path: str, s: TerminalState) -> str:
 
 
 def _exists(path: str, s: TerminalState) -> bool:
-    return path in s.files or path in s.dirs
+    """Something is at `path`: a file or folder the state holds, or a repository's .git (git's own,
+    not among them) not removed since."""
+    return path in s.files or path in s.dirs or posixpath.basename(path) == ".git" and \
+        posixpath.dirname(path) in ([s.git.repo] if s.git else []) + s.other_repos and \
+        not any(_within(path, d) for d in s.deleted)
 
 
 def _children(folder: str, s: TerminalState) -> list[str]:
@@ -177,8 +184,9 @@ WRITABLE = ("/home", "/tmp")
 
 
 def _writable(path: str) -> bool:
-    """A path that can be made, written or removed (below /home or /tmp: not the mounts themselves)."""
-    return any(path != top and _within(path, top) for top in WRITABLE)
+    """A path that can be made, written or removed (below /home or /tmp: not the mounts themselves),
+    outside git's own folders (what is in them is git's, not followed here)."""
+    return any(path != top and _within(path, top) for top in WRITABLE) and "/.git/" not in path + "/"
 
 
 def _user(s: TerminalState) -> str:
@@ -262,7 +270,7 @@ def _touched(s: TerminalState, path: str) -> None:
     if not g.follows:
         return
     if _within(g.repo, path) or _within(path, g.repo + "/.git"):
-        g.follows = False  # the repository itself removed, moved or changed
+        g.follows = g.pristine = False  # the repository itself removed, moved or changed
         return
     if path in s.dirs:
         if any(_within(d, path) and d not in s.known_dirs for d in s.dirs):
@@ -354,6 +362,8 @@ def _forget_writes(s: TerminalState, under: str | None, files: list[str] | None 
         s.git.others_known = s.git.all_staged = False
     else:
         _touched(s, roots[0])
+        if s.git is not None and not index_kept:
+            s.git.pristine = False  # (it may have run git)
     if under is None:
         s.no_repo = False  # it may have made a repository
     for p in files or []:
