@@ -337,6 +337,13 @@ SEQUENCES: list[list[str]] = [
      "cd src && du -sh .. && cd ..", "git log --oneline", "find . -type f | wc -l", "git add n.txt",
      "find . -type f | wc -l", "du -sh .", "find nope -type f | wc -l", "grep -r x nope | wc -l", "cd ..",
      "find .git | wc -l"],
+    # a script that stops or ends before anything of it runs (pyscript.py): nothing written either
+    ["mkdir -p pkg && printf '\"\"\"Doc.\"\"\"\\nfrom __future__ import annotations\\n\\nfrom ._core import (\\n    A,\\n)\\n' > pkg/m.py",
+     "python3 pkg/m.py", "ls pkg", "cd pkg && python3 m.py", "ls", "printf '\"\"\"Only.\"\"\"\\n# c\\n' > d.py",
+     "python3 d.py", "touch e.py && python3 e.py", "printf 'from . import (a, b)  # c\\n' > c.py", "python3 c.py",
+     "printf 'from . import (a,  \\n  b)\\n' > l.py", "python3 l.py", "ls", "cd .. && git status --short",
+     "printf '__version__ = \"1.0\"\\nB = C = (\"a\", [1, {2: None}])\\n' > v.py", "python3 v.py",
+     "printf 'from __future__ import annotations\\nx: Foo = -1\\nfrom .m import y\\n' > w.py", "python3 w.py", "ls"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

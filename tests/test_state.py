@@ -2016,3 +2016,33 @@ def test_du_prints_sizes_for_people_as_gnu_du_does():
 
     assert [human(k) for k in (0, 4, 8, 40, 980, 1024, 1076, 10200, 10240, 10256, 1048575, 1048576 * 3)] == \
         ["0", "4.0K", "8.0K", "40K", "980K", "1.0M", "1.1M", "10M", "10M", "11M", "1.0G", "3.0G"]
+
+
+def test_a_script_that_stops_at_a_relative_import_or_holds_nothing_to_run_is_answered_and_writes_nothing():
+    """`python3 pkg/m.py` of a package's module fails at its first statement, as Python 3.11 prints it
+    (its line as written, carets where the statement is shorter than the line); a file of a docstring
+    and comments prints nothing. Nothing ran, so every listing stays known; anything else is the model's."""
+    from domains.terminal.rules import pyscript
+
+    where = "/home/user/notes-app/pkg/m.py"
+    tail = "ImportError: attempted relative import with no known parent package\n"
+    head = f'Traceback (most recent call last):\n  File "{where}", line '
+    assert pyscript.run(where, '"""Doc."""\nfrom __future__ import annotations\n\nfrom ._core import (\n    A,\n)\n') == \
+        (head + "4, in <module>\n    from ._core import (\n" + tail, 1)
+    assert pyscript.run(where, "from . import (a, b)  # c\n") == \
+        (head + "1, in <module>\n    from . import (a, b)  # c\n    ^^^^^^^^^^^^^^^^^^^^\n" + tail, 1)
+    assert pyscript.run(where, "from . import (a,  \n  b)\n") == \
+        (head + "1, in <module>\n    from . import (a,  \n    ^^^^^^^^^^^^^^^^^\n" + tail, 1)
+    assert pyscript.run(where, "from .. import a\r\n") == (head + "1, in <module>\n    from .. import a\n" + tail, 1)
+    assert pyscript.run(where, '"""Only."""\n# c\n') == ("", 0) and pyscript.run(where, "") == ("", 0)
+    assert pyscript.run(where, '__version__ = "1.0"\nA = B = ("a", [1, {2: None}])\n') == ("", 0)  # (names bound)
+    assert pyscript.run(where, "from __future__ import annotations\nx: Foo = -1\nfrom .m import y\n")[1] == 1
+    for runs in ("import os\nfrom . import a\n", "from x import y\n", "print(1)\n", "from . import a\n\\\n",
+                 "def f(:\n", "x = '\\d'\nfrom . import a\n", "\ufefffrom . import a\n", "from . import ä\n",
+                 "x: Foo = 1\n", "A = 10 ** 10 ** 10\n", "a.b = 1\n", "A = f()\n"):
+        assert pyscript.run(where, runs) is None, runs
+    s = run(terminal(), "mkdir pkg && printf 'from ._core import X\\n' > pkg/m.py")
+    assert shell.answer(s, "python3 pkg/m.py") == (head + "1, in <module>\n    from ._core import X\n" + tail, 1)
+    after = run(s, "python3 pkg/m.py", shell.answer(s, "python3 pkg/m.py")[0], 1)
+    assert shell.answer(after, "ls") == ("README.md\npkg\nrequirements.txt\nsrc\ntests\n", 0)
+    assert shell.answer(run(s, "python3 src/notes.py"), "ls") is None  # (it ran: anything may have been written)

@@ -8,7 +8,7 @@ import posixpath
 import re
 import sys
 
-from . import awk, pycheck
+from . import awk, pycheck, pyscript
 from .repository import GIT_PIPED_READS
 from .state import (TerminalState, _abs, _absent, _children, _contents, _forget_writes, _within)
 from .output import shell_words
@@ -39,6 +39,10 @@ def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
     if program in ("python3", "python") and s is not None and (_no_shadowing(s) and pycheck.reads_only(args) or
                                                                 len(args) == 1 and _absent(_abs(args[0], s), s)):
         return False  # (a script that is not there runs nothing)
+    if program == "python3" and s is not None and len(args) == 1 and not args[0].startswith("-") and \
+            _abs(args[0], s) not in s.dirs and (text := s.files.get(_abs(args[0], s))) is not None and \
+            pyscript.run(_abs(args[0], s), text) is not None:
+        return False  # (it stops, or ends, before anything of it runs)
     if program == "xargs":  # as the program it runs (echo without one): past xargs' own options
         i = 0
         while i < len(args) and args[i].startswith("-"):

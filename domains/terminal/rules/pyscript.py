@@ -1,0 +1,75 @@
+"""`python3 FILE.py` where what the run does is known before anything of the file runs: a file of
+nothing but a docstring, comments and `from __future__` imports prints nothing; one whose first
+statement is a relative import (`from ._core import X`: a package's module run as a script) fails
+there, as Python 3.11 prints it. Nothing else ran, so nothing was written either (not even
+`__pycache__`: the script itself is not compiled to a file, and it imported nothing). Python's
+start-up imports what it needs before the script's folder is on its path, so nothing there stands
+in for it. Checked against the sandbox's Python (benchmarks/state_vs_real.py).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+
+MAX_SOURCE = 1_000_000  # characters of a script parsed here (past them: the model's)
+RELATIVE = "ImportError: attempted relative import with no known parent package\n"
+
+
+def run(path: str, text: str) -> tuple[str, int] | None:
+    """What `python3 PATH` prints and its exit code, where the file (`text`) decides them before it
+    runs anything; None otherwise (a syntax error's message, anything that runs, is the model's)."""
+    if len(text) > MAX_SOURCE or text.startswith("\ufeff") or "\0" in text:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # (`"\d"`: a warning Python may print first: the model's)
+            tree = ast.parse(text)
+            compile(tree, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, Warning):
+        return None
+    body = tree.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
+            isinstance(body[0].value.value, str):
+        body = body[1:]  # (the docstring)
+    future = False
+    while body and isinstance(body[0], ast.ImportFrom) and body[0].module == "__future__":
+        future = future or any(a.name == "annotations" for a in body[0].names)
+        body = body[1:]
+    while body and _literal(body[0], future):
+        body = body[1:]  # (`__version__ = "1.0"`, `__all__ = [...]`: names bound, nothing else done)
+    if not body:
+        return "", 0
+    first = body[0]
+    if not isinstance(first, ast.ImportFrom) or first.level == 0:
+        return None
+    line = re.split(r"\r\n|\r|\n", text)[first.lineno - 1]
+    if not line.isascii() or first.end_col_offset is None:
+        return None  # (offsets count bytes: a line of other characters is not placed here)
+    shown = line.lstrip(" \t\f")  # (the line as Python shows it: its indent taken off, not what trails it)
+    indent = len(line) - len(shown)
+    # its span on that line (to the line's last character that is not a space, where it goes on below)
+    end = first.end_col_offset if first.end_lineno == first.lineno else len(line.rstrip(" \t\x0b\x0c"))
+    marks = ""
+    if (first.col_offset, end) != (indent, len(line)):
+        # (a statement shorter than its line, `from . import x  # why`: marked with carets)
+        marks = "    " + " " * (first.col_offset - indent) + "^" * (end - first.col_offset) + "\n"
+    return f'Traceback (most recent call last):\n  File "{path}", line {first.lineno}, in <module>\n' \
+           f"    {shown}\n{marks}{RELATIVE}", 1
+
+
+def _literal(node: ast.stmt, future: bool) -> bool:
+    """A name bound to a literal (`X = 1`, `A = B = ("a", "b")`, `x: int = 2` where annotations are
+    not evaluated, under `from __future__ import annotations`): nothing runs."""
+    if isinstance(node, ast.Assign):
+        targets, value = node.targets, node.value
+    elif isinstance(node, ast.AnnAssign) and future and node.simple and node.value is not None:
+        targets, value = [node.target], node.value
+    else:
+        return False
+    try:
+        ast.literal_eval(value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return all(isinstance(t, ast.Name) for t in targets)
