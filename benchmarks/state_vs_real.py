@@ -343,7 +343,9 @@ SEQUENCES: list[list[str]] = [
      "python3 d.py", "touch e.py && python3 e.py", "printf 'from . import (a, b)  # c\\n' > c.py", "python3 c.py",
      "printf 'from . import (a,  \\n  b)\\n' > l.py", "python3 l.py", "ls", "cd .. && git status --short",
      "printf '__version__ = \"1.0\"\\nB = C = (\"a\", [1, {2: None}])\\n' > v.py", "python3 v.py",
-     "printf 'from __future__ import annotations\\nx: Foo = -1\\nfrom .m import y\\n' > w.py", "python3 w.py", "ls"],
+     "printf 'from __future__ import annotations\\nx: Foo = -1\\nfrom .m import y\\n' > w.py", "python3 w.py", "ls",
+     "printf 'from __future__ import annotations\\nversion: str\\nversion_tuple: tuple[int | str, ...]\\n__version__ = version = \"1.0\"\\n' > _version.py",
+     "python3 _version.py", "ls"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

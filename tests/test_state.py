@@ -2037,6 +2037,8 @@ def test_a_script_that_stops_at_a_relative_import_or_holds_nothing_to_run_is_ans
     assert pyscript.run(where, '"""Only."""\n# c\n') == ("", 0) and pyscript.run(where, "") == ("", 0)
     assert pyscript.run(where, '__version__ = "1.0"\nA = B = ("a", [1, {2: None}])\n') == ("", 0)  # (names bound)
     assert pyscript.run(where, "from __future__ import annotations\nx: Foo = -1\nfrom .m import y\n")[1] == 1
+    assert pyscript.run(where, "from __future__ import annotations\n\nversion: str\nv: tuple[int | str, ...]\n"
+                               "__version__ = version = '4.14.9'\n__commit_id__ = None\n") == ("", 0)  # (setuptools-scm's)
     for runs in ("import os\nfrom . import a\n", "from x import y\n", "print(1)\n", "from . import a\n\\\n",
                  "def f(:\n", "x = '\\d'\nfrom . import a\n", "\ufefffrom . import a\n", "from . import ä\n",
                  "x: Foo = 1\n", "A = 10 ** 10 ** 10\n", "a.b = 1\n", "A = f()\n"):

@@ -60,11 +60,14 @@ def run(path: str, text: str) -> tuple[str, int] | None:
 
 
 def _literal(node: ast.stmt, future: bool) -> bool:
-    """A name bound to a literal (`X = 1`, `A = B = ("a", "b")`, `x: int = 2` where annotations are
-    not evaluated, under `from __future__ import annotations`): nothing runs."""
+    """A name bound to a literal (`X = 1`, `A = B = ("a", "b")`), or declared or bound with an
+    annotation where annotations are not evaluated (`x: str`, `x: int = 2` under `from __future__
+    import annotations`, as the version files setuptools-scm writes): nothing runs."""
     if isinstance(node, ast.Assign):
         targets, value = node.targets, node.value
-    elif isinstance(node, ast.AnnAssign) and future and node.simple and node.value is not None:
+    elif isinstance(node, ast.AnnAssign) and future and node.simple:
+        if node.value is None:
+            return True  # (`version: str`: a name declared, nothing bound)
         targets, value = [node.target], node.value
     else:
         return False
