@@ -79,7 +79,7 @@ def test_the_default_none_and_a_folder_each_name_what_is_served(tmp_path, monkey
     assert name(embedded.EmbeddedConfig(adapter=None)) == "smollm2-135m-instruct"
     assert name(embedded.EmbeddedConfig(adapter=other)) == "smollm2-135m-instruct-adapter"
 
-    from mcp_world.cli import _adapter as option
+    from mcp_world.cli.common import _adapter as option
 
     assert option("none", ("embedded",), None, None) == (None, None)
     assert option(None, ("embedded",), None, "m") == (shipped, "m")
