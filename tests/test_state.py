@@ -4,6 +4,7 @@ probe command and per-episode determinism on the real embedded engine."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -1328,45 +1329,51 @@ def test_mistakes_gnu_tools_refuse_alike_and_ls_a_of_a_known_folder():
     assert shell.answer(run(s, "touch src/.env"), "ls -a src") is None
 
 
-def test_the_seed_commit_id_is_the_one_git_makes_at_the_seeds_date_or_the_default_one():
-    """The state computes git's object ids (blobs, trees, the commit) itself; the shadow sandbox
-    commits the seed at its date (GitSeed's default where the world says none: `world from-dir`
-    writes none), so `git log` agrees with real git, checked here against git."""
+@contextlib.contextmanager
+def _committed(files: dict[str, str], who: str, epoch: int, message: str, branch: str = "main"):
+    """`files` (relative paths: contents) committed by real git as the shadow sandbox commits a
+    world's seed (`git init -b BRANCH && git add -A && git commit`, at `epoch`): the folder, and
+    `git(*args)` that runs git there and gives what it prints."""
     import shutil
+    import tempfile
 
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
-    files = {"README.md": "# x\n", "src/a.py": "print(1)\n", "src/sub/b.txt": "", "src.txt": "order\n"}
-    author, epoch = "Ada <ada@example.com>", 1_741_946_400
-    with __import__("tempfile").TemporaryDirectory() as tmp:
+    name, _, email = who.partition(" <")
+    env = {**os.environ, "GIT_AUTHOR_DATE": f"@{epoch} +0000", "GIT_COMMITTER_DATE": f"@{epoch} +0000",
+           "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_SYSTEM": "/dev/null"}
+    with tempfile.TemporaryDirectory() as tmp:
         for path, content in files.items():
             os.makedirs(os.path.join(tmp, os.path.dirname(path)), exist_ok=True)
             with open(os.path.join(tmp, path), "w") as f:
                 f.write(content)
-        env = {**os.environ, "GIT_AUTHOR_DATE": f"@{epoch} +0000", "GIT_COMMITTER_DATE": f"@{epoch} +0000",
-               "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_SYSTEM": "/dev/null"}
-        git = ["git", "-c", "user.name=Ada", "-c", "user.email=ada@example.com"]
-        for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "Start"]):
-            subprocess.run(git + args, cwd=tmp, env=env, check=True, capture_output=True)
-        real = subprocess.run(git + ["rev-parse", "HEAD"], cwd=tmp, env=env, capture_output=True, text=True).stdout.strip()
-    assert gitobjects.root_commit(files, author, epoch, "Start") == real
+
+        def git(*args: str) -> str:
+            return subprocess.run(["git", "-c", f"user.name={name}", "-c", f"user.email={email.rstrip('>')}", *args],
+                                  cwd=tmp, env=env, check=True, capture_output=True, text=True).stdout
+
+        for args in (["init", "-q", "-b", branch], ["add", "-A"], ["commit", "-q", "-m", message]):
+            git(*args)
+        yield tmp, git
+
+
+def test_the_seed_commit_id_is_the_one_git_makes_at_the_seeds_date_or_the_default_one():
+    """The state computes git's object ids (blobs, trees, the commit) itself; the shadow sandbox
+    commits the seed at its date (GitSeed's default where the world says none: `world from-dir`
+    writes none), so `git log` agrees with real git, checked here against git."""
     from benchmarks.state_vs_real import undated
     from domains.terminal.rules import GitSeed
 
+    files = {"README.md": "# x\n", "src/a.py": "print(1)\n", "src/sub/b.txt": "", "src.txt": "order\n"}
+    author, epoch = "Ada <ada@example.com>", 1_741_946_400
+    with _committed(files, author, epoch, "Start") as (_, git):
+        assert gitobjects.root_commit(files, author, epoch, "Start") == git("rev-parse", "HEAD").strip()
     world = undated(load_world("devbox"))
     seed = world.seed["terminal"]
     default = int(GitSeed.model_fields["date"].default.timestamp())
-    with __import__("tempfile").TemporaryDirectory() as tmp:  # the world's files, committed as the sandbox does
-        for path, content in seed["files"].items():
-            inside = os.path.join(tmp, os.path.relpath(path, seed["git"][0]["path"]))
-            os.makedirs(os.path.dirname(inside), exist_ok=True)
-            with open(inside, "w") as f:
-                f.write(content or "")
-        env = {**env, "GIT_AUTHOR_DATE": f"@{default} +0000", "GIT_COMMITTER_DATE": f"@{default} +0000"}
-        git = ["git", "-c", "user.name=user", "-c", "user.email=user@devbox.example"]
-        for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "Initial commit"]):
-            subprocess.run(git + args, cwd=tmp, env=env, check=True, capture_output=True)
-        real = subprocess.run(git + ["log", "--oneline"], cwd=tmp, env=env, capture_output=True, text=True).stdout
+    inside = {os.path.relpath(path, seed["git"][0]["path"]): content or "" for path, content in seed["files"].items()}
+    with _committed(inside, seed["git"][0]["author"], default, "Initial commit") as (_, git):  # as the sandbox does
+        real = git("log", "--oneline")
     state = load_domain("terminal").rules.initial(world)
     assert shell.answer(state, "git log --oneline") == (real, 0) and real.endswith(" Initial commit\n")
 
@@ -1941,14 +1948,12 @@ def test_what_git_keeps_in_dot_git_after_the_seed_commit_is_what_real_git_writes
     """gitfiles.layout: each file and folder in .git, and each file's size (the index, the compressed
     objects, the template's hooks), against `git init && git add -A && git commit` run here."""
     import random
-    import shutil
     import string
-    import tempfile
 
     from domains.terminal.rules import gitfiles
 
-    if shutil.which("git") is None or gitfiles.template() is None:
-        pytest.skip("git or its template folder is not installed")
+    if gitfiles.template() is None:
+        pytest.skip("git's template folder is not installed")
     rng = random.Random(3)
     noise = "".join(rng.choice(string.ascii_letters + " \n") for _ in range(30000))  # (compressed past a page)
     cases = [({"a": "hi\n"}, "main", "Initial commit"),
@@ -1958,16 +1963,7 @@ def test_what_git_keeps_in_dot_git_after_the_seed_commit_is_what_real_git_writes
              ({f"pkg/m{i}.py": f"x = {i}\n" * i for i in range(120)}, "trunk", "Many")]  # (an index of pages)
     epoch = 1_736_154_000
     for files, branch, message in cases:
-        with tempfile.TemporaryDirectory() as tmp:
-            for path, content in files.items():
-                os.makedirs(os.path.join(tmp, os.path.dirname(path)), exist_ok=True)
-                with open(os.path.join(tmp, path), "w") as f:
-                    f.write(content)
-            env = {**os.environ, "GIT_AUTHOR_DATE": f"@{epoch} +0000", "GIT_COMMITTER_DATE": f"@{epoch} +0000",
-                   "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_SYSTEM": "/dev/null"}
-            for args in (["init", "-q", "-b", branch], ["add", "-A"],
-                         ["-c", "user.name=Ada", "-c", "user.email=ada@x.example", "commit", "-q", "-m", message]):
-                subprocess.run(["git", *args], cwd=tmp, env=env, check=True, capture_output=True)
+        with _committed(files, "Ada <ada@x.example>", epoch, message, branch) as (tmp, _):
             git = os.path.join(tmp, ".git")
             real = sorted([(os.path.relpath(os.path.join(d, n), git), None) for d, names, _ in os.walk(git) for n in names] +
                           [(os.path.relpath(os.path.join(d, n), git), os.path.getsize(os.path.join(d, n)))
