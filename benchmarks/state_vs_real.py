@@ -346,6 +346,10 @@ SEQUENCES: list[list[str]] = [
      "printf 'from __future__ import annotations\\nx: Foo = -1\\nfrom .m import y\\n' > w.py", "python3 w.py", "ls",
      "printf 'from __future__ import annotations\\nversion: str\\nversion_tuple: tuple[int | str, ...]\\n__version__ = version = \"1.0\"\\n' > _version.py",
      "python3 _version.py", "ls"],
+    # a module of the standard library's name stands in only for what the one-liner's imports look up
+    ["touch calendar.py logging.py", "python3 -c 'import json; print(json.dumps([1, None]))'", "ls",
+     "python3 -m py_compile src/notes.py && echo ok", "ls src src/__pycache__", "touch types.py",
+     "python3 -c 'import json; print(json.dumps([1]))'", "ls", "python3 -c 'import math; print(math.pi)'"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

@@ -2044,3 +2044,29 @@ def test_a_script_that_stops_at_a_relative_import_or_holds_nothing_to_run_is_ans
     after = run(s, "python3 pkg/m.py", shell.answer(s, "python3 pkg/m.py")[0], 1)
     assert shell.answer(after, "ls") == ("README.md\npkg\nrequirements.txt\nsrc\ntests\n", 0)
     assert shell.answer(run(s, "python3 src/notes.py"), "ls") is None  # (it ran: anything may have been written)
+
+
+def test_a_module_named_like_the_standard_librarys_matters_only_to_what_the_imports_look_up():
+    """`python3 -c 'import json; …'` beside a `calendar.py` imports the real json (json never looks
+    `calendar` up); beside a `types.py` it does not (json imports re, which imports enum, which
+    imports types): stdlib_imports.py holds, for each module a one-liner may import, the names it
+    looks up, and it is what this Python loads (scripts/stdlib_imports.py writes it)."""
+    import importlib.util
+    import sys as _sys
+
+    from domains.terminal.rules import stdlib_imports
+
+    s = run(terminal(), "touch calendar.py logging.py")
+    assert shell.answer(s, "python3 -c 'import json; print(json.dumps([1, None]))'") == ("[1, null]\n", 0)
+    assert shell.answer(run(s, "python3 -c 'import json; print(json.dumps([1]))'", "[1]\n"), "ls") == \
+        ("README.md\ncalendar.py\nlogging.py\nrequirements.txt\nsrc\ntests\n", 0)  # (it wrote nothing)
+    shadowed = run(s, "touch types.py")
+    assert shell.answer(shadowed, "python3 -c 'import json; print(json.dumps([1]))'") is None
+    assert shell.answer(shadowed, "python3 -c 'import math; print(math.floor(2.5))'") == ("2\n", 0)
+    assert shell.answer(run(terminal(), "touch logging.py"), "python3 -c 'import nosuch; print(1)'") is None
+    if stdlib_imports.PYTHON != f"{_sys.version_info[0]}.{_sys.version_info[1]}":
+        pytest.skip("the table is for another Python")
+    spec = importlib.util.spec_from_file_location("gen", Path(__file__).resolve().parent.parent / "scripts" / "stdlib_imports.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert {m: frozenset(n) for m, n in gen.table().items()} == stdlib_imports.NAMES  # (rerun the script if not)

@@ -8,7 +8,7 @@ import posixpath
 import re
 import sys
 
-from . import awk, pycheck, pyscript
+from . import awk, pycheck, pyeval, pyscript, stdlib_imports
 from .repository import GIT_PIPED_READS
 from .state import (TerminalState, _abs, _absent, _children, _contents, _forget_writes, _within)
 from .output import shell_words
@@ -36,7 +36,8 @@ MODELLED = frozenset({"touch", "mkdir", "rm", "rmdir", "mv", "cp", "tar", "zip",
 def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
     """Whether this program, with these arguments, may change files (beyond what `apply` models), run
     in the state's folder (None: a folder not known)."""
-    if program in ("python3", "python") and s is not None and (_no_shadowing(s) and pycheck.reads_only(args) or
+    if program in ("python3", "python") and s is not None and (pycheck.reads_only(args) and
+                                                                _no_shadowing(s, _imported(args)) or
                                                                 len(args) == 1 and _absent(_abs(args[0], s), s)):
         return False  # (a script that is not there runs nothing)
     if program == "python3" and s is not None and len(args) == 1 and not args[0].startswith("-") and \
@@ -61,12 +62,17 @@ def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
     return program == "sort" and any(a.startswith("-o") for a in args)
 
 
+def _imported(args: list[str]) -> set[str] | None:
+    """The modules `python3 -c CODE` imports (none for `--version`); None where not known."""
+    return pyeval.imports(args[1]) if args[:1] == ["-c"] and len(args) > 1 else set() if args[:1] != ["-c"] else None
+
+
 def _compiles(s: TerminalState, args: list[str]) -> bool:
     """`python3 -m py_compile FILE…` succeeds, printing nothing: each file is known and compiles (by
     the server's own Python, 3.11 like the sandbox's; compiling runs nothing), and nothing in the
     folder stands in for the standard library. Each file's bytecode goes to `__pycache__` beside it,
     named for the server's Python (as the sandbox's: cpython-311)."""
-    if args[:2] != ["-m", "py_compile"] or len(args) < 3 or not _no_shadowing(s) or \
+    if args[:2] != ["-m", "py_compile"] or len(args) < 3 or not _no_shadowing(s, {"py_compile"}) or \
             "python3" in s.defined or {"PATH", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX"} & set(s.env):
         return False
     for name in args[2:]:
@@ -85,14 +91,24 @@ def _compiles(s: TerminalState, args: list[str]) -> bool:
 MAX_COMPILED = 1_000_000
 
 
-def _no_shadowing(s: TerminalState) -> bool:
+def _no_shadowing(s: TerminalState, modules: set[str] | None = None) -> bool:
     """Python started here imports the standard library from it: the folder is known whole and holds
-    no module of the standard library's name (a `types.py` is imported, and compiled into
-    `__pycache__`, by any `import ast`), and no PYTHONPATH adds others."""
+    no module of a name importing `modules` may look up (a `types.py` is imported, and compiled into
+    `__pycache__`, by any `import ast`: stdlib_imports.py has each module's names), and no
+    PYTHONPATH adds others. `modules` None, or one not in that table: every standard-library name."""
     if s.cwd not in s.known_dirs or "PYTHONPATH" in s.env:
         return False
-    return not any(name.removesuffix(".py") in sys.stdlib_module_names for name in _children(s.cwd, s)
+    names = _looked_up(modules)
+    return not any(name.removesuffix(".py") in names for name in _children(s.cwd, s)
                    if name.endswith(".py") or posixpath.join(s.cwd, name) in s.dirs)
+
+
+def _looked_up(modules: set[str] | None) -> frozenset[str]:
+    """The top-level names Python may look for on its path importing `modules` (stdlib_imports.py)."""
+    if modules is None or stdlib_imports.PYTHON != f"{sys.version_info[0]}.{sys.version_info[1]}" or \
+            any(m not in stdlib_imports.NAMES for m in modules):
+        return frozenset(sys.stdlib_module_names)
+    return frozenset().union(*(stdlib_imports.NAMES[m] for m in modules))
 
 
 def _reads_only(command: str, s: TerminalState) -> bool:

@@ -285,7 +285,7 @@ def _python_c(one_liner: tuple[str, list[str]], s: TerminalState) -> tuple[str, 
     code, argv = one_liner
     imported = pyeval.imports(code[:pycheck.MAX_CODE])
     if len(code) > pycheck.MAX_CODE or imported is None or "python3" in s.defined or \
-            not (imported <= pyeval.UNSHADOWED or _no_shadowing(s)) or \
+            not (imported <= pyeval.UNSHADOWED or _no_shadowing(s, imported)) or \
             {"PATH", "PYTHONSTARTUP", "PYTHONHOME"} & set(s.env):
         return None
     said = pyeval.run(code, pyeval.Machine(s.cwd, lambda path: _contents(path, s), argv))
