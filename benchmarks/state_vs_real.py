@@ -350,6 +350,9 @@ SEQUENCES: list[list[str]] = [
     ["touch calendar.py logging.py", "python3 -c 'import json; print(json.dumps([1, None]))'", "ls",
      "python3 -m py_compile src/notes.py && echo ok", "ls src src/__pycache__", "touch types.py",
      "python3 -c 'import json; print(json.dumps([1]))'", "ls", "python3 -c 'import math; print(math.pi)'"],
+    # a module no finder found, imported first: nothing ran, nothing was written
+    ["python3 -c 'import nosuchmodule'", "ls", "python3 -c 'from nosuch.sub import x'", "ls",
+     "python3 -c 'import os.nosuch'", "ls"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

@@ -2070,3 +2070,19 @@ def test_a_module_named_like_the_standard_librarys_matters_only_to_what_the_impo
     gen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen)
     assert {m: frozenset(n) for m, n in gen.table().items()} == stdlib_imports.NAMES  # (rerun the script if not)
+
+
+def test_after_a_one_liner_whose_first_import_no_finder_found_the_state_is_kept():
+    """`python3 -c 'import nosuchmodule'` stops before anything runs (nothing of the module, nor of
+    anything else, was imported), so what the state knew stays known; a failure after something ran
+    (`os.nosuch`: os was imported; a second statement) does not."""
+    s = terminal()
+    missing = 'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n' \
+              "ModuleNotFoundError: No module named '{}'\n"
+    for code, name in (("import nosuchmodule", "nosuchmodule"), ("from nosuch.sub import x", "nosuch"),
+                       ("import nosuch, os", "nosuch")):
+        after = run(s, f"python3 -c '{code}'", missing.format(name), 1)
+        assert shell.answer(after, "ls") == ("README.md\nrequirements.txt\nsrc\ntests\n", 0), code
+    for code, name in (("import os.nosuch", "os.nosuch"), ("print(1); import nosuch", "nosuch"),
+                       ("import x", "nosuch")):
+        assert shell.answer(run(s, f"python3 -c '{code}'", missing.format(name), 1), "ls") is None, code

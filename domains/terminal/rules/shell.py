@@ -10,6 +10,7 @@ history.py). How bash reads the line is line.py's; which programs may write, pro
 
 from __future__ import annotations
 
+import ast
 import posixpath
 import re
 import shlex
@@ -387,6 +388,26 @@ def _quiet_add(s: TerminalState, words: list[str]) -> bool:
 
 # python -m of a module that is not installed: nothing ran, nothing was written
 _NOT_RUN = re.compile(r"(?:/usr(?:/local)?/bin/)?python[0-9.]*: No module named [\w.]+\n?")
+_NOT_FOUND = re.compile(r'Traceback \(most recent call last\):\n  File "<string>", line 1, in <module>\n'
+                        r"ModuleNotFoundError: No module named '(\w+)'\n")
+
+
+def _ran_nothing(words: list[str], output: str) -> bool:
+    """Python stopped before anything ran: `-m` of a module that is not there, or `-c CODE` whose first
+    statement imports a top-level module no finder found (`import nosuchmodule`: nothing of it, or
+    of anything else, was run, so nothing was written)."""
+    if _NOT_RUN.fullmatch(output):
+        return True
+    found = _NOT_FOUND.fullmatch(output)
+    if found is None or words[1:2] != ["-c"] or len(words) < 3 or len(words[2]) > pycheck.MAX_CODE:
+        return False
+    try:
+        first = ast.parse(words[2]).body[:1]
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    top = first[0].names[0].name if first and isinstance(first[0], ast.Import) else \
+        first[0].module if first and isinstance(first[0], ast.ImportFrom) and not first[0].level else None
+    return top is not None and first[0].lineno == 1 and top.split(".")[0] == found.group(1)
 
 
 _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s*)([\w.-]+)\s*\(\s*\)")  # alias, function
@@ -443,7 +464,7 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
     for n, words in enumerate(parts):
         if exit_code != 0 and len(parts) == 1:
             if exit_code not in (126, 127) and words[0] not in MODELLED and _writes(words[0], words[1:], s) and \
-                    not _NOT_RUN.fullmatch(output):
+                    not _ran_nothing(words, output):
                 _forget_writes(s, None)  # a program that failed may still have written (python's __pycache__)
             _redirected_anyway(s, words, kinds, output)
             if words[0] in FILE_COMMANDS and not missing.nothing_done(words, output):
