@@ -353,6 +353,11 @@ SEQUENCES: list[list[str]] = [
     # a module no finder found, imported first: nothing ran, nothing was written
     ["python3 -c 'import nosuchmodule'", "ls", "python3 -c 'from nosuch.sub import x'", "ls",
      "python3 -c 'import os.nosuch'", "ls"],
+    # what .git holds is known as the world's commit left it: a word in none of it is searched for
+    # in the project alone (git's sample hooks, its logs, the index's paths: where it is, the model's)
+    ["grep -rn append .", "grep -rl notes .", "grep -rw test_add .", "grep -rn zzzz .", "grep -rn pytest .",
+     "grep -rl Initial .", "grep -rin NOTES . | wc -l", "echo x >> README.md && git add README.md",
+     "grep -rn append ."],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

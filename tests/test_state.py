@@ -1960,7 +1960,8 @@ def test_what_git_keeps_in_dot_git_after_the_seed_commit_is_what_real_git_writes
              ({"README.md": "# x\n", "src/a.py": "print(1)\n", "src/sub/b.txt": "", "src.txt": "o\n",
                "docs/c.md": "print(1)\n"}, "main", "Start"),  # (one blob for two files, an empty one)
              ({"big.txt": noise, "x/y/z/w.py": "z" * 5000}, "feature/x", "Import it"),
-             ({f"pkg/m{i}.py": f"x = {i}\n" * i for i in range(120)}, "trunk", "Many")]  # (an index of pages)
+             ({f"pkg/m{i}.py": f"x = {i}\n" * i for i in range(120)}, "trunk", "Many"),  # (an index of pages)
+             ({"bb/x": "1\n", "a/y": "2\n", "ccc/d/e": "3\n", "ccc/aa/f": "", "z": "4\n"}, "main", "Order")]
     epoch = 1_736_154_000
     for files, branch, message in cases:
         with _committed(files, "Ada <ada@x.example>", epoch, message, branch) as (tmp, _):
@@ -1968,7 +1969,13 @@ def test_what_git_keeps_in_dot_git_after_the_seed_commit_is_what_real_git_writes
             real = sorted([(os.path.relpath(os.path.join(d, n), git), None) for d, names, _ in os.walk(git) for n in names] +
                           [(os.path.relpath(os.path.join(d, n), git), os.path.getsize(os.path.join(d, n)))
                            for d, _, names in os.walk(git) for n in names])
+            held = {path: open(os.path.join(git, path), "rb").read() for path, size in real if size is not None}
         assert gitfiles.layout(files, branch, "Ada <ada@x.example>", epoch, message) == real, branch
+        laid = gitfiles.entries(files, branch, "Ada <ada@x.example>", epoch, message)
+        # every file's bytes, the compressed objects included; of the index, each run it is known to hold
+        assert {p: e.data for p, e in laid.items() if e.size is not None and p != "index"} == \
+            {p: data for p, data in held.items() if p != "index"}, branch
+        assert all(run in held["index"] for run in laid["index"].data.split(b"\0") if run), branch
 
 
 def test_find_counts_and_du_adds_up_dot_git_until_git_writes_there():
@@ -1982,7 +1989,7 @@ def test_find_counts_and_du_adds_up_dot_git_until_git_writes_there():
     from domains.terminal.rules.state import TerminalState
 
     s = terminal()
-    laid = gitfiles.of_repository(TerminalState.model_validate(s))
+    laid = [(rel, entry.size) for rel, entry in gitfiles.of_repository(TerminalState.model_validate(s)).items()]
     files = sum(size is not None for _, size in laid)
     assert shell.answer(s, "find . -type f | wc -l") == (f"{4 + files}\n", 0)  # (devbox: 4 files of its own)
     assert shell.answer(s, "find . -type d | wc -l") == (f"{3 + 1 + len(laid) - files}\n", 0)  # (., src, tests; .git)
@@ -2002,6 +2009,13 @@ def test_find_counts_and_du_adds_up_dot_git_until_git_writes_there():
     assert shell.silent(s, "cp README.md .git") is None and shell.silent(s, "touch .git/x") is None
     assert shell.answer(run(s, "cp README.md .git"), "cat .git") is None
     assert shell.answer(run(s, "rm -rf .git"), "ls .git") == ("ls: cannot access '.git': No such file or directory\n", 2)
+    # grep -r: a word in nothing git keeps is searched for in the project alone; one in the index's
+    # paths, a sample hook or the commit's message may be found in .git too, where the walk puts it
+    assert shell.answer(s, "grep -rn append .") == ("./src/notes.py:2:    notes.append(text)\n", 0)
+    assert shell.answer(s, "grep -rw test_add .") == ("./tests/test_notes.py:def test_add():\n", 0)
+    for in_git in ("grep -rl notes .", "grep -rl Initial .", "grep -rn sample .", "grep -rn def ."):
+        assert shell.answer(s, in_git) is None, in_git
+    assert shell.answer(run(s, "git add README.md"), "grep -rn append .") is None
     # a top that is not there: its refusal goes to the terminal, nothing into the pipe (wc counted the refusal)
     assert shell.answer(run(s, "cd .."), "find .git -type f | wc -l") == ("find: ‘.git’: No such file or directory\n0\n", 0)
     assert shell.answer(s, "grep -r x nope | wc -l") == ("grep: nope: No such file or directory\n0\n", 0)

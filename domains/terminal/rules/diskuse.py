@@ -58,7 +58,7 @@ def _kib(path: str, s: TerminalState) -> int | None:
         laid = gitfiles.of_repository(s)
         if laid is None:
             return None
-        total += sum(_pages(size) for _, size in laid if size is not None)
+        total += sum(_pages(entry.size) for entry in laid.values() if entry.size is not None)
     return total
 
 

@@ -97,8 +97,10 @@ def _tree(top: str, s: TerminalState) -> search.Tree | None:
     if not ordered:  # (the order does not matter to what is then answered: one path, or an order-free pipe)
         entries.sort(key=lambda e: e[0].encode())
     git_dirs = sorted({posixpath.join(r, ".git")[len(folder):].lstrip("/") for r in repos})
+    in_git = _git_entries(set(repos), folder, s)
+    laid = gitfiles.of_repository(s) if in_git else None
     return search.Tree(top=top, entries=entries, git_inside=bool(repos), ordered=ordered, git_dirs=git_dirs,
-                       git_entries=_git_entries(set(repos), folder, s))
+                       git_entries=in_git, git_bytes=[e.data for e in laid.values() if e.data] if laid else None)
 
 
 def _git_entries(repos: set[str], folder: str, s: TerminalState) -> list[tuple[str, bool]] | None:
@@ -110,7 +112,7 @@ def _git_entries(repos: set[str], folder: str, s: TerminalState) -> list[tuple[s
     if laid is None:
         return None
     git = posixpath.join(s.git.repo, ".git")[len(folder):].lstrip("/")  # type: ignore[union-attr]
-    return [(git, True)] + [(f"{git}/{rel}", size is None) for rel, size in laid]
+    return [(git, True)] + [(f"{git}/{rel}", entry.size is None) for rel, entry in laid.items()]
 
 
 _LONG_FLAGS = re.compile(r"-[lah]+")

@@ -16,6 +16,7 @@ import os
 import posixpath
 import shutil
 import zlib
+from typing import NamedTuple
 
 from . import gitobjects
 from .repository import _untouched
@@ -25,89 +26,138 @@ from .state import TerminalState
 CONFIG = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n"
 FOLDERS = ("objects", "objects/info", "objects/pack", "refs", "refs/heads", "refs/tags")
 ZERO = "0" * 40
+MAX_TEMPLATE = 1_000_000  # bytes of one template file (git's own are a few KiB)
+
+
+class Entry(NamedTuple):
+    """A file or folder in .git: its size (None for a folder) and its bytes where known (the index's
+    only in part: what git writes of each file's stat data is the machine's, not the state's)."""
+    size: int | None
+    data: bytes | None = None
 
 
 @functools.lru_cache(maxsize=1)
-def template() -> tuple[tuple[str, int | None], ...] | None:
-    """git's template folder as `git init` copies it: (path within it, size; None for a folder);
-    None where this machine has no git, or its templates are not where git's prefix puts them."""
+def template() -> tuple[tuple[str, Entry], ...] | None:
+    """git's template folder as `git init` copies it: (path within it, what is there); None where this
+    machine has no git, or its templates are not where git's prefix puts them."""
     git = shutil.which("git")
     if git is None:
         return None
     root = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(git))), "share", "git-core", "templates")
     if not os.path.isdir(root):
         return None
-    found: list[tuple[str, int | None]] = []
+    found: list[tuple[str, Entry]] = []
     for folder, dirs, files in os.walk(root):
         rel = os.path.relpath(folder, root)
         if rel != ".":
-            found.append((rel, None))
+            found.append((rel, Entry(None)))
         for name in files:
             path = os.path.join(folder, name)
-            if os.path.islink(path):
-                return None  # (copied as a link: not followed here)
-            found.append((os.path.relpath(path, root), os.path.getsize(path)))
+            if os.path.islink(path) or os.path.getsize(path) > MAX_TEMPLATE:
+                return None  # (copied as a link, or a template of its own: not followed here)
+            with open(path, "rb") as f:
+                data = f.read()
+            found.append((os.path.relpath(path, root), Entry(len(data), data)))
     return tuple(sorted(found))
 
 
-def _index_size(paths: list[str]) -> int:
-    """The size of the index `git commit` leaves: a version 2 header, one entry per file (62 bytes,
-    the path, NUL padding to a multiple of 8), the cache tree it records (each folder: its path
-    part, NUL, the files below and the folders in it, its tree id) and the checksum."""
-    size = 12 + sum((62 + len(p.encode()) + 8) // 8 * 8 for p in paths)
-    folders: dict[str, tuple[int, set[str]]] = {"": (0, set())}
+def _index(files: dict[str, str], trees: dict[str, str]) -> Entry:
+    """The index `git commit` leaves: its size (a version 2 header; one entry per file: 62 bytes, the
+    path, NUL padding to a multiple of 8; the cache tree: each folder's path part, NUL, the files
+    below and the folders in it, its tree id; the checksum) and the parts of it that do not depend
+    on the files' stat data (times, device, inode, owner), NUL-separated: what a search may match."""
+    paths = sorted(files, key=lambda p: p.encode())
+    known = [b"DIRC" + (2).to_bytes(4, "big") + len(paths).to_bytes(4, "big")]
+    size = 12
+    for path in paths:
+        name, blob = path.encode(), bytes.fromhex(gitobjects.blob_id(files[path]))
+        length = (62 + len(name) + 8) // 8 * 8
+        known.append(len(files[path].encode()).to_bytes(4, "big") + blob + min(len(name), 0xFFF).to_bytes(2, "big") +
+                     name + b"\0" * (length - 62 - len(name)))
+        size += length
+    folders: dict[str, tuple[int, list[str]]] = {"": (0, [])}
     for path in paths:
         parts = path.split("/")[:-1]
         for depth in range(len(parts) + 1):
             here = "/".join(parts[:depth])
-            count, inside = folders.setdefault(here, (0, set()))
-            folders[here] = (count + 1, inside | ({parts[depth]} if depth < len(parts) else set()))
-    tree = sum(len(posixpath.basename(f).encode()) + 1 + len(f"{count} {len(inside)}\n") + 20
-               for f, (count, inside) in folders.items())
-    return size + 8 + tree + 20
+            count, inside = folders.setdefault(here, (0, []))
+            below = parts[depth] if depth < len(parts) else None
+            folders[here] = (count + 1, inside + [below] if below and below not in inside else inside)
+    cache = b"".join(posixpath.basename(f).encode() + b"\0" + f"{count} {len(inside)}\n".encode() +
+                     bytes.fromhex(trees[f]) for f, (count, inside) in _walk(folders))
+    known.append(b"TREE" + len(cache).to_bytes(4, "big") + cache)
+    return Entry(size + 8 + len(cache) + 20, b"\0".join(known))
 
 
-def _loose(kind: str, body: bytes) -> int:
-    """The size of a loose object file: its header and body, compressed."""
-    return len(zlib.compress(f"{kind} {len(body)}\0".encode() + body, 1))
+def _walk(folders: dict[str, tuple[int, list[str]]]) -> list[tuple[str, tuple[int, list[str]]]]:
+    """The folders as git writes its cache tree: each after its parent, the folders in one by the
+    length of their names, then by their bytes (cache-tree.c's order)."""
+    out, stack = [], [""]
+    while stack:
+        here = stack.pop()
+        out.append((here, folders[here]))
+        inside = sorted(folders[here][1], key=lambda n: (len(n.encode()), n.encode()))
+        stack.extend(reversed([f"{here}/{n}".lstrip("/") for n in inside]))
+    return out
 
 
-def layout(files: dict[str, str], branch: str, who: str, epoch: int, message: str) -> list[tuple[str, int | None]] | None:
-    """`.git`'s entries (path within it, size in bytes; None for a folder) after the seed commit of
-    `files` (relative paths: contents) on `branch`, by `who` ("name <email>") at `epoch`; None where
-    not known here (no template, a tree too deep, a message git would clean up)."""
+def _loose(kind: str, body: bytes) -> bytes:
+    """A loose object file: its header and body, compressed."""
+    return zlib.compress(f"{kind} {len(body)}\0".encode() + body, 1)
+
+
+def entries(files: dict[str, str], branch: str, who: str, epoch: int, message: str) -> dict[str, Entry] | None:
+    """`.git`'s entries (path within it: what is there) after the seed commit of `files` (relative
+    paths: contents) on `branch`, by `who` ("name <email>") at `epoch`; None where not known here (no
+    template, a tree too deep, a message git would clean up)."""
+    return _entries(tuple(sorted(files.items())), branch, who, epoch, message)
+
+
+@functools.lru_cache(maxsize=8)  # (asked again at each step that walks the repository: the same answer)
+def _entries(items: tuple[tuple[str, str], ...], branch: str, who: str, epoch: int,
+             message: str) -> dict[str, Entry] | None:
+    files = dict(items)
     found = template()
     if found is None or any(p.count("/") > gitobjects.MAX_DEPTH for p in files) or \
             message != message.strip() or "\n" in message or not message:
         return None
     blobs = {p: gitobjects.blob_id(text) for p, text in files.items()}
     trees: dict[str, bytes] = {}
-    root = gitobjects.tree_of(blobs, trees)
+    folders: dict[str, str] = {}
+    root = gitobjects.tree_of(blobs, trees, folders)
     head = gitobjects.commit_id(root, "", who, epoch, message)
     stamp = f"{who} {epoch} +0000"
     commit = f"tree {root}\nauthor {stamp}\ncommitter {stamp}\n\n{message}\n".encode()
     objects = {blob: _loose("blob", files[p].encode()) for p, blob in blobs.items()}
     objects.update({made: _loose("tree", body) for made, body in trees.items()})
     objects[head] = _loose("commit", commit)
-    logged = len(f"{ZERO} {head} {stamp}\tcommit (initial): {message}\n".encode())
-    entries: dict[str, int | None] = dict(found)
-    entries.update({folder: None for folder in FOLDERS})
-    entries.update({"HEAD": len(f"ref: refs/heads/{branch}\n"), "config": len(CONFIG),
-                    "COMMIT_EDITMSG": len(message.encode()) + 1, "index": _index_size(sorted(files)),
-                    f"refs/heads/{branch}": 41, "logs/HEAD": logged, f"logs/refs/heads/{branch}": logged})
-    for made, size in objects.items():
-        entries[f"objects/{made[:2]}"] = None
-        entries[f"objects/{made[:2]}/{made[2:]}"] = size
-    for path in list(entries):  # (the folders on the way: logs/refs/heads, a branch's own folders)
+    logged = f"{ZERO} {head} {stamp}\tcommit (initial): {message}\n".encode()
+    out: dict[str, Entry] = dict(found)
+    out.update({folder: Entry(None) for folder in FOLDERS})
+    written = {"HEAD": f"ref: refs/heads/{branch}\n".encode(), "config": CONFIG.encode(),
+               "COMMIT_EDITMSG": f"{message}\n".encode(), f"refs/heads/{branch}": f"{head}\n".encode(),
+               "logs/HEAD": logged, f"logs/refs/heads/{branch}": logged}
+    out.update({path: Entry(len(data), data) for path, data in written.items()})
+    out["index"] = _index(files, folders)
+    for made, data in objects.items():
+        out[f"objects/{made[:2]}"] = Entry(None)
+        out[f"objects/{made[:2]}/{made[2:]}"] = Entry(len(data), data)
+    for path in list(out):  # (the folders on the way: logs/refs/heads, a branch's own folders)
         folder = posixpath.dirname(path)
-        while folder and folder not in entries:
-            entries[folder] = None
+        while folder and folder not in out:
+            out[folder] = Entry(None)
             folder = posixpath.dirname(folder)
-    return sorted(entries.items())
+    return dict(sorted(out.items()))
 
 
-def of_repository(s: TerminalState) -> list[tuple[str, int | None]] | None:
-    """`.git`'s entries (as `layout`) of the state's repository, where it is as the world's seed
+def layout(files: dict[str, str], branch: str, who: str, epoch: int, message: str) -> list[tuple[str, int | None]] | None:
+    """`entries` as (path, size; None for a folder), in path order."""
+    found = entries(files, branch, who, epoch, message)
+    return None if found is None else [(path, entry.size) for path, entry in found.items()]
+
+
+def of_repository(s: TerminalState) -> dict[str, Entry] | None:
+    """`.git`'s entries (as `entries`) of the state's repository, where it is as the world's seed
     commit left it (GitState.pristine) and the state knows every file that commit holds."""
     g = s.git
     if g is None or not g.pristine or not g.follows or g.unknown or len(g.commits) != 1 or len(g.made) != 1 or \
@@ -117,4 +167,4 @@ def of_repository(s: TerminalState) -> list[tuple[str, int | None]] | None:
     committed.update({rel: g.texts.get(head) for rel, head in g.base.items() if head})
     if any(text is None for text in committed.values()):
         return None
-    return layout(committed, g.branch, g.made[0].who, g.made[0].when, g.commits[0])  # type: ignore[arg-type]
+    return entries(committed, g.branch, g.made[0].who, g.made[0].when, g.commits[0])  # type: ignore[arg-type]

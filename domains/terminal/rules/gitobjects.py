@@ -23,9 +23,11 @@ def blob_id(text: str) -> str:
     return git_object("blob", text.encode()).hex()
 
 
-def tree_of(blobs: dict[str, str], made: dict[str, bytes] | None = None) -> str:
+def tree_of(blobs: dict[str, str], made: dict[str, bytes] | None = None, named: dict[str, str] | None = None,
+            at: str = "") -> str:
     """The id of the tree git makes of these files (relative path: blob id, mode 100644); `made`, where
-    given, gets every tree object it takes (id: body), the folders' ones too."""
+    given, gets every tree object it takes (id: body), the folders' ones too, and `named` each
+    folder's tree id (its path below the top, "" for the top; `at`: this one's)."""
     entries: dict[str, tuple[str, bytes]] = {}
     folders: dict[str, dict[str, str]] = {}
     for path, blob in blobs.items():
@@ -35,13 +37,15 @@ def tree_of(blobs: dict[str, str], made: dict[str, bytes] | None = None) -> str:
         else:
             entries[top] = ("100644", bytes.fromhex(blob))
     for name, inner in folders.items():
-        entries[name] = ("40000", bytes.fromhex(tree_of(inner, made)))
+        entries[name] = ("40000", bytes.fromhex(tree_of(inner, made, named, f"{at}/{name}".lstrip("/"))))
     # git orders entries by name, a folder's name as if it ended in "/"
     order = sorted(entries, key=lambda n: (n + "/" if entries[n][0] == "40000" else n).encode())
     body = b"".join(f"{entries[n][0]} {n}\0".encode() + entries[n][1] for n in order)
     tree = git_object("tree", body).hex()
     if made is not None:
         made[tree] = body
+    if named is not None:
+        named[at] = tree
     return tree
 
 

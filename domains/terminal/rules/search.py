@@ -42,6 +42,8 @@ class Tree:
     # the entries of every .git in it, each folder itself among them, where each is as its seed
     # commit left it (gitfiles.py): where they come in the walk is not known
     git_entries: list[tuple[str, bool]] | None = None
+    # (with them) what each file there holds, as far as it is known (gitfiles.Entry): what grep may match
+    git_bytes: list[bytes] | None = None
 
 
 def safe_in_git(pattern: str, refs: list[str]) -> bool:
@@ -144,6 +146,17 @@ def find(args: list[str], tree_of, refs: list[str], absent) -> tuple[str, bool, 
     return "".join(p + "\n" for p in out + in_git), len(out + in_git) <= 1 or tree.ordered and not in_git, 0
 
 
+def _not_in_git(word: str, fold: bool, held: list[bytes] | None) -> bool:
+    """No file under .git can match `word` (a search in it prints nothing, wherever it comes in the
+    walk): it is in none of the bytes known to be there. Of the index, only what does not depend on
+    the files' stat data is known (gitfiles.py): a word of four or more letters is taken as not
+    lying in the twenty-four bytes of times, device and inode beside each path."""
+    if held is None or len(word) < 4:
+        return False
+    probe = word.lower().encode() if fold else word.encode()
+    return not any(probe in (data.lower() if fold else data) for data in held)
+
+
 def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, int] | None:
     """`grep -r[nlhiwo] [--include=GLOB] WORD [DIR]`: the lines printed, whether their order is
     known (matches in one file at most), and the exit code; None: not answered here. `read(path)`
@@ -172,7 +185,8 @@ def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, 
     tree = tree_of(top or ".")
     if tree is None:
         return None
-    if tree.git_inside and (include is None or not safe_in_git(include, refs)):
+    if tree.git_inside and (include is None or not safe_in_git(include, refs)) and \
+            not _not_in_git(word, "i" in flags, tree.git_bytes):
         return None
     if include is not None and not _SAFE_NAME.fullmatch(include) and not _PATH.fullmatch(include):
         return None
