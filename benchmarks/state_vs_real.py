@@ -358,6 +358,10 @@ SEQUENCES: list[list[str]] = [
     ["grep -rn append .", "grep -rl notes .", "grep -rw test_add .", "grep -rn zzzz .", "grep -rn pytest .",
      "grep -rl Initial .", "grep -rin NOTES . | wc -l", "echo x >> README.md && git add README.md",
      "grep -rn append ."],
+    # .git's folders listed and its text files read, as the world's commit left them
+    ["ls .git", "ls .git/hooks", "ls .git/objects", "ls .git/refs/heads", "cat .git/HEAD", "cat .git/config",
+     "cat .git/description", "cat .git/COMMIT_EDITMSG", "cat .git/logs/HEAD", "cat .git/refs/heads/main",
+     "cat .git/info/exclude", "ls -1 .git/info", "ls .git/nope", "git add -A", "ls .git", "cat .git/HEAD"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

@@ -2005,7 +2005,7 @@ def test_find_counts_and_du_adds_up_dot_git_until_git_writes_there():
                    "git -C /home/user/notes-app add -A", "touch .git/x", "rm -rf .git"):
         assert shell.answer(run(s, writes), "find . -type f | wc -l") is None, writes
         assert shell.answer(run(s, writes), "du -sh .") is None, writes
-    assert shell.answer(s, "ls .git") is None and shell.answer(s, "find .git -name x") is None
+    assert shell.answer(s, "find .git -name x") is None  # (a walk from .git itself: not followed)
     assert shell.silent(s, "cp README.md .git") is None and shell.silent(s, "touch .git/x") is None
     assert shell.answer(run(s, "cp README.md .git"), "cat .git") is None
     assert shell.answer(run(s, "rm -rf .git"), "ls .git") == ("ls: cannot access '.git': No such file or directory\n", 2)
@@ -2016,6 +2016,14 @@ def test_find_counts_and_du_adds_up_dot_git_until_git_writes_there():
     for in_git in ("grep -rl notes .", "grep -rl Initial .", "grep -rn sample .", "grep -rn def ."):
         assert shell.answer(s, in_git) is None, in_git
     assert shell.answer(run(s, "git add README.md"), "grep -rn append .") is None
+    # .git's folders are listed and its text files read as the world's commit left them
+    assert shell.answer(s, "ls .git") == \
+        ("COMMIT_EDITMSG\nHEAD\nbranches\nconfig\ndescription\nhooks\nindex\ninfo\nlogs\nobjects\nrefs\n", 0)
+    assert shell.answer(s, "cat .git/HEAD") == ("ref: refs/heads/main\n", 0)
+    assert shell.answer(s, "cat .git/refs/heads/main") == (f"{TerminalState.model_validate(s).git.head}\n", 0)
+    for unknown in ("cat .git/index", "ls .git/nope", "ls .git/HEAD"):
+        assert shell.answer(s, unknown) is None, unknown
+    assert shell.answer(run(s, "git add -A"), "cat .git/HEAD") is None
     # a top that is not there: its refusal goes to the terminal, nothing into the pipe (wc counted the refusal)
     assert shell.answer(run(s, "cd .."), "find .git -type f | wc -l") == ("find: ‘.git’: No such file or directory\n0\n", 0)
     assert shell.answer(s, "grep -r x nope | wc -l") == ("grep: nope: No such file or directory\n0\n", 0)

@@ -168,3 +168,42 @@ def of_repository(s: TerminalState) -> dict[str, Entry] | None:
     if any(text is None for text in committed.values()):
         return None
     return entries(committed, g.branch, g.made[0].who, g.made[0].when, g.commits[0])  # type: ignore[arg-type]
+
+
+def _within_git(path: str, s: TerminalState) -> tuple[dict[str, Entry], str] | None:
+    """The entries of the repository's .git and `path` within it ("" for .git itself), where `path`
+    is .git or below it and .git is as the world's commit left it."""
+    if s.git is None:
+        return None
+    git = posixpath.join(s.git.repo, ".git")
+    if path != git and not path.startswith(git + "/"):
+        return None
+    laid = of_repository(s)
+    return None if laid is None else (laid, path[len(git):].lstrip("/"))
+
+
+def listing(folder: str, s: TerminalState) -> list[str] | None:
+    """The names in `folder`, .git or a folder in it (None: not one, or not known), in no order."""
+    found = _within_git(folder, s)
+    if found is None:
+        return None
+    laid, rel = found
+    if rel and (rel not in laid or laid[rel].size is not None):
+        return None
+    return [posixpath.basename(p) for p in laid if posixpath.dirname(p) == rel]
+
+
+def text(path: str, s: TerminalState) -> str | None:
+    """What a text file in .git holds (`HEAD`, `config`, a sample hook…); None where it is not one,
+    or not known (the index and the objects are binary)."""
+    found = _within_git(path, s)
+    if found is None:
+        return None
+    laid, rel = found
+    entry = laid.get(rel)
+    if entry is None or entry.data is None or rel == "index" or b"\0" in entry.data:
+        return None
+    try:
+        return entry.data.decode()
+    except UnicodeDecodeError:
+        return None

@@ -16,7 +16,7 @@ import re
 import shlex
 from typing import Any
 
-from . import diskuse, filters, gittypo, lists, missing, pathnames, pycheck, pyeval, pyscript, search
+from . import diskuse, filters, gitfiles, gittypo, lists, missing, pathnames, pycheck, pyeval, pyscript, search
 from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
@@ -150,7 +150,7 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             return f"cat: {args[0]}: No such file or directory\n", 1
         if path in s.dirs:
             return f"cat: {args[0]}: Is a directory\n", 1
-        content = s.files.get(path)
+        content = s.files.get(path) if "/.git/" not in path else gitfiles.text(path, s)
         return (content, 0) if content is not None else None
     if cmd == "cat" and len(args) > 1 and not any(a.startswith("-") for a in args):
         contents = [_contents(a, s) for a in args]  # every file there and known: one after the other
@@ -207,6 +207,9 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             return "", 0  # the folder was removed under the shell: a real shell stays there, and it is empty
         if folder not in s.known_dirs and not args and folder in s.seen:
             return s.seen[folder], 0  # (as ls printed it last, nothing having changed since)
+        in_git = gitfiles.listing(folder, s) if folder not in s.known_dirs and _locale_is_c(s) else None
+        if in_git is not None:  # (.git, or a folder in it, as the world's commit left it: in byte order)
+            return "".join(n + "\n" for n in sorted(in_git, key=lambda n: n.encode()) if not n.startswith(".")), 0
         if folder not in s.known_dirs:
             if target and (folder in s.deleted or posixpath.dirname(folder) in s.known_dirs and not _exists(folder, s)):
                 return (f"ls: cannot access '{target[0]}': No such file or directory\n", 2) \
@@ -262,6 +265,10 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         lines = [f"{h} {msg}" for h, msg in zip(known, s.git.commits)][::-1][:n]
         return "".join(line + "\n" for line in lines), 0
     return None
+
+
+def _locale_is_c(s: TerminalState) -> bool:
+    return s.env.get("LANG", "C.UTF-8").split(".")[0] in ("C", "POSIX") and not {"LC_ALL", "LC_COLLATE"} & set(s.env)
 
 
 def _fed_answer(s: TerminalState, fed: Heredoc) -> tuple[str, int] | None:
