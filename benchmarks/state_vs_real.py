@@ -353,6 +353,8 @@ SEQUENCES: list[list[str]] = [
     # a module no finder found, imported first: nothing ran, nothing was written
     ["python3 -c 'import nosuchmodule'", "ls", "python3 -c 'from nosuch.sub import x'", "ls",
      "python3 -c 'import os.nosuch'", "ls"],
+    ["echo 'print(\"SHADOW\")' > types.py", "python3 -c 'print(1)'", "ls", "echo 'print(2)' > encodings.py",
+     "python3 -c 'print(3)'", "ls"],
     # what .git holds is known as the world's commit left it: a word in none of it is searched for
     # in the project alone (git's sample hooks, its logs, the index's paths: where it is, the model's)
     ["grep -rn append .", "grep -rl notes .", "grep -rw test_add .", "grep -rn zzzz .", "grep -rn pytest .",

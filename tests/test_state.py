@@ -1014,7 +1014,10 @@ def test_a_python_one_liner_that_only_reads_keeps_what_the_state_knows():
                    "cd src; python3 -c 'print(1)' | head -1"):  # (the folder a pipeline moves to: not followed)
         assert shell.answer(run(s, writer), "ls") is None, writer
     shadowed = run(s, "touch types.py")
-    assert shell.answer(run(shadowed, "python3 -c 'print(1)'"), "ls") is None  # `types` is the standard library's
+    # a types.py stands in for the standard library's only where the code's imports look it up (json
+    # imports re, enum, types); printing alone imports nothing (checked in the sandbox: no __pycache__)
+    assert shell.answer(run(shadowed, "python3 -c 'import json; print(json.dumps(1))'"), "ls") is None
+    assert shell.answer(run(shadowed, "python3 -c 'print(1)'"), "ls") == ("README.md\nrequirements.txt\nsrc\ntests\ntypes.py\n", 0)
     assert shell.answer(run(run(s, "export PYTHONPATH=/opt"), "python3 -c 'print(1)'"), "ls") is None
     missing = ("python3: can't open file '/home/user/notes-app/src/gone.py': [Errno 2] No such file or directory\n", 2)
     assert shell.answer(s, "python3 src/gone.py") == missing
