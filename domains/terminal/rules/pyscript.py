@@ -10,6 +10,7 @@ in for it. Checked against the sandbox's Python (benchmarks/state_vs_real.py).
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import warnings
 
@@ -17,6 +18,7 @@ MAX_SOURCE = 1_000_000  # characters of a script parsed here (past them: the mod
 RELATIVE = "ImportError: attempted relative import with no known parent package\n"
 
 
+@functools.lru_cache(maxsize=16)  # (asked when the step is answered and again when it is applied)
 def run(path: str, text: str) -> tuple[str, int] | None:
     """What `python3 PATH` prints and its exit code, where the file (`text`) decides them before it
     runs anything; None otherwise (a syntax error's message, anything that runs, is the model's)."""
@@ -29,19 +31,19 @@ def run(path: str, text: str) -> tuple[str, int] | None:
             compile(tree, path, "exec", dont_inherit=True)
     except (SyntaxError, ValueError, RecursionError, MemoryError, Warning):
         return None
-    body = tree.body
+    body, at = tree.body, 0
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
             isinstance(body[0].value.value, str):
-        body = body[1:]  # (the docstring)
+        at = 1  # (the docstring)
     future = False
-    while body and isinstance(body[0], ast.ImportFrom) and body[0].module == "__future__":
-        future = future or any(a.name == "annotations" for a in body[0].names)
-        body = body[1:]
-    while body and _literal(body[0], future):
-        body = body[1:]  # (`__version__ = "1.0"`, `__all__ = [...]`: names bound, nothing else done)
-    if not body:
+    while at < len(body) and isinstance(body[at], ast.ImportFrom) and body[at].module == "__future__":
+        future = future or any(a.name == "annotations" for a in body[at].names)  # type: ignore[union-attr]
+        at += 1
+    while at < len(body) and _literal(body[at], future):
+        at += 1  # (`__version__ = "1.0"`, `__all__ = [...]`: names bound, nothing else done)
+    if at == len(body):
         return "", 0
-    first = body[0]
+    first = body[at]
     if not isinstance(first, ast.ImportFrom) or first.level == 0:
         return None
     line = re.split(r"\r\n|\r|\n", text)[first.lineno - 1]
