@@ -1,7 +1,8 @@
 """What a repository's `.git` folder holds right after the world's seed commit (`git init -b BRANCH
-&& git add -A && git commit`, as the shadow sandbox makes it): each file and folder, and each
-file's size, so that `find` can count and filter what is below a repository's top and `du` can add
-it up. The rest of `.git` is git's own: what `git init` copies from git's template folder (the
+&& git add -A && git commit`, as the shadow sandbox makes it): each file and folder, each file's
+size and what it holds, so that `find` can count and filter what is below a repository's top, `du`
+can add it up, `grep -r` can tell a word is in none of it, and `ls .git` and `cat .git/HEAD` are
+answered. The rest of `.git` is git's own: what `git init` copies from git's template folder (the
 sample hooks, `description`, `info/exclude`: read here from the template folder of the git this
 machine has, the one the sandbox runs), the files it writes (`HEAD`, `config`, the branch, its log,
 `COMMIT_EDITMSG`, `index`), and one loose object per distinct blob and tree and the commit, each
