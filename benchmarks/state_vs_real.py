@@ -364,6 +364,7 @@ SEQUENCES: list[list[str]] = [
     ["ls .git", "ls .git/hooks", "ls .git/objects", "ls .git/refs/heads", "cat .git/HEAD", "cat .git/config",
      "cat .git/description", "cat .git/COMMIT_EDITMSG", "cat .git/logs/HEAD", "cat .git/refs/heads/main",
      "cat .git/info/exclude", "ls -1 .git/info", "ls .git/nope", "git add -A", "ls .git", "cat .git/HEAD"],
+    ["[ -d .git ] && echo yes || echo no", "rm -rf .git", "[ -d .git ] && echo yes || echo no", "test -e .git; echo $?"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

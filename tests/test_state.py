@@ -2012,6 +2012,7 @@ def test_find_counts_and_du_adds_up_dot_git_until_git_writes_there():
     assert shell.silent(s, "cp README.md .git") is None and shell.silent(s, "touch .git/x") is None
     assert shell.answer(run(s, "cp README.md .git"), "cat .git") is None
     assert shell.answer(run(s, "rm -rf .git"), "ls .git") == ("ls: cannot access '.git': No such file or directory\n", 2)
+    assert shell.answer(run(s, "rm -rf .git"), "[ -d .git ] && echo yes || echo no") == ("no\n", 0)
     # grep -r: a word in nothing git keeps is searched for in the project alone; one in the index's
     # paths, a sample hook or the commit's message may be found in .git too, where the walk puts it
     assert shell.answer(s, "grep -rn append .") == ("./src/notes.py:2:    notes.append(text)\n", 0)

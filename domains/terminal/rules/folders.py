@@ -97,20 +97,15 @@ def _tree(top: str, s: TerminalState) -> search.Tree | None:
     if not ordered:  # (the order does not matter to what is then answered: one path, or an order-free pipe)
         entries.sort(key=lambda e: e[0].encode())
     git_dirs = sorted({posixpath.join(r, ".git")[len(folder):].lstrip("/") for r in repos})
-    in_git = _git_entries(set(repos), folder, s)
-    laid = gitfiles.of_repository(s) if in_git else None
+    laid = gitfiles.of_repository(s) if s.git is not None and set(repos) == {s.git.repo} else None
+    in_git = [] if not repos else None if laid is None else _git_entries(laid, folder, s)
     return search.Tree(top=top, entries=entries, git_inside=bool(repos), ordered=ordered, git_dirs=git_dirs,
                        git_entries=in_git, git_bytes=[e.data for e in laid.values() if e.data] if laid else None)
 
 
-def _git_entries(repos: set[str], folder: str, s: TerminalState) -> list[tuple[str, bool]] | None:
-    """The entries of the .git folders of `repos` below `folder` (relative to it, .git itself among
-    them), where each is as the world's seed commit left it (gitfiles.py); None where one is not."""
-    if not repos:
-        return []
-    laid = gitfiles.of_repository(s) if s.git is not None and repos == {s.git.repo} else None
-    if laid is None:
-        return None
+def _git_entries(laid: dict[str, gitfiles.Entry], folder: str, s: TerminalState) -> list[tuple[str, bool]]:
+    """The entries of the repository's .git (`laid`: as the world's seed commit left it, gitfiles.py)
+    relative to `folder`, .git itself among them."""
     git = posixpath.join(s.git.repo, ".git")[len(folder):].lstrip("/")  # type: ignore[union-attr]
     return [(git, True)] + [(f"{git}/{rel}", entry.size is None) for rel, entry in laid.items()]
 
@@ -136,7 +131,7 @@ def _long(args: list[str], s: TerminalState) -> str | None:
         return _folders(names, s, lambda folder: _long([f"-{flags}", folder], s))
     if "l" not in flags or not all(_LONG_FLAGS.fullmatch(a) for a in args if a.startswith("-")) or len(names) > 1 or \
             (names and (not _PLAIN.fullmatch(names[0]) or names[0].endswith("/") and names[0] != "/")) or \
-            s.env.get("LANG", "C.UTF-8").split(".")[0] not in ("C", "POSIX") or "LS_COLORS" in s.env:
+            not st._c_locale(s) or "LS_COLORS" in s.env:
         return None
     target = _abs(names[0], s) if names else s.cwd
     if not _within(target, s.home) or any(_within(target, d) for d in s.deleted):

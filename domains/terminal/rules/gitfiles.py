@@ -76,29 +76,29 @@ def _index(files: dict[str, str], trees: dict[str, str]) -> Entry:
         known.append(len(files[path].encode()).to_bytes(4, "big") + blob + min(len(name), 0xFFF).to_bytes(2, "big") +
                      name + b"\0" * (length - 62 - len(name)))
         size += length
-    folders: dict[str, tuple[int, list[str]]] = {"": (0, [])}
+    counts: dict[str, int] = {}  # each folder: the files below it
+    inside: dict[str, set[str]] = {}  # each folder: the folders in it
     for path in paths:
         parts = path.split("/")[:-1]
         for depth in range(len(parts) + 1):
             here = "/".join(parts[:depth])
-            count, inside = folders.setdefault(here, (0, []))
-            below = parts[depth] if depth < len(parts) else None
-            folders[here] = (count + 1, inside + [below] if below and below not in inside else inside)
-    cache = b"".join(posixpath.basename(f).encode() + b"\0" + f"{count} {len(inside)}\n".encode() +
-                     bytes.fromhex(trees[f]) for f, (count, inside) in _walk(folders))
+            counts[here] = counts.get(here, 0) + 1
+            inside.setdefault(here, set()).update(parts[depth:depth + 1])
+    cache = b"".join(posixpath.basename(f).encode() + b"\0" + f"{counts[f]} {len(inside[f])}\n".encode() +
+                     bytes.fromhex(trees[f]) for f in _walk(inside))
     known.append(b"TREE" + len(cache).to_bytes(4, "big") + cache)
     return Entry(size + 8 + len(cache) + 20, b"\0".join(known))
 
 
-def _walk(folders: dict[str, tuple[int, list[str]]]) -> list[tuple[str, tuple[int, list[str]]]]:
+def _walk(inside: dict[str, set[str]]) -> list[str]:
     """The folders as git writes its cache tree: each after its parent, the folders in one by the
     length of their names, then by their bytes (cache-tree.c's order)."""
     out, stack = [], [""]
     while stack:
         here = stack.pop()
-        out.append((here, folders[here]))
-        inside = sorted(folders[here][1], key=lambda n: (len(n.encode()), n.encode()))
-        stack.extend(reversed([f"{here}/{n}".lstrip("/") for n in inside]))
+        out.append(here)
+        names = sorted(inside[here], key=lambda n: (len(n.encode()), n.encode()))
+        stack.extend(reversed([f"{here}/{n}".lstrip("/") for n in names]))
     return out
 
 

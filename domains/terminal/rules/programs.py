@@ -64,7 +64,9 @@ def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
 
 def _imported(args: list[str]) -> set[str] | None:
     """The modules `python3 -c CODE` imports (none for `--version`); None where not known."""
-    return pyeval.imports(args[1]) if args[:1] == ["-c"] and len(args) > 1 else set() if args[:1] != ["-c"] else None
+    if args[:1] != ["-c"]:
+        return set()
+    return pyeval.imports(args[1]) if len(args) > 1 else None
 
 
 def _compiles(s: TerminalState, args: list[str]) -> bool:

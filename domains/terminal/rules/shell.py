@@ -21,7 +21,7 @@ from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpande
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
                          _commit_message, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer)
-from .state import (_PLAIN, _QUOTABLE, TerminalState, _abs, _absent, _children, _contents, _exists, _expand,
+from .state import (_PLAIN, _c_locale, _QUOTABLE, TerminalState, _abs, _absent, _children, _contents, _exists, _expand,
                     _forget_writes, _in_repo, _kind, _Unknown, _user, _within)
 from .effects import FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything
 from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc
@@ -191,11 +191,11 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         if names is None or any(n.startswith(".") for n in names):
             return None  # a home holds dot files the state does not list (.bashrc, .profile)
         if (s.git and folder == s.git.repo) or folder in s.other_repos:
-            if s.env.get("LANG", "C.UTF-8").split(".")[0] not in ("C", "POSIX"):
+            if not _c_locale(s):
                 return None
             names = [".git", *names]  # a repository's top: git keeps everything in .git
         everything = [".", "..", *names]
-        if s.env.get("LANG", "C.UTF-8").split(".")[0] in ("C", "POSIX"):
+        if _c_locale(s):
             everything.sort(key=lambda n: n.encode())  # (in bytes: `*.txt` comes before `.`)
         return "".join(n + "\n" for n in everything), 0
     if cmd == "ls" and len([a for a in args if a != "-1"]) <= 1 and not any(a.startswith("-") and a != "-1" for a in args):
@@ -207,7 +207,7 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             return "", 0  # the folder was removed under the shell: a real shell stays there, and it is empty
         if folder not in s.known_dirs and not args and folder in s.seen:
             return s.seen[folder], 0  # (as ls printed it last, nothing having changed since)
-        in_git = gitfiles.listing(folder, s) if folder not in s.known_dirs and _locale_is_c(s) else None
+        in_git = gitfiles.listing(folder, s) if folder not in s.known_dirs and _c_locale(s) else None
         if in_git is not None:  # (.git, or a folder in it, as the world's commit left it: in byte order)
             return "".join(n + "\n" for n in sorted(in_git, key=lambda n: n.encode()) if not n.startswith(".")), 0
         if folder not in s.known_dirs:
@@ -265,10 +265,6 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         lines = [f"{h} {msg}" for h, msg in zip(known, s.git.commits)][::-1][:n]
         return "".join(line + "\n" for line in lines), 0
     return None
-
-
-def _locale_is_c(s: TerminalState) -> bool:
-    return s.env.get("LANG", "C.UTF-8").split(".")[0] in ("C", "POSIX") and not {"LC_ALL", "LC_COLLATE"} & set(s.env)
 
 
 def _fed_answer(s: TerminalState, fed: Heredoc) -> tuple[str, int] | None:

@@ -124,9 +124,19 @@ def _abs(path: str, s: TerminalState) -> str:
 def _exists(path: str, s: TerminalState) -> bool:
     """Something is at `path`: a file or folder the state holds, or a repository's .git (git's own,
     not among them) not removed since."""
-    return path in s.files or path in s.dirs or posixpath.basename(path) == ".git" and \
+    return path in s.files or path in s.dirs or _git_folder(path, s)
+
+
+def _git_folder(path: str, s: TerminalState) -> bool:
+    """`path` is a repository's .git (git's own folder: not among the state's), not removed since."""
+    return posixpath.basename(path) == ".git" and \
         posixpath.dirname(path) in ([s.git.repo] if s.git else []) + s.other_repos and \
         not any(_within(path, d) for d in s.deleted)
+
+
+def _c_locale(s: TerminalState) -> bool:
+    """The shell's locale sorts by bytes (C or POSIX: the sandbox's C.UTF-8), as `ls` then does."""
+    return s.env.get("LANG", "C.UTF-8").split(".")[0] in ("C", "POSIX")
 
 
 def _children(folder: str, s: TerminalState) -> list[str]:
@@ -136,7 +146,7 @@ def _children(folder: str, s: TerminalState) -> list[str]:
             names.add(posixpath.basename(p))
     # The sandbox's locale is C.UTF-8: `ls` sorts by bytes (README.md before a.txt); under a
     # language locale (en_US.UTF-8) it sorts by letters, ignoring case and leading dots.
-    if s.env.get("LANG", "C.UTF-8").split(".")[0] in ("C", "POSIX"):
+    if _c_locale(s):
         return sorted(names)
     return sorted(names, key=lambda n: (n.lstrip(".").lower(), n))
 
@@ -207,12 +217,13 @@ def _contents(name: str, s: TerminalState) -> str | None:
 def _kind(path: str, s: TerminalState) -> str | None:
     """What is at `path`: "dir", "file", "missing", or None where the state does not know (inside a
     repository's .git, which the state does not follow)."""
-    gits = [posixpath.join(r, ".git") for r in ([s.git.repo] if s.git else []) + s.other_repos]
-    if path in gits:
+    if _git_folder(path, s):
         return "dir"
+    if any(_within(path, d) for d in s.deleted):
+        return "missing"  # (a .git removed too: `rm -rf .git` then `[ -d .git ]` was answered as there)
     if "/.git/" in path + "/":
         return None
-    if any(_within(path, d) for d in s.deleted) or _absent(path, s):
+    if _absent(path, s):
         return "missing"
     if path in s.dirs or path == s.home:
         return "dir"
