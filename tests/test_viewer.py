@@ -335,7 +335,7 @@ def test_the_viewer_beyond_loopback_needs_its_token(log, tmp_path):
     with viewing(log["db"], "--token", "s3cret") as (url, _):
         base = url.removesuffix("/mcp")
         assert httpx.get(base + "/").status_code == 401
-        with httpx.Client(base_url=base, follow_redirects=True) as c:
+        with httpx.Client(base_url=base, follow_redirects=True, timeout=60) as c:  # /runs draws charts
             assert c.get("/?token=wrong").status_code == 401
             ok = c.get("/?token=s3cret")
             assert ok.status_code == 200 and "shell-1" in ok.text and "token" not in str(ok.url)
@@ -408,6 +408,37 @@ def test_fidelity_per_domain_across_eval_runs_is_drawn(tmp_path):
     assert [(r["run"], r["domain"], r["steps"], round(r["mean"], 2)) for r in rows] == [
         ("eval-1", "terminal", 2, 0.3), ("eval-2", "terminal", 2, 0.7)]
     assert fidelity_png(rows).startswith("data:image/png;base64,")
+
+
+def test_a_page_that_draws_charts_holds_up_no_other_page(log):
+    """Charts take matplotlib seconds on two cores: while /runs waits to draw, the episode list
+    still answers (the pages run in the server's thread pool, not on its event loop), and a chart
+    is drawn once per content."""
+    import uvicorn
+
+    from mcp_world.viewer import charts, view_app
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(view_app(log["db"]), host="127.0.0.1", port=port, log_level="warning"))
+    threading.Thread(target=server.run, daemon=True).start()
+    base = f"http://127.0.0.1:{port}"
+    while not server.started:
+        time.sleep(0.05)
+    answers: dict[str, int] = {}
+    try:
+        with charts._DRAWING:  # as if a chart were being drawn
+            runs = threading.Thread(target=lambda: answers.update(runs=httpx.get(base + "/runs", timeout=120).status_code))
+            runs.start()
+            time.sleep(0.5)
+            assert "runs" not in answers  # /runs waits for the drawing ...
+            assert httpx.get(base + "/", timeout=20).status_code == 200  # ... and the list does not
+        runs.join(120)
+        assert answers == {"runs": 200}
+    finally:
+        server.should_exit = True
+    rows = [{"run": "eval-1", "domain": "terminal", "mean": 0.5}]
+    assert charts.fidelity_png(rows) is charts.fidelity_png([dict(r) for r in rows])  # drawn once
+    assert charts.fidelity_png(rows) != charts.fidelity_png([{**rows[0], "mean": 0.7}])
 
 
 def test_a_real_step_says_where_its_prediction_is(browser, tmp_path):

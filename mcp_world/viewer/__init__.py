@@ -338,7 +338,7 @@ def view_app(db: Path, token: str | None = None, reports: tuple[Path, ...] = ())
         keys = ("world", "source", "run", "outcome", "min_reward", "max_reward", "errors", "q", "domain")
         return {k: request.query_params.get(k, "")[:500] for k in keys if request.query_params.get(k)}
 
-    async def episodes(request: Request) -> Response:
+    def episodes(request: Request) -> Response:
         f = filters_of(request)
         try:
             number = max(0, int(request.query_params.get("page", "0")))
@@ -348,7 +348,7 @@ def view_app(db: Path, token: str | None = None, reports: tuple[Path, ...] = ())
         return page(request, "episodes.html", rows=rows, total=total, filters=f, choices=reader.choices(),
                     number=number, pages=(total + PAGE - 1) // PAGE, query=lambda **kw: urlencode({**f, **kw}))
 
-    async def episode(request: Request) -> Response:
+    def episode(request: Request) -> Response:
         episode_id = request.path_params["episode_id"]
         row = reader.episode(episode_id)
         if row is None:
@@ -361,7 +361,7 @@ def view_app(db: Path, token: str | None = None, reports: tuple[Path, ...] = ())
         return page(request, "episode.html", ep=row, steps=steps, verdict=verdict, live=live,
                     order=request.query_params.get("order", ""))
 
-    async def steps_after(request: Request) -> Response:
+    def steps_after(request: Request) -> Response:
         """The steps after `after`, as HTML to append (an episode in progress)."""
         try:
             after = int(request.query_params.get("after", "-1"))
@@ -371,7 +371,7 @@ def view_app(db: Path, token: str | None = None, reports: tuple[Path, ...] = ())
         html = "".join(templates.get_template("step.html").render(s=s) for s in steps)
         return JSONResponse({"html": html, "last": steps[-1]["idx"] if steps else after})
 
-    async def frame(request: Request) -> Response:
+    def frame(request: Request) -> Response:
         step = reader.step(int(request.path_params["step_id"]))
         side = request.query_params.get("side", "sim")
         text = None if step is None else step.get("real_observation" if side == "real" else "observation")
@@ -379,11 +379,11 @@ def view_app(db: Path, token: str | None = None, reports: tuple[Path, ...] = ())
             return Response("no such page", status_code=404, media_type="text/plain")
         return Response(text[:MAX_SHOWN], media_type="text/html; charset=utf-8")
 
-    async def worst(request: Request) -> Response:
+    def worst(request: Request) -> Response:
         f = filters_of(request)
         return page(request, "worst.html", pairs=reader.pairs(f=f), filters=f, choices=reader.choices())
 
-    async def runs(request: Request) -> Response:
+    def runs(request: Request) -> Response:
         from . import charts
 
         fidelity = reader.fidelity()
@@ -391,6 +391,8 @@ def view_app(db: Path, token: str | None = None, reports: tuple[Path, ...] = ())
         return page(request, "runs.html", fidelity=fidelity, chart=charts.fidelity_png(fidelity),
                     reports=[(p, r, charts.training_png(r)) for p, r in found])
 
+    # The pages are plain functions: Starlette runs them in its thread pool, so a page that computes
+    # (similarities, charts) never holds up the others or the live episode's polling.
     routes = [
         Route("/", episodes), Route("/episodes/{episode_id}", episode),
         Route("/episodes/{episode_id}/steps", steps_after), Route("/frames/{step_id:int}", frame),

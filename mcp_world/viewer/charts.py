@@ -1,12 +1,19 @@
-"""The viewer's charts: training reports found on disk, and fidelity across evals."""
+"""The viewer's charts: training reports found on disk, and fidelity across evals.
+
+Drawing takes matplotlib about a second a chart on two cores (more on its first import), so each
+chart is drawn once per content, under one lock (pyplot is not thread-safe), and the viewer draws
+them off its event loop: a page of charts never holds up the other pages."""
 
 from __future__ import annotations
 
+import functools
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
 MAX_REPORTS = 50
+_DRAWING = threading.Lock()
 
 
 def find_reports(roots: tuple[Path, ...]) -> list[tuple[Path, dict[str, Any]]]:
@@ -31,20 +38,21 @@ def find_reports(roots: tuple[Path, ...]) -> list[tuple[Path, dict[str, Any]]]:
 
 
 def training_png(report: dict[str, Any]) -> str | None:
-    try:
-        from ..charts import png_data_uri, training_figure
-
-        return png_data_uri(training_figure(report))
-    except Exception:  # noqa: BLE001 - a report of another shape, or no matplotlib: the table alone
-        return None
+    return _drawn("training", json.dumps(report, sort_keys=True, default=str))
 
 
 def fidelity_png(rows: list[dict[str, Any]]) -> str | None:
-    if not rows:
-        return None
-    try:
-        from ..charts import fidelity_figure, png_data_uri
+    return _drawn("fidelity", json.dumps(rows, sort_keys=True, default=str)) if rows else None
 
-        return png_data_uri(fidelity_figure(rows))
-    except Exception:  # noqa: BLE001
+
+@functools.lru_cache(maxsize=2 * MAX_REPORTS)
+def _drawn(kind: str, content: str) -> str | None:
+    """The chart of `content` (its JSON) as a data URI, or None where it cannot be drawn."""
+    try:
+        from .. import charts
+
+        figure = charts.training_figure if kind == "training" else charts.fidelity_figure
+        with _DRAWING:
+            return charts.png_data_uri(figure(json.loads(content)))
+    except Exception:  # noqa: BLE001 - a report of another shape, or no matplotlib: the table alone
         return None
