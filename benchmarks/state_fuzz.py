@@ -73,6 +73,10 @@ REPO_TEMPLATES = [
     "touch {n}/x", "mkdir {n}/x", "rmdir {n}", "chmod +x {n}", "stat {n}", "du -sh {n}", "grep {w} {n}", "rm -f {n}",
     "cp {n} {n2}/", "mv {n} {n2}/x", "rm {n} {n2}", "cat {n}/", "head {n}/x", "rm -r {n}", "sort -r {n}",
     "git show --stat", "git show | head -12", "du -sh .", "find . | wc -l", "find .git -type f | wc -l",
+    # sed's regular expressions (sedscript.py, sedregex.py), printing and in place
+    "sed -i 's/^{w}/{w2}/' {n}", "sed -i '/^$/d' {n}", "sed -n '/{w}/p' {n}", "sed 's/[a-z]*/X/2' {n}",
+    "sed -i -E 's/({w})+/<\\1>/g' {n}", "sed -i '$d' {n}", "sed -i 's/ *$//' {n}", "sed -n '$=' {n}",
+    "sed 's/\\([a-z]\\)\\([a-z]*\\)/\\2\\1/' {n}", "sed -i '{k},/{w}/s/.*/[&]/' {n}", "cat {n} | sed '{k}q'",
 ]
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS)}
 

@@ -365,6 +365,14 @@ SEQUENCES: list[list[str]] = [
      "cat .git/description", "cat .git/COMMIT_EDITMSG", "cat .git/logs/HEAD", "cat .git/refs/heads/main",
      "cat .git/info/exclude", "ls -1 .git/info", "ls .git/nope", "git add -A", "ls .git", "cat .git/HEAD"],
     ["[ -d .git ] && echo yes || echo no", "rm -rf .git", "[ -d .git ] && echo yes || echo no", "test -e .git; echo $?"],
+    # sed's regular expressions as agents write them, printing and in place (sedscript.py, sedregex.py)
+    ["sed 's/notes/items/g' src/notes.py", "sed -n '/def/p' src/notes.py", "sed -n '$=' README.md",
+     "sed -i 's/^\\(def\\) \\(add\\)/\\1 my_\\2/' src/notes.py", "cat src/notes.py", "git diff --stat",
+     "sed -i -E 's/pytest==([0-9.]+)/pytest>=\\1/' requirements.txt", "cat requirements.txt", "sed -i '/^$/d' README.md",
+     "cat README.md", "sed -i '$a # end' README.md", "tail -2 README.md", "sed -i 's/[[:space:]]*$//' README.md",
+     "cat -A README.md | head -3", "cat src/notes.py | sed 's/  */ /g'", "sed -i '1,2s/^/# /' tests/test_notes.py",
+     "head -3 tests/test_notes.py", "sed -i 's/\\(o\\)\\1/x/' README.md", "ls", "git status --short",
+     "sed -n '2,/return/p' src/notes.py", "sed '3q' README.md", "sed -i.bak 's/x/y/' src/notes.py", "ls src"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

@@ -587,7 +587,9 @@ def test_state_answers_follow_what_a_real_shell_does_after_writes_it_cannot_see(
                    "find . -name '*.pyc' -delete"):
         after = run(terminal(), writer)
         assert shell.answer(after, "ls") is None, writer  # it may have made files: the listing is the model's
-    edited = run(terminal(), "sed -i s/8.3.2/8.3.3/ requirements.txt")  # (a regular expression: the file alone)
+    edited = run(terminal(), "sed -i s/8.3.2/8.3.3/ requirements.txt")  # (a regular expression, run as sed runs it)
+    assert shell.answer(edited, "cat requirements.txt") == ("pytest==8.3.3\n", 0) and shell.answer(edited, "ls") is not None
+    edited = run(terminal(), "sed -i 's/\\(8\\)\\1/x/' requirements.txt")  # (a back-reference: the file alone is the model's)
     assert shell.answer(edited, "cat requirements.txt") is None and shell.answer(edited, "ls") is not None
     for reader in ("grep -rn def src", "cat README.md | head -3", "git status", "find . -name '*.py'"):
         assert shell.answer(run(terminal(), reader), "ls") is not None, reader
@@ -640,7 +642,7 @@ def test_git_status_follows_every_change_since_the_last_commit_and_stops_where_i
 
     # the same content written back is no change; what the state cannot follow goes to the model
     assert shell.answer(run(s, "echo '# notes-app' > README.md"), "git status --short")[0].startswith(" M README.md")
-    for writer in ("python3 src/notes.py", "make", "git stash", "git init -q sub", "sed -i 's/a.*/b/' README.md",
+    for writer in ("python3 src/notes.py", "make", "git stash", "git init -q sub", "sed -i 's/\\(a\\)\\1/b/' README.md",
                    "git add -p", "git add '*.py'"):
         dirty = run(s, writer)
         assert shell.answer(dirty, "git status") is None, writer
@@ -691,7 +693,7 @@ def test_git_diff_is_answered_where_no_algorithm_could_place_the_hunks_otherwise
     assert shell.answer(run(s, "printf 'x\\n' > README.md"), "git diff README.md")[0].endswith(
         "@@ -1,5 +1 @@\n-# notes-app\n-\n-A tiny command-line notes manager.\n-\n-    python -m src.notes add \"buy milk\"\n+x\n")
     assert shell.answer(run(s, "echo '# notes-app' > README.md"), "git diff README.md") is None  # a line in common
-    assert shell.answer(run(s, "sed -i 's/a.*/b/' README.md"), "git diff") is None  # its content is not known
+    assert shell.answer(run(s, "sed -i 's/\\(a\\)\\1/b/' README.md"), "git diff") is None  # its content is not known
 
 
 def test_git_tags_branch_names_and_a_branch_switch_after_commits():
@@ -1120,7 +1122,7 @@ def test_find_and_grep_r_walk_folders_newest_first_where_the_state_saw_every_ent
     assert shell.answer(s, "cut -f0 README.md") is None and shell.answer(s, "cut -d: README.md") is None  # refused by cut
 
 
-def test_a_literal_sed_substitution_in_place_is_followed_and_a_regular_expression_is_not():
+def test_a_sed_substitution_in_place_is_followed_and_one_sed_reads_its_own_way_is_not():
     s = terminal()
     assert shell.silent(s, "sed -i 's/notes/memos/' README.md") == ("", 0)
     t = run(s, "sed -i 's/notes/memos/' README.md")
@@ -1131,9 +1133,13 @@ def test_a_literal_sed_substitution_in_place_is_followed_and_a_regular_expressio
     assert shell.answer(run(u, "sed -i 's/a-b/A_B/g' t.txt"), "cat t.txt") == ("A_B A_B\nA_B", 0)
     assert shell.answer(s, "sed -i 's/x/y/' missing.txt") is None and \
         shell.silent(s, "sed -i 's/x/y/' missing.txt") == ("sed: can't read missing.txt: No such file or directory\n", 2)
-    for regex in ("s/a.b/c/", "s/^#/%/", "s/notes/&s/", "s/no*tes/x/"):
-        v = run(s, f"sed -i '{regex}' README.md")
-        assert shell.silent(s, f"sed -i '{regex}' README.md") is None and shell.answer(v, "cat README.md") is None
+    # regular expressions as GNU sed runs them (tests/test_sed.py holds them beside the real sed)
+    assert shell.answer(run(s, "sed -i 's/no*tes/x&/' README.md"), "head -1 README.md") == ("# xnotes-app\n", 0)
+    assert shell.answer(run(s, "sed -i '/^$/d' README.md"), "head -2 README.md") == \
+        ("# notes-app\nA tiny command-line notes manager.\n", 0)
+    for own_way in ("s/\\(o\\)\\1/x/", "s/\\<n/x/", "s/n/\\U&/", "y/no/on/"):  # back-references, \<, \U, y
+        v = run(s, f"sed -i '{own_way}' README.md")
+        assert shell.silent(s, f"sed -i '{own_way}' README.md") is None and shell.answer(v, "cat README.md") is None
 
 
 def test_sed_in_place_rewrites_only_the_files_it_is_given_and_line_edits_are_followed():
@@ -1151,9 +1157,14 @@ def test_sed_in_place_rewrites_only_the_files_it_is_given_and_line_edits_are_fol
         ("def add(notes, text):\nx y\n# note\n    notes.append(text)\n    return notes\n", 0)
     assert shell.answer(run(s, "sed -i '9a x' src/notes.py"), "cat src/notes.py") == shell.answer(s, "cat src/notes.py")
     assert shell.silent(s, "sed -i '3i' src/notes.py") is None  # (no text: sed refuses it)
-    regex = run(s, "sed -i -e 's|a[dn]d|x|g' src/notes.py tests/test_notes.py")
-    assert shell.answer(regex, "cat src/notes.py") is None and shell.answer(regex, "cat tests/test_notes.py") is None
+    regex = run(s, "sed -i -e 's|a[dn]d|x|g' src/notes.py tests/test_notes.py")  # (each file its own stream)
+    assert shell.answer(regex, "head -1 src/notes.py") == ("def x(notes, text):\n", 0)
+    assert shell.answer(regex, "head -1 tests/test_notes.py") == ("from src.notes import x\n", 0)
     assert shell.answer(regex, "ls") == shell.answer(s, "ls") and shell.answer(regex, "cat README.md")[1] == 0
+    assert shell.answer(run(s, "sed -i '$d' src/notes.py"), "cat src/notes.py") == \
+        ("def add(notes, text):\n    notes.append(text)\n", 0)  # (`$` in single quotes: sed's last line)
+    unknown = run(s, "sed -i 's/\\(d\\)\\1/x/' src/notes.py")  # (not followed: the file is the model's, the rest stays)
+    assert shell.answer(unknown, "cat src/notes.py") is None and shell.answer(unknown, "ls") == shell.answer(s, "ls")
     assert shell.answer(run(s, "sed -i 'w out' README.md"), "ls") is None  # (it wrote `out`)
     assert shell.answer(s, "sed -n '3,1p' src/notes.py") == ("    return notes\n", 0)
     # `'1a '^$''` is `1a ^` to bash ($'' is its own quoting): the words are not what they seem

@@ -163,6 +163,8 @@ def _unplaced(s: TerminalState, words: list[str], kinds: set[str] | None) -> boo
     allowed = PATH_EXPANSIONS | ({"glob"} if words[0] == "rm" and ">" not in words and ">>" not in words else set())
     if words[0] in ("echo", "printf") and (">" in words or ">>" in words):  # (its words are what it writes, not paths)
         allowed |= {"glob", "brace", "tilde", "quoted $", "variable"}
+    if words[0] == "sed":  # (`'/^$/d'`: a `$` single quotes keep is sed's own, a line's end or the last line)
+        allowed |= {"quoted $"}
     if not writes or kinds is not None and kinds <= allowed:
         return False
     named = [w for w in words[1:] if w and w not in (">", ">>") and not w.startswith("-")]

@@ -17,8 +17,9 @@ import re
 import sys
 from typing import Callable
 
-from . import awk, grepfile
+from . import awk, grepfile, sedscript
 from .output import shell_words
+from .state import _outside_single_quotes
 
 _LINES = re.compile(r"-(\d+)")
 
@@ -190,19 +191,19 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
         return numbered, args[-1:]
     if cmd == "cat" and len(args) <= 1 and not any(a.startswith("-") for a in args):
         return (lambda text: (text, 0)), args
-    if cmd == "sed" and len(args) == 3 and args[0] == "-n":
-        m = re.fullmatch(r"(\d+)(?:,(\d+))?p", args[1])
-        if not m:
-            return None
-        first, last = int(m.group(1)), int(m.group(2) or m.group(1))
-        if first == 0:
-            return None  # (sed refuses line 0)
-        last = max(first, last)  # (an end before the start: the start's line alone)
+    if cmd == "sed":
+        found = sedscript.program(args)
+        if found is None or len(found[1]) > 1:
+            return None  # (several files are one stream to sed: not followed here)
+        commands, files, quiet = found
 
-        def lines(text: str) -> tuple[str, int]:
-            return "".join(_lines(text)[first - 1:last]), 0
+        def sed(text: str) -> tuple[str, int]:
+            printed = sedscript.run(commands, text, quiet)
+            if printed is None:
+                raise _Unknown
+            return printed, 0
 
-        return lines, args[2:]
+        return sed, files
     if cmd == "sort":
         return _sort(args)
     if cmd == "uniq" and [a for a in args if a.startswith("-")] in ([], ["-c"]) and len(args) <= 2:
@@ -402,22 +403,6 @@ def answer(command: str, read: Callable[[str], str | None],
 
 def _recursive(words: list[str]) -> bool:
     return any(w.startswith("-") and not w.startswith("--") and set(w[1:]) & {"r", "R"} for w in words[1:])
-
-
-def _outside_single_quotes(command: str) -> str | None:
-    """The line with what single quotes hold taken out (the shell reads none of it); None where a
-    quote is not closed."""
-    out, inside, double = [], False, False
-    for c in command:
-        if inside:
-            inside = c != "'"
-        elif c == "'" and not double:
-            inside = True
-            out.append("''")
-        else:
-            double = double != (c == '"')
-            out.append(c)
-    return None if inside or double else "".join(out)
 
 
 def _globs_quoted(command: str) -> bool:

@@ -9,8 +9,7 @@ import re
 
 from pydantic import BaseModel
 
-from .state import (TerminalState, _expand,
-                    _Unknown)
+from .state import TerminalState, _expand, _outside_single_quotes, _Unknown
 from .output import shell_words
 
 
@@ -158,7 +157,8 @@ def _expansions(command: str, s: TerminalState) -> set[str] | None:
         elif c == "$" and command[i + 1:i + 2] in ("'", '"'):
             kinds.add(mark + "variable")  # ($'…' and $"…": bash's own quoting, read otherwise here)
         before = c
-    for words in parts:
+    quoted_only = "$" not in (_outside_single_quotes(command) or "$")  # (nothing there for bash to expand)
+    for words in ([] if quoted_only else parts):
         for i, w in enumerate(words):
             try:
                 _expand(w, s, strict=True)

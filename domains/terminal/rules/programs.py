@@ -8,7 +8,7 @@ import posixpath
 import re
 import sys
 
-from . import awk, pycheck, pyeval, pyscript, stdlib_imports
+from . import awk, pycheck, pyeval, pyscript, sedscript, stdlib_imports
 from .repository import GIT_PIPED_READS
 from .state import (TerminalState, _abs, _absent, _children, _contents, _forget_writes, _within)
 from .output import shell_words
@@ -53,7 +53,9 @@ def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
         return False  # (`git log | head`: reads the repository; status may refresh the index's stat data only)
     if program not in READS:
         return True
-    if program in ("sed", "awk", "perl") and any(a.startswith(("-i", "--in-place")) for a in args):
+    if program == "sed":
+        return sedscript.may_write(args)
+    if program in ("awk", "perl") and any(a.startswith(("-i", "--in-place")) for a in args):
         return True
     if program == "awk":
         return awk.may_write(args)

@@ -22,6 +22,7 @@ from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
                          _commit_message, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer)
 from .state import (_PLAIN, _c_locale, _QUOTABLE, TerminalState, _abs, _absent, _children, _contents, _exists, _expand,
+                    _expand_words,
                     _forget_writes, _in_repo, _kind, _Unknown, _user, _within)
 from .effects import FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything
 from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc
@@ -365,7 +366,7 @@ def _apply_segment(s: TerminalState, segment: str) -> None:
     if parts is not None:
         kinds = _expansions(segment, s)
         for words in parts:
-            _apply_one(s, [_expand(w, s) for w in words], None, kinds=kinds)
+            _apply_one(s, _expand_words(words, segment, s), None, kinds=kinds)
     elif not _reads_only(segment, s):
         _forget_writes(s, None)
 
@@ -475,7 +476,7 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
             break
         if exit_code != 0 and n == len(parts) - 1 and words[:2] == ["git", "commit"]:
             break  # (the line failed: a commit at its end made nothing, whatever ran before it)
-        words = [_expand(w, s) for w in words]
+        words = _expand_words(words, line, s)
         if fed and n == len(parts) - 1 and words[0] in INTERPRETERS:
             # a script fed to a program that runs it may write anything: the files it names above all
             _forget_writes(s, None, _named_in(fed.text, s))

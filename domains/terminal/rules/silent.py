@@ -9,7 +9,7 @@ import posixpath
 from typing import Any
 
 from . import sedscript
-from .state import (_PLAIN, TerminalState, _abs, _absent, _contents, _exists, _expand,
+from .state import (_PLAIN, TerminalState, _abs, _absent, _contents, _exists, _expand_words,
                     _file_on_the_way, _in_repo, _nearest_folder, _Unknown, _within, _writable)
 from .line import PATH_EXPANSIONS, _expansions, _split, heredoc
 from .programs import _compiles
@@ -78,7 +78,7 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return None
     for n, words in enumerate(parts):
         try:
-            words = [_expand(w, s, strict=True) for w in words]
+            words = _expand_words(words, line, s, strict=True)
         except _Unknown:
             return None
         cmd, args = words[0], words[1:]
@@ -116,7 +116,7 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             pass
         elif cmd == "python3" and _compiles(s, args):
             pass
-        elif cmd == "sed" and (edit := sedscript.in_place(args) if not kinds - PATH_EXPANSIONS else None) and \
+        elif cmd == "sed" and (edit := sedscript.in_place(args) if not kinds - PATH_EXPANSIONS - {"quoted $"} else None) and \
                 edit.edit and all(_contents(f, s) is not None for f in edit.files):
             pass  # (a script that is always valid, on files the state knows)
         elif cmd == "sed" and len(parts) == 1 and edit and edit.edit and len(edit.files) == 1 and \

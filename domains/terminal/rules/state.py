@@ -155,6 +155,32 @@ class _Unknown(Exception):
     """A word whose expansion the state does not know (a variable it never saw set)."""
 
 
+def _outside_single_quotes(command: str) -> str | None:
+    """The line with what single quotes hold taken out (the shell reads none of it); None where a
+    quote is not closed."""
+    out, inside, double = [], False, False
+    for c in command:
+        if inside:
+            inside = c != "'"
+        elif c == "'" and not double:
+            inside = True
+            out.append("''")
+        else:
+            double = double != (c == '"')
+            out.append(c)
+    return None if inside or double else "".join(out)
+
+
+def _expand_words(words: list[str], line: str, s: TerminalState, strict: bool = False) -> list[str]:
+    """The words of `line` as bash hands them to the program: variables expanded, unless every `$`
+    of the line is inside single quotes (bash then expands none, and each `$` is the program's own:
+    sed's `$d` and `/^$/`, awk's `$1`). The words have lost their quotes, so that is told from the line."""
+    bare = _outside_single_quotes(line)
+    if bare is not None and "$" not in bare:
+        return list(words)
+    return [_expand(w, s, strict) for w in words]
+
+
 def _expand(word: str, s: TerminalState, strict: bool = False) -> str:
     def var(m: re.Match[str]) -> str:
         name = m.group(1) or m.group(2)
