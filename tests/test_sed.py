@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import shutil
 import subprocess
+import tempfile
 
 import pytest
 
@@ -37,7 +38,7 @@ AGENT_SCRIPTS = [
 
 def real_sed(args: list[str], text: str) -> tuple[str, int]:
     done = subprocess.run([SED, *args], input=text.encode(), capture_output=True, timeout=30,
-                          env={"LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"})
+                          cwd=tempfile.gettempdir(), env={"LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"})
     return done.stdout.decode(), done.returncode
 
 
