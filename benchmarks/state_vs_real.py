@@ -373,6 +373,12 @@ SEQUENCES: list[list[str]] = [
      "cat -A README.md | head -3", "cat src/notes.py | sed 's/  */ /g'", "sed -i '1,2s/^/# /' tests/test_notes.py",
      "head -3 tests/test_notes.py", "sed -i 's/\\(o\\)\\1/x/' README.md", "ls", "git status --short",
      "sed -n '2,/return/p' src/notes.py", "sed '3q' README.md", "sed -i.bak 's/x/y/' src/notes.py", "ls src"],
+    # a revision before the world's one commit, as agents ask for the last change
+    ["git diff HEAD~1 --stat", "git show HEAD^", "git log --oneline HEAD~1..", "git diff HEAD~1..HEAD",
+     "git reset --hard HEAD~1", "git log -3 HEAD~2", "git show HEAD^2", "git diff @~1", "git diff main~1",
+     "git status --short", "git diff HEAD^0 --stat", "echo x >> README.md",
+     "git -c user.name=a -c user.email=a@b.c commit -qam two", "git diff HEAD~2", "git show HEAD~1 --stat",
+     "git log --oneline HEAD~3..", "touch HEAD~5", "git diff HEAD~5"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

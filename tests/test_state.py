@@ -2123,3 +2123,23 @@ def test_after_a_one_liner_whose_first_import_no_finder_found_the_state_is_kept(
     for code, name in (("import os.nosuch", "os.nosuch"), ("print(1); import nosuch", "nosuch"),
                        ("import x", "nosuch")):
         assert shell.answer(run(s, f"python3 -c '{code}'", missing.format(name), 1), "ls") is None, code
+
+
+def test_a_revision_before_the_first_commit_is_refused_as_git_refuses_it():
+    """`git diff HEAD~1` where the world's commit is the only one (every world `world from-dir`
+    makes): git's refusal, naming the argument, exit 128; nothing changes. A revision that is there,
+    a file of that name, or another branch are not answered here."""
+    s = terminal()
+    refusal = ("fatal: ambiguous argument '{}': unknown revision or path not in the working tree.\n"
+               "Use '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'\n")
+    for line, arg in (("git diff HEAD~1 --stat", "HEAD~1"), ("git show HEAD^", "HEAD^"), ("git log HEAD~1..", "HEAD~1.."),
+                      ("git reset --hard HEAD~1", "HEAD~1"), ("git show HEAD^2", "HEAD^2"), ("git diff main~1", "main~1"),
+                      ("git diff HEAD HEAD~1", "HEAD~1"), ("git log --oneline -3 @~2", "@~2")):
+        assert shell.answer(s, line) == (refusal.format(arg), 128), line
+    assert shell.answer(run(s, "git reset --hard HEAD~1", refusal.format("HEAD~1"), 128), "git status --short") == ("", 0)
+    assert shell.answer(s, "git diff HEAD^0") is None and shell.answer(s, "git diff HEAD~1 -- README.md") is None
+    assert shell.answer(s, "git log other~1") is None and shell.answer(s, "git diff HEAD~1 --bogus") is None
+    assert shell.answer(run(s, "touch HEAD~1"), "git diff HEAD~1") is None  # (a path of that name)
+    two = run(run(s, "echo x >> README.md"), "git -c user.name=a -c user.email=a@b.c commit -qam two")
+    assert shell.answer(two, "git show HEAD~1 --stat") is None  # (there: its diff is the model's)
+    assert shell.answer(two, "git diff HEAD~2") == (refusal.format("HEAD~2"), 128)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from typing import NamedTuple
 
 
@@ -160,3 +161,48 @@ def rev_parse(args: list[str], head: str, branch: str, repo: str, cwd: str) -> s
         else:
             return None
     return "".join(line + "\n" for line in lines) if lines else None
+
+
+# options that leave a revision where git reads it (anything else: not answered here)
+_OPTIONS = re.compile(r"--stat|--oneline|-p|--patch|--name-only|--name-status|--cached|--staged|--hard|--soft|"
+                      r"--mixed|-q|--quiet|--graph|--decorate|--reverse|-\d+|-n\d+|--max-count=\d+|"
+                      r"--(?:format|pretty)=[^\n]*")
+_REVISION = re.compile(r"(HEAD|@|[A-Za-z0-9][A-Za-z0-9._/-]*?)((?:~\d*|\^\d?)*)")
+UNKNOWN_REVISION = ("fatal: ambiguous argument '{}': unknown revision or path not in the working tree.\n"
+                    "Use '--' to separate paths from revisions, like this:\n"
+                    "'git <command> [<revision>...] -- [<file>...]'\n")
+
+
+def past_the_root(args: list[str], commits: int, branch: str, exists: Callable[[str], bool]) -> str | None:
+    """git's refusal of a revision before the branch's first commit (`git diff HEAD~1` where the
+    world's commit is the only one, `git show HEAD^`, `git log HEAD~3..`, `git reset --hard HEAD~1`),
+    naming the first such argument; None where every revision is there, or another argument is not
+    read here (a path, an option, another branch: git's words for those are the model's)."""
+    if args[:1] not in (["diff"], ["show"], ["log"], ["reset"]) or commits < 1:
+        return None
+    refused = None
+    for arg in args[1:]:
+        if _OPTIONS.fullmatch(arg):
+            continue
+        sides = arg.split("..") if arg.count("..") == 1 and "..." not in arg else [arg]
+        depths = [0 if not side and len(sides) == 2 else _depth(side, branch) for side in sides]
+        if any(d is None for d in depths) or exists(arg):
+            return None  # (a path of that name: git takes it as one)
+        if refused is None and max(d for d in depths if d is not None) >= commits:
+            refused = arg
+    return UNKNOWN_REVISION.format(refused) if refused else None
+
+
+def _depth(revision: str, branch: str) -> int | None:
+    """How many commits back from the branch's last a revision of it names (`HEAD~2`: 2, `@^`: 1; a
+    second parent, `HEAD^2`, none has here: past any); None for anything else."""
+    m = _REVISION.fullmatch(revision)
+    if not m or m.group(1) not in ("HEAD", "@", branch):
+        return None
+    depth = 0
+    for step in re.findall(r"~\d*|\^\d?", m.group(2)):
+        n = int(step[1:]) if step[1:] else 1
+        if step[0] == "^" and n > 1:
+            return 1 << 30  # (a linear history has no second parent)
+        depth += n
+    return depth

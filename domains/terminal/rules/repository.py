@@ -125,6 +125,9 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
     that print nothing when they succeed (add, `commit -q`, tag)."""
     g = s.git
     assert g is not None
+    if g.commits and not g.unknown and \
+            (refused := gitlog.past_the_root(args, len(g.commits), g.branch, lambda a: _exists(_abs(a, s), s))):
+        return refused, 128
     if args[:1] == ["status"] and tuple(args[1:]) in STATUS_FORMS:
         form = STATUS_FORMS[tuple(args[1:])]
         listed = changes(s, g.repo if form == "porcelain" else s.cwd)
