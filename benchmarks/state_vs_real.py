@@ -379,6 +379,13 @@ SEQUENCES: list[list[str]] = [
      "git status --short", "git diff HEAD^0 --stat", "echo x >> README.md",
      "git -c user.name=a -c user.email=a@b.c commit -qam two", "git diff HEAD~2", "git show HEAD~1 --stat",
      "git log --oneline HEAD~3..", "touch HEAD~5", "git diff HEAD~5"],
+    # what a commit the episode made changed: git show, and the tree against its parent
+    ["echo x >> README.md", "printf 'def f():\\n    return 1\\n' > src/util.py", "git add -A",
+     "git -c user.name=a -c user.email=a@b.c commit -qm two", "git show --stat", "git show", "git diff HEAD~1",
+     "git diff HEAD^ --stat", "sed -i 's/notes/memo/' src/notes.py", "git diff HEAD~1 --stat",
+     "git -c user.name=a -c user.email=a@b.c commit -qam three", "git show", "git show HEAD --stat", "git diff @~1",
+     "git checkout -b other", "git show --stat", "rm src/util.py", "git -c user.name=a -c user.email=a@b.c commit -qam four",
+     "git show --stat", "git show"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

@@ -1819,7 +1819,9 @@ def test_git_show_of_the_first_commit_is_its_header_then_each_file_added():
     shown = shell.answer(t, "git show")[0]
     assert shown.startswith(header + "\ndiff --git a/README.md b/README.md\nnew file mode 100644\nindex 0000000..")
     assert "+++ b/requirements.txt\n@@ -0,0 +1 @@\n+pytest==8.3.2\n" in shown
-    assert shell.answer(run(t, "git -c user.name=u -c user.email=u@x commit -qm two"), "git show --stat") is None
+    second = shell.answer(run(t, "git -c user.name=u -c user.email=u@x commit -qm two"), "git show --stat")[0]
+    assert second.endswith("\n\n    two\n\n README.md        | 1 +\n requirements.txt | 1 -\n"
+                           " 2 files changed, 1 insertion(+), 1 deletion(-)\n")  # (the commit made: what it changed)
     # a folder moved: its files are new where they went (the fuzz's `mv tests ./x` had them taken as committed)
     moved = run(s, "mv tests ./x")
     assert shell.answer(moved, "git show --stat") == (header + "\n" + stat, 0)
@@ -2143,3 +2145,24 @@ def test_a_revision_before_the_first_commit_is_refused_as_git_refuses_it():
     two = run(run(s, "echo x >> README.md"), "git -c user.name=a -c user.email=a@b.c commit -qam two")
     assert shell.answer(two, "git show HEAD~1 --stat") is None  # (there: its diff is the model's)
     assert shell.answer(two, "git diff HEAD~2") == (refusal.format("HEAD~2"), 128)
+
+
+def test_git_show_and_the_diff_against_the_parent_of_a_commit_the_episode_made():
+    """After the episode commits what the state knows, `git show [--stat]` prints that commit (its
+    header as `git log -1`, then what it changed: a file added, edited, removed), and so does `git
+    diff HEAD~1` while nothing changed since; after a switch to another branch, they are the model's."""
+    s = terminal()
+    commit = "git -c user.name=a -c user.email=a@b.c commit -qm {}"
+    t = run(run(run(s, "echo x >> README.md"), "printf 'a\\n' > new.txt"), "git add -A")
+    t = run(t, commit.format("two"))
+    shown = shell.answer(t, "git show --stat")[0]
+    assert shown.startswith("commit ") and "\n\n    two\n\n" in shown
+    assert shown.endswith(" README.md | 1 +\n new.txt   | 1 +\n 2 files changed, 2 insertions(+)\n"), shown
+    patch = shell.answer(t, "git show")[0]
+    assert "diff --git a/new.txt b/new.txt\nnew file mode 100644\n" in patch and "+x\n" in patch
+    assert shell.answer(t, "git diff HEAD~1") == (patch[patch.index("diff --git"):], 0)
+    u = run(run(t, "rm new.txt"), commit.format("three").replace("-qm", "-qam"))
+    assert "deleted file mode 100644" in shell.answer(u, "git show")[0]
+    assert shell.answer(run(u, "echo y >> README.md"), "git diff HEAD~1") is None  # (changed since: the model's)
+    other = run(run(u, "git checkout -b other"), "git checkout main")
+    assert shell.answer(other, "git show") is None

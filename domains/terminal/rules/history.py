@@ -85,7 +85,9 @@ def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
             if s.git.branch not in s.git.branches:
                 s.git.branches.append(s.git.branch)  # (a repository's first commit makes its branch)
             parent, s.git.head = s.git.head, ""
-            _commit(s, _committed(s, _commits_all(args)))
+            index = _committed(s, _commits_all(args))
+            _remember_change(s, index)
+            _commit(s, index)
             if len(s.git.hashes) < len(s.git.commits):
                 s.git.hashes += [""] * (len(s.git.commits) - len(s.git.hashes))
             s.git.commits.append(commit_message)
@@ -110,10 +112,12 @@ def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
                 set(args[1:]) - {plain[1]} <= {"-b", "-c", "-q"} and \
                 (plain[1] in s.git.branches or {"-b", "-c"} & set(args)):
             if plain[1] not in s.git.branches:
-                s.git.branches.append(plain[1])
-            elif plain[1] != s.git.branch and s.git.moved:
-                s.git.unknown = True  # that branch's files may differ from these: not followed
-                _forget_writes(s, s.git.repo)
+                s.git.branches.append(plain[1])  # (made here: its last commit is this one)
+            elif plain[1] != s.git.branch:
+                s.git.last_change = None  # (another branch's last commit: not known to be this one)
+                if s.git.moved:
+                    s.git.unknown = True  # that branch's files may differ from these: not followed
+                    _forget_writes(s, s.git.repo)
             s.git.branch = plain[1]
         elif sub == ["branch"] and len(plain) == 2 and len(args) == 2:
             if plain[1] not in s.git.branches:
@@ -264,6 +268,31 @@ def _stage(s: TerminalState, args: list[str]) -> None:
     for rel in g.base:
         if any(_within(posixpath.join(g.repo, rel), p) for p in paths):
             g.index[rel] = _kept(s, posixpath.join(g.repo, rel))
+
+
+def _remember_change(s: TerminalState, index: dict[str, str | None] | None) -> None:
+    """What the commit about to be made of `index` changes, path by path, with the texts of both
+    sides (`git show`); nothing where a blob or its text is not known."""
+    g = s.git
+    assert g is not None
+    g.last_change, g.last_texts = None, {}
+    if index is None:
+        return
+    if any(g.base[rel] is None for rel in index):
+        return  # (a path's blob at the last commit not known)
+    change = {rel: [g.base[rel] or "", new or ""] for rel, new in index.items() if new != g.base[rel]}
+    texts: dict[str, str] = {}
+    for rel, blobs in change.items():
+        working = s.files.get(posixpath.join(g.repo, rel))
+        for blob in blobs:
+            text = g.texts.get(blob) if blob else ""
+            if text is None and working is not None and _blob(s, posixpath.join(g.repo, rel)) == blob:
+                text = working
+            if text is None:
+                return
+            if blob:
+                texts[blob] = text
+    g.last_change, g.last_texts = change, texts
 
 
 def _commit(s: TerminalState, index: dict[str, str | None] | None) -> None:

@@ -220,6 +220,8 @@ def _show(s: TerminalState, form: str) -> tuple[str, int] | None:
     it, then each of its files as added (patches, or their diffstat)."""
     g = s.git
     assert g is not None
+    if len(g.commits) > 1 and g.last_change is not None and not g.unknown:
+        return _show_change(g, form)
     if len(g.commits) != 1 or g.unknown or not g.follows:
         return None
     header = _log(g, ["-1"])
@@ -242,12 +244,55 @@ def _show(s: TerminalState, form: str) -> tuple[str, int] | None:
     return None if body is None else (header[0] + "\n" + body, 0)
 
 
+def _show_change(g: GitState, form: str) -> tuple[str, int] | None:
+    """`git show [--stat]` of a commit the episode made (`last_change`): its header as `git log -1`
+    prints it, then what it changed."""
+    header = _log(g, ["-1"])
+    body = _change(g, form)
+    return None if header is None or body is None else (header[0] + "\n" + body, 0)
+
+
+def _change(g: GitState, form: str) -> str | None:
+    """What the last commit the episode made changed (`last_change`), as patches or their diffstat
+    (counted as `git diff` counts them); None where a side is not known or git would quote a name."""
+    change = g.last_change
+    if change is None or any(not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel) for rel in change):
+        return None
+    rows, patches = [], []
+    for rel in sorted(change, key=lambda p: p.encode()):
+        old, new = change[rel]
+        texts = [g.last_texts.get(blob) if blob else None for blob in (old, new)]
+        if any(blob and (text is None or "\0" in text) for blob, text in zip((old, new), texts)):
+            return None
+        if form == "patch":
+            found = gitdiff.patch(rel, texts[0], texts[1], old, new)
+            if found is None:
+                return None
+            patches.append(found[0])
+        else:
+            counted = gitdiff.counts(texts[0] or "", texts[1] or "")
+            if counted is None:
+                return None
+            rows.append((rel, counted[0], counted[1]))
+    return gitdiff.stat(rows) if form == "stat" else "".join(patches)
+
+
+# the last commit's parent, as agents name it to see what it changed
+PARENT = {"HEAD~1", "HEAD~", "HEAD^", "HEAD^1", "@~1", "@~", "@^"}
+
+
 def _diff(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
     """`git diff` (the index against the working tree), `--cached`/`--staged` (the last commit
     against the index), `HEAD` (the last commit against the working tree); as patches, `--stat`,
     `--name-only` or `--name-status`, of the whole repository or of one path."""
     g = s.git
     assert g is not None
+    if args[:1] and args[0] in PARENT and DIFF_FORMS.get(tuple(args[1:])) in ("patch", "stat") and \
+            len(g.commits) > 1 and g.last_change is not None and not g.unknown and g.follows and \
+            not g.base and not g.index:
+        # (nothing changed since the last commit: the working tree against its parent is what it changed)
+        body = _change(g, DIFF_FORMS[tuple(args[1:])])
+        return None if body is None else (body, 0)
     sides = "index-work"
     if args[:1] in (["--cached"], ["--staged"]):
         sides, args = "head-index", args[1:]

@@ -64,6 +64,11 @@ class GitState(BaseModel):
     # git command that may write there ran, nor a program that may run git
     pristine: bool = False
     made: list[Made | None] = Field(default_factory=list)  # beside `commits`, where known (`git log`)
+    # The last commit, where the episode made it and the state knew it whole (`git show`): each
+    # path it changed, with its blob before and after ("": none), and those blobs' texts; None
+    # where that commit is not one such (the world's, or one made of what the state did not know)
+    last_change: dict[str, list[str]] | None = None
+    last_texts: dict[str, str] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
