@@ -386,6 +386,11 @@ SEQUENCES: list[list[str]] = [
      "git -c user.name=a -c user.email=a@b.c commit -qam three", "git show", "git show HEAD --stat", "git diff @~1",
      "git checkout -b other", "git show --stat", "rm src/util.py", "git -c user.name=a -c user.email=a@b.c commit -qam four",
      "git show --stat", "git show"],
+    # what is not seen, shown (cat -A and its parts); git log as git show prints a commit
+    ["cat -A README.md", "printf 'a\\tb\\n  x \\n' > t.txt", "cat -A t.txt", "cat -e t.txt", "cat -T t.txt",
+     "cat -E t.txt", "cat -v t.txt", "cat t.txt | cat -A", "printf 'no end' > u.txt", "cat -A u.txt", "git log --stat",
+     "git log -p", "git log --stat -1", "echo x >> README.md", "git -c user.name=a -c user.email=a@b.c commit -qam two",
+     "git log -p -1", "git log -1 --stat", "git log -n1 -p"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

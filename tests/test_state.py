@@ -2166,3 +2166,15 @@ def test_git_show_and_the_diff_against_the_parent_of_a_commit_the_episode_made()
     assert shell.answer(run(u, "echo y >> README.md"), "git diff HEAD~1") is None  # (changed since: the model's)
     other = run(run(u, "git checkout -b other"), "git checkout main")
     assert shell.answer(other, "git show") is None
+
+
+def test_cat_shows_what_is_not_seen_and_git_log_prints_a_commit_as_git_show():
+    s = run(terminal(), "printf 'a\\tb\\n  x \\n' > t.txt")
+    assert shell.answer(s, "cat -A t.txt") == ("a^Ib$\n  x $\n", 0)
+    assert shell.answer(s, "cat -E t.txt") == ("a\tb$\n  x $\n", 0) and shell.answer(s, "cat -T t.txt") == ("a^Ib\n  x \n", 0)
+    assert shell.answer(run(s, "printf 'no end' > u.txt"), "cat -A u.txt") == ("no end", 0)  # (no newline: no `$`)
+    assert shell.answer(run(s, "echo 'é' > e.txt"), "cat -A e.txt") is None  # (`M-…`: not written here)
+    assert shell.answer(s, "git log --stat") == shell.answer(s, "git show --stat")  # (one commit)
+    two = run(run(s, "git add -A"), "git -c user.name=a -c user.email=a@b.c commit -qm two")
+    assert shell.answer(two, "git log -p -1") == shell.answer(two, "git show") and shell.answer(two, "git show")
+    assert shell.answer(two, "git log --stat") is None  # (two commits: the first's changes are the model's)

@@ -145,6 +145,31 @@ def wc_files(names: list[str], texts: list[str], which: str) -> str:
                    for row, name in zip(rows, names + ["total"]))
 
 
+# `cat`'s options that show what is not seen: (line ends as `$`, tabs as `^I`, other control characters)
+CAT_SHOWING = {"-A": (True, True, True), "--show-all": (True, True, True), "-vET": (True, True, True),
+               "-e": (True, False, True), "-E": (True, False, False), "--show-ends": (True, False, False),
+               "-t": (False, True, True), "-T": (False, True, False), "--show-tabs": (False, True, False),
+               "-v": (False, False, True), "--show-nonprinting": (False, False, True)}
+
+
+def _cat_shown(text: str, ends: bool, tabs: bool, others: bool) -> str:
+    """`cat -A` and its parts on ASCII text: a control character as `^X` (DEL `^?`), a tab as `^I`,
+    each line's end as `$` (a last line without its newline gets none)."""
+    if not text.isascii():
+        raise _Unknown  # (bytes past ASCII are shown as `M-…`: not written here)
+
+    def shown(c: str) -> str:
+        if c == "\t":
+            return "^I" if tabs else c
+        if c == "\n":
+            return "$\n" if ends else c
+        if others and (ord(c) < 32 or ord(c) == 127):
+            return "^?" if ord(c) == 127 else "^" + chr(ord(c) + 64)
+        return c
+
+    return "".join(map(shown, text))
+
+
 def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[str]] | None:
     """A stage that reads text: its function, and the files it names (empty: it reads its input)."""
     cmd, args = words[0], words[1:]
@@ -191,6 +216,9 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
         return numbered, args[-1:]
     if cmd == "cat" and len(args) <= 1 and not any(a.startswith("-") for a in args):
         return (lambda text: (text, 0)), args
+    if cmd == "cat" and len(args) <= 2 and args[0] in CAT_SHOWING:
+        ends, tabs, others = CAT_SHOWING[args[0]]
+        return (lambda text: (_cat_shown(text, ends, tabs, others), 0)), args[1:]
     if cmd == "sed":
         found = sedscript.program(args)
         if found is None or len(found[1]) > 1:
@@ -394,7 +422,8 @@ def answer(command: str, read: Callable[[str], str | None],
             text, code = run(text)
     except (_Unknown, grepfile.Unknown, awk.Unknown):
         return None
-    if len(stages) == 1 and stages[0][0] == "cat" and stages[0][1:2] != ["-n"]:
+    if len(stages) == 1 and stages[0][0] == "cat" and not (stages[0][1:2] == ["-n"] or
+                                                           stages[0][1:2] and stages[0][1] in CAT_SHOWING):
         return None  # plain cat is the shell's own rule
     if not ordered:
         return None

@@ -139,6 +139,10 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
         return (head if form == "branch" else "") + gitstatus.short(listed), 0
     if args[:1] == ["diff"]:
         return _diff(s, args[1:])
+    if args[:1] == ["log"] and (LOG_AS_SHOW.get(tuple(args[1:])) or
+                                (len(g.commits) == 1 and LOG_ALL_AS_SHOW.get(tuple(args[1:])))):
+        # (`git log -p -1` prints what `git show` does; with one commit, so does `git log -p`)
+        return _show(s, LOG_AS_SHOW.get(tuple(args[1:])) or LOG_ALL_AS_SHOW[tuple(args[1:])])
     if args[:1] == ["log"]:
         return _log(g, args[1:])
     if args == ["branch", "--show-current"] or args == ["rev-parse", "--abbrev-ref", "HEAD"] and g.branch not in g.tags:
@@ -210,6 +214,10 @@ def _log(g: GitState, args: list[str]) -> tuple[str, int] | None:
 
 
 DIFF_FORMS = {(): "patch", ("--stat",): "stat", ("--name-only",): "names", ("--name-status",): "status"}
+
+LOG_ALL_AS_SHOW = {("--stat",): "stat", ("-p",): "patch", ("--patch",): "patch"}
+LOG_AS_SHOW = {(*rest, one): form for rest, form in LOG_ALL_AS_SHOW.items() for one in ("-1", "-n1", "--max-count=1")} | \
+    {(one, *rest): form for rest, form in LOG_ALL_AS_SHOW.items() for one in ("-1", "-n1", "--max-count=1")}
 
 SHOW_FORMS = {(): "patch", ("HEAD",): "patch", ("--stat",): "stat", ("--stat", "HEAD"): "stat", ("HEAD", "--stat"): "stat"}
 
