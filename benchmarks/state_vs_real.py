@@ -391,6 +391,13 @@ SEQUENCES: list[list[str]] = [
      "cat -E t.txt", "cat -v t.txt", "cat t.txt | cat -A", "printf 'no end' > u.txt", "cat -A u.txt", "git log --stat",
      "git log -p", "git log --stat -1", "echo x >> README.md", "git -c user.name=a -c user.email=a@b.c commit -qam two",
      "git log -p -1", "git log -1 --stat", "git log -n1 -p"],
+    # one block rewritten, inserted or taken out in the middle of a file: git diff's hunk
+    ["sed -i 's/notes.append(text)/notes.insert(0, text)/' src/notes.py", "git diff", "git diff --stat",
+     "sed -i '2i\\    # newest first' src/notes.py", "git diff src/notes.py", "sed -i '/^$/d' README.md", "git diff README.md",
+     "printf 'def add(notes, text):\\n    return [text] + notes\\n' > src/notes.py", "git diff",
+     "git -c user.name=a -c user.email=a@b.c commit -qam edits", "git show", "git diff HEAD~1 --stat",
+     "printf 'x\\ny\\nx\\n' > t.txt", "git add t.txt", "git -c user.name=a -c user.email=a@b.c commit -qm t",
+     "printf 'x\\ny\\nx\\ny\\nx\\n' > t.txt", "git diff"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

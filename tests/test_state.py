@@ -692,7 +692,9 @@ def test_git_diff_is_answered_where_no_algorithm_could_place_the_hunks_otherwise
     assert shell.answer(staged, "git diff HEAD --stat")[0].endswith(" 2 files changed, 1 insertion(+), 3 deletions(-)\n")
     assert shell.answer(run(s, "printf 'x\\n' > README.md"), "git diff README.md")[0].endswith(
         "@@ -1,5 +1 @@\n-# notes-app\n-\n-A tiny command-line notes manager.\n-\n-    python -m src.notes add \"buy milk\"\n+x\n")
-    assert shell.answer(run(s, "echo '# notes-app' > README.md"), "git diff README.md") is None  # a line in common
+    assert shell.answer(run(s, "echo '# notes-app' > README.md"), "git diff README.md")[0].endswith(
+        "@@ -1,5 +1 @@\n # notes-app\n-\n-A tiny command-line notes manager.\n-\n-    python -m src.notes add \"buy milk\"\n")
+    # (one block taken out below a line both keep: as real git places it)
     assert shell.answer(run(s, "sed -i 's/\\(a\\)\\1/b/' README.md"), "git diff") is None  # its content is not known
 
 
@@ -1956,7 +1958,10 @@ def test_a_module_not_installed_writes_nothing_and_a_diffstat_counts_a_shortest_
     assert shell.answer(u, "git diff") is not None  # (no line in common: only one way to place it)
     v = run(s, "printf 'def add(notes, text):\\n    return notes + [text]\\n' > src/notes.py")
     assert shell.answer(v, "git diff --stat")[0].endswith("1 insertion(+), 2 deletions(-)\n")
-    assert shell.answer(v, "git diff") is None  # where git puts the context: its algorithm's
+    assert shell.answer(v, "git diff")[0].endswith("@@ -1,3 +1,2 @@\n def add(notes, text):\n-    notes.append(text)\n"
+                                                    "-    return notes\n+    return notes + [text]\n")  # (one block)
+    w = run(s, "printf 'def add(notes, text):\\n    return notes\\n    notes.append(text)\\n' > src/notes.py")
+    assert shell.answer(w, "git diff") is None  # (lines swapped: where git puts the context is its algorithm's)
     assert shell.answer(s, "ls -l src tests")[0].startswith("src:\ntotal 4\n-rw-r--r-- 1 user user 62 ")
 
 

@@ -1,8 +1,10 @@
 """`git diff` as git prints it, for the changes whose hunks no diff algorithm can place otherwise:
-lines added at the end of a file, a file emptied or written anew with no line in common, a file
-added or removed. Anything else (a line changed in the middle, where git's Myers diff and its
-heuristics decide what is context) is left to the model. Checked byte for byte against git in the
-sandbox (benchmarks/state_vs_real.py).
+lines added at the end of a file, one block of lines rewritten, inserted or taken out between lines
+both sides keep (whose old and new lines share none, and that could not slide up or down), a file
+emptied or written anew with no line in common, a file added or removed. Anything else (several
+blocks, or lines that git's Myers diff and its heuristics could place in more than one way) is left
+to the model. Checked byte for byte against git in the sandbox (benchmarks/state_vs_real.py) and
+against git on generated edits (tests/test_state.py).
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ def hunks(old: str, new: str) -> tuple[str, int, int] | None:
     a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
     if a == b:
         return "", 0, 0
-    if b[:len(a)] == a:  # lines added at the end: the last lines before them are the context
+    if b[:len(a)] == a and not (a and b[-1] == a[-1]):  # lines added at the end: the last lines before
+        # them are the context (unless the last added is the line above them: git may slide them up)
         context = a[-CONTEXT:]
         start = len(a) - len(context) + 1 if a else 0
         func = next((line.rstrip()[:FUNC_WIDTH].rstrip() for line in reversed(a[:start - 1]) if _FUNC.match(line)), "") \
@@ -34,10 +37,38 @@ def hunks(old: str, new: str) -> tuple[str, int, int] | None:
         head = f"@@ -{_range(start, len(context))} +{_range(start if a else 1, len(context) + len(b) - len(a))} @@"
         body = "".join(" " + line for line in context) + "".join("+" + line for line in b[len(a):])
         return f"{head}{' ' + func if func else ''}\n{body}", len(b) - len(a), 0
-    if set(a) & set(b):
-        return None  # lines in common: where git puts the context is its algorithm's choice
-    head = f"@@ -{_range(1 if a else 0, len(a))} +{_range(1 if b else 0, len(b))} @@\n"
-    return head + "".join("-" + line for line in a) + "".join("+" + line for line in b), len(b), len(a)
+    if not set(a) & set(b):  # written anew: every line goes, every line comes
+        head = f"@@ -{_range(1 if a else 0, len(a))} +{_range(1 if b else 0, len(b))} @@\n"
+        return head + "".join("-" + line for line in a) + "".join("+" + line for line in b), len(b), len(a)
+    return _one_block(a, b)
+
+
+def _one_block(a: list[str], b: list[str]) -> tuple[str, int, int] | None:
+    """One block of lines changed between the lines both files begin and end with (the usual edit:
+    a line rewritten, some inserted or taken out): its hunk, where no diff can place it otherwise —
+    the block's old and new lines share none (the common part is then the beginning and the end,
+    as any shortest diff has it), and neither side could slide up or down (its last line is not the
+    line above it, its first not the line below: git's heuristics would choose there)."""
+    if len(a) > MAX_COUNTED or len(b) > MAX_COUNTED:
+        return None
+    top = 0
+    while top < min(len(a), len(b)) and a[top] == b[top]:
+        top += 1
+    end = 0
+    while end < min(len(a), len(b)) - top and a[-1 - end] == b[-1 - end]:
+        end += 1
+    gone, came = a[top:len(a) - end], b[top:len(b) - end]
+    above, below = (a[top - 1] if top else None), (a[len(a) - end] if end else None)
+    if set(gone) & set(came) or any(side and (side[-1] == above or side[0] == below) for side in (gone, came)):
+        return None
+    before, after = a[max(0, top - CONTEXT):top], a[len(a) - end:len(a) - end + CONTEXT]
+    start = top - len(before) + 1
+    func = next((line.rstrip()[:FUNC_WIDTH].rstrip() for line in reversed(a[:start - 1]) if _FUNC.match(line)), "")
+    old_count, new_count = len(before) + len(gone) + len(after), len(before) + len(came) + len(after)
+    head = f"@@ -{_range(start if old_count else start - 1, old_count)} +{_range(start if new_count else start - 1, new_count)} @@"
+    body = "".join(" " + line for line in before) + "".join("-" + line for line in gone) + \
+        "".join("+" + line for line in came) + "".join(" " + line for line in after)
+    return f"{head}{' ' + func if func else ''}\n{body}", len(came), len(gone)
 
 
 def patch(path: str, old: str | None, new: str | None, old_id: str, new_id: str) -> tuple[str, int, int] | None:

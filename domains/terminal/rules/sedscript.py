@@ -1,12 +1,13 @@
 """sed, for the scripts agents write: what `sed SCRIPT FILE` prints and what `sed -i` leaves.
 
-A script of `s` (any delimiter; flags `g`, a number, `p`, `I`), `d`, `p`, `q`, `=` and one-line
-`a`, `i`, `c TEXT`, each after no address, a line number, `$` or a /regex/, a range of two and
-`!`, over one stream (`-n`, `-E`, `-e`, `-i`) is run here as GNU sed runs it (sedregex.py has the
-patterns). Commands that write or run elsewhere (`w`, `e`, `r`, the `s` flags `w` and `e`), and
-the rest of sed's language, are not taken: the line is then any program's. A script that parses
-here can still be one sed refuses (a reference to a group the pattern lacks): such a script is
-taken as editing its files (`in_place`) but not run (`run` gives None), and its words are the model's.
+A script of `s` (any delimiter; flags `g`, a number, `p`, `I`), `d`, `p`, `q`, `=` and one-line `a`,
+`i`, `c TEXT` (or GNU's `a\\TEXT`, its blanks kept), each after no address, a line number, `$` or a
+/regex/, a range of two and `!`, over one stream (`-n`, `-E`, `-e`, `-i`) is run here as GNU sed
+runs it (sedregex.py has the patterns). Commands that write or run elsewhere (`w`, `e`, `r`, the `s`
+flags `w` and `e`), and the rest of sed's language, are not taken: the line is then any program's. A
+script that parses here can still be one sed refuses (a reference to a group the pattern lacks):
+such a script is taken as editing its files (`in_place`) but not run (`run` gives None), and its
+words are the model's.
 """
 
 from __future__ import annotations
@@ -141,9 +142,12 @@ def _script(script: str, extended: bool) -> list[Command]:
             pass
         elif c == "s":
             i = _substitution(script, i, extended, command)
-        elif c in "aic" and (c == "c" or last is None) and "\\" not in script[i:]:
-            command.text = script[i:].lstrip(" \t")  # (its text runs to the end of the script)
-            if not command.text or "\n" in command.text:
+        elif c in "aic" and (c == "c" or last is None):
+            # its text runs to the end of the script: `a TEXT` (leading blanks dropped) or GNU's
+            # `a\TEXT` on the same line (kept: how an indented line is put in)
+            text = script[i:]
+            command.text = text[1:] if text.startswith("\\") else text.lstrip(" \t")
+            if not command.text.strip() or "\\" in command.text or "\n" in command.text:
                 raise NotTaken(script)
             out.append(command)
             return out
