@@ -4,7 +4,7 @@ the bubblewrap sandbox runs it too, and the log keeps both. Prints, per step and
 simulated answer came from, whether it is the real output byte for byte, and their similarity
 (mcp_world.metric's embedding score).
 
-    .venv/bin/python benchmarks/agent_session.py [--engine URL] [--source CHECKOUT] [--show]
+    .venv/bin/python benchmarks/agent_session.py [--session add|edit] [--engine URL] [--source CHECKOUT] [--show]
 
 `--source` serves from another checkout of mcp-world (a `git worktree` of an older commit) for a
 before/after. Without --engine it uses the background engine (`mcp-world engine start`) or starts
@@ -65,11 +65,42 @@ SESSION = [
 ]
 
 
-async def session(url: str, key: str) -> None:
+# `--session edit`: an agent renaming a function across files with sed, reviewing its change and
+# the commit it made, putting a comment in and tidying the README (what a reviewer's fix looks like)
+EDIT_SESSION = [
+    "git log --oneline -3",
+    "grep -rn add --include=*.py .",
+    "sed -n '1,20p' src/notes.py",
+    "sed -i 's/def add(notes, text)/def add_note(notes, text)/' src/notes.py",
+    "sed -i 's/import add$/import add_note/; s/add(\\[\\]/add_note([]/' tests/test_notes.py",
+    "grep -rn add --include=*.py .",
+    "git diff",
+    "git diff --stat",
+    "python3 -m pytest -q",
+    "git config --global user.email agent@devbox.example && git config --global user.name Agent",
+    "git commit -qam 'Rename add to add_note'",
+    "git show --stat",
+    "git diff HEAD~1",
+    "sed -i '1i # Notes, kept in a list.' src/notes.py",
+    "head -3 src/notes.py",
+    "cat -A src/notes.py | head -3",
+    "sed -i '/^$/d' README.md",
+    "git diff README.md",
+    "git status --short",
+    "git add -A && git commit -qm 'Notes: a comment; README: no blank lines'",
+    "git log --oneline",
+    "git show HEAD~5",
+    "sed -n '$=' src/notes.py",
+    "git log -p -1 | head -20",
+]
+SESSIONS = {"add": SESSION, "edit": EDIT_SESSION}
+
+
+async def session(url: str, key: str, commands: list[str]) -> None:
     from tests.helpers import http_client
 
     async with http_client(url, key) as c:
-        for command in SESSION:
+        for command in commands:
             await c.call_tool("run_command", {"command": command})
 
 
@@ -78,6 +109,8 @@ async def main() -> None:
     ap.add_argument("--engine", default=None)
     ap.add_argument("--source", type=Path, default=None, help="serve from this checkout of mcp-world")
     ap.add_argument("--show", action="store_true", help="print each step's two answers")
+    ap.add_argument("--session", choices=sorted(SESSIONS), default="add",
+                    help="add: a function added with here-documents (default); edit: a rename with sed, reviewed")
     a = ap.parse_args()
     from mcp_world import embedded
     from mcp_world.metric import Embedder
@@ -93,7 +126,7 @@ async def main() -> None:
     try:
         with http_process(serve_args(engine, db, "--port", str(port), "--world", "devbox", "--shadow", "terminal"),
                           port, {}) as (url, proc):
-            await session(url, "agent-session")
+            await session(url, "agent-session", SESSIONS[a.session])
             proc.send_signal(signal.SIGTERM)
             try:
                 proc.wait(timeout=600)

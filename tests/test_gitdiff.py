@@ -18,14 +18,19 @@ LINES = ["def f():", "    return 1", "", "x = 1", "import os", "class A:", "    
 
 
 def _edited(rng: random.Random) -> tuple[str, str]:
-    old = [rng.choice(LINES) + "\n" for _ in range(rng.randint(0, 14))]
+    """A file of code-like lines (many repeated), or of up to 40 numbered ones, and one to four
+    edits: a line rewritten, some inserted, some taken out, close together or apart."""
+    numbered = rng.random() < 0.5
+    old = [(f"line {rng.randint(0, 60)}" if numbered else rng.choice(LINES)) + "\n"
+           for _ in range(rng.randint(0, 40 if numbered else 14))]
     new = list(old)
-    for _ in range(rng.randint(1, 2)):  # a line rewritten, some inserted, some taken out
+    for _ in range(rng.randint(1, 4)):
         op, at = rng.random(), rng.randint(0, len(new))
+        line = (f"new {rng.randint(0, 9)}" if numbered else rng.choice(LINES) + str(rng.randint(0, 3))) + "\n"
         if op < 0.4 and new:
-            new[min(at, len(new) - 1)] = rng.choice(LINES) + str(rng.randint(0, 3)) + "\n"
+            new[min(at, len(new) - 1)] = line
         elif op < 0.7:
-            new[at:at] = [rng.choice(LINES) + "\n" for _ in range(rng.randint(1, 3))]
+            new[at:at] = [line if numbered else rng.choice(LINES) + "\n" for _ in range(rng.randint(1, 3))]
         elif new:
             del new[min(at, len(new) - 1):min(at, len(new) - 1) + rng.randint(1, 3)]
     return "".join(old), "".join(new)
@@ -57,14 +62,20 @@ def test_generated_edits_are_diffed_as_git_diffs_them(tmp_path):
         if ours[0] != real:
             differ.append((old, new, real, ours[0]))
     assert not differ, differ[:3]
-    assert taken > 250  # (most edits are one block git places one way: the check is not vacuous)
+    assert taken > 300  # (most edits are ones git makes one way: the check is not vacuous)
 
 
-def test_a_block_that_could_slide_is_not_written():
-    """Lines added after an equal line (git's heuristics choose which is new), or a block whose
-    old and new lines share one: the model's."""
+def test_a_change_git_could_make_two_ways_is_not_written():
+    """Lines added after an equal line (git's heuristics choose which is new), or lines moved (two
+    matchings as long): the model's. Two changes far apart are two hunks, near ones one."""
     assert gitdiff.hunks("}\n\nx = 1\n", "}\n\nx = 1\n    return 1\nx = 1\nx = 1\n") is None
     assert gitdiff.hunks("a\nb\nc\n", "a\nb\nb\nc\n") is None
     assert gitdiff.hunks("a\nb\nc\nd\n", "a\nc\nb\nd\n") is None
     found = gitdiff.hunks("def f():\n    a\n    b\n    c\n    d\n    e\n", "def f():\n    a\n    b\n    c\n    D\n    e\n")
     assert found == ("@@ -2,5 +2,5 @@ def f():\n     a\n     b\n     c\n-    d\n+    D\n     e\n", 1, 1)
+    lines = [f"line {i}\n" for i in range(20)]
+    apart = lines[:2] + ["two\n"] + lines[3:17] + lines[18:]
+    found = gitdiff.hunks("".join(lines), "".join(apart))
+    assert found is not None and found[0].count("@@ -") == 2 and found[1:] == (1, 2)
+    near = lines[:2] + ["two\n"] + lines[3:7] + lines[8:]
+    assert gitdiff.hunks("".join(lines), "".join(near))[0].count("@@ -") == 1

@@ -674,7 +674,8 @@ def test_git_diff_is_answered_where_no_algorithm_could_place_the_hunks_otherwise
     assert gitdiff.patch("del.txt", "l1\nl2\n", None, "3582182" + "0" * 33, "")[0] == (
         "diff --git a/del.txt b/del.txt\ndeleted file mode 100644\nindex 3582182..0000000\n--- a/del.txt\n"
         "+++ /dev/null\n@@ -1,2 +0,0 @@\n-l1\n-l2\n")
-    assert gitdiff.hunks("a\nb\n", "b\nc\n") is None and gitdiff.hunks("a", "a\nb\n") is None
+    assert gitdiff.hunks("a\nb\n", "b\nc\n") == ("@@ -1,2 +1,2 @@\n-a\n b\n+c\n", 1, 1)  # (one way only: as git)
+    assert gitdiff.hunks("a\nb\n", "b\na\n") is None and gitdiff.hunks("a", "a\nb\n") is None  # (two ways; no newline)
     rows = [("del.txt", 0, 2), ("empty", 1, 0), ("m.py", 1, 0), ("short.txt", 31, 0), ("sub/s.txt", 1, 0)]
     assert gitdiff.stat(rows) == (" del.txt   |  2 --\n empty     |  1 +\n m.py      |  1 +\n short.txt | 31 "
                                   + "+" * 31 + "\n sub/s.txt |  1 +\n 5 files changed, 34 insertions(+), 2 deletions(-)\n")

@@ -1,9 +1,9 @@
 """`git diff` as git prints it, for the changes whose hunks no diff algorithm can place otherwise:
-lines added at the end of a file, one block of lines rewritten, inserted or taken out between lines
-both sides keep (whose old and new lines share none, and that could not slide up or down), a file
-emptied or written anew with no line in common, a file added or removed. Anything else (several
-blocks, or lines that git's Myers diff and its heuristics could place in more than one way) is left
-to the model. Checked byte for byte against git in the sandbox (benchmarks/state_vs_real.py) and
+lines added at the end of a file, any change that only one diff can make (the two sides' longest
+common subsequence is one matching: lines rewritten, inserted or taken out, in one place or
+several), a file emptied or written anew with no line in common, a file added or removed. Anything
+else (lines that git's Myers diff and its heuristics could place in more than one way: a line
+inserted beside an equal one, lines moved) is left to the model. Checked byte for byte against git in the sandbox (benchmarks/state_vs_real.py) and
 against git on generated edits (tests/test_state.py).
 """
 
@@ -40,35 +40,73 @@ def hunks(old: str, new: str) -> tuple[str, int, int] | None:
     if not set(a) & set(b):  # written anew: every line goes, every line comes
         head = f"@@ -{_range(1 if a else 0, len(a))} +{_range(1 if b else 0, len(b))} @@\n"
         return head + "".join("-" + line for line in a) + "".join("+" + line for line in b), len(b), len(a)
-    return _one_block(a, b)
+    return _one_way(a, b)
 
 
-def _one_block(a: list[str], b: list[str]) -> tuple[str, int, int] | None:
-    """One block of lines changed between the lines both files begin and end with (the usual edit:
-    a line rewritten, some inserted or taken out): its hunk, where no diff can place it otherwise —
-    the block's old and new lines share none (the common part is then the beginning and the end,
-    as any shortest diff has it), and neither side could slide up or down (its last line is not the
-    line above it, its first not the line below: git's heuristics would choose there)."""
-    if len(a) > MAX_COUNTED or len(b) > MAX_COUNTED:
+def _one_way(a: list[str], b: list[str]) -> tuple[str, int, int] | None:
+    """The hunks of a change that only one diff can make: the longest common subsequence of the
+    two sides' lines is one matching, so git's Myers diff (shortest, on files this small) finds it
+    and no change can slide up or down (a slide is another matching as long). Its changes are
+    shown with three lines of context, a hunk taking in the next change within six."""
+    n, m = len(a), len(b)
+    if n > MAX_COUNTED or m > MAX_COUNTED:
         return None
-    top = 0
-    while top < min(len(a), len(b)) and a[top] == b[top]:
-        top += 1
-    end = 0
-    while end < min(len(a), len(b)) - top and a[-1 - end] == b[-1 - end]:
-        end += 1
-    gone, came = a[top:len(a) - end], b[top:len(b) - end]
-    above, below = (a[top - 1] if top else None), (a[len(a) - end] if end else None)
-    if set(gone) & set(came) or any(side and (side[-1] == above or side[0] == below) for side in (gone, came)):
+    # longest[i][j]: the longest common subsequence of a[i:] and b[j:]; ways: how many matchings
+    # make it (counted to 2)
+    longest = [[0] * (m + 1) for _ in range(n + 1)]
+    ways = [[1] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        row, below, way, way_below = longest[i], longest[i + 1], ways[i], ways[i + 1]
+        for j in range(m - 1, -1, -1):
+            best = max(below[j], row[j + 1], below[j + 1] + 1 if a[i] == b[j] else 0)
+            count = (way_below[j + 1] if a[i] == b[j] and below[j + 1] + 1 == best else 0) + \
+                (way_below[j] if below[j] == best else 0) + (way[j + 1] if row[j + 1] == best else 0) - \
+                (way_below[j + 1] if below[j + 1] == best else 0)
+            row[j], way[j] = best, min(count, 2)
+    if ways[0][0] != 1 or n + m - 2 * longest[0][0] > MAX_CHANGED:
         return None
-    before, after = a[max(0, top - CONTEXT):top], a[len(a) - end:len(a) - end + CONTEXT]
-    start = top - len(before) + 1
-    func = next((line.rstrip()[:FUNC_WIDTH].rstrip() for line in reversed(a[:start - 1]) if _FUNC.match(line)), "")
-    old_count, new_count = len(before) + len(gone) + len(after), len(before) + len(came) + len(after)
-    head = f"@@ -{_range(start if old_count else start - 1, old_count)} +{_range(start if new_count else start - 1, new_count)} @@"
-    body = "".join(" " + line for line in before) + "".join("-" + line for line in gone) + \
-        "".join("+" + line for line in came) + "".join(" " + line for line in after)
-    return f"{head}{' ' + func if func else ''}\n{body}", len(came), len(gone)
+    pairs, i, j = [], 0, 0  # the one matching, walked from the start
+    while i < n and j < m:
+        if a[i] == b[j] and longest[i][j] == longest[i + 1][j + 1] + 1:
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+        elif longest[i + 1][j] == longest[i][j]:
+            i += 1
+        else:
+            j += 1
+    pairs.append((n, m))
+    groups, i, j = [], 0, 0  # (old from, old to, new from, new to) of each change
+    for x, y in pairs:
+        if x > i or y > j:
+            groups.append((i, x, j, y))
+        i, j = x + 1, y + 1
+    out, added, removed = [], 0, 0
+    k, done = 0, 0  # (the old lines up to `done` are in a hunk already)
+    while k < len(groups):
+        last = k
+        while last + 1 < len(groups) and groups[last + 1][0] - groups[last][1] <= 2 * CONTEXT:
+            last += 1
+        before = min(CONTEXT, groups[k][0] - done)  # (lines both sides keep: as many above on each)
+        end_old = min(groups[last][1] + CONTEXT, n)
+        body, at = [], groups[k][0] - before
+        for g in groups[k:last + 1]:
+            body += [" " + line for line in a[at:g[0]]]
+            body += ["-" + line for line in a[g[0]:g[1]]] + ["+" + line for line in b[g[2]:g[3]]]
+            removed, added, at = removed + g[1] - g[0], added + g[3] - g[2], g[1]
+        body += [" " + line for line in a[at:end_old]]
+        old_count = sum(1 for line in body if line[0] != "+")
+        new_count = sum(1 for line in body if line[0] != "-")
+        old_start, new_start = groups[k][0] - before + 1, groups[k][2] - before + 1
+        func = next((line.rstrip()[:FUNC_WIDTH].rstrip() for line in reversed(a[:old_start - 1])
+                     if _FUNC.match(line)), "")
+        head = f"@@ -{_range(old_start if old_count else old_start - 1, old_count)} " \
+               f"+{_range(new_start if new_count else new_start - 1, new_count)} @@"
+        out.append(f"{head}{' ' + func if func else ''}\n" + "".join(body))
+        k, done = last + 1, groups[last][1]
+    return "".join(out), added, removed
+
+
+MAX_CHANGED = 200  # lines added and removed: past them git's diff may settle for a longer script
 
 
 def patch(path: str, old: str | None, new: str | None, old_id: str, new_id: str) -> tuple[str, int, int] | None:
