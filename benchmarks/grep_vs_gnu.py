@@ -1,6 +1,6 @@
 """The terminal state's grep of one text (domains/terminal/rules/grepfile.py) against GNU grep itself:
-random texts of short words in one file or several, random fixed-string patterns (anchored or not)
-and random sets of the options it answers (-n -c -v -i -w -x -o -l -m -A -B -C -NUM -H -h -F -E),
+random texts of short words in one file or several, random patterns (fixed strings, anchored or
+not, and regular expressions) and random sets of the options it answers (-n -c -v -i -w -x -o -l -m -A -B -C -NUM -H -h -F -E),
 each run by `grep` on the files and by the state. Where the state answers, its output and exit code must be exactly grep's;
 where it does not, the model would.
 
@@ -26,7 +26,11 @@ from mcp_world.domain import load_domain  # noqa: E402
 
 WORDS = ["def", "foo", "bar", "foo_bar", "Foo", "x", "ab", "(x)", "abab", "DEF", "1", "a-b", "#", ""]
 PATTERNS = ["def", "foo", "bar", "foo_bar", "Foo", "x", "def foo", "", "a b", "(x)", "ab", "abab", "a-b",
-            "^def", "foo$", "^$", "^x$", "$", "^", "#"]
+            "^def", "foo$", "^$", "^x$", "$", "^", "#",
+            # regular expressions (basic, or extended under -E: the same text means other things there)
+            "de.", "f.*o", "o\\+", "[ab]", "[^ a]", "x*", "a\\|b", "\\(ab\\)*", "foo\\|bar$", "[[:upper:]]",
+            "\\w\\+", "\\bx\\b", "a.b", ".", "a|b", "(ab)+", "fo+", "[0-9]+", "^[a-z]+$", "b{2}", "a\\{2\\}",
+            "(x)|y", "^.*$", "\\(x\\)", "\\.", "[[:space:]]"]
 OPTIONS = ["-n", "-c", "-v", "-i", "-w", "-x", "-o", "-A1", "-B2", "-C1", "-2", "-m2", "-m1", "-m3", "-A 3",
            "-A5", "-B4", "-C3", "-nA1", "-H", "-h", "-F", "-E", "-in", "-vn", "-on", "-wo", "-e", "-l", "-il", "-lv"]
 

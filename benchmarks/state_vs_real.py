@@ -398,6 +398,11 @@ SEQUENCES: list[list[str]] = [
      "git -c user.name=a -c user.email=a@b.c commit -qam edits", "git show", "git diff HEAD~1 --stat",
      "printf 'x\\ny\\nx\\n' > t.txt", "git add t.txt", "git -c user.name=a -c user.email=a@b.c commit -qm t",
      "printf 'x\\ny\\nx\\ny\\nx\\n' > t.txt", "git diff"],
+    # grep's regular expressions, basic and extended
+    ["grep -n 'de.' src/notes.py", "grep -E 'append|return' src/notes.py", "grep -c '^ *return' src/notes.py",
+     "grep -o 'no[a-z]*' src/notes.py | sort | uniq -c", "grep -v '^$' README.md", "grep -n '\\(add\\|test\\)_*' tests/test_notes.py",
+     "grep -E '[0-9]+\\.[0-9]+' requirements.txt", "cat src/notes.py | grep -x ' *return notes'", "grep -in 'NOTES\\b' README.md",
+     "grep 'a\\-b' README.md", "grep -w 'no.es' src/notes.py", "grep -E '(ab' README.md"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

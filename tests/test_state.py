@@ -1717,8 +1717,8 @@ def test_the_one_liner_walker_prints_what_python_prints_on_random_expressions():
 
 
 def test_grep_of_one_text_prints_what_gnu_grep_prints_on_random_texts_and_options():
-    """benchmarks/grep_vs_gnu.py: random texts, fixed-string patterns and sets of the options the
-    state answers (context lines and their `--`, -m, -o, -w, -x, -i, -c, -v, -H/-h, -F/-E), run by
+    """benchmarks/grep_vs_gnu.py: random texts, patterns (fixed strings and regular expressions) and
+    sets of the options the state answers (context lines and their `--`, -m, -o, -w, -x, -i, -c, -v, -H/-h, -F/-E), run by
     the sandbox's GNU grep and by the state; every one the state answers agrees."""
     from benchmarks.grep_vs_gnu import compare
 
@@ -1726,9 +1726,14 @@ def test_grep_of_one_text_prints_what_gnu_grep_prints_on_random_texts_and_option
     assert wrong == [] and answered == agreed >= 300
     s = terminal()
     assert shell.answer(s, "grep -n -A1 def src/notes.py") == ("1:def add(notes, text):\n2-    notes.append(text)\n", 0)
-    for regex in ("grep -n 'de.' src/notes.py", "grep -E 'a|b' src/notes.py", "grep -P x src/notes.py",
-                  "grep -n def src/notes.py nope.py", "grep def src tests/test_notes.py"):  # (a regex; a file not there)
-        assert shell.answer(s, regex) is None, regex
+    # regular expressions, basic and extended, as GNU grep reads them (sedregex.py, on RE2)
+    assert shell.answer(s, "grep -n 'de.' src/notes.py") == ("1:def add(notes, text):\n", 0)
+    assert shell.answer(s, "grep -E 'append|return' src/notes.py") == ("    notes.append(text)\n    return notes\n", 0)
+    assert shell.answer(s, "grep -o 'no[a-z]*' src/notes.py | sort | uniq -c") == ("      3 notes\n", 0)
+    assert shell.answer(s, "grep -vc '^$' README.md") == ("3\n", 0)  # (an empty line is not every line)
+    for unknown in ("grep -P x src/notes.py", "grep 'a\\-b' src/notes.py", "grep -w 'no.es' src/notes.py",
+                    "grep '\\(n\\)\\1' src/notes.py", "grep -n def src/notes.py nope.py", "grep def src tests/test_notes.py"):
+        assert shell.answer(s, unknown) is None, unknown  # (-P; a stray backslash; -w of a regex; a back-reference…)
     # several files: in the order named (or as bash sorts a pattern's matches), each line after its name
     both = "src/notes.py:1:def add(notes, text):\ntests/test_notes.py:3:def test_add():\n"
     assert shell.answer(s, "grep -n def src/notes.py tests/test_notes.py") == (both, 0)

@@ -1,13 +1,14 @@
-"""grep of one text (a file, or a pipe's input) as GNU grep prints it, for the patterns it reads as
-fixed strings: what the line selects, numbered (`-n`), counted (`-c`), inverted (`-v`), without
+"""grep of one text (a file, or a pipe's input) as GNU grep prints it, for fixed strings and for
+regular expressions, basic and extended (sedregex.py: RE2, leftmost-longest, as GNU grep matches;
+not with -w, whose retries are grep's own): what the line selects, numbered (`-n`), counted (`-c`), inverted (`-v`), without
 case (`-i`), as whole words (`-w`) or lines (`-x`), up to a number of lines (`-m N`), only the
 matched parts (`-o`), and with lines of context (`-A N`, `-B N`, `-C N`, `-N`: a context line is
 numbered `N-`, groups that do not touch are parted by `--`). Checked byte for byte against GNU
 grep (benchmarks/state_vs_real.py and tests/test_state.py's random texts).
 
 Several files (grep_files) are grepped in the order named, each line after its file's name, and
-`-l` lists the files with a line selected. Anything else — a regular expression, an option not
-listed, a file not known — is None: the model's.
+`-l` lists the files with a line selected. Anything else — a back-reference, a backslash grep warns
+of, an option not listed, a file not known — is None: the model's.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from . import sedregex
 
 # A basic regular expression that is a fixed string: letters, digits and punctuation that mean
 # nothing there (a leading ^ and a trailing $ are anchors, handled). Empty: every line.
@@ -143,12 +146,20 @@ def _grep(args: list[str]) -> tuple[Callable[[list[str]], tuple[str, int]], list
     if "\n" in pattern or o.most == 0 or "l" in o.letters and (not files or {"c", "o"} & o.letters or
                                                                  o.after or o.before):
         return None  # (-l of a pipe says "(standard input)"; with -c, -o or context: GNU grep's own ways)
+    regex = None
     if o.matcher == "F":
         start = end = False
         word = pattern
+    elif not FIXED.fullmatch(pattern) or o.matcher == "E" and EXTENDED_SPECIAL & set(pattern):
+        if "w" in o.letters:
+            return None  # (-w of a regular expression: GNU grep tries shorter matches its own way)
+        try:
+            regex = sedregex.compiled(pattern, o.matcher == "E", "", "i" in o.letters, grep=True)
+        except sedregex.NotTaken:
+            return None  # (back-references, `\<`, a stray backslash grep warns of: the model's)
+        start = end = False
+        word = pattern
     else:
-        if not FIXED.fullmatch(pattern) or o.matcher == "E" and EXTENDED_SPECIAL & set(pattern):
-            return None
         start = pattern.startswith("^")
         word = pattern[1:] if start else pattern
         end = word.endswith("$")
@@ -160,7 +171,7 @@ def _grep(args: list[str]) -> tuple[Callable[[list[str]], tuple[str, int]], list
     if "o" in o.letters and ("v" in o.letters or not word or o.after or o.before):
         return None  # (-o with -v, an empty pattern or context: GNU grep's own ways, not written here)
     if "c" in o.letters and "o" in o.letters or "w" in o.letters and (not word or "x" in o.letters) or \
-            "o" in o.letters and "x" in o.letters or "v" in o.letters and not word:
+            "o" in o.letters and "x" in o.letters or "v" in o.letters and not word and not (start and end):
         return None  # (GNU grep's own ways with these: -v of what every line matches prints nothing, even -c)
     # the file's name before each line: -H, or several files (but -h)
     shown = "h" not in o.letters and ("H" in o.letters or len(files) > 1)
@@ -169,6 +180,8 @@ def _grep(args: list[str]) -> tuple[Callable[[list[str]], tuple[str, int]], list
 
     def spans(line: str) -> list[tuple[int, int]]:
         """Where the pattern matches in the line, left to right, not overlapping."""
+        if regex is not None:
+            return regex_spans(line)
         found, i = [], 0
         while i <= len(line):
             at = line.find(word, i)
@@ -184,6 +197,21 @@ def _grep(args: list[str]) -> tuple[Callable[[list[str]], tuple[str, int]], list
                 i = at + 1
         return found
 
+    def regex_spans(line: str) -> list[tuple[int, int]]:
+        """The leftmost-longest matches, as GNU grep finds them: each from where the last ended (an
+        empty one a character on); with -x, the line's own whole or none."""
+        data, found, i = line.encode(), [], 0  # (ASCII: searched as bytes, encoded once)
+        while i <= len(line):
+            m = regex.search(data, i)
+            if m is None:
+                break
+            a, b = m.span()
+            if "x" in o.letters:
+                return [(a, b)] if (a, b) == (0, len(line)) else []
+            found.append((a, b))
+            i = b if b > a else a + 1
+        return found
+
     def over(texts: list[str]) -> tuple[str, int]:
         """Each text as its file (files, in order), one after the other."""
         out, hit = "", False
@@ -195,8 +223,8 @@ def _grep(args: list[str]) -> tuple[Callable[[list[str]], tuple[str, int]], list
         return out, 0 if hit else 1
 
     def run(text: str, name: str) -> tuple[str, int]:
-        if "\0" in text or ("i" in o.letters and not text.isascii()) or ("w" in o.letters and not text.isascii()):
-            raise Unknown
+        if "\0" in text or ({"i", "w"} & o.letters or regex is not None) and not text.isascii():
+            raise Unknown  # (what `.`, -i, -w do past ASCII is the locale's)
         lines = text.split("\n")
         if lines[-1] == "":
             lines.pop()

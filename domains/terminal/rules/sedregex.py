@@ -1,4 +1,4 @@
-"""sed's regular expressions (POSIX basic, or extended with `-E`), as RE2 runs them.
+"""sed's and grep's regular expressions (POSIX basic, or extended with `-E`), as RE2 runs them.
 
 GNU sed matches leftmost-longest, as POSIX says; RE2's `longest_match` does too, in time linear in
 the text, so a hostile pattern costs what a plain one does. What is taken: `.`, `*`, anchors,
@@ -23,8 +23,11 @@ class NotTaken(Exception):
     """A pattern sed reads in a way not followed here."""
 
 
-def translate(pattern: str, extended: bool, delim: str = "/") -> str:
-    """The RE2 form of a sed pattern (`\\<delim>` is the delimiter itself); NotTaken otherwise."""
+def translate(pattern: str, extended: bool, delim: str = "/", grep: bool = False) -> str:
+    """The RE2 form of a sed pattern (`\\<delim>` is the delimiter itself); NotTaken otherwise.
+    `grep`: as GNU grep reads it, which warns of a backslash before a character it gives no meaning
+    ("stray \\ before -") and takes `\\n`, `\\t` as such: only the escapes of its special
+    characters and its classes are taken."""
     if not pattern or len(pattern) > MAX_PATTERN or not pattern.isascii():
         raise NotTaken(pattern)
     out: list[str] = []
@@ -47,6 +50,8 @@ def translate(pattern: str, extended: bool, delim: str = "/") -> str:
                 raise NotTaken(pattern)  # (a trailing backslash: sed refuses it)
             e = pattern[i + 1]
             i += 2
+            if grep and e not in ".*[]^$\\(){}|+?wWsSbB":
+                raise NotTaken(pattern)  # (grep's warning first: the model's)
             if e == delim and delim not in "\n\\":
                 out.append(_literal(e))
             elif not extended and e in "(|":
@@ -162,8 +167,8 @@ def _bracket(pattern: str, i: int, out: list[str]) -> int:
 
 
 @functools.lru_cache(maxsize=256)
-def compiled(pattern: str, extended: bool, delim: str, ignore_case: bool) -> Any:
-    """The compiled RE2 of a sed pattern, leftmost-longest; NotTaken where RE2 refuses it."""
+def compiled(pattern: str, extended: bool, delim: str, ignore_case: bool, grep: bool = False) -> Any:
+    """The compiled RE2 of a sed (or `grep`) pattern, leftmost-longest; NotTaken where RE2 refuses it."""
     import re2
 
     options = re2.Options()
@@ -176,7 +181,7 @@ def compiled(pattern: str, extended: bool, delim: str, ignore_case: bool) -> Any
     options.case_sensitive = not ignore_case
     options.max_mem = 8 << 20
     try:
-        return re2.compile(translate(pattern, extended, delim), options)
+        return re2.compile(translate(pattern, extended, delim, grep), options)
     except re2.error as err:
         raise NotTaken(pattern) from err
 
