@@ -77,6 +77,7 @@ REPO_TEMPLATES = [
     "sed -i 's/^{w}/{w2}/' {n}", "sed -i '/^$/d' {n}", "sed -n '/{w}/p' {n}", "sed 's/[a-z]*/X/2' {n}",
     "sed -i -E 's/({w})+/<\\1>/g' {n}", "sed -i '$d' {n}", "sed -i 's/ *$//' {n}", "sed -n '$=' {n}",
     "sed 's/\\([a-z]\\)\\([a-z]*\\)/\\2\\1/' {n}", "sed -i '{k},/{w}/s/.*/[&]/' {n}", "cat {n} | sed '{k}q'",
+    "git grep -n {w}", "git grep -c {w}", "git grep -l '{w}.'", "grep -n '^{w}' {n}", "grep -cE '{w}|{w2}' {n}",
 ]
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS)}
 

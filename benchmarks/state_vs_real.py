@@ -403,6 +403,11 @@ SEQUENCES: list[list[str]] = [
      "grep -o 'no[a-z]*' src/notes.py | sort | uniq -c", "grep -v '^$' README.md", "grep -n '\\(add\\|test\\)_*' tests/test_notes.py",
      "grep -E '[0-9]+\\.[0-9]+' requirements.txt", "cat src/notes.py | grep -x ' *return notes'", "grep -in 'NOTES\\b' README.md",
      "grep 'a\\-b' README.md", "grep -w 'no.es' src/notes.py", "grep -E '(ab' README.md"],
+    # git grep: the tracked files, in the index's order, from the shell's folder
+    ["git grep notes", "git grep -n notes", "git grep -c notes", "git grep -l add", "cd src", "git grep -n add", "cd ..",
+     "git grep -E 'append|return'", "git grep -in NOTES", "git grep zzz", "git grep -o 'no[a-z]*'", "git grep -c '^$'",
+     "echo 'notes here' > new.txt", "git grep -l notes", "git add new.txt", "git grep -l notes",
+     "sed -i 's/notes/items/' src/notes.py", "git grep -n items", "git grep -w notes", "git grep notes -- src"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

@@ -2189,3 +2189,21 @@ def test_cat_shows_what_is_not_seen_and_git_log_prints_a_commit_as_git_show():
     two = run(run(s, "git add -A"), "git -c user.name=a -c user.email=a@b.c commit -qm two")
     assert shell.answer(two, "git log -p -1") == shell.answer(two, "git show") and shell.answer(two, "git show")
     assert shell.answer(two, "git log --stat") is None  # (two commits: the first's changes are the model's)
+
+
+def test_git_grep_searches_the_tracked_files_from_the_shells_folder():
+    """`git grep` reads the working tree's text of the files git tracks (not an untracked one), in the
+    index's order, named from the shell's folder; `-c` names only files with a count; a path given,
+    or a pattern an empty line matches (git counts one more at each file's end), is the model's."""
+    s = terminal()
+    assert shell.answer(s, "git grep -n append") == ("src/notes.py:2:    notes.append(text)\n", 0)
+    assert shell.answer(s, "git grep -c def") == ("src/notes.py:1\ntests/test_notes.py:1\n", 0)
+    assert shell.answer(run(s, "cd src"), "git grep -l notes") == ("notes.py\n", 0)
+    assert shell.answer(s, "git grep -o 'no[a-z]*'") == \
+        ("README.md:notes\n" * 3 + "src/notes.py:notes\n" * 3 + "tests/test_notes.py:notes\n", 0)
+    t = run(s, "echo 'def x' > new.py")
+    assert shell.answer(t, "git grep -l def") == ("src/notes.py\ntests/test_notes.py\n", 0)  # (untracked: not searched)
+    assert shell.answer(run(t, "git add new.py"), "git grep -l def") == ("new.py\nsrc/notes.py\ntests/test_notes.py\n", 0)
+    assert shell.answer(s, "git grep zzz") == ("", 1)
+    for unknown in ("git grep -c '^$'", "git grep notes -- src", "git grep -w notes", "git grep -p notes"):
+        assert shell.answer(s, unknown) is None, unknown

@@ -136,6 +136,18 @@ def grep_files(args: list[str], read: Callable[[str], str | None]) -> tuple[str,
     return over([text for text in texts if text is not None])
 
 
+def search(args: list[str], texts: list[str]) -> tuple[str, int] | None:
+    """`grep ARGS` over `texts`, one for each file ARGS names, in that order (`git grep`'s files);
+    None where it is not answered here."""
+    made = _grep(args)
+    if made is None or len(made[1]) != len(texts):
+        return None
+    try:
+        return made[0](texts)
+    except Unknown:
+        return None
+
+
 def _grep(args: list[str]) -> tuple[Callable[[list[str]], tuple[str, int]], list[str]] | None:
     """The function that greps the texts of the files ARGS name (or a pipe's input) as grep does."""
     parsed = options(args)

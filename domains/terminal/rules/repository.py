@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from . import gitdiff, gitlog, gitobjects, gitstatus
+from . import gitdiff, gitgrep, gitlog, gitobjects, gitstatus
 from . import state as st
 from .state import (GitState, TerminalState, _PLAIN, _abs, _blob, _children, _contents, _exists, _kept, _within)
 
@@ -139,6 +139,9 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
         return (head if form == "branch" else "") + gitstatus.short(listed), 0
     if args[:1] == ["diff"]:
         return _diff(s, args[1:])
+    if args[:1] == ["grep"] and not g.unknown:
+        tracked = _tracked(s)
+        return None if tracked is None else gitgrep.answer(s, g, args[1:], tracked)
     if args[:1] == ["log"] and (LOG_AS_SHOW.get(tuple(args[1:])) or
                                 (len(g.commits) == 1 and LOG_ALL_AS_SHOW.get(tuple(args[1:])))):
         # (`git log -p -1` prints what `git show` does; with one commit, so does `git log -p`)

@@ -22,7 +22,7 @@ from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
                          _commit_message, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer)
 from .state import (_PLAIN, _c_locale, _QUOTABLE, TerminalState, _abs, _absent, _children, _contents, _exists, _expand,
-                    _expand_words,
+                    _expand_words, _outside_single_quotes,
                     _forget_writes, _in_repo, _kind, _Unknown, _user, _within)
 from .effects import FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything
 from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc
@@ -117,11 +117,13 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if parts[0][:2] == ["ls", "-R"] and "$" not in command:
         listed = _ls(parts[0][1:], s)
         return (listed, 0) if listed is not None else None
-    if any(c in w for w in parts[0] for c in "*?[]{}\\") or ("'" in command and "$" in command) or \
-            any(w.startswith("~") for w in parts[0][1:] if parts[0][0] == "echo"):
+    quoted = parts[0][:2] == ["git", "grep"] and not any(c in (_outside_single_quotes(command) or "*") for c in "*?[]{}\\$`~")
+    if not quoted and (any(c in w for w in parts[0] for c in "*?[]{}\\") or ("'" in command and "$" in command) or
+                       any(w.startswith("~") for w in parts[0][1:] if parts[0][0] == "echo")):
         return None  # globs, braces, escapes and quoting subtleties: the shell's business, the model's call
+    # (`git grep 'no[a-z]*'`: what single quotes hold reaches git as written, a pattern of its own)
     try:
-        words = _tildes([_expand(w, s, strict=True) for w in parts[0]], command, s)
+        words = parts[0] if quoted else _tildes([_expand(w, s, strict=True) for w in parts[0]], command, s)
     except _Unknown:
         return None
     cmd, args = words[0], words[1:]

@@ -1,0 +1,60 @@
+"""`git grep` as git prints it: the files git tracks under the shell's folder, in the index's order
+(named relative to that folder), their working-tree text searched line by line as grep searches it
+(grepfile.py: fixed strings and regular expressions, basic or extended), each line after its file's
+name. `-c` names only the files with a line counted, unlike grep. Options taken: -n -i -v -l -c -o
+-h -E -F -G -e; anything else (a path given, -w, -p, --and, a file git would call binary) is the
+model's, and so is a pattern an empty line matches (`^$`, `x*`: git counts one more at the end of
+each file). Checked in the sandbox (benchmarks/state_vs_real.py).
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from . import grepfile
+from .state import GitState, TerminalState, _within
+
+OPTIONS = frozenset("nivlcohEFG")
+
+
+def answer(s: TerminalState, g: GitState, args: list[str], tracked: list[str]) -> tuple[str, int] | None:
+    """`git grep ARGS` over the tracked files (`tracked`: relative to the repository, in the index's
+    order); None where it is not answered here."""
+    flags: list[str] = []
+    pattern: str | None = None
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "-e" and i + 1 < len(args) and pattern is None:
+            pattern, i = args[i + 1], i + 2
+            continue
+        if a.startswith("-") and len(a) > 1 and pattern is None:
+            if a.startswith("--") or not set(a[1:]) <= OPTIONS:
+                return None
+            flags.append(a)
+        elif pattern is None:
+            pattern = a
+        else:
+            return None  # (a path or a revision after the pattern: git's pathspecs, not followed here)
+        i += 1
+    letters = set("".join(f[1:] for f in flags))
+    if pattern is None or not pattern or "\n" in pattern or "l" in letters and {"c", "o"} & letters or \
+            {"c", "h"} <= letters:
+        return None
+    matcher = ["-" + "".join(sorted(letters & set("EFGi")))] if letters & set("EFGi") else []
+    if grepfile.search(["-c", *matcher, "-e", pattern, "x"], ["\n"]) != ("0\n", 1):
+        return None  # (a pattern an empty line matches: git's also matches after a file's last newline)
+    files = [rel for rel in tracked if _within(posixpath.join(g.repo, rel), s.cwd)]
+    texts = [s.files.get(posixpath.join(g.repo, rel)) for rel in files]
+    if any(text is None or "\0" in text for text in texts):
+        return None  # (a file not known, gone from the working tree, or binary: "Binary file … matches")
+    names = [posixpath.relpath(posixpath.join(g.repo, rel), s.cwd) for rel in files]
+    if not names:
+        return "", 1
+    found = grepfile.search(["-H", *flags, "-e", pattern, *names], texts)
+    if found is None:
+        return None
+    said, code = found
+    if "c" in letters:  # (git counts only the files with a line counted)
+        said = "".join(line + "\n" for line in said.splitlines() if not line.endswith(":0"))
+    return said, code

@@ -1,0 +1,52 @@
+"""`git grep` as the terminal's state answers it (domains/terminal/rules/gitgrep.py), beside the real
+git of this machine (the sandbox's) over generated repositories, patterns and options."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import subprocess
+
+import pytest
+
+from domains.terminal.rules import gitgrep
+from domains.terminal.rules.state import GitState, TerminalState
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="no git on this machine")
+
+WORDS = ["def", "foo", "bar", "foo_bar", "Foo", "x", "ab", "(x)", "abab", "1", "a-b", "#", ""]
+PATTERNS = ["def", "foo", "Foo", "x", "ab", "a-b", "^def", "foo$", "de.", "f.*o", "o\\+", "[ab]", "[^ a]",
+            "a\\|b", "\\(ab\\)*x", "[[:upper:]]", "\\w\\+", "\\bx\\b", "a|b", "(ab)+", "fo+", "[0-9]+", "^$", "x*", "."]
+OPTIONS = ["-n", "-c", "-v", "-i", "-l", "-o", "-h", "-E", "-F", "-in", "-vn", "-on", "-nE"]
+
+
+def test_generated_repositories_are_grepped_as_git_greps_them(tmp_path):
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
+    rng = random.Random(20261205)
+    taken, differ = 0, []
+    for n in range(60):
+        repo = tmp_path / f"r{n}"
+        (repo / "sub").mkdir(parents=True)
+        names = rng.sample(["a.txt", "b.py", "sub/c.txt", "sub/d.md", "Z.txt", "e-f.txt"], rng.randint(1, 4))
+        files = {}
+        for name in names:
+            lines = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(0, 8))]
+            files[f"{repo}/{name}"] = text = "\n".join(lines) + ("\n" if rng.random() < 0.8 else "")
+            (repo / name).write_text(text)
+        subprocess.run(["git", "init", "-q"], cwd=repo, check=True, env=env)
+        subprocess.run(["git", "add", "-A"], cwd=repo, check=True, env=env)
+        tracked = subprocess.run(["git", "ls-files"], cwd=repo, capture_output=True, text=True, env=env).stdout.split()
+        cwd = str(repo / "sub") if rng.random() < 0.2 else str(repo)
+        s = TerminalState(cwd=cwd, home=str(tmp_path), files=files, dirs=[str(repo), str(repo / "sub")])
+        g = GitState(repo=str(repo))
+        for _ in range(20):
+            args = [a for _ in range(rng.randint(0, 2)) for a in rng.choice(OPTIONS).split()] + [rng.choice(PATTERNS)]
+            ours = gitgrep.answer(s, g, args, tracked)
+            if ours is None:
+                continue
+            taken += 1
+            real = subprocess.run(["git", "grep", *args], cwd=cwd, capture_output=True, text=True, env=env)
+            if ours != (real.stdout, real.returncode):
+                differ.append((args, cwd, files, ours, real.stdout, real.returncode))
+    assert not differ, differ[:3]
+    assert taken > 600  # (most are answered: the check is not vacuous)
