@@ -32,7 +32,7 @@ AGENT_SCRIPTS = [
     ["/a/!s/^/# /"], ["s/.*/\"&\"/"], ["s/e\\{2\\}/E/"], ["-E", "s/(o)+/<\\1>/g"], ["s/[]a]/Q/g"], ["s/[a-]/Q/g"],
     ["s/^\\(.\\)\\(.*\\)$/\\2\\1/"], ["s/\\./!/g"], ["s/*/S/"], ["s/^*/S/"], ["-E", "s/a|b/_/g"], ["s/a\\|b/_/g"],
     ["1,3s/^/> /"], ["/^def/,$d"], ["4,2d"], ["/foo/,2d"], ["-n", "/def/="], ["s/b/\\n/;s/^a/Z/"],
-    ["-e", "s/a/b/", "-e", "s/b/c/g"], ["2i\\    # indented"], ["1a\\  y"], ["1c\\   w"], ["-ne", "/import/p"], ["2d; 2,/x/="], ["/a/d; 1,2d"], ["s/^^/X/"],
+    ["-e", "s/a/b/", "-e", "s/b/c/g"], ["-e", "s/a/b/", "-"], ["2i\\    # indented"], ["1a\\  y"], ["1c\\   w"], ["-ne", "/import/p"], ["2d; 2,/x/="], ["/a/d; 1,2d"], ["s/^^/X/"],
 ]
 
 
@@ -130,3 +130,8 @@ def test_a_long_line_of_empty_matches_is_run_and_an_oversized_output_is_left_alo
     line = "ab" * 150_000 + "\n"
     assert ours(["s/x*/-/g"], line) == real_sed(["s/x*/-/g"], line)[0]
     assert ours(["s/.*/&&&&&&&&&&&&&&&&/"], "a" * 400_000) is None  # (6.4 M characters: past MAX_OUTPUT)
+
+
+def test_with_a_script_given_by_e_every_other_word_is_a_file():
+    assert sedscript.options(["s/a/b/", "-e", "s/c/d/", "f"]) == (["s/c/d/"], ["s/a/b/", "f"], False, False, False)
+    assert sedscript.options(["-n", "s/a/b/p", "f"]) == (["s/a/b/p"], ["f"], True, False, False)

@@ -65,6 +65,8 @@ def options(args: list[str]) -> tuple[list[str], list[str], bool, bool, bool] | 
     scripts: list[str] = []
     files: list[str] = []
     quiet = extended = in_place = False
+    # (with a script given by -e, every other word is a file, the first too)
+    given = any(a == "--expression" or a.startswith("-") and not a.startswith("--") and a.endswith("e") for a in args)
     i = 0
     while i < len(args):
         a = args[i]
@@ -81,7 +83,7 @@ def options(args: list[str]) -> tuple[list[str], list[str], bool, bool, bool] | 
             quiet |= "n" in flags
             extended |= "E" in flags or "r" in flags
             in_place |= "i" in flags
-        elif not scripts and a != "--":
+        elif not scripts and not given and a != "--":
             scripts.append(a)
         elif a != "--":
             files.append(a)
