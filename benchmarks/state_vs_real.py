@@ -407,7 +407,8 @@ SEQUENCES: list[list[str]] = [
     ["git grep notes", "git grep -n notes", "git grep -c notes", "git grep -l add", "cd src", "git grep -n add", "cd ..",
      "git grep -E 'append|return'", "git grep -in NOTES", "git grep zzz", "git grep -o 'no[a-z]*'", "git grep -c '^$'",
      "echo 'notes here' > new.txt", "git grep -l notes", "git add new.txt", "git grep -l notes",
-     "sed -i 's/notes/items/' src/notes.py", "git grep -n items", "git grep -w notes", "git grep notes -- src"],
+     "sed -i 's/notes/items/' src/notes.py", "git grep -n items", "git grep -w notes", "git grep notes -- src",
+     'git grep -n "it[a-z]*s.app"'],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

@@ -2205,5 +2205,8 @@ def test_git_grep_searches_the_tracked_files_from_the_shells_folder():
     assert shell.answer(t, "git grep -l def") == ("src/notes.py\ntests/test_notes.py\n", 0)  # (untracked: not searched)
     assert shell.answer(run(t, "git add new.py"), "git grep -l def") == ("new.py\nsrc/notes.py\ntests/test_notes.py\n", 0)
     assert shell.answer(s, "git grep zzz") == ("", 1)
+    assert shell.answer(s, 'git grep -n "no[a-z]*s.app"') == \
+        ("README.md:1:# notes-app\nsrc/notes.py:2:    notes.append(text)\n", 0)  # (in double quotes: as written)
+    assert shell.answer(s, 'git grep -n "$x"') is None and shell.answer(s, "git grep -n no[a-z]") is None  # (bash's)
     for unknown in ("git grep -c '^$'", "git grep notes -- src", "git grep -w notes", "git grep -p notes"):
         assert shell.answer(s, unknown) is None, unknown

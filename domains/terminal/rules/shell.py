@@ -22,7 +22,7 @@ from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
                          _commit_message, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer)
 from .state import (_PLAIN, _c_locale, _QUOTABLE, TerminalState, _abs, _absent, _children, _contents, _exists, _expand,
-                    _expand_words, _outside_single_quotes,
+                    _expand_words,
                     _forget_writes, _in_repo, _kind, _Unknown, _user, _within)
 from .effects import FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything
 from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc
@@ -117,7 +117,7 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if parts[0][:2] == ["ls", "-R"] and "$" not in command:
         listed = _ls(parts[0][1:], s)
         return (listed, 0) if listed is not None else None
-    quoted = parts[0][:2] == ["git", "grep"] and not any(c in (_outside_single_quotes(command) or "*") for c in "*?[]{}\\$`~")
+    quoted = parts[0][:2] == ["git", "grep"] and _specials_quoted(command)
     if not quoted and (any(c in w for w in parts[0] for c in "*?[]{}\\") or ("'" in command and "$" in command) or
                        any(w.startswith("~") for w in parts[0][1:] if parts[0][0] == "echo")):
         return None  # globs, braces, escapes and quoting subtleties: the shell's business, the model's call
@@ -284,6 +284,25 @@ def _fed_answer(s: TerminalState, fed: Heredoc) -> tuple[str, int] | None:
             posixpath.dirname(_abs(names[0], s)) in s.dirs and _abs(names[0], s) not in s.dirs:
         return fed.text, 0
     return None
+
+
+def _specials_quoted(command: str) -> bool:
+    """Every character the shell would expand in the line is quoted, so each word reaches the
+    program as written: patterns, braces, `~` and backslashes only inside quotes, and no `$`,
+    backquote or backslash inside double quotes either (bash reads those there)."""
+    quote = ""
+    for c in command:
+        if quote == "'":
+            quote = "" if c == "'" else quote
+        elif quote == '"':
+            if c in "$`\\":
+                return False
+            quote = "" if c == '"' else quote
+        elif c in "'\"":
+            quote = c
+        elif c in "*?[]{}\\$`~":
+            return False
+    return not quote
 
 
 def _python_c(one_liner: tuple[str, list[str]], s: TerminalState) -> tuple[str, int] | None:
