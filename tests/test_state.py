@@ -2175,6 +2175,7 @@ def test_git_show_and_the_diff_against_the_parent_of_a_commit_the_episode_made()
     u = run(run(t, "rm new.txt"), commit.format("three").replace("-qm", "-qam"))
     assert "deleted file mode 100644" in shell.answer(u, "git show")[0]
     assert shell.answer(run(u, "echo y >> README.md"), "git diff HEAD~1") is None  # (changed since: the model's)
+    assert shell.answer(run(u, "python3 src/notes.py"), "git diff HEAD~1") is None  # (may have changed it)
     other = run(run(u, "git checkout -b other"), "git checkout main")
     assert shell.answer(other, "git show") is None
 

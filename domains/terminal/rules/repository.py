@@ -300,7 +300,7 @@ def _diff(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
     assert g is not None
     if args[:1] and args[0] in PARENT and DIFF_FORMS.get(tuple(args[1:])) in ("patch", "stat") and \
             len(g.commits) > 1 and g.last_change is not None and not g.unknown and g.follows and \
-            not any(g.base.values()) and not g.index:
+            all(head == "" for head in g.base.values()) and not g.index:
         # (no tracked file changed since the last commit, nothing staged: the working tree against its
         # parent is what that commit changed; an untracked file no diff shows)
         body = _change(g, DIFF_FORMS[tuple(args[1:])])

@@ -116,8 +116,8 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             pass
         elif cmd == "python3" and _compiles(s, args):
             pass
-        elif cmd == "sed" and (edit := sedscript.in_place(args) if not kinds - PATH_EXPANSIONS - {"quoted $"} else None) and \
-                edit.edit and all(_contents(f, s) is not None for f in edit.files):
+        elif cmd == "sed" and (edit := sedscript.in_place(args) if not kinds - PATH_EXPANSIONS - {"quoted $"}
+                               else None) and edit.edit and all(_contents(f, s) is not None for f in edit.files):
             pass  # (a script that is always valid, on files the state knows)
         elif cmd == "sed" and len(parts) == 1 and edit and edit.edit and len(edit.files) == 1 and \
                 _PLAIN.fullmatch(edit.files[0]) and _absent(_abs(edit.files[0], s), s):
