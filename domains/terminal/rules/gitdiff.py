@@ -129,6 +129,36 @@ def patch(path: str, old: str | None, new: str | None, old_id: str, new_id: str)
     return out, added, removed
 
 
+_NAME = re.compile(r"[A-Za-z0-9._/+@=,-]+")  # a path git writes as it is (others it quotes)
+
+
+def body(changes: list[tuple[str, str | None, str | None, str, str]], form: str) -> str | None:
+    """What `git diff` (or `git show` after its header) prints for the changed files, in the order
+    given — (path, old text, new text, old blob id, new blob id), a text None where that side has no
+    file — as patches, `--stat`, `--name-only` (`names`) or `--name-status` (`status`); None where
+    one is not certain, or git would quote a name."""
+    out: list[str] = []
+    rows: list[tuple[str, int, int]] = []
+    for path, old, new, old_id, new_id in changes:
+        if not _NAME.fullmatch(path):
+            return None
+        if form == "patch":
+            found = patch(path, old, new, old_id, new_id)
+            if found is None:
+                return None
+            out.append(found[0])
+        elif form == "stat":
+            counted = counts(old or "", new or "")
+            if counted is None:
+                return None
+            rows.append((path, *counted))
+        elif form == "names":
+            out.append(path + "\n")
+        else:
+            out.append(f"{'A' if old is None else 'D' if new is None else 'M'}\t{path}\n")
+    return stat(rows) if form == "stat" else "".join(out)
+
+
 def stat(rows: list[tuple[str, int, int]]) -> str | None:
     """`git diff --stat` for (path, added, removed) rows; None where git would scale the graph down."""
     if not rows:
@@ -161,6 +191,8 @@ def counts(old: str, new: str) -> tuple[int, int] | None:
     if "\0" in old or "\0" in new:
         return None
     a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    if not a or not b:  # (a file added, emptied or removed: every line counts)
+        return len(b), len(a)
     if len(a) > MAX_COUNTED or len(b) > MAX_COUNTED:
         return None
     while a and b and a[0] == b[0]:

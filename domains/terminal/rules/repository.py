@@ -240,18 +240,11 @@ def _show(s: TerminalState, form: str) -> tuple[str, int] | None:
         return None
     tree = _untouched(s)
     tree.update({rel: g.texts.get(head) for rel, head in g.base.items() if head})
-    if any(text is None or "\0" in text for text in tree.values()) or \
-            any(not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel) for rel in tree):
-        return None  # (a file's committed text not known; a name git would quote)
-    rows, patches = [], []
-    for rel in sorted(tree, key=lambda p: p.encode()):
-        text = tree[rel] or ""
-        found = gitdiff.patch(rel, None, text, "", gitobjects.blob_id(text))
-        if found is None:
-            return None
-        patches.append(found[0])
-        rows.append((rel, found[1], found[2]))
-    body = gitdiff.stat(rows) if form == "stat" else "".join(patches)
+    if any(text is None for text in tree.values()):
+        return None  # (a file's committed text not known)
+    added = [(rel, None, tree[rel], "", gitobjects.blob_id(tree[rel]))
+             for rel in sorted(tree, key=lambda p: p.encode())]
+    body = gitdiff.body(added, form)
     return None if body is None else (header[0] + "\n" + body, 0)
 
 
@@ -264,28 +257,18 @@ def _show_change(g: GitState, form: str) -> tuple[str, int] | None:
 
 
 def _change(g: GitState, form: str) -> str | None:
-    """What the last commit the episode made changed (`last_change`), as patches or their diffstat
-    (counted as `git diff` counts them); None where a side is not known or git would quote a name."""
-    change = g.last_change
-    if change is None or any(not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel) for rel in change):
+    """What the last commit the episode made changed (`last_change`), as patches or their diffstat;
+    None where a side is not known or git would quote a name."""
+    if g.last_change is None:
         return None
-    rows, patches = [], []
-    for rel in sorted(change, key=lambda p: p.encode()):
-        old, new = change[rel]
+    changes = []
+    for rel in sorted(g.last_change, key=lambda p: p.encode()):
+        old, new = g.last_change[rel]
         texts = [g.last_texts.get(blob) if blob else None for blob in (old, new)]
-        if any(blob and (text is None or "\0" in text) for blob, text in zip((old, new), texts)):
+        if any(blob and text is None for blob, text in zip((old, new), texts)):
             return None
-        if form == "patch":
-            found = gitdiff.patch(rel, texts[0], texts[1], old, new)
-            if found is None:
-                return None
-            patches.append(found[0])
-        else:
-            counted = gitdiff.counts(texts[0] or "", texts[1] or "")
-            if counted is None:
-                return None
-            rows.append((rel, counted[0], counted[1]))
-    return gitdiff.stat(rows) if form == "stat" else "".join(patches)
+        changes.append((rel, texts[0], texts[1], old, new))
+    return gitdiff.body(changes, form)
 
 
 # the last commit's parent, as agents name it to see what it changed
@@ -320,7 +303,7 @@ def _diff(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
     form = DIFF_FORMS.get(tuple(args))
     if form is None or not g.follows or listed_unknown(s):
         return None
-    rows, patches = [], []
+    changes = []
     for rel in sorted(g.base, key=lambda p: p.encode()):
         path = posixpath.join(g.repo, rel)
         if not _within(path, only):
@@ -337,26 +320,8 @@ def _diff(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
         texts = [None if not blob else s.files.get(path) if blob == work else g.texts.get(blob) for blob in (old, new)]
         if any(blob and text is None for blob, text in zip((old, new), texts)):
             return None
-        if not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel):
-            return None  # git quotes such names: not written here
-        if form == "patch":  # (where the hunks go: only where no algorithm could place them otherwise)
-            one = gitdiff.patch(rel, texts[0], texts[1], old, new)
-            if one is None:
-                return None
-            patches.append(one[0])
-        else:  # (how many lines: a shortest diff's, whatever it places where)
-            counted = gitdiff.counts(texts[0] or "", texts[1] or "")
-            if counted is None:
-                return None
-            one = ("", *counted)
-        rows.append((rel, one[1], one[2], "A" if not old else "D" if not new else "M"))
-    if form == "patch":
-        return "".join(patches), 0
-    if form == "names":
-        return "".join(r[0] + "\n" for r in rows), 0
-    if form == "status":
-        return "".join(f"{r[3]}\t{r[0]}\n" for r in rows), 0
-    shown = gitdiff.stat([r[:3] for r in rows])
+        changes.append((rel, texts[0], texts[1], old, new))
+    shown = gitdiff.body(changes, form)  # (patches only where no algorithm could place the hunks otherwise)
     return (shown, 0) if shown is not None else None
 
 
