@@ -1,9 +1,11 @@
 """Write domains/terminal/rules/stdlib_imports.py: for each standard-library module the terminal's
-state lets a one-liner import (pycheck.READ_MODULES, and py_compile), the top-level names Python
+state lets a one-liner or a script's header import (pycheck.READ_MODULES, pyscript.HEADER_MODULES,
+and py_compile), the top-level names Python
 may look up on its path when the module is imported: what importing it loads past a bare
 interpreter's start (`python3 -I -S`), and every module those modules' sources import anywhere
 (a function's own `import` runs later). A file or folder of one of these names in the shell's
-folder stands in for the real one (the folder is first on the path); any other name cannot.
+folder (a script's own, for a script) stands in for the real one (the folder is first on the path);
+any other name cannot.
 
     .venv/bin/python scripts/stdlib_imports.py      # after a Python upgrade; the test checks it is current
 """
@@ -18,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from domains.terminal.rules import pycheck  # noqa: E402
+from domains.terminal.rules import pycheck, pyscript  # noqa: E402
 
 PROBE = """import sys
 before = set(sys.modules)
@@ -43,7 +45,7 @@ def names_for(module: str) -> list[str]:
 
 
 def table() -> dict[str, list[str]]:
-    return {m: names_for(m) for m in sorted(pycheck.READ_MODULES | {"py_compile"})}
+    return {m: names_for(m) for m in sorted(pycheck.READ_MODULES | pyscript.HEADER_MODULES | {"py_compile"})}
 
 
 def render(found: dict[str, list[str]]) -> str:

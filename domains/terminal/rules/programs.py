@@ -40,9 +40,7 @@ def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
                                                                 _no_shadowing(s, _imported(args)) or
                                                                 len(args) == 1 and _absent(_abs(args[0], s), s)):
         return False  # (a script that is not there runs nothing)
-    if program == "python3" and s is not None and len(args) == 1 and not args[0].startswith("-") and \
-            _abs(args[0], s) not in s.dirs and (text := s.files.get(_abs(args[0], s))) is not None and \
-            pyscript.run(_abs(args[0], s), text) is not None:
+    if program == "python3" and s is not None and len(args) == 1 and _script(args[0], s) is not None:
         return False  # (it stops, or ends, before anything of it runs)
     if program == "xargs":  # as the program it runs (echo without one): past xargs' own options
         i = 0
@@ -95,6 +93,30 @@ def _compiles(s: TerminalState, args: list[str]) -> bool:
 MAX_COMPILED = 1_000_000
 
 
+def _script(name: str, s: TerminalState) -> tuple[str, int] | None:
+    """What `python3 NAME` prints and its exit code, where the file decides them before anything of
+    it runs (pyscript.py); None otherwise."""
+    path = _abs(name, s)
+    text = s.files.get(path)
+    if name.startswith("-") or path in s.dirs or text is None or "python3" in s.defined or "PATH" in s.env:
+        return None
+    folder = posixpath.dirname(path)  # (first on the script's path)
+    quiet = folder in s.known_dirs and not any(k.startswith("PYTHON") for k in s.env)
+    return pyscript.run(path, text, _module_names(folder, s) if quiet else None)
+
+
+def _module_names(folder: str, s: TerminalState) -> frozenset[str]:
+    """The names an import may find in a folder the state knows whole: `m` for `m.py`, `m.pyc`, an
+    extension `m.cpython-311-x86_64-linux-gnu.so`, a folder `m` (a package, or part of one)."""
+    names = set()
+    for child in _children(folder, s):
+        if posixpath.join(folder, child) in s.dirs:
+            names.add(child)
+        elif child.endswith((".py", ".pyc", ".pyw", ".so")):
+            names.add(child.split(".")[0])
+    return frozenset(names)
+
+
 def _no_shadowing(s: TerminalState, modules: set[str] | None = None) -> bool:
     """Python started here imports the standard library from it: the folder is known whole and holds
     no module of a name importing `modules` may look up (a `types.py` is imported, and compiled into
@@ -102,9 +124,7 @@ def _no_shadowing(s: TerminalState, modules: set[str] | None = None) -> bool:
     PYTHONPATH adds others. `modules` None, or one not in that table: every standard-library name."""
     if s.cwd not in s.known_dirs or "PYTHONPATH" in s.env:
         return False
-    names = _looked_up(modules)
-    return not any(name.removesuffix(".py") in names for name in _children(s.cwd, s)
-                   if name.endswith(".py") or posixpath.join(s.cwd, name) in s.dirs)
+    return not _looked_up(modules) & _module_names(s.cwd, s)
 
 
 def _looked_up(modules: set[str] | None) -> frozenset[str]:

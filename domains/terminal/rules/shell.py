@@ -16,7 +16,7 @@ import re
 import shlex
 from typing import Any
 
-from . import diskuse, filters, gitfiles, gittypo, lists, missing, pathnames, pycheck, pyeval, pyscript, search
+from . import diskuse, filters, gitfiles, gittypo, lists, missing, pathnames, pycheck, pyeval, search
 from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
@@ -27,7 +27,7 @@ from .state import (_PLAIN, _c_locale, _QUOTABLE, TerminalState, _abs, _absent, 
 from .effects import FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything
 from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc
 from .output import next_cwd, shell_words
-from .programs import INTERPRETERS, MODELLED, _named_in, _no_shadowing, _reads_only, _writes
+from .programs import INTERPRETERS, MODELLED, _named_in, _no_shadowing, _reads_only, _script, _writes
 from .silent import silent
 
 
@@ -170,9 +170,8 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if cmd == "python3" and len(args) == 1 and _PLAIN.fullmatch(args[0]) and not args[0].startswith("-") and \
             _absent(_abs(args[0], s), s):
         return f"python3: can't open file '{_abs(args[0], s)}': [Errno 2] No such file or directory\n", 2
-    if cmd == "python3" and len(args) == 1 and not args[0].startswith("-") and _abs(args[0], s) not in s.dirs and \
-            s.files.get(_abs(args[0], s)) is not None and "python3" not in s.defined and "PATH" not in s.env:
-        return pyscript.run(_abs(args[0], s), s.files[_abs(args[0], s)])  # type: ignore[arg-type]
+    if cmd == "python3" and len(args) == 1:
+        return _script(args[0], s)
     if cmd in ("head", "tail") and len(args) >= 2 and args[0] == "-n" and _PLAIN.fullmatch(args[1]) and \
             not re.search(r"\d", args[1]):
         return f"{cmd}: invalid number of lines: ‘{args[1]}’\n", 1  # (`head -n FILE`: the count left out)
