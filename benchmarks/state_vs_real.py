@@ -197,8 +197,8 @@ SEQUENCES: list[list[str]] = [
     ["cat README.md", "printf 'x\\n' > README.md", "git status --short", "git -c user.name=u -c user.email=u@x commit -qm none",
      "mkdir fresh && cd fresh && echo a > a.txt && mkdir sub && echo b > sub/b.txt && cd ..", "git status --short",
      "git add fresh/sub", "git status", "git status --porcelain"],
-    # `git diff` where no algorithm can place the hunks otherwise: lines added at the end, a file
-    # removed, emptied or written anew with no line in common; staged, unstaged, against HEAD
+    # `git diff`: lines added at the end, a file removed, emptied or written anew with no line in
+    # common; staged, unstaged, against HEAD
     ["echo '# more' >> tests/test_notes.py", "git diff", "echo tail >> README.md", "git diff --stat", "rm src/notes.py",
      "git diff", "git diff --name-only", "git diff --name-status", "cd tests", "git diff", "git diff test_notes.py",
      "git diff -- ../README.md", "cd ..", "git add README.md", "git diff", "git diff --cached", "git diff --staged --stat",
@@ -346,6 +346,26 @@ SEQUENCES: list[list[str]] = [
      "printf 'from __future__ import annotations\\nx: Foo = -1\\nfrom .m import y\\n' > w.py", "python3 w.py", "ls",
      "printf 'from __future__ import annotations\\nversion: str\\nversion_tuple: tuple[int | str, ...]\\n__version__ = version = \"1.0\"\\n' > _version.py",
      "python3 _version.py", "ls"],
+    # quiet standard-library imports before a relative import (pyscript.py), and one that a module
+    # beside the script stands in for
+    ["mkdir pkg && printf 'import io\\nimport os, re\\nimport sys\\nfrom typing import Any, Self\\n\\nfrom ._core import X\\n' > pkg/a.py",
+     "python3 pkg/a.py", "ls pkg", "cd pkg",
+     "printf '\"\"\"Doc.\"\"\"\\nfrom __future__ import annotations\\n\\nimport re\\nfrom contextlib import suppress\\n"
+     "TYPE_CHECKING = False\\nif TYPE_CHECKING:\\n    from .x import y\\ntry:\\n    from typing import Self\\n"
+     "except ImportError:\\n    from typing_extensions import Self\\nfrom .api import Z  # c\\n' > b.py", "python3 b.py", "ls",
+     "printf 'import typing\\nif typing.TYPE_CHECKING:\\n    import q\\nimport logging, json as j, os.path\\n' > c.py",
+     "python3 c.py", "printf 'from typing import Nope\\nfrom . import a\\n' > d.py", "python3 d.py", "ls",
+     "cd .. && mkdir q && printf 'import json\\nfrom . import a\\n' > q/m.py && touch q/re.py", "python3 q/m.py", "ls q"],
+    # git diff where git's diff chooses (xdiff.py): a function added between two, lines swapped, a
+    # line added beside an equal one, a last line without its newline, blocks moved
+    ["printf 'def a():\\n    return 1\\n\\n\\ndef c():\\n    return 3\\n' > m.py && git add m.py && git commit -qm m",
+     "printf 'def a():\\n    return 1\\n\\n\\ndef b():\\n    return 2\\n\\n\\ndef c():\\n    return 3\\n' > m.py", "git diff",
+     "git diff --stat", "printf 'def add(notes, text):\\n    return notes\\n    notes.append(text)\\n' > src/notes.py",
+     "git diff src/notes.py", "printf '# notes-app\\n\\n\\nA tiny command-line notes manager.\\n' > README.md",
+     "git diff README.md", "printf 'pytest==8.2.0' > requirements.txt", "git diff requirements.txt",
+     "git add -A && git commit -qm x", "git show --stat",
+     "printf 'def c():\\n    return 3\\n\\n\\ndef a():\\n    return 1\\n' > m.py", "git diff", "git diff --numstat",
+     "git add -A && git commit -qm y && git log -p -1 | tail -12", "git show HEAD~1 | tail -8"],
     # a module of the standard library's name stands in only for what the one-liner's imports look up
     ["touch calendar.py logging.py", "python3 -c 'import json; print(json.dumps([1, None]))'", "ls",
      "python3 -m py_compile src/notes.py && echo ok", "ls src src/__pycache__", "touch types.py",

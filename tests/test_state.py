@@ -660,11 +660,11 @@ def test_git_status_follows_every_change_since_the_last_commit_and_stops_where_i
         "M  README.md\nA  a\nA  lib/deep/a.py\nA  new.txt\nD  requirements.txt\n?? b\n"
 
 
-def test_git_diff_is_answered_where_no_algorithm_could_place_the_hunks_otherwise():
+def test_git_diff_is_answered_as_git_prints_it():
     """Lines added at the end (their context, and the line git names the hunk after), a file
-    removed, emptied or written anew with nothing in common: as git 2.39 printed them (the figures
-    below), and checked in the sandbox by test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox.
-    A change with lines in common (where git's algorithm chooses the context) is the model's."""
+    removed, emptied or written anew with nothing in common, lines swapped, a last line without its
+    newline: as git 2.39 printed them (the figures below), and checked in the sandbox by
+    test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox."""
     m = "import os\n\n\ndef foo():\n    a = 1\n    b = 2\n    c = 3\n    return a\n"
     assert gitdiff.patch("m.py", m, m + "# change\n", "b19c03d" + "0" * 33, "b3d6f7f" + "0" * 33)[0] == (
         "diff --git a/m.py b/m.py\nindex b19c03d..b3d6f7f 100644\n--- a/m.py\n+++ b/m.py\n"
@@ -674,8 +674,9 @@ def test_git_diff_is_answered_where_no_algorithm_could_place_the_hunks_otherwise
     assert gitdiff.patch("del.txt", "l1\nl2\n", None, "3582182" + "0" * 33, "")[0] == (
         "diff --git a/del.txt b/del.txt\ndeleted file mode 100644\nindex 3582182..0000000\n--- a/del.txt\n"
         "+++ /dev/null\n@@ -1,2 +0,0 @@\n-l1\n-l2\n")
-    assert gitdiff.hunks("a\nb\n", "b\nc\n") == ("@@ -1,2 +1,2 @@\n-a\n b\n+c\n", 1, 1)  # (one way only: as git)
-    assert gitdiff.hunks("a\nb\n", "b\na\n") is None and gitdiff.hunks("a", "a\nb\n") is None  # (two ways; no newline)
+    assert gitdiff.hunks("a\nb\n", "b\nc\n") == ("@@ -1,2 +1,2 @@\n-a\n b\n+c\n", 1, 1)
+    assert gitdiff.hunks("a\nb\n", "b\na\n") == ("@@ -1,2 +1,2 @@\n-a\n b\n+a\n", 1, 1)  # (two ways: git's; test_gitdiff.py)
+    assert gitdiff.hunks("a", "a\nb\n") == ("@@ -1 +1,2 @@\n-a\n\\ No newline at end of file\n+a\n+b\n", 2, 1)
     rows = [("del.txt", 0, 2), ("empty", 1, 0), ("m.py", 1, 0), ("short.txt", 31, 0), ("sub/s.txt", 1, 0)]
     assert gitdiff.stat(rows) == (" del.txt   |  2 --\n empty     |  1 +\n m.py      |  1 +\n short.txt | 31 "
                                   + "+" * 31 + "\n sub/s.txt |  1 +\n 5 files changed, 34 insertions(+), 2 deletions(-)\n")
@@ -727,7 +728,7 @@ def test_git_outside_any_repository_stops_until_one_may_have_been_made():
     for command in ("git diff", "git --version", "git -C /x status", "git --git-dir=/x/.git log"):
         assert shell.answer(office, command) is None, command
     assert shell.answer(run(office, "cd /tmp"), "git status") is None
-    for maker in ("git clone /srv/r", "echo 'import os' > mk.py && python3 mk.py", "./setup.sh",
+    for maker in ("git clone /srv/r", "echo 'import os; os.system(\"git init\")' > mk.py && python3 mk.py", "./setup.sh",
                   "python3 -c 'import subprocess'", "git config --global init.defaultBranch x && git init -q x"):
         assert shell.answer(run(office, maker), "git status") is None, maker
     assert shell.answer(run(office, "git init -q x"), "git status") == fatal  # (the one made is followed: below)
@@ -1967,7 +1968,8 @@ def test_a_module_not_installed_writes_nothing_and_a_diffstat_counts_a_shortest_
     assert shell.answer(v, "git diff")[0].endswith("@@ -1,3 +1,2 @@\n def add(notes, text):\n-    notes.append(text)\n"
                                                     "-    return notes\n+    return notes + [text]\n")  # (one block)
     w = run(s, "printf 'def add(notes, text):\\n    return notes\\n    notes.append(text)\\n' > src/notes.py")
-    assert shell.answer(w, "git diff") is None  # (lines swapped: where git puts the context is its algorithm's)
+    assert shell.answer(w, "git diff")[0].endswith(  # (lines swapped: git's diff chooses, as xdiff.py does)
+        "@@ -1,3 +1,3 @@\n def add(notes, text):\n-    notes.append(text)\n     return notes\n+    notes.append(text)\n")
     assert shell.answer(s, "ls -l src tests")[0].startswith("src:\ntotal 4\n-rw-r--r-- 1 user user 62 ")
 
 

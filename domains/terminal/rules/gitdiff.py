@@ -1,15 +1,17 @@
-"""`git diff` as git prints it, for the changes whose hunks no diff algorithm can place otherwise:
-lines added at the end of a file, any change that only one diff can make (the two sides' longest
-common subsequence is one matching: lines rewritten, inserted or taken out, in one place or
-several), a file emptied or written anew with no line in common, a file added or removed. Anything
-else (lines that git's Myers diff and its heuristics could place in more than one way: a line
-inserted beside an equal one, lines moved) is left to the model. Checked byte for byte against git in the sandbox (benchmarks/state_vs_real.py) and
-against git on generated edits (tests/test_state.py).
+"""`git diff` as git prints it: each file's patch (its hunks, with git's three lines of context,
+hunks within six lines of each other merged, the function line after the @@, "\\ No newline at end
+of file"), `--stat`, `--name-only`, `--name-status`. Where the changes go is xdiff.py's (git's own
+diff, written in Python). Binary files, files past MAX_LINES, names git would quote, and the rare
+change where git's diff cuts its search short are left to the model. Checked byte for byte against
+git in the sandbox (benchmarks/state_vs_real.py) and against git on generated edits
+(tests/test_gitdiff.py).
 """
 
 from __future__ import annotations
 
 import re
+
+from . import xdiff
 
 CONTEXT = 3
 FUNC_WIDTH = 80  # git keeps at most this many bytes of the line named after a hunk's @@
@@ -22,91 +24,60 @@ def _range(start: int, count: int) -> str:
 
 
 def hunks(old: str, new: str) -> tuple[str, int, int] | None:
-    """The hunk text and the lines added and removed, or None where git's placement is not certain."""
-    if "\0" in old or "\0" in new or (old and not old.endswith("\n")) or (new and not new.endswith("\n")):
-        return None  # binary, or "\ No newline at end of file": not written here
-    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
-    if a == b:
-        return "", 0, 0
-    if b[:len(a)] == a and not (a and b[-1] == a[-1]):  # lines added at the end: the last lines before
-        # them are the context (unless the last added is the line above them: git may slide them up)
-        context = a[-CONTEXT:]
-        start = len(a) - len(context) + 1 if a else 0
-        func = next((line.rstrip()[:FUNC_WIDTH].rstrip() for line in reversed(a[:start - 1]) if _FUNC.match(line)), "") \
-            if start > 1 else ""
-        head = f"@@ -{_range(start, len(context))} +{_range(start if a else 1, len(context) + len(b) - len(a))} @@"
-        body = "".join(" " + line for line in context) + "".join("+" + line for line in b[len(a):])
-        return f"{head}{' ' + func if func else ''}\n{body}", len(b) - len(a), 0
-    if not set(a) & set(b):  # written anew: every line goes, every line comes
-        head = f"@@ -{_range(1 if a else 0, len(a))} +{_range(1 if b else 0, len(b))} @@\n"
-        return head + "".join("-" + line for line in a) + "".join("+" + line for line in b), len(b), len(a)
-    return _one_way(a, b)
-
-
-def _one_way(a: list[str], b: list[str]) -> tuple[str, int, int] | None:
-    """The hunks of a change that only one diff can make: the longest common subsequence of the
-    two sides' lines is one matching, so git's Myers diff (shortest, on files this small) finds it
-    and no change can slide up or down (a slide is another matching as long). Its changes are
-    shown with three lines of context, a hunk taking in the next change within six."""
-    n, m = len(a), len(b)
-    if n > MAX_COUNTED or m > MAX_COUNTED:
+    """The hunk text and the lines added and removed, as git prints them (xdiff.py places the
+    changes as git's diff does); None for binary text, longer files, or where git would have cut its
+    search short."""
+    if "\0" in old or "\0" in new:
+        return None  # ("Binary files … differ": not written here)
+    a, b = xdiff.lines(old), xdiff.lines(new)
+    if len(a) > MAX_LINES or len(b) > MAX_LINES:
         return None
-    # longest[i][j]: the longest common subsequence of a[i:] and b[j:]; ways: how many matchings
-    # make it (counted to 2)
-    longest = [[0] * (m + 1) for _ in range(n + 1)]
-    ways = [[1] * (m + 1) for _ in range(n + 1)]
-    for i in range(n - 1, -1, -1):
-        row, below, way, way_below = longest[i], longest[i + 1], ways[i], ways[i + 1]
-        for j in range(m - 1, -1, -1):
-            best = max(below[j], row[j + 1], below[j + 1] + 1 if a[i] == b[j] else 0)
-            count = (way_below[j + 1] if a[i] == b[j] and below[j + 1] + 1 == best else 0) + \
-                (way_below[j] if below[j] == best else 0) + (way[j + 1] if row[j + 1] == best else 0) - \
-                (way_below[j + 1] if below[j + 1] == best else 0)
-            row[j], way[j] = best, min(count, 2)
-    if ways[0][0] != 1 or n + m - 2 * longest[0][0] > MAX_CHANGED:
+    script = xdiff.changes(a, b)
+    if script is None:
         return None
-    pairs, i, j = [], 0, 0  # the one matching, walked from the start
-    while i < n and j < m:
-        if a[i] == b[j] and longest[i][j] == longest[i + 1][j + 1] + 1:
-            pairs.append((i, j))
-            i, j = i + 1, j + 1
-        elif longest[i + 1][j] == longest[i][j]:
-            i += 1
-        else:
-            j += 1
-    pairs.append((n, m))
-    groups, i, j = [], 0, 0  # (old from, old to, new from, new to) of each change
-    for x, y in pairs:
-        if x > i or y > j:
-            groups.append((i, x, j, y))
-        i, j = x + 1, y + 1
     out, added, removed = [], 0, 0
-    k, done = 0, 0  # (the old lines up to `done` are in a hunk already)
-    while k < len(groups):
+    k = 0
+    while k < len(script):  # a hunk: the changes within 2 * CONTEXT lines of each other (xdl_get_hunk)
         last = k
-        while last + 1 < len(groups) and groups[last + 1][0] - groups[last][1] <= 2 * CONTEXT:
+        while last + 1 < len(script) and script[last + 1][0] - sum(script[last][:2]) <= 2 * CONTEXT:
             last += 1
-        before = min(CONTEXT, groups[k][0] - done)  # (lines both sides keep: as many above on each)
-        end_old = min(groups[last][1] + CONTEXT, n)
-        body, at = [], groups[k][0] - before
-        for g in groups[k:last + 1]:
-            body += [" " + line for line in a[at:g[0]]]
-            body += ["-" + line for line in a[g[0]:g[1]]] + ["+" + line for line in b[g[2]:g[3]]]
-            removed, added, at = removed + g[1] - g[0], added + g[3] - g[2], g[1]
-        body += [" " + line for line in a[at:end_old]]
-        old_count = sum(1 for line in body if line[0] != "+")
-        new_count = sum(1 for line in body if line[0] != "-")
-        old_start, new_start = groups[k][0] - before + 1, groups[k][2] - before + 1
-        func = next((line.rstrip()[:FUNC_WIDTH].rstrip() for line in reversed(a[:old_start - 1])
-                     if _FUNC.match(line)), "")
-        head = f"@@ -{_range(old_start if old_count else old_start - 1, old_count)} " \
-               f"+{_range(new_start if new_count else new_start - 1, new_count)} @@"
-        out.append(f"{head}{' ' + func if func else ''}\n" + "".join(body))
-        k, done = last + 1, groups[last][1]
+        i1, _, i2, _ = script[k]
+        e = script[last]
+        after = min(CONTEXT, len(a) - (e[0] + e[1]), len(b) - (e[2] + e[3]))
+        s1, s2 = max(i1 - CONTEXT, 0), max(i2 - CONTEXT, 0)
+        e1, e2 = e[0] + e[1] + after, e[2] + e[3] + after
+        func = _func_line(a, s1 - 1)
+        if func is None:
+            return None
+        body, at = [" " + line for line in b[s2:i2]], i2
+        for j1, c1, j2, c2 in script[k:last + 1]:
+            body += [" " + line for line in b[at:j2]]
+            body += ["-" + line for line in a[j1:j1 + c1]] + ["+" + line for line in b[j2:j2 + c2]]
+            removed, added, at = removed + c1, added + c2, j2 + c2
+        body += [" " + line for line in b[at:e2]]
+        head = f"@@ -{_range(s1 + 1 if e1 > s1 else s1, e1 - s1)} +{_range(s2 + 1 if e2 > s2 else s2, e2 - s2)} @@"
+        out.append(f"{head}{' ' + func if func else ''}\n" +
+                   "".join(line if line.endswith("\n") else line + NO_NEWLINE for line in body))
+        k = last + 1
     return "".join(out), added, removed
 
 
-MAX_CHANGED = 200  # lines added and removed: past them git's diff may settle for a longer script
+NO_NEWLINE = "\n\\ No newline at end of file\n"
+MAX_LINES = 5000  # lines a side (past them: the model's)
+
+
+def _func_line(a: list[str], start: int) -> str | None:
+    """The line git names after a hunk's @@: the nearest old line at or above `start` that starts
+    with a letter, `_` or `$`, its first FUNC_WIDTH bytes without the spaces that end them ("" for
+    none; None where that cut would split a character)."""
+    for line in reversed(a[:start + 1] if start >= 0 else []):
+        if _FUNC.match(line):
+            cut = line.encode("utf-8", "surrogateescape")[:FUNC_WIDTH].rstrip(b" \t\n\v\f\r")
+            try:
+                return cut.decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+    return ""
 
 
 def patch(path: str, old: str | None, new: str | None, old_id: str, new_id: str) -> tuple[str, int, int] | None:
@@ -135,8 +106,8 @@ _NAME = re.compile(r"[A-Za-z0-9._/+@=,-]+")  # a path git writes as it is (other
 def body(changes: list[tuple[str, str | None, str | None, str, str]], form: str) -> str | None:
     """What `git diff` (or `git show` after its header) prints for the changed files, in the order
     given — (path, old text, new text, old blob id, new blob id), a text None where that side has no
-    file — as patches, `--stat`, `--name-only` (`names`) or `--name-status` (`status`); None where
-    one is not certain, or git would quote a name."""
+    file — as patches, `--stat`, `--numstat`, `--shortstat`, `--name-only` (`names`) or `--name-status`
+    (`status`); None where one is not certain, or git would quote a name."""
     out: list[str] = []
     rows: list[tuple[str, int, int]] = []
     for path, old, new, old_id, new_id in changes:
@@ -147,7 +118,7 @@ def body(changes: list[tuple[str, str | None, str | None, str, str]], form: str)
             if found is None:
                 return None
             out.append(found[0])
-        elif form == "stat":
+        elif form in ("stat", "numstat", "shortstat"):
             counted = counts(old or "", new or "")
             if counted is None:
                 return None
@@ -156,6 +127,10 @@ def body(changes: list[tuple[str, str | None, str | None, str, str]], form: str)
             out.append(path + "\n")
         else:
             out.append(f"{'A' if old is None else 'D' if new is None else 'M'}\t{path}\n")
+    if form == "numstat":
+        return "".join(f"{added}\t{removed}\t{path}\n" for path, added, removed in rows)
+    if form == "shortstat":
+        return shortstat(len(rows), sum(r[1] for r in rows), sum(r[2] for r in rows)) if rows else ""
     return stat(rows) if form == "stat" else "".join(out)
 
 
@@ -182,27 +157,15 @@ def shortstat(files: int, added: int, removed: int) -> str:
     return summary + "\n"
 
 
-MAX_COUNTED = 400  # lines a side: longer files' changes are counted by the model
-
-
 def counts(old: str, new: str) -> tuple[int, int] | None:
-    """Lines added and removed between two texts by a shortest edit (git's Myers diff finds one on
-    files this small); None for larger files or binary ones."""
+    """Lines added and removed between two texts, as git's diff counts them (`--stat`); None for
+    binary text, longer files, or where git would have cut its search short."""
     if "\0" in old or "\0" in new:
         return None
-    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    a, b = xdiff.lines(old), xdiff.lines(new)
     if not a or not b:  # (a file added, emptied or removed: every line counts)
         return len(b), len(a)
-    if len(a) > MAX_COUNTED or len(b) > MAX_COUNTED:
+    if len(a) > MAX_LINES or len(b) > MAX_LINES:
         return None
-    while a and b and a[0] == b[0]:
-        a, b = a[1:], b[1:]
-    while a and b and a[-1] == b[-1]:
-        a, b = a[:-1], b[:-1]
-    row = [0] * (len(b) + 1)  # the longest common subsequence, one row at a time
-    for x in a:
-        prev = 0
-        for j, y in enumerate(b, 1):
-            prev, row[j] = row[j], prev + 1 if x == y else max(row[j], row[j - 1])
-    common = row[-1]
-    return len(b) - common, len(a) - common
+    script = xdiff.changes(a, b)
+    return None if script is None else (sum(c[3] for c in script), sum(c[1] for c in script))

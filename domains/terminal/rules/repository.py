@@ -216,7 +216,8 @@ def _log(g: GitState, args: list[str]) -> tuple[str, int] | None:
     return None if said is None else (said, 0)
 
 
-DIFF_FORMS = {(): "patch", ("--stat",): "stat", ("--name-only",): "names", ("--name-status",): "status"}
+DIFF_FORMS = {(): "patch", ("--stat",): "stat", ("--numstat",): "numstat", ("--shortstat",): "shortstat",
+              ("--name-only",): "names", ("--name-status",): "status"}
 
 LOG_ALL_AS_SHOW = {("--stat",): "stat", ("-p",): "patch", ("--patch",): "patch"}
 LOG_AS_SHOW = {(*rest, one): form for rest, form in LOG_ALL_AS_SHOW.items() for one in ("-1", "-n1", "--max-count=1")} | \
@@ -278,7 +279,7 @@ PARENT = {"HEAD~1", "HEAD~", "HEAD^", "HEAD^1", "@~1", "@~", "@^"}
 def _diff(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
     """`git diff` (the index against the working tree), `--cached`/`--staged` (the last commit
     against the index), `HEAD` (the last commit against the working tree); as patches, `--stat`,
-    `--name-only` or `--name-status`, of the whole repository or of one path."""
+    `--numstat`, `--shortstat`, `--name-only` or `--name-status`, of the whole repository or of one path."""
     g = s.git
     assert g is not None
     if args[:1] and args[0] in PARENT and DIFF_FORMS.get(tuple(args[1:])) in ("patch", "stat") and \
@@ -321,7 +322,7 @@ def _diff(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
         if any(blob and text is None for blob, text in zip((old, new), texts)):
             return None
         changes.append((rel, texts[0], texts[1], old, new))
-    shown = gitdiff.body(changes, form)  # (patches only where no algorithm could place the hunks otherwise)
+    shown = gitdiff.body(changes, form)
     return (shown, 0) if shown is not None else None
 
 
@@ -399,7 +400,7 @@ def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool,
             return None
         tree[rel] = gitobjects.blob_id(content)
     changed = []
-    work_left = gitdiff.MAX_COUNTED ** 2 * 4  # line pairs compared, all files together (an answer stays quick)
+    work_left = gitdiff.MAX_LINES * 4  # lines diffed, all files together (an answer stays quick)
     for rel, head in g.base.items():
         after = index[rel]
         if after:
@@ -410,7 +411,7 @@ def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool,
                       s.files.get(work) if b == _blob(s, work) else None) for b in (head, after)]
             if texts[0] is None or texts[1] is None:
                 return None
-            work_left -= (texts[0].count("\n") + 1) * (texts[1].count("\n") + 1)
+            work_left -= texts[0].count("\n") + texts[1].count("\n")
             counted = gitdiff.counts(texts[0], texts[1]) if work_left > 0 else None
             if counted is None:
                 return None
