@@ -79,12 +79,54 @@ REPO_TEMPLATES = [
     "sed 's/\\([a-z]\\)\\([a-z]*\\)/\\2\\1/' {n}", "sed -i '{k},/{w}/s/.*/[&]/' {n}", "cat {n} | sed '{k}q'",
     "git grep -n {w}", "git grep -c {w}", "git grep -l '{w}.'", "grep -n '^{w}' {n}", "grep -cE '{w}|{w2}' {n}",
 ]
-TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS)}
+# `--templates python`: the project's own modules written and imported, their functions called
+# (pyrun.py): bodies that loop, recurse, change lists and dicts, print, or fail in Python's ways
+PY_MODULES = ["calc.py", "util.py", "pkg/__init__.py", "pkg/core.py", "src/notes.py", "run.py"]
+PY_FUNCTIONS = [
+    "def {f}(x):\n    return x * 2", "def {f}(x):\n    out = []\n    for i in range(3):\n        out.append(x)\n    return out",
+    "def {f}(x):\n    return 10 // x", "def {f}(x):\n    return x[0]", "def {f}(x, k=2):\n    return [x] * k",
+    "def {f}(x):\n    d = {{}}\n    d.setdefault('k', []).append(x)\n    d['n'] = len(d)\n    return d",
+    "def {f}(x):\n    print('in', x)\n    return len(x)", "def {f}(x):\n    y = x\n    while y > 0:\n        y -= 1\n    return y",
+    "def {f}(x):\n    print(z)\n    z = 1", "def {f}(x):\n    return {g}(x) + 1", "def {f}(x):\n    return {f}(x - 1) if x > 0 else 0",
+    "def {f}(x):\n    class A:\n        pass\n    return A", "def {f}(x):\n    yield x", "def {f}(x):\n    return f'{{x!r}}:{{x}}'",
+    "def {f}(x):\n    s = 0\n    for c in str(x):\n        if c == '1':\n            continue\n        if c == '3':\n            break\n"
+    "        s += 1\n    return s", "def {f}(x):\n    return sorted(x)", "def {f}(x):\n    assert x, 'empty'\n    return x",
+    "def {f}(x: int) -> list[int]:\n    return [x, -x]", "def {f}(x):\n    def inner(y):\n        return y + x\n    return inner(1)",
+    "def {f}(x, *rest):\n    return x", "def {f}(x):\n    global Z\n    return x", "def {f}(x):\n    return Z + x",
+]
+PY_TOP = ["import json", "from typing import List, Optional", "Z = 1", "print('loaded')", "from .core import {f}",
+          "if __name__ == '__main__':\n    print('main', {f}(2))", "from calc import {f}", "import os", "LIMIT: int = 3"]
+PY_ARGS = ["3", "[1, 2, 3]", "'ab'", "0", "-1", "[]", "None", "13", "'x'"]
+PY_TEMPLATES = [
+    "cat > {mod} <<'EOF'\n{body}\nEOF", "cat > {mod} <<'EOF'\n{body}\nEOF", "python3 -c 'from {name} import {f}; print({f}({a}))'",
+    "python3 -c 'import {name}; print({name}.{f}({a}), {name}.{g}({a2}))'", "python3 -c 'import {name}'", "python3 {mod}",
+    "ls", "ls -a __pycache__", "ls src/__pycache__", "ls pkg", "ls -a pkg/__pycache__", "git status --short", "mkdir -p pkg",
+    "rm -rf __pycache__", "touch typing.py", "rm -f typing.py", "echo 'print(1)' >> {mod}", "cd pkg", "cd ..",
+    "python3 -c 'from src.notes import add; print(add({a}, {a2}))'",
+]
+
+
+def _py_fields(rng: random.Random) -> dict[str, str]:
+    names = ["f", "g", "h"]
+    body = [rng.choice(PY_TOP).format(f=rng.choice(names)) for _ in range(rng.randint(0, 2))]
+    for name in names:
+        body.append(rng.choice(PY_FUNCTIONS).format(f=name, g=rng.choice(names)))
+    if rng.random() < 0.3:
+        body.append(rng.choice(PY_TOP).format(f=rng.choice(names)))
+    mod = rng.choice(PY_MODULES)
+    return dict(mod=mod, body="\n\n\n".join(body), name=mod[:-3].replace("/", ".").removesuffix(".__init__"),
+                f=rng.choice(names), g=rng.choice(names), a=rng.choice(PY_ARGS), a2=rng.choice(PY_ARGS))
+
+
+TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),
+                 "python": (PY_TEMPLATES, [], [])}
 
 
 def command(rng: random.Random, templates: str = "files") -> str:
     forms, names, words = TEMPLATE_SETS[templates]
     form = rng.choice(forms)
+    if templates == "python":
+        return form.format(**_py_fields(rng))
     fields = dict(w=rng.choice(words), w2=rng.choice(words), n=rng.choice(names), n2=rng.choice(names),
                   n3=rng.choice(names), g=rng.choice(["*.py", "*.md", "n*", "*"]))
     if templates == "repo":  # (drawn only here, so a seed of the first set still types what it always typed)
@@ -137,7 +179,8 @@ def main() -> None:
     parser.add_argument("--length", type=int, default=12)
     parser.add_argument("--templates", choices=sorted(TEMPLATE_SETS), default="files",
                         help="files: file commands with hostile names and quoting; repo: a developer's work in "
-                             "the world's repository (git, sed, pipes)")
+                             "the world's repository (git, sed, pipes); python: the project's modules written, "
+                             "imported and called")
     args = parser.parse_args()
     steps, answered, wrong = asyncio.run(run(args.seed, args.sequences, args.length, args.templates))
     print(f"{steps} random steps in the sandbox: the state answered {answered}, "

@@ -355,7 +355,26 @@ SEQUENCES: list[list[str]] = [
      "except ImportError:\\n    from typing_extensions import Self\\nfrom .api import Z  # c\\n' > b.py", "python3 b.py", "ls",
      "printf 'import typing\\nif typing.TYPE_CHECKING:\\n    import q\\nimport logging, json as j, os.path\\n' > c.py",
      "python3 c.py", "printf 'from typing import Nope\\nfrom . import a\\n' > d.py", "python3 d.py", "ls",
-     "cd .. && mkdir q && printf 'import json\\nfrom . import a\\n' > q/m.py && touch q/re.py", "python3 q/m.py", "ls q"],
+     "cd .. && mkdir q && printf 'import json\\nfrom . import a\\n' > q/m.py && touch q/re.py", "python3 q/m.py", "ls q", "python3 ./pkg/a.py",
+     "python3 pkg/../pkg/a.py", "cd / && python3 nope.py"],
+    # the project's own functions, imported and called (pyrun.py): module bodies walked, the
+    # bytecode Python writes into __pycache__ beside each module, a script run as __main__
+    ["python3 -c 'from src.notes import add; print(add([\"a\"], \"b\"))'", "ls src", "ls -a src/__pycache__",
+     "git status --short", "python3 -c 'import src.notes as n; print(n.add([], 1), n.__name__)'", "ls -a src/__pycache__",
+     "cat > calc.py <<'EOF'\nimport json\nfrom typing import List, Optional\n\nLIMIT = 10\n\n\n"
+     "def total(xs: List[int], skip: Optional[int] = None) -> int:\n    s = 0\n    for x in xs:\n"
+     "        if x == skip or x < 0:\n            continue\n        s += x\n    return s\n\n\n"
+     "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n\n\ndef table(n, *, sep=\"-\"):\n"
+     "    rows = {}\n    i = 0\n    while True:\n        i += 1\n        if i > n:\n            break\n"
+     "        rows.setdefault(i % 2, []).append(f\"{i}{sep}{fib(i)}\")\n    return rows\n\n\n"
+     "if __name__ == \"__main__\":\n    print(\"main\", total([1, 2, -3], skip=2), table(4))\nEOF",
+     "python3 calc.py", "ls", "python3 -c 'import calc; print(calc.total([1, -2, 3]), calc.fib(12), calc.LIMIT)'",
+     "ls", "ls __pycache__", "python3 -c 'from calc import table; print(table(5, sep=\":\"))'",
+     "printf 'from calc import total\\nfrom src import notes\\n\\nprint(notes.add([total([2, 3])], \"x\"))\\n' > use.py",
+     "python3 use.py", "ls __pycache__ src/__pycache__", "mkdir pkg && printf 'from .core import twice\\n' > pkg/__init__.py",
+     "printf 'def twice(x):\\n    return [x, x]\\n' > pkg/core.py", "python3 -c 'import pkg; print(pkg.twice(3))'",
+     "ls pkg", "ls -a pkg/__pycache__", "python3 -c 'from pkg.core import twice; print(twice(\"ab\"))'", "git status --short",
+     "git status"],
     # git diff where git's diff chooses (xdiff.py): a function added between two, lines swapped, a
     # line added beside an equal one, a last line without its newline, blocks moved
     ["printf 'def a():\\n    return 1\\n\\n\\ndef c():\\n    return 3\\n' > m.py && git add m.py && git commit -qm m",

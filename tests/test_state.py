@@ -642,7 +642,7 @@ def test_git_status_follows_every_change_since_the_last_commit_and_stops_where_i
 
     # the same content written back is no change; what the state cannot follow goes to the model
     assert shell.answer(run(s, "echo '# notes-app' > README.md"), "git status --short")[0].startswith(" M README.md")
-    for writer in ("python3 src/notes.py", "make", "git stash", "git init -q sub", "sed -i 's/\\(a\\)\\1/b/' README.md",
+    for writer in ("python3 tests/test_notes.py", "make", "git stash", "git init -q sub", "sed -i 's/\\(a\\)\\1/b/' README.md",
                    "git add -p", "git add '*.py'"):
         dirty = run(s, writer)
         assert shell.answer(dirty, "git status") is None, writer
@@ -729,7 +729,7 @@ def test_git_outside_any_repository_stops_until_one_may_have_been_made():
         assert shell.answer(office, command) is None, command
     assert shell.answer(run(office, "cd /tmp"), "git status") is None
     for maker in ("git clone /srv/r", "echo 'import os; os.system(\"git init\")' > mk.py && python3 mk.py", "./setup.sh",
-                  "python3 -c 'import subprocess'", "git config --global init.defaultBranch x && git init -q x"):
+                  "python3 -c 'import subprocess; subprocess.run(\"x\")'", "git config --global init.defaultBranch x && git init -q x"):
         assert shell.answer(run(office, maker), "git status") is None, maker
     assert shell.answer(run(office, "git init -q x"), "git status") == fatal  # (the one made is followed: below)
     for runs_nothing in ("python3 make_repo.py", "python3 -c 'print(1)'"):  # not there; only reads
@@ -884,7 +884,7 @@ def test_after_a_program_that_runs_no_git_git_diff_stays_known_and_git_status_do
     assert shell.answer(s, "git add -A && git -c user.name=a -c user.email=a@b commit -qm x") is None  # (what -A stages)
     done = run(run(s, "git add -A"), "git -c user.name=a -c user.email=a@b commit -qm x")
     assert shell.answer(done, "git status --short") == ("", 0)
-    other = run(run(terminal(), "echo 'x = 1' >> src/notes.py"), "python3 -c 'import subprocess'")
+    other = run(run(terminal(), "echo 'x = 1' >> src/notes.py"), "python3 -c 'import subprocess; subprocess.run(1)'")
     assert shell.answer(other, "git diff --stat") is None
     assert shell.answer(run(terminal(), "bash build.sh"), "git diff --stat") is None  # (a script not known)
 
@@ -1016,7 +1016,7 @@ def test_a_python_one_liner_that_only_reads_keeps_what_the_state_knows():
         assert shell.answer(after, "ls") is not None and shell.answer(after, "git status --short") == status, reader
     for writer in ("python3 -c 'import os; os.mkdir(\"x\")'", "python3 -c 'open(\"x\", \"w\")'",
                    "python3 -c 'import os as o; o.system(\"x\")'", "python3 -c 'import sys; sys.modules[\"os\"].remove(\"x\")'",
-                   "python3 -c '__import__(\"os\").remove(\"x\")'", "python3 -c 'import src.notes'", "python3 src/notes.py",
+                   "python3 -c '__import__(\"os\").remove(\"x\")'", "python3 -c 'import src.notes, setuptools'", "python3 tests/test_notes.py",
                    "cd src; python3 -c 'print(1)' | head -1"):  # (the folder a pipeline moves to: not followed)
         assert shell.answer(run(s, writer), "ls") is None, writer
     shadowed = run(s, "touch types.py")
@@ -1027,7 +1027,8 @@ def test_a_python_one_liner_that_only_reads_keeps_what_the_state_knows():
     assert shell.answer(run(run(s, "export PYTHONPATH=/opt"), "python3 -c 'print(1)'"), "ls") is None
     missing = ("python3: can't open file '/home/user/notes-app/src/gone.py': [Errno 2] No such file or directory\n", 2)
     assert shell.answer(s, "python3 src/gone.py") == missing
-    assert shell.answer(s, "python3 src/notes.py") is None
+    assert shell.answer(s, "python3 src/notes.py") == ("", 0)  # (it only defines a function: pyrun.py)
+    assert shell.answer(s, "python3 tests/test_notes.py") is None  # (`src`, not beside it: installed or not)
     assert shell.answer(run(s, "python3 src/gone.py", missing[0], 2), "ls") is not None  # it ran nothing
 
 
@@ -1044,7 +1045,7 @@ def test_ls_recursive_and_a_pattern_the_shell_expands_in_a_folder_known_whole():
     assert shell.answer(s, "ls *s*") == ("requirements.txt\n\nsrc:\nnotes.py\n\ntests:\ntest_notes.py\n", 0)
     assert shell.answer(s, "ls nothing*") == ("ls: cannot access 'nothing*': No such file or directory\n", 2)
     assert shell.answer(s, "ls '*.md'") is None and shell.answer(s, "ls src/*.py") is None  # quoted; another folder
-    assert shell.answer(run(s, "python3 src/notes.py"), "ls -R") is None  # it may have written anywhere
+    assert shell.answer(run(s, "python3 tests/test_notes.py"), "ls -R") is None  # it may have written anywhere
     assert shell.answer(s, "ls -R a/") is None  # (a trailing slash is written into every heading)
     assert shell.answer(run(s, "mkdir -p " + "/".join(["d"] * 1500)), "ls -R") is None  # too deep: the model's, no crash
     assert shell.answer(s, "cat requirements.txt src/notes.py")[0].startswith("pytest==8.3.2\ndef add(")
@@ -1550,7 +1551,7 @@ def test_a_long_listing_is_the_sandboxs_tmpfs_home_at_the_times_each_step_ran(mo
     assert shell.answer(run(t, "git tag v1"), "ls -la") is None and shell.answer(run(t, "git gc"), "ls -la") is None
     assert shell.answer(run(t, "git status"), "ls -l") is not None  # (.git is not listed without -a)
     assert shell.answer(t, "ls -la ~") is None  # .bashrc: there, its size not known
-    assert shell.answer(run(t, "python3 src/notes.py"), "ls -l") is None  # it may have written anything
+    assert shell.answer(run(t, "python3 tests/test_notes.py"), "ls -l") is None  # it may have written anything
     assert shell.answer(t, "ls -l /usr") is None and shell.answer(t, "ls -lt") is None
 
 
@@ -1692,7 +1693,7 @@ def test_python_one_liners_are_computed_from_their_syntax_tree_never_run():
                "s = \"x\" * 99999; print(str([s] * 99999))", "a = [1]\nfor i in range(60): a = [a, a]\nprint(a)", "print(" + "-" * 5000 + "1)", "print(((((" * 300 + "1" + "))))" * 300 + ")"]
     escapes = ["import os; os.system(\"id\")", "print(().__class__.__bases__[0].__subclasses__())",
                "print(open(\"/etc/shadow\").read())", "open(\"x\", \"w\").write(\"y\")", "exec(\"print(1)\")",
-               "print(__import__(\"os\").getcwd())", "import subprocess", "print(getattr(1, \"real\"))",
+               "print(__import__(\"os\").getcwd())", "import subprocess; subprocess.run(1)", "print(getattr(1, \"real\"))",
                "print(type(1))", "print(print)", "print(x for x in [1])", "print({1, 2})", "print(map(str, [1]))",
                "print(open(\"nope\").read())", "print(1/0)", "import sys; print(sys.version)",
                "any(print(x) or x > 0 for x in range(3))", "print(*[1])", "lambda: 1", "import nosuchmodule"]
@@ -1858,7 +1859,7 @@ def test_git_ls_files_show_at_head_and_branch_v():
     assert shell.answer(run(s, "git checkout -b b"), "git branch -v") is None
     # a program that runs no git leaves the index as it was (ls-files lists the index); one that may
     # run git (a script the state does not know), not
-    assert shell.answer(run(s, "python3 src/notes.py"), "git ls-files") == shell.answer(s, "git ls-files")
+    assert shell.answer(run(s, "python3 tests/test_notes.py"), "git ls-files") == shell.answer(s, "git ls-files")
     assert shell.answer(run(s, "bash build.sh"), "git ls-files") is None
 
 
@@ -1884,10 +1885,10 @@ def test_conditions_and_lists_run_as_bash_runs_them():
         assert said.structured["cwd"] == folder and run(s, line, said.text, 0, folder)["cwd"] == folder, line
     assert shell.answer(s, "[ -d /usr ] && echo y") == ("y\n", 0)  # (the sandbox's root is known)
     for unknown in ("[ -f .git/HEAD ] && echo h", "[ -d /usr/share ] && echo y", "[ -f $HOME/x ]", "[ -f ~/.profile ]",
-                    "[ -n x ] && echo y", "python3 src/notes.py || echo failed"):
+                    "[ -n x ] && echo y", "python3 tests/test_notes.py || echo failed"):
         assert shell.answer(s, unknown) is None, unknown
     assert shell.answer(s, "cd nope || echo no") == ("/bin/bash: line 1: cd: nope: No such file or directory\nno\n", 0)
-    assert shell.answer(run(s, "[ -f x ] || python3 src/notes.py", "", 0), "ls") is None  # (it may have written)
+    assert shell.answer(run(s, "[ -f x ] || python3 tests/test_notes.py", "", 0), "ls") is None  # (it may have written)
 
 
 def test_basename_dirname_seq_and_realpath():
@@ -1922,7 +1923,7 @@ def test_a_line_answers_its_last_part_once_those_before_it_print_nothing():
     assert shell.answer(s, "cd nope && ls") == ("/bin/bash: line 1: cd: nope: No such file or directory\n", 1)
     assert shell.answer(s, "cd /nope && ls") == ("/bin/bash: line 1: cd: /nope: No such file or directory\n", 1)
     for unknown in ("cd /usr/nope && ls", "echo hi > /etc/x && cat /etc/x", "cd src && grep '|' notes.py | head",
-                    "python3 src/notes.py && ls", "cat README.md && python3 -c 'import os; os.remove(1)'"):
+                    "python3 tests/test_notes.py && ls", "cat README.md && python3 -c 'import os; os.remove(1)'"):
         assert shell.answer(s, unknown) is None, unknown
     # any list whose every command that runs is answered: the outputs one after the other
     assert shell.answer(s, "ls && cd src") == ("README.md\nrequirements.txt\nsrc\ntests\n", 0)
@@ -1935,7 +1936,7 @@ def test_a_line_answers_its_last_part_once_those_before_it_print_nothing():
     assert shell.answer(s, "mkdir -p d && ls | wc -l") == ("5\n", 0)
     t = run(s, "git init -q sub && git status --short | head -3", "?? sub/\n")
     assert shell.answer(t, "ls") == ("README.md\nrequirements.txt\nsrc\nsub\ntests\n", 0)
-    assert shell.answer(run(s, "mkdir d && python3 src/notes.py | head"), "ls") is None  # (a program that may write anything)
+    assert shell.answer(run(s, "mkdir d && python3 tests/test_notes.py | head"), "ls") is None  # (a program that may write anything)
 
 
 def test_numbered_lines_several_folders_and_every_branch():
@@ -2095,7 +2096,7 @@ def test_a_script_that_stops_at_a_relative_import_or_holds_nothing_to_run_is_ans
     assert shell.answer(s, "python3 pkg/m.py") == (head + "1, in <module>\n    from ._core import X\n" + tail, 1)
     after = run(s, "python3 pkg/m.py", shell.answer(s, "python3 pkg/m.py")[0], 1)
     assert shell.answer(after, "ls") == ("README.md\npkg\nrequirements.txt\nsrc\ntests\n", 0)
-    assert shell.answer(run(s, "python3 src/notes.py"), "ls") is None  # (it ran: anything may have been written)
+    assert shell.answer(run(s, "python3 tests/test_notes.py"), "ls") is None  # (it ran: anything may have been written)
 
 
 def test_a_module_named_like_the_standard_librarys_matters_only_to_what_the_imports_look_up():
@@ -2177,7 +2178,7 @@ def test_git_show_and_the_diff_against_the_parent_of_a_commit_the_episode_made()
     u = run(run(t, "rm new.txt"), commit.format("three").replace("-qm", "-qam"))
     assert "deleted file mode 100644" in shell.answer(u, "git show")[0]
     assert shell.answer(run(u, "echo y >> README.md"), "git diff HEAD~1") is None  # (changed since: the model's)
-    assert shell.answer(run(u, "python3 src/notes.py"), "git diff HEAD~1") is None  # (may have changed it)
+    assert shell.answer(run(u, "python3 tests/test_notes.py"), "git diff HEAD~1") is None  # (may have changed it)
     other = run(run(u, "git checkout -b other"), "git checkout main")
     assert shell.answer(other, "git show") is None
 
@@ -2213,3 +2214,40 @@ def test_git_grep_searches_the_tracked_files_from_the_shells_folder():
     assert shell.answer(s, 'git grep -n "$x"') is None and shell.answer(s, "git grep -n no[a-z]") is None  # (bash's)
     for unknown in ("git grep -c '^$'", "git grep notes -- src", "git grep -w notes", "git grep -p notes"):
         assert shell.answer(s, unknown) is None, unknown
+
+
+def test_the_projects_own_functions_are_walked_where_every_step_is_followed():
+    """`python3 -c 'from m import f; print(f(…))'` and `python3 script.py` that import the project's
+    modules (pyrun.py): module bodies and function calls walked, never run; the bytecode Python
+    writes beside each imported module; what the walker cannot follow (a class, an exception, a
+    name read before its function binds it, a standard-library module used, recursion past its
+    bound, a module beside it named like the standard library's) is the model's, and then anything
+    may have been written. The live sandbox sequences check the answers against real Python."""
+    s = terminal()
+    code = ("def total(xs, skip=None):\n    s = 0\n    for x in xs:\n        if x == skip:\n            continue\n"
+            "        s += x\n    return s\n\n\ndef deep(n):\n    return 0 if n == 0 else 1 + deep(n - 1)\n\n\n"
+            "def grow():\n    rows = {}\n    for i in range(3):\n        rows.setdefault(i % 2, []).append(i)\n"
+            "    rows[5] = rows.pop(0)\n    return rows\n\n\ny = 0\n\n\ndef late():\n    print(y)\n    y = 1\n\n\n"
+            "if __name__ == '__main__':\n    print('main', total([1, 2, 3], skip=2))\n")
+    s = run(s, f"cat > calc.py <<'EOF'\n{code}EOF")
+    assert shell.answer(s, "python3 -c 'from calc import total; print(total([4, 5]))'") == ("9\n", 0)
+    assert shell.answer(s, "python3 -c 'import calc; print(calc.grow(), calc.deep(20))'") == ("{1: [1], 5: [0, 2]} 20\n", 0)
+    assert shell.answer(s, "python3 calc.py") == ("main 4\n", 0)
+    after = run(s, "python3 -c 'import calc'")
+    assert shell.answer(after, "ls") == ("README.md\n__pycache__\ncalc.py\nrequirements.txt\nsrc\ntests\n", 0)
+    assert shell.answer(after, "ls __pycache__") == (f"calc.{sys.implementation.cache_tag}.pyc\n", 0)
+    assert shell.answer(run(s, "python3 calc.py"), "ls") == ("README.md\ncalc.py\nrequirements.txt\nsrc\ntests\n", 0)
+    for unknown in ("import calc; calc.late()", "import calc; print(calc.deep(500))", "import calc; print(calc.nope)",
+                    "from calc import total; print(total([1], 2, 3))", "import calc, subprocess; subprocess.run(1)",
+                    "class A: pass", "import calc; print(calc.total([1, \"a\"]))", "from src.nope import x",
+                    "def f():\n    global z\n    z = 1", "import calc; print(calc.__dict__)"):
+        assert shell.answer(s, f"python3 -c '{unknown}'") is None, unknown
+        if "calc" in unknown:  # (it ran the project's code: it may have written anything)
+            assert shell.answer(run(s, f"python3 -c '{unknown}'"), "ls") is None, unknown
+    shadowed = run(s, "touch typing.py && printf 'from typing import List\\nX = 1\\n' > t.py")
+    assert shell.answer(shadowed, "python3 -c 'import t; print(t.X)'") is None  # (typing.py stands in for typing)
+    beside = run(s, "mkdir sub && touch sub/typing.py && printf 'from typing import List\\nprint(1)\\n' > sub/t.py")
+    assert shell.answer(beside, "python3 sub/t.py") is None  # (the script's own folder is first on its path)
+    assert shell.answer(run(beside, "rm sub/typing.py"), "python3 sub/t.py") == ("1\n", 0)
+    assert shell.answer(run(s, "echo 'return 1' > r.py"), "python3 -c 'import r'") is None  # (does not compile)
+    assert shell.answer(run(s, "export PYTHONDONTWRITEBYTECODE=1"), "python3 -c 'import calc'") is None

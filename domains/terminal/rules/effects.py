@@ -16,7 +16,7 @@ from .state import (WRITABLE, TerminalState, _abs, _absent, _changed, _children,
                     _forget_writes, _made, _remove, _touched,
                     _Unknown, _within, _write)
 from .line import PATH_EXPANSIONS, Heredoc, _echo_text, _split, _tildes
-from .programs import MODELLED, _archive_target, _compiles, _program_ran, _writes
+from .programs import MODELLED, _archive_target, _compiles, _program_ran, _project_imports, _script_run, _writes
 
 
 FILE_COMMANDS = frozenset({"touch", "mkdir", "rm", "rmdir", "cp", "mv"})
@@ -150,6 +150,10 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
             _made(s, _abs(name, s))  # sed -i writes a new file and renames it over the old one
     elif cmd == "python3" and _compiles(s, args):
         _compiled(s, args[2:])
+    elif cmd == "python3" and _writes(cmd, args, s) and (sources := _project_imports(s, args)) is not None:
+        _compiled(s, sources, imported=True)  # (a one-liner that imports the project's modules: pyrun.py)
+    elif cmd == "python3" and len(args) == 1 and (ran := _script_run(args[0], s)) is not None:
+        _compiled(s, ran[2], imported=True)  # (a script pyrun.py follows: the modules it imports)
     elif cmd not in MODELLED and _writes(cmd, args, s):  # python, make, sed -i…: may write anything
         _program_ran(s, cmd, args)
 
@@ -334,8 +338,10 @@ def _placed(s: TerminalState, cmd: str, args: list[str], src: str, dst: str) -> 
     _changed(s, posixpath.dirname(dst))
 
 
-def _compiled(s: TerminalState, names: list[str]) -> None:
-    """`python3 -m py_compile NAMES…` (`_compiles`): each file's bytecode in `__pycache__` beside it."""
+def _compiled(s: TerminalState, names: list[str], imported: bool = False) -> None:
+    """`python3 -m py_compile NAMES…` (`_compiles`): each file's bytecode in `__pycache__` beside it.
+    A module `imported` is compiled only where its bytecode is not there yet or is older than it
+    (Python writes it anew, and renames it over the old one)."""
     for name in names:
         source = _abs(name, s)
         folder = posixpath.join(posixpath.dirname(source), "__pycache__")
@@ -345,6 +351,8 @@ def _compiled(s: TerminalState, names: list[str]) -> None:
             if posixpath.dirname(folder) in s.known_dirs:
                 s.known_dirs.append(folder)
         compiled = posixpath.join(folder, f"{posixpath.basename(source)[:-3]}.{sys.implementation.cache_tag}.pyc")
+        if imported and compiled in s.files and s.times.get(source, 0) < s.times.get(compiled, 0):
+            continue  # (up to date: read, not written)
         _write(s, compiled, None)  # (its bytes: not known)
         _made(s, compiled)  # (written beside it, then renamed over it: the newest entry)
 

@@ -8,7 +8,7 @@ import posixpath
 import re
 import sys
 
-from . import awk, pycheck, pyeval, pyscript, sedscript, stdlib_imports
+from . import awk, pycheck, pyeval, pyrun, pyscript, sedscript, stdlib_imports
 from .repository import GIT_PIPED_READS
 from .state import (TerminalState, _abs, _absent, _children, _contents, _forget_writes, _within)
 from .output import shell_words
@@ -40,8 +40,9 @@ def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
                                                                 _no_shadowing(s, _imported(args)) or
                                                                 len(args) == 1 and _absent(_abs(args[0], s), s)):
         return False  # (a script that is not there runs nothing)
-    if program == "python3" and s is not None and len(args) == 1 and _script(args[0], s) is not None:
-        return False  # (it stops, or ends, before anything of it runs)
+    if program == "python3" and s is not None and len(args) == 1 and (ran := _script_run(args[0], s)) is not None \
+            and not ran[2]:
+        return False  # (it stops, or ends, before anything of it runs; or pyrun.py followed it, importing nothing)
     if program == "xargs":  # as the program it runs (echo without one): past xargs' own options
         i = 0
         while i < len(args) and args[i].startswith("-"):
@@ -94,15 +95,94 @@ MAX_COMPILED = 1_000_000
 
 
 def _script(name: str, s: TerminalState) -> tuple[str, int] | None:
-    """What `python3 NAME` prints and its exit code, where the file decides them before anything of
-    it runs (pyscript.py); None otherwise."""
+    """What `python3 NAME` prints and its exit code, where the state decides them (_script_run)."""
+    ran = _script_run(name, s)
+    return None if ran is None else ran[:2]
+
+
+def _script_run(name: str, s: TerminalState) -> tuple[str, int, list[str]] | None:
+    """What `python3 NAME` prints, its exit code and the project modules it imports (compiled beside
+    them): where the file decides them before anything of it runs (pyscript.py), or where pyrun.py
+    follows all it does; None otherwise."""
     path = _abs(name, s)
     text = s.files.get(path)
     if name.startswith("-") or path in s.dirs or text is None or "python3" in s.defined or "PATH" in s.env:
         return None
     folder = posixpath.dirname(path)  # (first on the script's path)
     quiet = folder in s.known_dirs and not any(k.startswith("PYTHON") for k in s.env)
-    return pyscript.run(path, text, _module_names(folder, s) if quiet else None)
+    decided = pyscript.run(_as_python_shows(name, s), text, _module_names(folder, s) if quiet else None)
+    if decided is not None or not quiet:
+        return None if decided is None else (*decided, [])
+    project = _project(s, folder)
+    said = pyrun.run_script(path, text, pyeval.Machine(s.cwd, lambda p: _contents(p, s), [], name), project)
+    if said is None or not _compilable(project.compiled, s):
+        return None
+    return said, 0, project.compiled
+
+
+def _as_python_shows(name: str, s: TerminalState) -> str:
+    """A script's path as Python prints it: made absolute by putting the shell's folder before it,
+    not normalized (`//x.py` in `/`, `/home/u/./x.py`)."""
+    return name if name.startswith("/") else s.home + name[1:] if name.startswith("~/") else f"{s.cwd}/{name}"
+
+
+def _compilable(sources: list[str], s: TerminalState) -> bool:
+    """Python may write each imported module's bytecode beside it (in the home, no file `__pycache__`)."""
+    return all(_within(posixpath.dirname(p), s.home) and posixpath.join(posixpath.dirname(p), "__pycache__")
+               not in s.files for p in sources)
+
+
+def _find_module(s: TerminalState, dotted: str, root: str) -> str | None:
+    """Where Python finds a module whose path starts with `root` (the shell's folder for `python3 -c`,
+    a script's own), as its path finder looks: a package's `__init__.py`, else a module `m.py`, else a
+    folder taken as a namespace package (""); "?" for one there that is not walked here (compiled,
+    an extension, in a folder not known whole); None where the folder has nothing of that name (a
+    standard-library name: the standard library's, where nothing beside stands in for it)."""
+    parts = dotted.split(".")
+    if parts[0] in sys.stdlib_module_names or not all(p.isidentifier() for p in parts):
+        return None
+    folder = root
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if folder not in s.known_dirs:
+            return "?"
+        here = posixpath.join(folder, part)
+        others = [c for c in _children(folder, s) if c.startswith(part + ".") and c != part + ".py"]
+        if here in s.dirs and any(posixpath.join(here, "__init__" + x) in s.files for x in (".so", ".pyc")) or \
+                any(c.endswith((".so", ".pyc", ".pyw")) for c in others):
+            return "?"
+        if here in s.dirs and posixpath.join(here, "__init__.py") in s.files:
+            folder = here
+            if last:
+                return posixpath.join(here, "__init__.py")
+        elif here + ".py" in s.files and here + ".py" not in s.dirs:
+            return here + ".py" if last else "?"  # (a module is no package: `m.x` of m.py fails)
+        elif here in s.dirs:
+            folder = here  # (a namespace package's part)
+            if last:
+                return ""
+        else:
+            return None if i == 0 else "?"
+    return "?"
+
+
+def _project(s: TerminalState, root: str | None = None) -> pyrun.Project:
+    """What Python may import from the folder first on its path (`root`; the shell's folder for
+    `python3 -c`)."""
+    root = s.cwd if root is None else root
+    return pyrun.Project(lambda dotted: _find_module(s, dotted, root), lambda path: _contents(path, s),
+                         _module_names(root, s) if root in s.known_dirs else frozenset(sys.stdlib_module_names))
+
+
+def _project_imports(s: TerminalState, args: list[str]) -> list[str] | None:
+    """The project modules `python3 -c CODE` imports (their sources, each compiled beside it), where
+    pyrun.py follows everything the code does; None otherwise."""
+    if args[:1] != ["-c"] or len(args) < 2 or len(args[1]) > pycheck.MAX_CODE or "python3" in s.defined or \
+            any(k == "PATH" or k.startswith("PYTHON") for k in s.env):
+        return None
+    project = _project(s)
+    said = pyrun.run(args[1], pyeval.Machine(s.cwd, lambda path: _contents(path, s), args[2:]), project)
+    return project.compiled if said is not None and _compilable(project.compiled, s) else None
 
 
 def _module_names(folder: str, s: TerminalState) -> frozenset[str]:

@@ -34,10 +34,12 @@ class Unknown(Exception):
 @dataclass
 class Machine:
     """What the code may read: the shell's folder, a file's contents (None where not known), and
-    the arguments after the code (`sys.argv[1:]`)."""
+    the arguments after the code (`sys.argv[1:]`; `sys.argv[0]`: `program`, the script's path as
+    given, or `-c`)."""
     cwd: str
     read: Callable[[str], str | None]
     argv: list[str] = field(default_factory=list)
+    program: str = "-c"
 
 
 class _Module:
@@ -324,7 +326,7 @@ class _Walker:
             if value.name == "math" and name in _MATH:
                 return getattr(math, name) if not callable(getattr(math, name)) else _Function("math", name)
             if value.name == "sys" and name in ("argv", "platform", "maxsize"):
-                return {"argv": ["-c", *self.machine.argv], "platform": "linux", "maxsize": 2**63 - 1}[name]
+                return {"argv": [self.machine.program, *self.machine.argv], "platform": "linux", "maxsize": 2**63 - 1}[name]
             if value.name == "os" and name == "path":
                 return _Module("os.path")
             if value.name == "os" and name in ("getcwd", "sep", "name", "curdir", "pardir"):

@@ -16,7 +16,7 @@ import re
 import shlex
 from typing import Any
 
-from . import diskuse, filters, gitfiles, gittypo, lists, missing, pathnames, pycheck, pyeval, search
+from . import diskuse, filters, gitfiles, gittypo, lists, missing, pathnames, pycheck, pyeval, pyrun, search
 from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
@@ -27,7 +27,8 @@ from .state import (_PLAIN, _c_locale, _QUOTABLE, TerminalState, _abs, _absent, 
 from .effects import FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything
 from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc
 from .output import next_cwd, shell_words
-from .programs import INTERPRETERS, MODELLED, _named_in, _no_shadowing, _reads_only, _script, _writes
+from .programs import (INTERPRETERS, MODELLED, _as_python_shows, _named_in, _no_shadowing, _project, _project_imports,
+                       _reads_only, _script, _writes)
 from .silent import silent
 
 
@@ -169,7 +170,7 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return f"/bin/bash: line 1: {cmd}: command not found\n", 127  # (bash run as `bash -c`, as in the sandbox)
     if cmd == "python3" and len(args) == 1 and _PLAIN.fullmatch(args[0]) and not args[0].startswith("-") and \
             _absent(_abs(args[0], s), s):
-        return f"python3: can't open file '{_abs(args[0], s)}': [Errno 2] No such file or directory\n", 2
+        return f"python3: can't open file '{_as_python_shows(args[0], s)}': [Errno 2] No such file or directory\n", 2
     if cmd == "python3" and len(args) == 1:
         return _script(args[0], s)
     if cmd in ("head", "tail") and len(args) >= 2 and args[0] == "-n" and _PLAIN.fullmatch(args[1]) and \
@@ -314,6 +315,8 @@ def _python_c(one_liner: tuple[str, list[str]], s: TerminalState) -> tuple[str, 
             {"PATH", "PYTHONSTARTUP", "PYTHONHOME"} & set(s.env):
         return None
     said = pyeval.run(code, pyeval.Machine(s.cwd, lambda path: _contents(path, s), argv))
+    if said is None and _project_imports(s, ["-c", code, *argv]) is not None:
+        said = pyrun.run(code, pyeval.Machine(s.cwd, lambda path: _contents(path, s), argv), _project(s))
     return None if said is None else (said, 0)
 
 

@@ -1,0 +1,457 @@
+"""`python3 -c CODE` one-liners that import the project's own modules and call their functions, as
+agents check their work (`python3 -c 'from src.notes import add; print(add([], "x"))'`): pyeval.py's
+walker, taught the statements functions are made of — `def`, `return`, `while`, `break`,
+`continue`, items assigned, lists and dicts changed in place — and the import of a module from the
+shell's folder (the first place Python looks for it): its text, from the state, is walked as
+Python runs it, in its own namespace, with `__name__` its name (so `if __name__ == "__main__":`
+does not run). Nothing is ever run: only the plain values the code builds reach Python's own
+functions, as in pyeval.py.
+
+What is left to the model (`Unknown`): classes, decorators, `try`, `with`, `global`, generators,
+`*args`, recursion past RECURSION, a standard-library module used for anything but its name
+(importing one quietly is followed: pyscript.HEADER_MODULES), a name read before its function binds
+it, and every exception (its traceback is the model's).
+
+An imported module is compiled into `__pycache__` beside it (`notes.cpython-311.pyc`), as Python
+writes it: `compiled` lists the sources, for the state to add those files (effects.py).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import pyeval, pyscript, stdlib_imports
+from .pyeval import Unknown, _Function, _Module, _plain
+
+RECURSION = 100  # calls deep (Python allows 1,000; past this the model answers)
+MAX_MODULES = 20  # project modules imported by one command
+MAX_SOURCE = 200_000  # characters of a project module walked
+_LIST_CHANGES = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "copy",
+                           "count", "index"})
+_DICT_CHANGES = frozenset({"pop", "update", "setdefault", "clear", "copy", "keys", "values", "items", "get"})
+_ANNOTATION_TYPES = frozenset({"int", "float", "str", "bool", "bytes", "list", "dict", "tuple", "set", "frozenset",
+                               "object", "type", "None"})
+
+
+@dataclass
+class Project:
+    """Where the project's modules are: `find(dotted)` gives a module's source path ('' for a folder
+    Python takes as a namespace package, "?" for one there that cannot be walked, None where the
+    shell's folder has none of that name), `read(path)` its text; `beside`: the names in the shell's
+    folder an import may find (programs._module_names)."""
+    find: Callable[[str], str | None]
+    read: Callable[[str], str | None]
+    beside: frozenset[str]
+    compiled: list[str] = field(default_factory=list)
+
+
+def run(code: str, machine: pyeval.Machine, project: Project) -> str | None:
+    """What `python3 -c CODE` prints (exit 0), or None where the walker does not decide it; the
+    project modules it imported are in `project.compiled`."""
+    try:
+        tree = _compiled(code, "<string>")
+    except Unknown:
+        return None
+    walker = _Walker(machine, project)
+    try:
+        for statement in tree.body:
+            walker.execute(statement)
+    except (Unknown, _Jump):
+        return None
+    except (ArithmeticError, ValueError, TypeError, LookupError, AttributeError, RecursionError, MemoryError):
+        return None
+    return "".join(walker.out)
+
+
+def run_script(path: str, text: str, machine: pyeval.Machine, project: Project) -> str | None:
+    """What `python3 PATH` prints (exit 0), walked as `__main__` (its folder first on the path:
+    `project`'s); None where the walker does not decide it."""
+    if len(text) > MAX_SOURCE:
+        return None
+    walker = _Walker(machine, project)
+    try:
+        walker._walk_module(text, path, walker.names)
+    except (Unknown, _Jump):
+        return None
+    except (ArithmeticError, ValueError, TypeError, LookupError, AttributeError, RecursionError, MemoryError):
+        return None
+    return "".join(walker.out)
+
+
+def _compiled(text: str, path: str) -> ast.Module:
+    """The code's tree, where Python compiles it without an error or a warning (`return` outside a
+    function parses, but does not compile; an invalid escape warns)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            tree = ast.parse(text, path)
+            compile(tree, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, Warning):
+        raise Unknown("code that does not compile") from None
+    return tree
+
+
+class _Jump(Exception):
+    """return, break or continue, on its way to where it lands."""
+
+
+class _Return(_Jump):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class _Break(_Jump):
+    pass
+
+
+class _Continue(_Jump):
+    pass
+
+
+class _UserFunction(_Function):
+    """A function the project defines: its node, the namespace it was defined in, its defaults, and
+    the frame it was defined inside (for a function nested in another)."""
+
+    def __init__(self, node: ast.FunctionDef, module: dict[str, Any], defaults: list[Any],
+                 kw_defaults: dict[str, Any], enclosing: list[dict[str, Any]]) -> None:
+        super().__init__("user")
+        self.node, self.module, self.defaults, self.kw_defaults, self.enclosing = \
+            node, module, defaults, kw_defaults, enclosing
+        self.local_names = _assigned(node)
+
+
+def _assigned(node: ast.FunctionDef) -> frozenset[str]:
+    """The names a function binds (its locals, as Python's compiler decides them): its parameters and
+    every name it assigns, outside the functions and comprehensions nested in it."""
+    args = node.args
+    names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del):
+            names.add(n.id)
+        elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(n.name)
+            continue  # (its body is its own scope)
+        elif isinstance(n, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in n.names)
+        elif isinstance(n, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+    return frozenset(names)
+
+
+class _Walker(pyeval._Walker):
+    def __init__(self, machine: pyeval.Machine, project: Project) -> None:
+        super().__init__(machine)
+        self.project = project
+        self.module = self.names  # (the namespace `global` names live in)
+        self.enclosing: list[dict[str, Any]] = []
+        self.local_names: frozenset[str] | None = None  # (inside a function: its locals)
+        self.modules: dict[str, dict[str, Any]] = {}  # project modules imported: their namespaces
+        self.loading: set[str] = set()  # (those whose body is being walked)
+        self.depth = 0
+        self.future_annotations = False
+        self.names.update({"__name__": "__main__", "__package__": None})
+
+    # names: the frame's own, the functions' it is nested in, the module's, the builtins
+    def _name(self, name: str) -> Any:
+        if name in self.names:
+            return self.names[name]
+        if self.local_names is not None and name in self.local_names:
+            raise Unknown(f"{name} read before it is bound")  # (UnboundLocalError)
+        for frame in reversed(self.enclosing):
+            if name in frame:
+                return frame[name]
+        if name in self.module:
+            return self.module[name]
+        return super()._name(name)
+
+    def execute(self, node: ast.stmt) -> None:
+        self._tick()
+        if isinstance(node, ast.FunctionDef):
+            self._define(node)
+        elif isinstance(node, ast.Return):
+            raise _Return(None if node.value is None else self.evaluate(node.value))
+        elif isinstance(node, ast.Break):
+            raise _Break()
+        elif isinstance(node, ast.Continue):
+            raise _Continue()
+        elif isinstance(node, ast.While) and not node.orelse:
+            while self.evaluate(node.test):
+                self._tick()
+                try:
+                    self._block(node.body)
+                except _Break:
+                    break
+                except _Continue:
+                    continue
+        elif isinstance(node, ast.For) and not node.orelse:
+            for item in self._iterate(self.evaluate(node.iter)):
+                self._bind(node.target, item)
+                try:
+                    self._block(node.body)
+                except _Break:
+                    break
+                except _Continue:
+                    continue
+        elif isinstance(node, ast.If):
+            self._block(node.body if self.evaluate(node.test) else node.orelse)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
+            container = _plain(self.evaluate(node.target.value))
+            key = _plain(self.evaluate(node.target.slice))
+            self._store(container, key, self._binary(node.op, container[key], self.evaluate(node.value)))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            self.names[node.target.id] = self._binary(node.op, self._name(node.target.id), self.evaluate(node.value))
+        elif isinstance(node, ast.Assert):
+            if not self.evaluate(node.test):
+                raise Unknown("AssertionError")
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.simple:
+            self._annotation(node.annotation)
+            if node.value is not None:
+                self.names[node.target.id] = self.evaluate(node.value)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                self._import(alias.name, alias.asname)
+        elif isinstance(node, ast.ImportFrom):
+            self._import_from(node)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            pass  # (a docstring)
+        else:
+            super().execute(node)
+
+    def _block(self, statements: list[ast.stmt]) -> None:
+        for statement in statements:
+            self.execute(statement)
+
+    def _bind(self, target: ast.expr, value: Any) -> None:
+        if isinstance(target, ast.Subscript) and not isinstance(target.slice, ast.Slice):
+            self._store(_plain(self.evaluate(target.value)), _plain(self.evaluate(target.slice)), value)
+        else:
+            super()._bind(target, value)
+
+    def _store(self, container: Any, key: Any, value: Any) -> None:
+        if not isinstance(container, list | dict):
+            raise Unknown("item assignment")
+        container[key] = value
+        if len(container) > pyeval.MAX_LEN:
+            raise Unknown("too long")
+
+    def _define(self, node: ast.FunctionDef) -> None:
+        args = node.args
+        if node.decorator_list or args.vararg or args.kwarg or \
+                any(isinstance(n, ast.Yield | ast.YieldFrom | ast.Global | ast.Nonlocal | ast.Await)
+                    for n in ast.walk(node)):
+            raise Unknown("a function this walker does not follow")
+        if not self.future_annotations:
+            for a in args.posonlyargs + args.args + args.kwonlyargs:
+                if a.annotation is not None:
+                    self._annotation(a.annotation)
+            if node.returns is not None:
+                self._annotation(node.returns)
+        defaults = [self.evaluate(d) for d in args.defaults]
+        kw_defaults = {a.arg: self.evaluate(d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
+        enclosing = self.enclosing + ([self.names] if self.local_names is not None else [])
+        self.names[node.name] = _UserFunction(node, self.module, defaults, kw_defaults, enclosing)
+
+    def _annotation(self, node: ast.expr) -> None:
+        """An annotation Python evaluates without a word: names of builtin types or names bound,
+        strings, `X[…]`, `X | Y` of those (anything else: the model's)."""
+        if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, str)):
+            return
+        if isinstance(node, ast.Name):
+            if node.id not in _ANNOTATION_TYPES:
+                self._name(node.id)  # (bound: a name not bound is a NameError)
+            return
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            self._name(node.value.id)
+            return
+        if isinstance(node, ast.Subscript):
+            self._annotation(node.value)
+            for part in node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]:
+                for item in part.elts if isinstance(part, ast.List) else [part]:
+                    self._annotation(item)
+            return
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr) and \
+                not any(isinstance(side, ast.Constant) for side in (node.left, node.right)):
+            self._annotation(node.left)
+            self._annotation(node.right)
+            return
+        raise Unknown("annotation")
+
+    def _attribute(self, value: Any, name: str) -> Any:
+        if isinstance(value, _ProjectModule):
+            if name not in value.names:
+                raise Unknown(f"{value.name}.{name}")  # (AttributeError)
+            return value.names[name]
+        if isinstance(value, list) and name in _LIST_CHANGES or isinstance(value, dict) and name in _DICT_CHANGES:
+            return _Function("method", value, name)
+        return super()._attribute(value, name)
+
+    def _call(self, node: ast.Call) -> Any:
+        func = self.evaluate(node.func)
+        if not isinstance(func, _UserFunction):
+            result = super()._call(node)
+            if isinstance(func, _Function) and func.kind == "method":
+                target = func.what[0]
+                if isinstance(target, list | dict) and len(target) > pyeval.MAX_LEN:
+                    raise Unknown("too long")
+            return result
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            raise Unknown("*args")
+        args = [self.evaluate(a) for a in node.args]
+        kwargs = {k.arg: self.evaluate(k.value) for k in node.keywords}
+        return self._invoke(func, args, kwargs)
+
+    def _invoke(self, func: _UserFunction, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        spec = func.node.args
+        positional = [a.arg for a in spec.posonlyargs + spec.args]
+        if len(args) > len(positional) or set(kwargs) & {a.arg for a in spec.posonlyargs}:
+            raise Unknown("TypeError")
+        frame: dict[str, Any] = dict(zip(positional, args))
+        for name, value in kwargs.items():
+            if name in frame or name not in positional + [a.arg for a in spec.kwonlyargs]:
+                raise Unknown("TypeError")
+            frame[name] = value
+        for name, value in zip(positional[len(positional) - len(func.defaults):], func.defaults):
+            frame.setdefault(name, value)
+        for name, value in func.kw_defaults.items():
+            frame.setdefault(name, value)
+        if any(name not in frame for name in positional + [a.arg for a in spec.kwonlyargs]):
+            raise Unknown("TypeError: a missing argument")
+        if self.depth >= RECURSION:
+            raise Unknown("too deep")
+        saved = (self.names, self.module, self.enclosing, self.local_names)
+        self.names, self.module, self.enclosing, self.local_names = frame, func.module, func.enclosing, func.local_names
+        self.depth += 1
+        try:
+            self._block(func.node.body)
+        except _Return as returned:
+            return returned.value
+        except (_Break, _Continue):
+            raise Unknown("break outside a loop")
+        finally:
+            self.names, self.module, self.enclosing, self.local_names = saved
+            self.depth -= 1
+        return None
+
+    # imports: the project's modules walked; the standard library's imported quietly, opaque
+    def _import(self, dotted: str, asname: str | None) -> None:
+        if self._load(dotted) is None:
+            if dotted in pyeval._MODULES and not self._shadowed(dotted):
+                super().execute(ast.Import(names=[ast.alias(name=dotted, asname=asname)]))
+            else:
+                library = self._library(dotted)
+                self.names[asname or dotted.split(".")[0]] = library if asname else _Module(dotted.split(".")[0])
+            return
+        self.names[asname or dotted.split(".")[0]] = self.modules_by_name(dotted if asname else dotted.split(".")[0])
+
+    def _import_from(self, node: ast.ImportFrom) -> None:
+        if node.module == "__future__":
+            self.future_annotations = self.future_annotations or any(a.name == "annotations" for a in node.names)
+            return
+        dotted = node.module or ""
+        if node.level:
+            package = str(self.module.get("__package__") or "")
+            if not package or node.level > package.count(".") + 1:
+                raise Unknown("a relative import beyond the package")
+            base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+            dotted = f"{base}.{dotted}" if dotted else base
+        if self._load(dotted) is None:
+            if node.level:
+                raise Unknown(dotted)
+            if dotted in pyeval._MODULES and not self._shadowed(dotted):
+                super().execute(node)
+                return
+            library = self._library(dotted)
+            for alias in node.names:
+                if alias.name == "*" or not hasattr(sys.modules[library.name], alias.name):
+                    raise Unknown(f"{dotted}.{alias.name}")
+                self.names[alias.asname or alias.name] = _Function("opaque", dotted, alias.name)
+            return
+        module = self.modules_by_name(dotted)
+        for alias in node.names:
+            if alias.name == "*":
+                raise Unknown("import *")
+            if alias.name in module.names:
+                self.names[alias.asname or alias.name] = module.names[alias.name]
+            elif self._load(f"{dotted}.{alias.name}") is not None:  # (a submodule)
+                self.names[alias.asname or alias.name] = self.modules_by_name(f"{dotted}.{alias.name}")
+            else:
+                raise Unknown(f"ImportError: {alias.name}")
+
+    def _library(self, dotted: str) -> _Module:
+        """A standard-library module imported for its name alone (pyscript.HEADER_MODULES, where
+        nothing in the shell's folder stands in for it)."""
+        if not pyscript._importable(dotted, self.project.beside):
+            raise Unknown(dotted)
+        return _Module(dotted)
+
+    def _shadowed(self, dotted: str) -> bool:
+        """Something in the shell's folder may stand in for what importing this module looks up."""
+        return bool(stdlib_imports.NAMES.get(dotted, frozenset(sys.stdlib_module_names)) & self.project.beside)
+
+    def modules_by_name(self, dotted: str) -> _ProjectModule:
+        if dotted in self.loading:
+            raise Unknown("a module partly imported (a circular import)")
+        return _ProjectModule(dotted, self.modules[dotted])
+
+    def _load(self, dotted: str) -> str | None:
+        """Import a project module (its packages first), as Python would: None where `dotted` is not
+        the project's (the standard library's, or not found here)."""
+        parts = dotted.split(".")
+        for i in range(1, len(parts) + 1):
+            name = ".".join(parts[:i])
+            if name in self.modules:
+                if name in self.loading and i == len(parts):
+                    raise Unknown("a module partly imported (a circular import)")
+                continue  # (a package whose `__init__.py` imports its own submodule: being walked)
+            path = self.project.find(name)
+            if path is None:
+                if i == 1:
+                    return None
+                raise Unknown(f"ModuleNotFoundError: {name}")
+            if path == "?":
+                raise Unknown(f"{name}: not a module walked here")
+            if len(self.modules) >= MAX_MODULES:
+                raise Unknown("too many modules")
+            is_package = path == "" or path.endswith("/__init__.py")
+            namespace: dict[str, Any] = {"__name__": name,
+                                         "__package__": name if is_package else name.rpartition(".")[0]}
+            self.modules[name] = namespace
+            if path:
+                text = self.project.read(path)
+                if text is None or len(text) > MAX_SOURCE:
+                    raise Unknown("a module the state does not know")
+                self.loading.add(name)
+                self._walk_module(text, path, namespace)
+                self.loading.discard(name)
+                self.project.compiled.append(path)
+            if i > 1:  # (a submodule is bound in its package once imported)
+                self.modules[".".join(parts[:i - 1])][parts[i - 1]] = _ProjectModule(name, namespace)
+        return dotted
+
+    def _walk_module(self, text: str, path: str, namespace: dict[str, Any]) -> None:
+        tree = _compiled(text, path)
+        saved = (self.names, self.module, self.enclosing, self.local_names, self.future_annotations)
+        self.names, self.module, self.enclosing, self.local_names = namespace, namespace, [], None
+        self.future_annotations = False
+        try:
+            self._block(tree.body)
+        except _Jump:
+            raise Unknown("return outside a function") from None
+        finally:
+            self.names, self.module, self.enclosing, self.local_names, self.future_annotations = saved
+
+
+class _ProjectModule(_Module):
+    """A project module once imported: its namespace."""
+
+    def __init__(self, name: str, names: dict[str, Any]) -> None:
+        super().__init__(name)
+        self.names = names
