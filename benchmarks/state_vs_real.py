@@ -357,6 +357,14 @@ SEQUENCES: list[list[str]] = [
      "python3 c.py", "printf 'from typing import Nope\\nfrom . import a\\n' > d.py", "python3 d.py", "ls",
      "cd .. && mkdir q && printf 'import json\\nfrom . import a\\n' > q/m.py && touch q/re.py", "python3 q/m.py", "ls q", "python3 ./pkg/a.py",
      "python3 pkg/../pkg/a.py", "cd / && python3 nope.py"],
+    # a file's syntax tree, as agents read a module's outline (pyeval.py's `ast`)
+    ["python3 -c 'import ast, sys; print(len(ast.parse(open(\"src/notes.py\").read()).body))'",
+     "python3 -c 'import ast; t = ast.parse(open(\"tests/test_notes.py\").read()); print([n.name for n in t.body if isinstance(n, ast.FunctionDef)])'",
+     "python3 -c 'import ast; t = ast.parse(open(\"src/notes.py\").read()); print([type(n).__name__ for n in ast.walk(t)][:6], ast.get_docstring(t))'",
+     "python3 -c 'import ast; print(ast.dump(ast.parse(\"x = 1\")))'",
+     "python3 -c 'import ast; print(sum(isinstance(n, (ast.FunctionDef, ast.ClassDef)) for n in ast.walk(ast.parse(open(\"src/notes.py\").read()))))'",
+     "python3 -c 'import ast; f = ast.parse(open(\"src/notes.py\").read()).body[0]; print(f.name, f.lineno, f.end_lineno, [a.arg for a in f.args.args])'",
+     "ls"],
     # the project's own functions, imported and called (pyrun.py): module bodies walked, the
     # bytecode Python writes into __pycache__ beside each module, a script run as __main__
     ["python3 -c 'from src.notes import add; print(add([\"a\"], \"b\"))'", "ls src", "ls -a src/__pycache__",

@@ -2251,3 +2251,19 @@ def test_the_projects_own_functions_are_walked_where_every_step_is_followed():
     assert shell.answer(run(beside, "rm sub/typing.py"), "python3 sub/t.py") == ("1\n", 0)
     assert shell.answer(run(s, "echo 'return 1' > r.py"), "python3 -c 'import r'") is None  # (does not compile)
     assert shell.answer(run(s, "export PYTHONDONTWRITEBYTECODE=1"), "python3 -c 'import calc'") is None
+
+
+def test_a_one_liner_reads_a_files_syntax_tree_as_python_parses_it():
+    """`ast.parse(open(F).read())`: its nodes' fields, `ast.walk`, `isinstance` with ast's classes,
+    `type(n).__name__`, `ast.dump`; a node printed (an address) is the model's."""
+    s = terminal()
+    one = "python3 -c 'import ast; t = ast.parse(open(\"src/notes.py\").read()); "
+    assert shell.answer(s, one + "print(len(t.body), [n.name for n in t.body if isinstance(n, ast.FunctionDef)])'") == \
+        ("1 ['add']\n", 0)
+    assert shell.answer(s, one + "print([type(n).__name__ for n in ast.walk(t)][:3])'") == \
+        ("['Module', 'FunctionDef', 'arguments']\n", 0)
+    assert shell.answer(s, "python3 -c 'import ast; print(ast.dump(ast.parse(\"x = 1\")))'") == \
+        ("Module(body=[Assign(targets=[Name(id='x', ctx=Store())], value=Constant(value=1))], type_ignores=[])\n", 0)
+    for unknown in ("print(t)", "print(t.body)", "print(t == t)", "print(isinstance(t, int))", "print(ast.parse(1))"):
+        assert shell.answer(s, one + unknown + "'") is None, unknown
+    assert shell.answer(run(s, one + "print(len(t.body))'", "1\n"), "ls") == ("README.md\nrequirements.txt\nsrc\ntests\n", 0)

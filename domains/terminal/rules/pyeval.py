@@ -16,6 +16,7 @@ import math
 import operator
 import posixpath
 import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,6 +53,21 @@ class _File:
         self.text = text
 
 
+class _Node:
+    """A node of a syntax tree `ast.parse` made of a text: its fields read as plain values, lists and
+    nodes (printed, it would show an address: not answered)."""
+
+    def __init__(self, node: ast.AST) -> None:
+        self.node = node
+
+
+class _NodeType:
+    """`ast.FunctionDef` and the like: for `isinstance` and `type(n).__name__`."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
 class _Function:
     """A function the code may call: a builtin, a method of a plain value, a module's function."""
 
@@ -81,7 +97,7 @@ _STR_METHODS = frozenset({
 })
 _SEQUENCE_METHODS = frozenset({"count", "index"})
 _DICT_METHODS = frozenset({"keys", "values", "items", "get"})
-_MODULES = frozenset({"os", "os.path", "sys", "json", "math"})
+_MODULES = frozenset({"os", "os.path", "sys", "json", "math", "ast"})
 _MATH = frozenset({"sqrt", "floor", "ceil", "pi", "e", "tau", "inf", "nan", "log", "log2", "log10", "exp", "sin",
                    "cos", "tan", "gcd", "lcm", "isqrt", "fabs", "hypot", "trunc", "isclose", "degrees",
                    "radians", "factorial", "comb", "perm", "fsum", "copysign", "atan", "atan2"})
@@ -220,7 +236,7 @@ class _Walker:
     def _name(self, name: str) -> Any:
         if name in self.names:
             return self.names[name]
-        if name in _BUILTINS or name in ("print", "open", "range", "pow"):
+        if name in _BUILTINS or name in ("print", "open", "range", "pow", "isinstance", "type"):
             return _Function("builtin", name)
         raise Unknown(name)
 
@@ -336,7 +352,15 @@ class _Walker:
                 return _Function("os.path", name)
             if value.name == "json" and name == "dumps":
                 return _Function("json", name)
+            if value.name == "ast" and name in ("parse", "walk", "dump", "get_docstring"):
+                return _Function("ast", name)
+            if value.name == "ast" and isinstance(getattr(ast, name, None), type) and issubclass(getattr(ast, name), ast.AST):
+                return _NodeType(name)
             raise Unknown(f"{value.name}.{name}")
+        if isinstance(value, _Node) and name in value.node._fields + ("lineno", "end_lineno", "col_offset"):
+            return _node_value(getattr(value.node, name, None))
+        if isinstance(value, _NodeType) and name == "__name__":
+            return value.name
         if isinstance(value, str) and name in _STR_METHODS or isinstance(value, list | tuple) and \
                 name in _SEQUENCE_METHODS or isinstance(value, dict) and name in _DICT_METHODS:
             return _Function("method", value, name)
@@ -388,13 +412,48 @@ class _Walker:
                     not isinstance(kwargs.get("indent", 0), int | None) or (kwargs.get("indent") or 0) > 16:
                 raise Unknown("json.dumps")
             return self._made(json.dumps(_printable(args[0]), **{k: _plain(v) for k, v in kwargs.items()}))
+        if kind == "ast":
+            return self._ast(what[0], args, kwargs)
         if kind == "math":
             if what[0] in ("factorial", "comb", "perm") and any(not isinstance(a, int) or a > 1000 for a in args):
                 raise Unknown("too big")
             return self._made(getattr(math, what[0])(*[_plain(a) for a in args], **{k: _plain(v) for k, v in kwargs.items()}))
         raise Unknown(kind)
 
+    def _ast(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """`ast.parse(TEXT)` (a file's text, parsed by this Python: the sandbox's version), and
+        `ast.walk`, `ast.dump`, `ast.get_docstring` of what it made."""
+        if kwargs or len(args) != 1:
+            raise Unknown(f"ast.{name}")
+        if name == "parse":
+            if not isinstance(args[0], str) or len(args[0]) > MAX_PARSED:
+                raise Unknown("ast.parse")
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # (a warning Python would print: the model's)
+                try:
+                    return _Node(ast.parse(args[0]))
+                except Warning:
+                    raise Unknown("a warning") from None
+        if not isinstance(args[0], _Node):
+            raise Unknown(f"ast.{name}")
+        if name == "walk":
+            nodes = []
+            for node in ast.walk(args[0].node):
+                self._tick()
+                nodes.append(_Node(node))
+            return self._made(nodes)
+        if name == "dump":
+            return self._made(ast.dump(args[0].node))
+        return ast.get_docstring(args[0].node)  # type: ignore[arg-type]
+
     def _builtin(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        if name == "isinstance" and len(args) == 2 and not kwargs:
+            kinds = args[1] if isinstance(args[1], tuple) else (args[1],)
+            if isinstance(args[0], _Node) and all(isinstance(k, _NodeType) for k in kinds):
+                return any(isinstance(args[0].node, getattr(ast, k.name)) for k in kinds)
+            raise Unknown("isinstance")
+        if name == "type" and len(args) == 1 and isinstance(args[0], _Node) and not kwargs:
+            return _NodeType(type(args[0].node).__name__)
         if name == "print":
             if self.generating:
                 raise Unknown("a print a generator may not reach")
@@ -447,6 +506,20 @@ class _Generated(list):
     """A generator expression's values (printed, it would show an address: not answered)."""
 
 
+MAX_PARSED = 1_000_000  # characters `ast.parse` is given
+
+
+def _node_value(value: Any) -> Any:
+    """A node's field as the code sees it: nodes wrapped, lists of them, plain values as they are."""
+    if isinstance(value, ast.AST):
+        return _Node(value)
+    if isinstance(value, list):
+        return [_node_value(v) for v in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    raise Unknown("a field of another kind")
+
+
 def _starred() -> bool:
     raise Unknown("*")
 
@@ -463,8 +536,8 @@ def _digit_runs(spec: str) -> list[str]:
 
 
 def _plain(value: Any) -> Any:
-    """A value Python's own functions may be handed: not a module, a file or a function."""
-    if isinstance(value, _Module | _File | _Function):
+    """A value Python's own functions may be handed: not a module, a file, a function or a node."""
+    if isinstance(value, _Module | _File | _Function | _Node | _NodeType):
         raise Unknown("not a plain value")
     return value
 
