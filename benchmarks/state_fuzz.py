@@ -93,6 +93,18 @@ PY_FUNCTIONS = [
     "        s += 1\n    return s", "def {f}(x):\n    return sorted(x)", "def {f}(x):\n    assert x, 'empty'\n    return x",
     "def {f}(x: int) -> list[int]:\n    return [x, -x]", "def {f}(x):\n    def inner(y):\n        return y + x\n    return inner(1)",
     "def {f}(x, *rest):\n    return x", "def {f}(x):\n    global Z\n    return x", "def {f}(x):\n    return Z + x",
+    # classes (pyclass.py): instances made and printed, methods, properties, super(), dataclasses
+    "class K:\n    n = 0\n\n    def __init__(self, x):\n        self.x = x\n        K.n += 1\n\n    def __repr__(self):\n"
+    "        return f'K({{self.x!r}})'\n\n\ndef {f}(x):\n    return [K(x).x, K.n, str(K(x))]",
+    "class B:\n    def __init__(self):\n        self.items = []\n\n    def add(self, x):\n        self.items.append(x)\n"
+    "        return self\n\n    @property\n    def size(self):\n        return len(self.items)\n\n\n"
+    "class C(B):\n    def add(self, x):\n        super().add(x)\n        return super().add(x)\n\n\n"
+    "def {f}(x):\n    c = C().add(x)\n    return (c.size, c.items, isinstance(c, B), type(c).__name__)",
+    "from dataclasses import dataclass\n\n\n@dataclass\nclass P:\n    x: int\n    y: int = 0\n\n\n"
+    "def {f}(x):\n    return f'{{P(x)}} {{P(x) == P(x, 0)}} {{P(1, y=x)!r}}'",
+    "class Q:\n    pass\n\n\ndef {f}(x):\n    return Q()",
+    "class R:\n    def __init__(self, x):\n        self.x = 10 // x\n\n    def __str__(self):\n        return str(self.x)\n\n\n"
+    "def {f}(x):\n    print(R(x))\n    return R(x).x",
 ]
 PY_TOP = ["import json", "from typing import List, Optional", "Z = 1", "print('loaded')", "from .core import {f}",
           "if __name__ == '__main__':\n    print('main', {f}(2))", "from calc import {f}", "import os", "LIMIT: int = 3"]

@@ -2239,8 +2239,8 @@ def test_the_projects_own_functions_are_walked_where_every_step_is_followed():
     assert shell.answer(run(s, "python3 calc.py"), "ls") == ("README.md\ncalc.py\nrequirements.txt\nsrc\ntests\n", 0)
     for unknown in ("import calc; calc.late()", "import calc; print(calc.deep(500))", "import calc; print(calc.nope)",
                     "from calc import total; print(total([1], 2, 3))", "import calc, subprocess; subprocess.run(1)",
-                    "class A: pass", "import calc; print(calc.total([1, \"a\"]))", "from src.nope import x",
-                    "def f():\n    global z\n    z = 1", "import calc; print(calc.__dict__)"):
+                    "class A(metaclass=type): pass", "import calc; print(calc.total([1, \"a\"]))", "from src.nope import x",
+                    "def f():\n    global z\n    z = 1\nf()", "import calc; print(calc.__dict__)"):
         assert shell.answer(s, f"python3 -c '{unknown}'") is None, unknown
         if "calc" in unknown:  # (it ran the project's code: it may have written anything)
             assert shell.answer(run(s, f"python3 -c '{unknown}'"), "ls") is None, unknown
@@ -2267,3 +2267,32 @@ def test_a_one_liner_reads_a_files_syntax_tree_as_python_parses_it():
     for unknown in ("print(t)", "print(t.body)", "print(t == t)", "print(isinstance(t, int))", "print(ast.parse(1))"):
         assert shell.answer(s, one + unknown + "'") is None, unknown
     assert shell.answer(run(s, one + "print(len(t.body))'", "1\n"), "ls") == ("README.md\nrequirements.txt\nsrc\ntests\n", 0)
+
+
+def test_the_projects_classes_are_walked_and_an_instance_without_a_repr_is_the_models():
+    """pyclass.py: `__init__`, methods returning self, class attributes changed, `@property`,
+    `@staticmethod`, `@classmethod`, `super()`, `isinstance`, `type(x).__name__`, a dataclass's
+    `__init__`, `__repr__` and `==`; printed through `__str__`/`__repr__`. An instance printed without
+    them (an address), a metaclass, `__dict__`, an exception: the model's."""
+    source = ("from dataclasses import dataclass\n\n\nclass Stack:\n    made = 0\n\n    def __init__(self):\n"
+              "        self.items = []\n        Stack.made += 1\n\n    def push(self, x):\n        self.items.append(x)\n"
+              "        return self\n\n    @property\n    def top(self):\n        return self.items[-1]\n\n"
+              "    @staticmethod\n    def kind():\n        return 'stack'\n\n    @classmethod\n    def new(cls):\n"
+              "        return cls()\n\n    def __str__(self):\n        return '<' + ','.join([str(i) for i in self.items]) + '>'\n\n\n"
+              "class Counted(Stack):\n    def push(self, x):\n        super().push(x)\n        return super().push(x)\n\n\n"
+              "@dataclass\nclass Point:\n    x: int\n    y: int = 0\n\n\nclass Bare:\n    pass\n")
+    s = run(terminal(), f"cat > models.py <<'EOF'\n{source}EOF")
+    cases = {
+        "s = Stack().push(1).push(2); print(s, s.top, Stack.kind(), Stack.made)": "<1,2> 2 stack 1\n",
+        "c = Counted.new().push(3); print(c, isinstance(c, Stack), type(c).__name__, f\"{c!s}\")": "<3,3> True Counted <3,3>\n",
+        "print(Point(1), Point(1) == Point(1, 0), repr(Point(2, y=3)), Point(1) == Point(2))":
+            "Point(x=1, y=0) True Point(x=2, y=3) False\n",
+    }
+    for code, said in cases.items():
+        assert shell.answer(s, f"python3 -c 'from models import Stack, Counted, Point; {code}'") == (said, 0), code
+    for unknown in ("print(Bare())", "print([Stack()])", "print(Stack().__dict__)", "Stack().top", "print(Point())",
+                    "print(str(Bare()))"):
+        assert shell.answer(s, f"python3 -c 'from models import Stack, Point, Bare; {unknown}'") is None, unknown
+    assert shell.answer(s, "python3 -c 'from models import Bare; print(Bare() == Bare())'") == ("False\n", 0)
+    meta = run(s, "printf 'class M(type):\\n    pass\\n\\n\\nclass K(metaclass=M):\\n    pass\\n' > meta.py")
+    assert shell.answer(meta, "python3 -c 'import meta'") is None

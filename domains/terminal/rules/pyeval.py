@@ -53,6 +53,11 @@ class _File:
         self.text = text
 
 
+class _Opaque:
+    """A value of the walker's own making (pyclass.py's classes and instances): never handed to
+    Python's own functions."""
+
+
 class _Node:
     """A node of a syntax tree `ast.parse` made of a text: its fields read as plain values, lists and
     nodes (printed, it would show an address: not answered)."""
@@ -263,13 +268,7 @@ class _Walker:
             left = _plain(self.evaluate(node.left))
             for op, comparator in zip(node.ops, node.comparators):
                 right = _plain(self.evaluate(comparator))
-                if type(op) in _COMPARE:
-                    ok = _COMPARE[type(op)](left, right)
-                elif isinstance(op, ast.Is | ast.IsNot) and right is None:
-                    ok = (left is None) == isinstance(op, ast.Is)
-                else:
-                    raise Unknown("comparison")
-                if not ok:
+                if not _compare(op, left, right):
                     return False
                 left = right
             return True
@@ -292,12 +291,7 @@ class _Walker:
         if isinstance(node, ast.JoinedStr):
             return "".join(v if isinstance(v, str) else "" for v in (self.evaluate(p) for p in node.values))
         if isinstance(node, ast.FormattedValue):
-            value = _printable(self.evaluate(node.value))
-            value = {-1: value, 115: str(value), 114: repr(value), 97: ascii(value)}[node.conversion]
-            spec = "" if node.format_spec is None else self.evaluate(node.format_spec)
-            if any(ch.isdigit() for ch in spec) and max(len(run) for run in _digit_runs(spec)) > 4:
-                raise Unknown("wide format")
-            return self._made(format(value, spec))
+            return self._formatted(node, self.evaluate(node.value))
         if isinstance(node, ast.ListComp | ast.GeneratorExp):
             return self._comprehension(node)
         if isinstance(node, ast.Attribute):
@@ -305,6 +299,15 @@ class _Walker:
         if isinstance(node, ast.Call):
             return self._call(node)
         raise Unknown(type(node).__name__)
+
+    def _formatted(self, node: ast.FormattedValue, value: Any) -> str:
+        """One `{…}` of an f-string, its value given."""
+        value = _printable(value)
+        value = {-1: value, 115: str(value), 114: repr(value), 97: ascii(value)}[node.conversion]
+        spec = "" if node.format_spec is None else self.evaluate(node.format_spec)
+        if any(ch.isdigit() for ch in spec) and max(len(run) for run in _digit_runs(spec)) > 4:
+            raise Unknown("wide format")
+        return self._made(format(value, spec))
 
     def _comprehension(self, node: ast.ListComp | ast.GeneratorExp) -> list[Any]:
         if len(node.generators) != 1 or node.generators[0].is_async:
@@ -520,6 +523,14 @@ def _node_value(value: Any) -> Any:
     raise Unknown("a field of another kind")
 
 
+def _compare(op: ast.cmpop, left: Any, right: Any) -> bool:
+    if type(op) in _COMPARE:
+        return _COMPARE[type(op)](left, right)
+    if isinstance(op, ast.Is | ast.IsNot) and right is None:
+        return (left is None) == isinstance(op, ast.Is)
+    raise Unknown("comparison")
+
+
 def _starred() -> bool:
     raise Unknown("*")
 
@@ -537,7 +548,7 @@ def _digit_runs(spec: str) -> list[str]:
 
 def _plain(value: Any) -> Any:
     """A value Python's own functions may be handed: not a module, a file, a function or a node."""
-    if isinstance(value, _Module | _File | _Function | _Node | _NodeType):
+    if isinstance(value, _Module | _File | _Function | _Node | _NodeType | _Opaque):
         raise Unknown("not a plain value")
     return value
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import pyeval, pyscript, stdlib_imports
+from .pyclass import Classes, _Bound, _Instance, _Super, _UserClass
 from .pyeval import Unknown, _Function, _Module, _plain
 
 RECURSION = 100  # calls deep (Python allows 1,000; past this the model answers)
@@ -123,6 +124,8 @@ class _UserFunction(_Function):
         self.node, self.module, self.defaults, self.kw_defaults, self.enclosing = \
             node, module, defaults, kw_defaults, enclosing
         self.local_names = _assigned(node)
+        self.owner: _UserClass | None = None  # (a method: its class, for `super()`)
+        self.followed = True
 
 
 def _assigned(node: ast.FunctionDef) -> frozenset[str]:
@@ -146,7 +149,7 @@ def _assigned(node: ast.FunctionDef) -> frozenset[str]:
     return frozenset(names)
 
 
-class _Walker(pyeval._Walker):
+class _Walker(Classes, pyeval._Walker):
     def __init__(self, machine: pyeval.Machine, project: Project) -> None:
         super().__init__(machine)
         self.project = project
@@ -160,7 +163,7 @@ class _Walker(pyeval._Walker):
         self.names.update({"__name__": "__main__", "__package__": None})
 
     # names: the frame's own, the functions' it is nested in, the module's, the builtins
-    def _name(self, name: str) -> Any:
+    def _scoped(self, name: str) -> Any:
         if name in self.names:
             return self.names[name]
         if self.local_names is not None and name in self.local_names:
@@ -176,6 +179,8 @@ class _Walker(pyeval._Walker):
         self._tick()
         if isinstance(node, ast.FunctionDef):
             self._define(node)
+        elif isinstance(node, ast.ClassDef):
+            self._class(node)
         elif isinstance(node, ast.Return):
             raise _Return(None if node.value is None else self.evaluate(node.value))
         elif isinstance(node, ast.Break):
@@ -206,13 +211,20 @@ class _Walker(pyeval._Walker):
             container = _plain(self.evaluate(node.target.value))
             key = _plain(self.evaluate(node.target.slice))
             self._store(container, key, self._binary(node.op, container[key], self.evaluate(node.value)))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute):
+            owner = self.evaluate(node.target.value)
+            current = self._class_attribute(owner, node.target.attr) if isinstance(owner, _Instance | _UserClass) else None
+            if not isinstance(owner, _Instance | _UserClass):
+                raise Unknown("attribute assignment")
+            self._set_attribute(owner, node.target.attr, self._binary(node.op, current, self.evaluate(node.value)))
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             self.names[node.target.id] = self._binary(node.op, self._name(node.target.id), self.evaluate(node.value))
         elif isinstance(node, ast.Assert):
             if not self.evaluate(node.test):
                 raise Unknown("AssertionError")
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.simple:
-            self._annotation(node.annotation)
+            if not self.future_annotations:
+                self._annotation(node.annotation)
             if node.value is not None:
                 self.names[node.target.id] = self.evaluate(node.value)
         elif isinstance(node, ast.Import):
@@ -230,7 +242,9 @@ class _Walker(pyeval._Walker):
             self.execute(statement)
 
     def _bind(self, target: ast.expr, value: Any) -> None:
-        if isinstance(target, ast.Subscript) and not isinstance(target.slice, ast.Slice):
+        if isinstance(target, ast.Attribute):
+            self._set_attribute(self.evaluate(target.value), target.attr, value)
+        elif isinstance(target, ast.Subscript) and not isinstance(target.slice, ast.Slice):
             self._store(_plain(self.evaluate(target.value)), _plain(self.evaluate(target.slice)), value)
         else:
             super()._bind(target, value)
@@ -244,12 +258,10 @@ class _Walker(pyeval._Walker):
 
     def _define(self, node: ast.FunctionDef) -> None:
         args = node.args
-        if node.decorator_list or args.vararg or args.kwarg or \
-                any(isinstance(n, ast.Yield | ast.YieldFrom | ast.Global | ast.Nonlocal | ast.Await)
-                    for n in ast.walk(node)):
-            raise Unknown("a function this walker does not follow")
+        if node.decorator_list:
+            raise Unknown("a decorator")
         if not self.future_annotations:
-            for a in args.posonlyargs + args.args + args.kwonlyargs:
+            for a in args.posonlyargs + args.args + args.kwonlyargs + [x for x in (args.vararg, args.kwarg) if x]:
                 if a.annotation is not None:
                     self._annotation(a.annotation)
             if node.returns is not None:
@@ -258,6 +270,9 @@ class _Walker(pyeval._Walker):
         kw_defaults = {a.arg: self.evaluate(d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
         enclosing = self.enclosing + ([self.names] if self.local_names is not None else [])
         self.names[node.name] = _UserFunction(node, self.module, defaults, kw_defaults, enclosing)
+        # (what a call of it would need that the walker does not follow: the model's, if it is called)
+        self.names[node.name].followed = not (args.vararg or args.kwarg or any(
+            isinstance(n, ast.Yield | ast.YieldFrom | ast.Global | ast.Nonlocal | ast.Await) for n in ast.walk(node)))
 
     def _annotation(self, node: ast.expr) -> None:
         """An annotation Python evaluates without a word: names of builtin types or names bound,
@@ -285,6 +300,8 @@ class _Walker(pyeval._Walker):
         raise Unknown("annotation")
 
     def _attribute(self, value: Any, name: str) -> Any:
+        if isinstance(value, _Instance | _UserClass | _Super):
+            return self._class_attribute(value, name)
         if isinstance(value, _ProjectModule):
             if name not in value.names:
                 raise Unknown(f"{value.name}.{name}")  # (AttributeError)
@@ -295,6 +312,20 @@ class _Walker(pyeval._Walker):
 
     def _call(self, node: ast.Call) -> Any:
         func = self.evaluate(node.func)
+        if isinstance(func, _Function) and func.kind == "object_init":
+            if node.args or node.keywords:
+                raise Unknown("TypeError: object.__init__() takes exactly one argument")
+            return None
+        if isinstance(func, _UserClass | _Bound):
+            if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+                raise Unknown("*args")
+            args = [self.evaluate(a) for a in node.args]
+            kwargs = {k.arg: self.evaluate(k.value) for k in node.keywords}
+            if isinstance(func, _UserClass):
+                return self._instantiate(func, args, kwargs)
+            if not isinstance(func.func, _UserFunction):
+                raise Unknown("a method")
+            return self._invoke(func.func, [func.first, *args], kwargs)
         if not isinstance(func, _UserFunction):
             result = super()._call(node)
             if isinstance(func, _Function) and func.kind == "method":
@@ -309,6 +340,8 @@ class _Walker(pyeval._Walker):
         return self._invoke(func, args, kwargs)
 
     def _invoke(self, func: _UserFunction, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        if not func.followed:
+            raise Unknown("a function this walker does not follow (*args, a generator, global)")
         spec = func.node.args
         positional = [a.arg for a in spec.posonlyargs + spec.args]
         if len(args) > len(positional) or set(kwargs) & {a.arg for a in spec.posonlyargs}:
@@ -326,8 +359,10 @@ class _Walker(pyeval._Walker):
             raise Unknown("TypeError: a missing argument")
         if self.depth >= RECURSION:
             raise Unknown("too deep")
-        saved = (self.names, self.module, self.enclosing, self.local_names)
+        saved = (self.names, self.module, self.enclosing, self.local_names, self.current)
         self.names, self.module, self.enclosing, self.local_names = frame, func.module, func.enclosing, func.local_names
+        self.current = (func.owner, frame[positional[0]]) if func.owner is not None and positional and \
+            positional[0] in frame else None
         self.depth += 1
         try:
             self._block(func.node.body)
@@ -336,9 +371,55 @@ class _Walker(pyeval._Walker):
         except (_Break, _Continue):
             raise Unknown("break outside a loop")
         finally:
-            self.names, self.module, self.enclosing, self.local_names = saved
+            self.names, self.module, self.enclosing, self.local_names, self.current = saved
             self.depth -= 1
         return None
+
+    def _name(self, name: str) -> Any:
+        try:
+            return self._scoped(name)
+        except Unknown:
+            if name == "super" and name not in self.module:
+                return _Function("builtin", "super")
+            raise
+
+    def _builtin(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """Python's own functions where an instance or a class is given: printed through its class's
+        `__str__`/`__repr__`, `isinstance`, `type`, `super()`."""
+        if name == "super":
+            if args or kwargs or self.current is None:
+                raise Unknown("super()")
+            return _Super(*self.current)
+        if name in ("str", "repr") and len(args) == 1 and isinstance(args[0], _Instance) and not kwargs:
+            return self._text(args[0], name)
+        if name == "print" and any(isinstance(a, _Instance) for a in args):
+            args = [self._text(a, "str") if isinstance(a, _Instance) else a for a in args]
+        elif name == "isinstance" and len(args) == 2 and isinstance(args[1], _UserClass):
+            return isinstance(args[0], _Instance) and args[1] in args[0].cls.mro()
+        elif name == "type" and len(args) == 1 and isinstance(args[0], _Instance):
+            return args[0].cls
+        return super()._builtin(name, args, kwargs)
+
+    def evaluate(self, node: ast.expr) -> Any:
+        if isinstance(node, ast.FormattedValue):
+            value = self.evaluate(node.value)
+            if isinstance(value, _Instance):
+                if node.format_spec is not None and node.conversion == -1:
+                    raise Unknown("a format spec for an instance")
+                text = self._text(value, "str" if node.conversion in (-1, 115) else "repr")
+                spec = "" if node.format_spec is None else self.evaluate(node.format_spec)
+                if node.conversion == 97:  # (!a: the repr, its other characters escaped)
+                    text = text.encode("ascii", "backslashreplace").decode()
+                return self._made(format(text, spec))
+            return self._formatted(node, value)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and \
+                isinstance(node.ops[0], ast.Eq | ast.NotEq | ast.Is | ast.IsNot):
+            left, right = self.evaluate(node.left), self.evaluate(node.comparators[0])
+            if isinstance(left, _Instance | _UserClass) or isinstance(right, _Instance | _UserClass):
+                same = self._equal(left, right) if isinstance(node.ops[0], ast.Eq | ast.NotEq) else left is right
+                return same if isinstance(node.ops[0], ast.Eq | ast.Is) else not same
+            return pyeval._compare(node.ops[0], _plain(left), _plain(right))
+        return super().evaluate(node)
 
     # imports: the project's modules walked; the standard library's imported quietly, opaque
     def _import(self, dotted: str, asname: str | None) -> None:
