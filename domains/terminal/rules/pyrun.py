@@ -190,21 +190,13 @@ class _Walker(Classes, pyeval._Walker):
         elif isinstance(node, ast.While) and not node.orelse:
             while self.evaluate(node.test):
                 self._tick()
-                try:
-                    self._block(node.body)
-                except _Break:
+                if self._round(node.body):
                     break
-                except _Continue:
-                    continue
         elif isinstance(node, ast.For) and not node.orelse:
             for item in self._iterate(self.evaluate(node.iter)):
                 self._bind(node.target, item)
-                try:
-                    self._block(node.body)
-                except _Break:
+                if self._round(node.body):
                     break
-                except _Continue:
-                    continue
         elif isinstance(node, ast.If):
             self._block(node.body if self.evaluate(node.test) else node.orelse)
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
@@ -236,6 +228,16 @@ class _Walker(Classes, pyeval._Walker):
             pass  # (a docstring)
         else:
             super().execute(node)
+
+    def _round(self, body: list[ast.stmt]) -> bool:
+        """One round of a loop's body; True where it breaks out."""
+        try:
+            self._block(body)
+        except _Break:
+            return True
+        except _Continue:
+            pass
+        return False
 
     def _block(self, statements: list[ast.stmt]) -> None:
         for statement in statements:

@@ -239,29 +239,27 @@ def _indent(line: str) -> int:
     return -1
 
 
+def _blanks(texts: list[str], rows: range) -> tuple[int, int]:
+    """How many blank lines come first along `rows`, and the indent of the line after them (-1 for
+    none; 0 past MAX_BLANKS)."""
+    blank = 0
+    for i in rows:
+        indent = _indent(texts[i])
+        if indent != -1:
+            return blank, indent
+        blank += 1
+        if blank == MAX_BLANKS:
+            return blank, 0
+    return blank, -1
+
+
 def _score(texts: list[str], split: int) -> tuple[int, int]:
     """The indent heuristic's (effective indent, penalty) of a split above line `split`."""
     n = len(texts)
     end_of_file = split >= n
     indent = -1 if end_of_file else _indent(texts[split])
-    pre_blank, pre_indent = 0, -1
-    for i in range(split - 1, -1, -1):
-        pre_indent = _indent(texts[i])
-        if pre_indent != -1:
-            break
-        pre_blank += 1
-        if pre_blank == MAX_BLANKS:
-            pre_indent = 0
-            break
-    post_blank, post_indent = 0, -1
-    for i in range(split + 1, n):
-        post_indent = _indent(texts[i])
-        if post_indent != -1:
-            break
-        post_blank += 1
-        if post_blank == MAX_BLANKS:
-            post_indent = 0
-            break
+    pre_blank, pre_indent = _blanks(texts, range(split - 1, -1, -1))
+    post_blank, post_indent = _blanks(texts, range(split + 1, n))
     penalty = 0
     if pre_indent == -1 and pre_blank == 0:
         penalty += START_OF_FILE_PENALTY
