@@ -350,6 +350,8 @@ def _compiled(s: TerminalState, names: list[str], imported: bool = False) -> Non
             _made(s, folder)
             if posixpath.dirname(folder) in s.known_dirs:
                 s.known_dirs.append(folder)
+        if folder in s.deleted:  # (made again after it was removed)
+            s.deleted.remove(folder)
         compiled = posixpath.join(folder, f"{posixpath.basename(source)[:-3]}.{sys.implementation.cache_tag}.pyc")
         if imported and compiled in s.files and s.times.get(source, 0) < s.times.get(compiled, 0):
             continue  # (up to date: read, not written)
