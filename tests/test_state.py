@@ -791,6 +791,10 @@ def test_random_agent_like_sequences_in_the_sandbox_find_no_state_answer_that_di
     # a developer's work in the repository: git, sed, pipes, mistakes (3 finds `grep -c x src`, were its count line forgotten)
     steps, answered, wrong = asyncio.run(fuzz(3, 40, 12, "repo"))
     assert wrong == [] and steps == 480 and answered >= 150, wrong[:3]
+    # the project's modules written, imported and called (28 finds a __pycache__ made again after
+    # `rm -rf` shown by git status as gone, were a folder made again not taken out of those removed)
+    steps, answered, wrong = asyncio.run(fuzz(28, 8, 20, "python"))
+    assert wrong == [] and steps == 160 and answered >= 50, wrong[:3]
 
 
 def test_cd_where_nothing_is_or_into_a_file_is_refused_as_bash_refuses_it():
