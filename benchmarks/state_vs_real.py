@@ -383,6 +383,9 @@ SEQUENCES: list[list[str]] = [
      "printf 'def twice(x):\\n    return [x, x]\\n' > pkg/core.py", "python3 -c 'import pkg; print(pkg.twice(3))'",
      "ls pkg", "ls -a pkg/__pycache__", "python3 -c 'from pkg.core import twice; print(twice(\"ab\"))'", "git status --short",
      "git status", "rm -rf __pycache__", "python3 -c 'import calc'", "git status --short", "ls __pycache__",
+     "python3 -c 'from calc import fib; assert fib(6) == 8; print(\"ok\")'",
+     "python3 -c 'from calc import fib; print(fib(3)); assert fib(6) == 9, fib(6)'", "ls -a src/__pycache__ pkg/__pycache__",
+     "python3 -c 'for i in range(3):\n    assert i < 2, f\"i={i}\"'", "ls",
      "cd /home && printf 'def f():\\n    return 1\\n' > run.py && python3 -c 'import run'", "ls /home"],
     # the project's classes (pyclass.py): instances made, changed and printed, properties, static and
     # class methods, super(), a dataclass's init, repr and ==; an instance without a repr is the model's

@@ -2300,3 +2300,20 @@ def test_the_projects_classes_are_walked_and_an_instance_without_a_repr_is_the_m
     assert shell.answer(s, "python3 -c 'from models import Bare; print(Bare() == Bare())'") == ("False\n", 0)
     meta = run(s, "printf 'class M(type):\\n    pass\\n\\n\\nclass K(metaclass=M):\\n    pass\\n' > meta.py")
     assert shell.answer(meta, "python3 -c 'import meta'") is None
+
+
+def test_a_one_liners_own_assert_that_fails_is_pythons_traceback_before_what_it_printed():
+    """`python3 -c 'from m import f; assert f(2) == 4'`, as agents check their work: where the assert
+    of the code's own fails, Python's traceback (no line of code shown: it has no file), exit 1,
+    before what the code printed (stdout waits in its pipe buffer until Python exits); what it
+    imported is compiled beside it all the same. One in a function shows its lines: the model's."""
+    s = run(terminal(), "printf 'def double(x):\\n    return x + x\\n' > calc.py")
+    head = 'Traceback (most recent call last):\n  File "<string>", line '
+    assert shell.answer(s, "python3 -c 'from calc import double; assert double(2) == 4; print(\"ok\")'") == ("ok\n", 0)
+    failed = "python3 -c 'from calc import double; print(double(1))\nassert double(3) == 5, double(3)'"
+    assert shell.answer(s, failed) == (head + "2, in <module>\nAssertionError: 6\n2\n", 1)
+    after = run(s, failed, *shell.answer(s, failed))
+    assert shell.answer(after, "ls __pycache__") == (f"calc.{sys.implementation.cache_tag}.pyc\n", 0)
+    assert shell.answer(s, "python3 -c 'assert \"\", \"\"'") == (head + "1, in <module>\nAssertionError\n", 1)
+    assert shell.answer(s, "python3 -c 'def f():\n    assert 0\nf()'") is None
+    assert shell.answer(s, "python3 -c 'print(\"x\" * 9000); assert 0'") is None  # (stdout written out before it)

@@ -11,12 +11,13 @@ import posixpath
 import re
 import sys
 
-from . import history, missing, sedscript
+from . import history, missing, pyeval, pyrun, sedscript
 from .state import (WRITABLE, TerminalState, _abs, _absent, _changed, _children, _contents, _exists, _expand,
                     _forget_writes, _made, _remove, _touched,
                     _Unknown, _within, _write)
 from .line import PATH_EXPANSIONS, Heredoc, _echo_text, _split, _tildes
-from .programs import MODELLED, _archive_target, _compiles, _program_ran, _project_imports, _script_run, _writes
+from .programs import (MODELLED, _archive_target, _compiles, _program_ran, _project, _project_imports, _script_run,
+                       _writes)
 
 
 FILE_COMMANDS = frozenset({"touch", "mkdir", "rm", "rmdir", "cp", "mv"})
@@ -336,6 +337,19 @@ def _placed(s: TerminalState, cmd: str, args: list[str], src: str, dst: str) -> 
     elif whole:
         _changed(s, dst)
     _changed(s, posixpath.dirname(dst))
+
+
+def _walked_to_its_failure(s: TerminalState, args: list[str], output: str, exit_code: int) -> bool:
+    """`python3 -c CODE` that failed as pyrun.py walked it (an assert of its own): what it imported
+    before is compiled beside each module, and nothing else was written. True where so."""
+    if args[:1] != ["-c"] or (sources := _project_imports(s, args)) is None:
+        return False
+    project = _project(s)
+    if pyrun.run(args[1], pyeval.Machine(s.cwd, lambda path: _contents(path, s), args[2:]), project) != \
+            (output, exit_code):
+        return False
+    _compiled(s, sources, imported=True)
+    return True
 
 
 def _compiled(s: TerminalState, names: list[str], imported: bool = False) -> None:

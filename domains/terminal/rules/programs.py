@@ -182,6 +182,7 @@ def _project_imports(s: TerminalState, args: list[str]) -> list[str] | None:
         return None
     project = _project(s)
     said = pyrun.run(args[1], pyeval.Machine(s.cwd, lambda path: _contents(path, s), args[2:]), project)
+    # (an assert that failed: nothing after it ran, what was imported before it was compiled)
     return project.compiled if said is not None and _compilable(project.compiled, s) else None
 
 

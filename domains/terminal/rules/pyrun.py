@@ -51,22 +51,42 @@ class Project:
     compiled: list[str] = field(default_factory=list)
 
 
-def run(code: str, machine: pyeval.Machine, project: Project) -> str | None:
-    """What `python3 -c CODE` prints (exit 0), or None where the walker does not decide it; the
-    project modules it imported are in `project.compiled`."""
+def run(code: str, machine: pyeval.Machine, project: Project) -> tuple[str, int] | None:
+    """What `python3 -c CODE` prints and its exit code, or None where the walker does not decide
+    it; the project modules it imported are in `project.compiled`. An `assert` of the code's own
+    that fails (not one in a function) is Python's traceback, exit 1: the code has no file, so no
+    line of it is shown; the traceback comes first, as what was printed waits in stdout's buffer
+    (a pipe's) until Python exits."""
     try:
         tree = _compiled(code, "<string>")
     except Unknown:
         return None
     walker = _Walker(machine, project)
+    walker.main = walker.names
     try:
         for statement in tree.body:
             walker.execute(statement)
+    except _AssertionFailed as failed:
+        printed = "".join(walker.out)
+        if len(printed.encode()) >= STDOUT_BUFFER:
+            return None  # (part of it written before the traceback: where it parts, not followed)
+        return f'Traceback (most recent call last):\n  File "<string>", line {failed.line}, in <module>\n' \
+               f"AssertionError{': ' + failed.message if failed.message else ''}\n{printed}", 1
     except (Unknown, _Jump):
         return None
     except (ArithmeticError, ValueError, TypeError, LookupError, AttributeError, RecursionError, MemoryError):
         return None
-    return "".join(walker.out)
+    return "".join(walker.out), 0
+
+
+STDOUT_BUFFER = 8192  # bytes Python's stdout holds, writing to a pipe, before it writes them out
+
+
+class _AssertionFailed(Exception):
+    """An `assert` of `python3 -c`'s code failed at its top level: its line, and its message's str()."""
+
+    def __init__(self, line: int, message: str) -> None:
+        self.line, self.message = line, message
 
 
 def run_script(path: str, text: str, machine: pyeval.Machine, project: Project) -> str | None:
@@ -161,6 +181,7 @@ class _Walker(Classes, pyeval._Walker):
         self.depth = 0
         self.future_annotations = False
         self.names.update({"__name__": "__main__", "__package__": None})
+        self.main: dict[str, Any] | None = None  # (`python3 -c`'s own namespace)
 
     # names: the frame's own, the functions' it is nested in, the module's, the builtins
     def _scoped(self, name: str) -> Any:
@@ -213,7 +234,12 @@ class _Walker(Classes, pyeval._Walker):
             self.names[node.target.id] = self._binary(node.op, self._name(node.target.id), self.evaluate(node.value))
         elif isinstance(node, ast.Assert):
             if not self.evaluate(node.test):
-                raise Unknown("AssertionError")
+                if self.depth or self.names is not self.main:
+                    raise Unknown("AssertionError in a function or a module: its traceback shows their lines")
+                message = "" if node.msg is None else self.evaluate(node.msg)
+                if isinstance(message, pyeval._Opaque | pyeval._Function | pyeval._Module):
+                    raise Unknown("a message of another kind")
+                raise _AssertionFailed(node.lineno, str(pyeval._printable(message)))
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.simple:
             if not self.future_annotations:
                 self._annotation(node.annotation)

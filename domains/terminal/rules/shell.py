@@ -24,7 +24,8 @@ from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO,
 from .state import (_PLAIN, _c_locale, _QUOTABLE, TerminalState, _abs, _absent, _children, _contents, _exists, _expand,
                     _expand_words,
                     _forget_writes, _in_repo, _kind, _Unknown, _user, _within)
-from .effects import FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything
+from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything,
+                      _walked_to_its_failure)
 from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc
 from .output import next_cwd, shell_words
 from .programs import (INTERPRETERS, MODELLED, _as_python_shows, _named_in, _no_shadowing, _project, _project_imports,
@@ -315,9 +316,11 @@ def _python_c(one_liner: tuple[str, list[str]], s: TerminalState) -> tuple[str, 
             {"PATH", "PYTHONSTARTUP", "PYTHONHOME"} & set(s.env):
         return None
     said = pyeval.run(code, pyeval.Machine(s.cwd, lambda path: _contents(path, s), argv))
-    if said is None and _project_imports(s, ["-c", code, *argv]) is not None:
-        said = pyrun.run(code, pyeval.Machine(s.cwd, lambda path: _contents(path, s), argv), _project(s))
-    return None if said is None else (said, 0)
+    if said is not None:
+        return said, 0
+    if _project_imports(s, ["-c", code, *argv]) is None:
+        return None
+    return pyrun.run(code, pyeval.Machine(s.cwd, lambda path: _contents(path, s), argv), _project(s))
 
 
 _TESTS = {"-f": "file", "-d": "dir", "-e": "any", "-s": "nonempty"}
@@ -490,6 +493,8 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
         parts = []  # (refused before it began: nothing changed)
     for n, words in enumerate(parts):
         if exit_code != 0 and len(parts) == 1:
+            if words[0] == "python3" and _walked_to_its_failure(s, words[1:], output, exit_code):
+                break  # (pyrun.py followed it to the assert that failed)
             if exit_code not in (126, 127) and words[0] not in MODELLED and _writes(words[0], words[1:], s) and \
                     not _ran_nothing(words, output):
                 _forget_writes(s, None)  # a program that failed may still have written (python's __pycache__)
