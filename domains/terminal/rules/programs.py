@@ -1,6 +1,8 @@
 """Which programs only read and which may write (`_writes`, `_reads_only`), and what a program the
 state cannot follow may have written (`_program_ran`: the files its text names); `python3 -m
-py_compile`, which the state follows (`_compiles`); the archive `tar` or `zip` creates."""
+py_compile`, which the state follows (`_compiles`); where Python finds the project's modules and
+what a run of them the walker follows prints and compiles (`_find_module`, `_script_run`,
+`_project_imports`: pyscript.py, pyrun.py); the archive `tar` or `zip` creates."""
 
 from __future__ import annotations
 

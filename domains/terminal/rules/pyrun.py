@@ -1,16 +1,19 @@
-"""`python3 -c CODE` one-liners that import the project's own modules and call their functions, as
-agents check their work (`python3 -c 'from src.notes import add; print(add([], "x"))'`): pyeval.py's
-walker, taught the statements functions are made of — `def`, `return`, `while`, `break`,
-`continue`, items assigned, lists and dicts changed in place — and the import of a module from the
-shell's folder (the first place Python looks for it): its text, from the state, is walked as
-Python runs it, in its own namespace, with `__name__` its name (so `if __name__ == "__main__":`
-does not run). Nothing is ever run: only the plain values the code builds reach Python's own
-functions, as in pyeval.py.
+"""`python3 -c CODE` one-liners and `python3 FILE.py` scripts that import the project's own modules
+and call their functions, as agents check their work (`python3 -c 'from src.notes import add;
+print(add([], "x"))'`): pyeval.py's walker, taught the statements functions are made of — `def`,
+`return`, `while`, `break`, `continue`, items and attributes assigned, lists and dicts changed in
+place — classes (pyclass.py), and the import of a module from the folder first on Python's path
+(the shell's, or the script's): its text, from the state, is walked as Python runs it, in its own
+namespace, with `__name__` its name (so `if __name__ == "__main__":` does not run; in a script run,
+it does). Nothing is ever run: only the plain values the code builds reach Python's own functions,
+as in pyeval.py.
 
-What is left to the model (`Unknown`): classes, decorators, `try`, `with`, `global`, generators,
-`*args`, recursion past RECURSION, a standard-library module used for anything but its name
-(importing one quietly is followed: pyscript.HEADER_MODULES), a name read before its function binds
-it, and every exception (its traceback is the model's).
+What is left to the model (`Unknown`): decorators (but pyclass.py's), `try`, `with`, `global`,
+generators, `*args` (each refused when the function is called, not when it is defined), recursion
+past RECURSION, a standard-library module used for anything but its name (importing one quietly is
+followed: pyscript.HEADER_MODULES), a name read before its function binds it, and every exception
+but a failed `assert` at the top of `-c`'s own code (the others' tracebacks show source lines and
+carets: the model's).
 
 An imported module is compiled into `__pycache__` beside it (`notes.cpython-311.pyc`), as Python
 writes it: `compiled` lists the sources, for the state to add those files (effects.py).
