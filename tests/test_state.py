@@ -2317,3 +2317,20 @@ def test_a_one_liners_own_assert_that_fails_is_pythons_traceback_before_what_it_
     assert shell.answer(s, "python3 -c 'assert \"\", \"\"'") == (head + "1, in <module>\nAssertionError\n", 1)
     assert shell.answer(s, "python3 -c 'def f():\n    assert 0\nf()'") is None
     assert shell.answer(s, "python3 -c 'print(\"x\" * 9000); assert 0'") is None  # (stdout written out before it)
+
+
+def test_the_walker_never_takes_long_on_code_that_searches_long_lists_over_and_over():
+    """Each search, comparison or call over a long string or list counts its items against a bound
+    (pyeval.MAX_WORK): code that would go over 10^9 items is the model's, at once, not after seconds
+    of work in the server."""
+    import time
+
+    from domains.terminal.rules import pyeval
+
+    machine = pyeval.Machine("/w", lambda path: None)
+    for code in ("x = [1] * 100000\nfor i in range(20000):\n    x.count(2)", "x = list(range(99999))\n"
+                 "for i in range(20000):\n    y = 99998 in x", "x = 'a' * 99999\nfor i in range(20000):\n    x.replace('b', 'c')"):
+        started = time.monotonic()
+        assert pyeval.run(code, machine) is None
+        assert time.monotonic() - started < 5  # (a bound of seconds, far above the walker's: a hang, not a speed, is tested)
+    assert pyeval.run("x = list(range(1000))\nprint(sum(x), len([i for i in x if i in x[:10]]))", machine) == "499500 10\n"

@@ -26,6 +26,7 @@ MAX_LEN = 100_000  # a string's or a list's
 MAX_STEPS = 50_000  # nodes evaluated and loop rounds
 MAX_OUTPUT = 100_000
 MAX_CELLS = 2_000_000  # characters and items made in all
+MAX_WORK = 3_000_000  # characters and items gone over in all (by a search, a comparison, a call)
 
 
 class Unknown(Exception):
@@ -167,6 +168,7 @@ class _Walker:
         self.steps = 0
         self.printed = 0
         self.cells = 0
+        self.work = 0
         self.generating = 0  # inside a generator expression (consumed lazily: a print there is not answered)
 
     def _made(self, value: Any) -> Any:
@@ -177,6 +179,13 @@ class _Walker:
             if self.cells > MAX_CELLS:
                 raise Unknown("too much made")
         return value
+
+    def _charge(self, *values: Any) -> None:
+        """What an operation goes over (`x.count(y)`, `y in x`, `x == y`, `sorted(x)`: each item of
+        its strings, lists and dicts), counted against MAX_WORK: the walker never takes long."""
+        self.work += sum(len(v) for v in values if isinstance(v, str | list | tuple | dict | range | bytes))
+        if self.work > MAX_WORK:
+            raise Unknown("too much work")
 
     def _tick(self) -> None:
         self.steps += 1
@@ -268,6 +277,7 @@ class _Walker:
             left = _plain(self.evaluate(node.left))
             for op, comparator in zip(node.ops, node.comparators):
                 right = _plain(self.evaluate(comparator))
+                self._charge(left, right)
                 if not _compare(op, left, right):
                     return False
                 left = right
@@ -284,6 +294,7 @@ class _Walker:
         if isinstance(node, ast.Subscript):
             value = _plain(self.evaluate(node.value))
             if isinstance(node.slice, ast.Slice):
+                self._charge(value)
                 parts = [None if p is None else _plain(self.evaluate(p))
                          for p in (node.slice.lower, node.slice.upper, node.slice.step)]
                 return value[slice(*parts)]
@@ -328,6 +339,7 @@ class _Walker:
 
     def _binary(self, op: ast.operator, left: Any, right: Any) -> Any:
         left, right = _plain(left), _plain(right)
+        self._charge(left, right)
         if type(op) not in _BINARY or isinstance(op, ast.Mod) and isinstance(left, str):
             raise Unknown("operator")
         if isinstance(op, ast.Pow | ast.LShift) and isinstance(left, int) and isinstance(right, int):
@@ -384,6 +396,7 @@ class _Walker:
             return self._builtin(what[0], args, kwargs)
         if kind == "method":
             value, name = what
+            self._charge(value, *args, *kwargs.values())
             if name in ("center", "ljust", "rjust", "zfill") and args and (not isinstance(args[0], int) or
                                                                             args[0] > MAX_LEN):
                 raise Unknown("too wide")
@@ -450,6 +463,7 @@ class _Walker:
         return ast.get_docstring(args[0].node)  # type: ignore[arg-type]
 
     def _builtin(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        self._charge(*args)
         if name == "isinstance" and len(args) == 2 and not kwargs:
             kinds = args[1] if isinstance(args[1], tuple) else (args[1],)
             if isinstance(args[0], _Node) and all(isinstance(k, _NodeType) for k in kinds):

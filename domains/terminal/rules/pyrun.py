@@ -449,7 +449,8 @@ class _Walker(Classes, pyeval._Walker):
             if isinstance(left, _Instance | _UserClass) or isinstance(right, _Instance | _UserClass):
                 same = self._equal(left, right) if isinstance(node.ops[0], ast.Eq | ast.NotEq) else left is right
                 return same if isinstance(node.ops[0], ast.Eq | ast.Is) else not same
-            return pyeval._compare(node.ops[0], _plain(left), _plain(right))
+            self._charge(_plain(left), _plain(right))
+            return pyeval._compare(node.ops[0], left, right)
         return super().evaluate(node)
 
     # imports: the project's modules walked; the standard library's imported quietly, opaque
