@@ -55,25 +55,28 @@ def arithmetic(rng: random.Random, depth: int) -> str:
     return "(" + template.format(*[arithmetic(rng, depth - 1) for _ in range(template.count("{}"))]) + ")"
 
 
-def compare(seed: int, count: int, python: str) -> tuple[int, int, list[tuple[str, str, str]]]:
-    """(answered by the walker, agreeing with `python`, the disagreements: code, walker, python)."""
+def compare(seed: int, count: int, python: str) -> tuple[int, int, int, list[tuple[str, str, str]]]:
+    """(answered by the walker, agreeing with `python`, of those Python's tracebacks, the
+    disagreements: code, walker, python)."""
     rules = load_domain("terminal").rules
     pyeval = importlib.import_module(f"{type(rules).__module__}.pyeval")
     rng = random.Random(seed)
-    answered, agreed, wrong = 0, 0, []
+    answered, agreed, errors, wrong = 0, 0, 0, []
     for _ in range(count):
         code = f"print({expression(rng, 3) if rng.random() < 0.5 else arithmetic(rng, 3)})"
-        said = pyeval.run(code, pyeval.Machine("/tmp", lambda path: None))
+        said = pyeval.outcome(code, pyeval.Machine("/tmp", lambda path: None))
         if said is None:
             continue
         answered += 1
-        real = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=30,
-                              env={"LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"})
-        if real.returncode == 0 and real.stdout == said:
+        # (stdout and stderr into one pipe, as the sandbox gives them: a traceback before what was printed)
+        real = subprocess.run([python, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=30, env={"LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"})
+        if (real.stdout, real.returncode) == said:
             agreed += 1
+            errors += said[1] != 0
         else:
-            wrong.append((code, said, real.stdout + real.stderr[-300:]))
-    return answered, agreed, wrong
+            wrong.append((code, repr(said), real.stdout[-300:]))
+    return answered, agreed, errors, wrong
 
 
 def main() -> None:
@@ -82,9 +85,10 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=600)
     parser.add_argument("--python", default="python3", help="the Python to compare with (the sandbox's: python3)")
     args = parser.parse_args()
-    answered, agreed, wrong = compare(args.seed, args.count, args.python)
+    answered, agreed, errors, wrong = compare(args.seed, args.count, args.python)
     print(f"{args.count} random one-liners: the walker answered {answered}, {agreed} exactly as {args.python} "
-          f"prints them ({100 * agreed / max(answered, 1):.1f}%); the other {args.count - answered} go to the model")
+          f"prints them ({100 * agreed / max(answered, 1):.1f}%; {errors} of them its tracebacks); the other "
+          f"{args.count - answered} go to the model")
     for code, said, real in wrong:
         print(f"  DISAGREES {code}\n    walker: {said!r}\n    python: {real!r}")
 

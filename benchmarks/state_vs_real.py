@@ -364,7 +364,8 @@ SEQUENCES: list[list[str]] = [
      "python3 -c 'import ast; print(ast.dump(ast.parse(\"x = 1\")))'",
      "python3 -c 'import ast; print(sum(isinstance(n, (ast.FunctionDef, ast.ClassDef)) for n in ast.walk(ast.parse(open(\"src/notes.py\").read()))))'",
      "python3 -c 'import ast; f = ast.parse(open(\"src/notes.py\").read()).body[0]; print(f.name, f.lineno, f.end_lineno, [a.arg for a in f.args.args])'",
-     "ls"],
+     "ls", "python3 -c 'print(1); print(1/0)'", "python3 -c 'x = {}\nprint(x[\"k\"])'", "python3 -c 'print(int(\"x\"))'",
+     "python3 -c 'print([1, 2][5])'", "python3 -c 'assert 1 == 2, [1, \"x\"]'", "ls"],
     # the project's own functions, imported and called (pyrun.py): module bodies walked, the
     # bytecode Python writes into __pycache__ beside each module, a script run as __main__
     ["python3 -c 'from src.notes import add; print(add([\"a\"], \"b\"))'", "ls src", "ls -a src/__pycache__",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from .pyeval import Unknown, _Function, _Opaque, _printable
+from .pyeval import FAILED, Unknown, _Function, _Opaque, _printable
 
 _BUILTIN_BASES = frozenset({"object"})
 _DECORATORS = frozenset({"staticmethod", "classmethod", "property"})
@@ -102,6 +102,8 @@ class Classes:
         try:
             for statement in node.body:
                 self._class_statement(statement, cls)
+        except FAILED:
+            raise Unknown("an error in a class body (its traceback shows its lines)") from None
         finally:
             self.names = saved
         if "__init_subclass__" in names or "__set_name__" in names or any(

@@ -129,20 +129,65 @@ def one_liner(command: str) -> tuple[str, list[str]] | None:
 
 
 def run(code: str, machine: Machine) -> str | None:
-    """What `python3 -c CODE` prints (exit 0), or None where this walker does not decide it."""
+    """What `python3 -c CODE` prints where it exits 0, or None (`outcome`)."""
+    said = outcome(code, machine)
+    return said[0] if said is not None and said[1] == 0 else None
+
+
+def outcome(code: str, machine: Machine) -> tuple[str, int] | None:
+    """What `python3 -c CODE` prints and its exit code, or None where this walker does not decide it.
+    An error raised at the code's own top level, in a statement of one line, by Python's own
+    operations (`1/0`, `{}["k"]`, `int("x")`) is Python's traceback (`traceback`)."""
     try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # (`1 is 1`, `None[0]`: Python warns on stderr first)
+            tree = ast.parse(code)
+            compile(tree, "<string>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, Warning):
         return None  # (the error as the world's python words it: the model's)
-    walker = _Walker(machine)
+    return _Walker(machine).walk(tree)
+
+
+# The errors Python's own operations raise on plain values; recursion and memory: the walker's bounds
+RAISED = (ArithmeticError, ValueError, TypeError, LookupError, AttributeError, AssertionError)
+
+
+class PythonError(Exception):
+    """An error Python itself raised, operating on the code's values as the code asked (`_python`):
+    its message is Python's own. One the walker's own workings raised is not one of these."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _python(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Python's own operation on the code's values; the error it raises, a PythonError."""
     try:
-        for statement in tree.body:
-            walker.execute(statement)
-    except Unknown:
+        return function(*args, **kwargs)
+    except RAISED as error:
+        raise PythonError(error) from None
+
+
+FAILED = (PythonError, *RAISED)  # (an error rising where its traceback would show more: the model's)
+STDOUT_BUFFER = 8192  # bytes Python's stdout holds, writing to a pipe, before it writes them out
+
+
+def traceback(line: int, error: str, printed: str) -> tuple[str, int] | None:
+    """`python3 -c`'s output where its code raised `error` ("ZeroDivisionError: division by zero") at
+    its top level, on `line`: the code has no file, so no line of it is shown; the traceback comes
+    first, as what was printed waits in stdout's buffer (a pipe's) until Python exits; exit 1."""
+    if len(printed.encode()) >= STDOUT_BUFFER:
+        return None  # (part of it written before the traceback: where it parts, not followed)
+    return f'Traceback (most recent call last):\n  File "<string>", line {line}, in <module>\n{error}\n{printed}', 1
+
+
+def _error_text(error: BaseException) -> str | None:
+    """How Python's traceback ends for an error of Python's own (None for another kind)."""
+    if type(error).__module__ != "builtins" or isinstance(error, RecursionError | MemoryError):
         return None
-    except (ArithmeticError, ValueError, TypeError, LookupError, AttributeError, RecursionError, MemoryError):
-        return None  # (the traceback: the model's)
-    return "".join(walker.out)
+    said = str(error)
+    return f"{type(error).__name__}: {said}" if said else type(error).__name__
 
 
 # Modules no file in the shell's folder can stand in for: sys is built in, and os (with os.path) is
@@ -179,6 +224,23 @@ class _Walker:
             if self.cells > MAX_CELLS:
                 raise Unknown("too much made")
         return value
+
+    def walk(self, tree: ast.Module) -> tuple[str, int] | None:
+        """The code's output and exit code; None where the walker does not decide them."""
+        statement: ast.stmt | None = None
+        try:
+            for statement in tree.body:
+                self.execute(statement)
+        except Unknown:
+            return None
+        except PythonError as raised:  # (at the top level: one raised deeper is Unknown where it rises)
+            text = _error_text(raised.error)
+            if text is None or statement is None or statement.lineno != statement.end_lineno:
+                return None  # (its traceback: the model's)
+            return traceback(statement.lineno, text, "".join(self.out))
+        except (*RAISED, RecursionError, MemoryError):
+            return None  # (the walker's own: not Python's word)
+        return "".join(self.out), 0
 
     def _charge(self, *values: Any) -> None:
         """What an operation goes over (`x.count(y)`, `y in x`, `x == y`, `sorted(x)`: each item of
@@ -265,7 +327,7 @@ class _Walker:
         if isinstance(node, ast.BinOp):
             return self._binary(node.op, self.evaluate(node.left), self.evaluate(node.right))
         if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-            return _checked(_UNARY[type(node.op)](_plain(self.evaluate(node.operand))))
+            return _checked(_python(_UNARY[type(node.op)], _plain(self.evaluate(node.operand))))
         if isinstance(node, ast.BoolOp):
             value = None
             for operand in node.values:
@@ -290,15 +352,15 @@ class _Walker:
         if isinstance(node, ast.Dict):
             if any(k is None for k in node.keys):
                 raise Unknown("**")
-            return {_plain(self.evaluate(k)): self.evaluate(v) for k, v in zip(node.keys, node.values)}
+            return _python(dict, [(_plain(self.evaluate(k)), self.evaluate(v)) for k, v in zip(node.keys, node.values)])
         if isinstance(node, ast.Subscript):
             value = _plain(self.evaluate(node.value))
             if isinstance(node.slice, ast.Slice):
                 self._charge(value)
                 parts = [None if p is None else _plain(self.evaluate(p))
                          for p in (node.slice.lower, node.slice.upper, node.slice.step)]
-                return value[slice(*parts)]
-            return value[_plain(self.evaluate(node.slice))]
+                return _python(operator.getitem, value, _python(slice, *parts))
+            return _python(operator.getitem, value, _plain(self.evaluate(node.slice)))
         if isinstance(node, ast.JoinedStr):
             return "".join(v if isinstance(v, str) else "" for v in (self.evaluate(p) for p in node.values))
         if isinstance(node, ast.FormattedValue):
@@ -318,7 +380,7 @@ class _Walker:
         spec = "" if node.format_spec is None else self.evaluate(node.format_spec)
         if any(ch.isdigit() for ch in spec) and max(len(run) for run in _digit_runs(spec)) > 4:
             raise Unknown("wide format")
-        return self._made(format(value, spec))
+        return self._made(_python(format, value, spec))
 
     def _comprehension(self, node: ast.ListComp | ast.GeneratorExp) -> list[Any]:
         if len(node.generators) != 1 or node.generators[0].is_async:
@@ -332,6 +394,8 @@ class _Walker:
                 self._bind(generator.target, item)
                 if all(self.evaluate(test) for test in generator.ifs):
                     out.append(self.evaluate(node.elt))
+        except FAILED:
+            raise Unknown("an error in a comprehension (its traceback shows its own frame)") from None
         finally:
             self.names = saved
             self.generating -= isinstance(node, ast.GeneratorExp)
@@ -350,7 +414,7 @@ class _Walker:
                 len(left) * right > MAX_LEN or isinstance(right, str | list | tuple) and isinstance(left, int) and \
                 len(right) * left > MAX_LEN:
             raise Unknown("too long")
-        return self._made(_BINARY[type(op)](left, right))
+        return self._made(_python(_BINARY[type(op)], left, right))
 
     def _attribute(self, value: Any, name: str) -> Any:
         if isinstance(value, _Module):
@@ -407,7 +471,8 @@ class _Walker:
             if name == "replace" and len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str) and \
                     (value.count(args[0]) + 1) * (len(args[1]) + 1) > MAX_LEN:
                 raise Unknown("too long")
-            return self._made(getattr(value, name)(*[_plain(a) for a in args], **{k: _plain(v) for k, v in kwargs.items()}))
+            return self._made(_python(getattr(value, name), *[_plain(a) for a in args],
+                                      **{k: _plain(v) for k, v in kwargs.items()}))
         if kind == "file":
             file, name = what
             if args or kwargs:
@@ -422,18 +487,19 @@ class _Walker:
                 raise Unknown("os.path")
             if what[0] == "abspath":
                 return posixpath.normpath(posixpath.join(self.machine.cwd, *args))
-            return getattr(posixpath, what[0])(*args)
+            return _library(getattr(posixpath, what[0]), *args)
         if kind == "json":
             if args[1:] or set(kwargs) - {"indent", "sort_keys", "separators", "ensure_ascii"} or \
                     not isinstance(kwargs.get("indent", 0), int | None) or (kwargs.get("indent") or 0) > 16:
                 raise Unknown("json.dumps")
-            return self._made(json.dumps(_printable(args[0]), **{k: _plain(v) for k, v in kwargs.items()}))
+            return self._made(_library(json.dumps, _printable(args[0]), **{k: _plain(v) for k, v in kwargs.items()}))
         if kind == "ast":
             return self._ast(what[0], args, kwargs)
         if kind == "math":
             if what[0] in ("factorial", "comb", "perm") and any(not isinstance(a, int) or a > 1000 for a in args):
                 raise Unknown("too big")
-            return self._made(getattr(math, what[0])(*[_plain(a) for a in args], **{k: _plain(v) for k, v in kwargs.items()}))
+            return self._made(_python(getattr(math, what[0]), *[_plain(a) for a in args],
+                                      **{k: _plain(v) for k, v in kwargs.items()}))
         raise Unknown(kind)
 
     def _ast(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -448,8 +514,8 @@ class _Walker:
                 warnings.simplefilter("error")  # (a warning Python would print: the model's)
                 try:
                     return _Node(ast.parse(args[0]))
-                except Warning:
-                    raise Unknown("a warning") from None
+                except (Warning, SyntaxError):
+                    raise Unknown("a warning, or ast's own error") from None
         if not isinstance(args[0], _Node):
             raise Unknown(f"ast.{name}")
         if name == "walk":
@@ -460,7 +526,7 @@ class _Walker:
             return self._made(nodes)
         if name == "dump":
             return self._made(ast.dump(args[0].node))
-        return ast.get_docstring(args[0].node)  # type: ignore[arg-type]
+        return _library(ast.get_docstring, args[0].node)
 
     def _builtin(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
         self._charge(*args)
@@ -479,7 +545,7 @@ class _Walker:
                 raise Unknown("print(file=)")
             sep = " " if kwargs.get("sep") is None else kwargs["sep"]
             end = "\n" if kwargs.get("end") is None else kwargs["end"]
-            text = sep.join(str(_printable(a)) for a in args) + end
+            text = sep.join(_python(str, _printable(a)) for a in args) + end
             self.printed += len(text)
             if self.printed > MAX_OUTPUT:
                 raise Unknown("too much output")
@@ -488,7 +554,7 @@ class _Walker:
         if name == "open":
             return self._open(args, kwargs)
         if name == "range":
-            made = range(*[_plain(a) for a in args])
+            made = _python(range, *[_plain(a) for a in args])
             if len(made) > MAX_LEN:
                 raise Unknown("too long")
             return made
@@ -505,7 +571,9 @@ class _Walker:
             kwargs = {**kwargs, "key": _BUILTINS[key.what[0]]}
         elif name == "sum" and (len(args) > 1 or kwargs):
             raise Unknown("sum with a start")  # (lists added one by one: quadratic)
-        return self._made(_BUILTINS[name](*[_plain(a) for a in args],
+        if name not in _BUILTINS:
+            raise Unknown(name)
+        return self._made(_python(_BUILTINS[name], *[_plain(a) for a in args],
                                           **{k: (v if k == "key" else _plain(v)) for k, v in kwargs.items()}))
 
     def _open(self, args: list[Any], kwargs: dict[str, Any]) -> _File:
@@ -526,6 +594,14 @@ class _Generated(list):
 MAX_PARSED = 1_000_000  # characters `ast.parse` is given
 
 
+def _library(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """A call of a library function written in Python: an error in it shows its frames (the model's)."""
+    try:
+        return function(*args, **kwargs)
+    except FAILED:
+        raise Unknown("an error inside a library's code") from None
+
+
 def _node_value(value: Any) -> Any:
     """A node's field as the code sees it: nodes wrapped, lists of them, plain values as they are."""
     if isinstance(value, ast.AST):
@@ -539,7 +615,7 @@ def _node_value(value: Any) -> Any:
 
 def _compare(op: ast.cmpop, left: Any, right: Any) -> bool:
     if type(op) in _COMPARE:
-        return _COMPARE[type(op)](left, right)
+        return _python(_COMPARE[type(op)], left, right)
     if isinstance(op, ast.Is | ast.IsNot) and right is None:
         return (left is None) == isinstance(op, ast.Is)
     raise Unknown("comparison")

@@ -22,6 +22,7 @@ writes it: `compiled` lists the sources, for the state to add those files (effec
 from __future__ import annotations
 
 import ast
+import operator
 import sys
 import warnings
 from collections.abc import Callable
@@ -56,40 +57,18 @@ class Project:
 
 def run(code: str, machine: pyeval.Machine, project: Project) -> tuple[str, int] | None:
     """What `python3 -c CODE` prints and its exit code, or None where the walker does not decide
-    it; the project modules it imported are in `project.compiled`. An `assert` of the code's own
-    that fails (not one in a function) is Python's traceback, exit 1: the code has no file, so no
-    line of it is shown; the traceback comes first, as what was printed waits in stdout's buffer
-    (a pipe's) until Python exits."""
+    it; the project modules it imported are in `project.compiled`. An error raised by the code's
+    own top level (an `assert` of its own, `1/0`; not one in a function or a module, whose
+    traceback shows their lines) is Python's traceback (pyeval.traceback)."""
     try:
         tree = _compiled(code, "<string>")
     except Unknown:
         return None
     walker = _Walker(machine, project)
-    walker.main = walker.names
     try:
-        for statement in tree.body:
-            walker.execute(statement)
-    except _AssertionFailed as failed:
-        printed = "".join(walker.out)
-        if len(printed.encode()) >= STDOUT_BUFFER:
-            return None  # (part of it written before the traceback: where it parts, not followed)
-        return f'Traceback (most recent call last):\n  File "<string>", line {failed.line}, in <module>\n' \
-               f"AssertionError{': ' + failed.message if failed.message else ''}\n{printed}", 1
-    except (Unknown, _Jump):
+        return walker.walk(tree)
+    except _Jump:
         return None
-    except (ArithmeticError, ValueError, TypeError, LookupError, AttributeError, RecursionError, MemoryError):
-        return None
-    return "".join(walker.out), 0
-
-
-STDOUT_BUFFER = 8192  # bytes Python's stdout holds, writing to a pipe, before it writes them out
-
-
-class _AssertionFailed(Exception):
-    """An `assert` of `python3 -c`'s code failed at its top level: its line, and its message's str()."""
-
-    def __init__(self, line: int, message: str) -> None:
-        self.line, self.message = line, message
 
 
 def run_script(path: str, text: str, machine: pyeval.Machine, project: Project) -> str | None:
@@ -102,7 +81,7 @@ def run_script(path: str, text: str, machine: pyeval.Machine, project: Project) 
         walker._walk_module(text, path, walker.names)
     except (Unknown, _Jump):
         return None
-    except (ArithmeticError, ValueError, TypeError, LookupError, AttributeError, RecursionError, MemoryError):
+    except (*pyeval.FAILED, RecursionError, MemoryError):
         return None
     return "".join(walker.out)
 
@@ -184,7 +163,6 @@ class _Walker(Classes, pyeval._Walker):
         self.depth = 0
         self.future_annotations = False
         self.names.update({"__name__": "__main__", "__package__": None})
-        self.main: dict[str, Any] | None = None  # (`python3 -c`'s own namespace)
 
     # names: the frame's own, the functions' it is nested in, the module's, the builtins
     def _scoped(self, name: str) -> Any:
@@ -226,7 +204,8 @@ class _Walker(Classes, pyeval._Walker):
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
             container = _plain(self.evaluate(node.target.value))
             key = _plain(self.evaluate(node.target.slice))
-            self._store(container, key, self._binary(node.op, container[key], self.evaluate(node.value)))
+            self._store(container, key, self._binary(node.op, pyeval._python(operator.getitem, container, key),
+                                                     self.evaluate(node.value)))
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute):
             owner = self.evaluate(node.target.value)
             current = self._class_attribute(owner, node.target.attr) if isinstance(owner, _Instance | _UserClass) else None
@@ -237,12 +216,12 @@ class _Walker(Classes, pyeval._Walker):
             self.names[node.target.id] = self._binary(node.op, self._name(node.target.id), self.evaluate(node.value))
         elif isinstance(node, ast.Assert):
             if not self.evaluate(node.test):
-                if self.depth or self.names is not self.main:
-                    raise Unknown("AssertionError in a function or a module: its traceback shows their lines")
-                message = "" if node.msg is None else self.evaluate(node.msg)
+                if node.msg is None:
+                    raise pyeval.PythonError(AssertionError())
+                message = self.evaluate(node.msg)
                 if isinstance(message, pyeval._Opaque | pyeval._Function | pyeval._Module):
                     raise Unknown("a message of another kind")
-                raise _AssertionFailed(node.lineno, str(pyeval._printable(message)))
+                raise pyeval.PythonError(AssertionError(pyeval._printable(message)))
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.simple:
             if not self.future_annotations:
                 self._annotation(node.annotation)
@@ -283,7 +262,7 @@ class _Walker(Classes, pyeval._Walker):
     def _store(self, container: Any, key: Any, value: Any) -> None:
         if not isinstance(container, list | dict):
             raise Unknown("item assignment")
-        container[key] = value
+        pyeval._python(operator.setitem, container, key, value)
         if len(container) > pyeval.MAX_LEN:
             raise Unknown("too long")
 
@@ -401,6 +380,8 @@ class _Walker(Classes, pyeval._Walker):
             return returned.value
         except (_Break, _Continue):
             raise Unknown("break outside a loop")
+        except pyeval.FAILED:
+            raise Unknown("an error in a function (its traceback shows its lines)") from None
         finally:
             self.names, self.module, self.enclosing, self.local_names, self.current = saved
             self.depth -= 1
@@ -558,6 +539,8 @@ class _Walker(Classes, pyeval._Walker):
             self._block(tree.body)
         except _Jump:
             raise Unknown("return outside a function") from None
+        except pyeval.FAILED:
+            raise Unknown("an error in a module (its traceback shows its lines)") from None
         finally:
             self.names, self.module, self.enclosing, self.local_names, self.future_annotations = saved
 

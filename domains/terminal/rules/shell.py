@@ -315,9 +315,9 @@ def _python_c(one_liner: tuple[str, list[str]], s: TerminalState) -> tuple[str, 
             not (imported <= pyeval.UNSHADOWED or _no_shadowing(s, imported)) or \
             {"PATH", "PYTHONSTARTUP", "PYTHONHOME"} & set(s.env):
         return None
-    said = pyeval.run(code, pyeval.Machine(s.cwd, lambda path: _contents(path, s), argv))
+    said = pyeval.outcome(code, pyeval.Machine(s.cwd, lambda path: _contents(path, s), argv))
     if said is not None:
-        return said, 0
+        return said
     if _project_imports(s, ["-c", code, *argv]) is None:
         return None
     return pyrun.run(code, pyeval.Machine(s.cwd, lambda path: _contents(path, s), argv), _project(s))
