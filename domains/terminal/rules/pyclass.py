@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from .pyeval import FAILED, Unknown, _Function, _Opaque, _printable
+from .pyvalues import FAILED, Unknown, _Function, _Opaque, _printable
 
 _BUILTIN_BASES = frozenset({"object"})
 _DECORATORS = frozenset({"staticmethod", "classmethod", "property"})

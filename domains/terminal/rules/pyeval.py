@@ -1,11 +1,12 @@
 """What a `python3 -c CODE` one-liner prints, where the state alone decides it: arithmetic, strings,
 lists and dicts, `print`, f-strings, `len(open(F).read().splitlines())`, `os.getcwd()`, `os.path`'s
-string functions, `sys.argv`, `json.dumps`, `math`. The code is never run: its syntax tree is walked
-here, and only the plain values it builds (numbers, strings, lists, tuples, dicts) ever reach
-Python's own functions, from a list of those that only compute. Anything else — another module, a
-class, a lambda, a file the state does not know, a value whose printed form holds an address or a
-set's order, an exception — leaves the step to the model (`Unknown`). Sizes and steps are bounded,
-so `9**9**9` or `"x" * 10**9` is the model's too.
+string functions, `sys.argv`, `json.dumps`, `math`, a file's syntax tree (`ast`). The code is never
+run: its syntax tree is walked here, and only the plain values it builds (numbers, strings, lists,
+tuples, dicts) ever reach Python's own functions, from a list of those that only compute (the
+values and their bounds: pyvalues.py). Anything else — another module, a class, a lambda, a file
+the state does not know, a value whose printed form holds an address or a set's order, an error
+raised anywhere but at the code's top level — leaves the step to the model (`Unknown`). Sizes,
+steps and the work of searches are bounded, so `9**9**9` or `"x" * 10**9` is the model's too.
 """
 
 from __future__ import annotations
@@ -21,17 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-MAX_BITS = 14_000  # an int's size (Python 3.11 prints at most 4,300 digits)
-MAX_LEN = 100_000  # a string's or a list's
-MAX_STEPS = 50_000  # nodes evaluated and loop rounds
-MAX_OUTPUT = 100_000
-MAX_CELLS = 2_000_000  # characters and items made in all
-MAX_WORK = 3_000_000  # characters and items gone over in all (by a search, a comparison, a call)
-
-
-class Unknown(Exception):
-    """Outside what this walker computes: the model answers."""
-
+from .pyvalues import (FAILED, MAX_BITS, MAX_CELLS, MAX_LEN, MAX_OUTPUT, MAX_PARSED, MAX_STEPS, MAX_WORK, RAISED,
+                       PythonError, Unknown, _checked, _digit_runs, _File, _Function, _Generated, _library, _Module,
+                       _Node, _node_value, _NodeType, _plain, _printable, _python, _starred)
 
 @dataclass
 class Machine:
@@ -42,43 +35,6 @@ class Machine:
     read: Callable[[str], str | None]
     argv: list[str] = field(default_factory=list)
     program: str = "-c"
-
-
-class _Module:
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-
-class _File:
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-
-class _Opaque:
-    """A value of the walker's own making (pyclass.py's classes and instances): never handed to
-    Python's own functions."""
-
-
-class _Node:
-    """A node of a syntax tree `ast.parse` made of a text: its fields read as plain values, lists and
-    nodes (printed, it would show an address: not answered)."""
-
-    def __init__(self, node: ast.AST) -> None:
-        self.node = node
-
-
-class _NodeType:
-    """`ast.FunctionDef` and the like: for `isinstance` and `type(n).__name__`."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-
-class _Function:
-    """A function the code may call: a builtin, a method of a plain value, a module's function."""
-
-    def __init__(self, kind: str, *what: Any) -> None:
-        self.kind, self.what = kind, what
 
 
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -148,28 +104,6 @@ def outcome(code: str, machine: Machine) -> tuple[str, int] | None:
     return _Walker(machine).walk(tree)
 
 
-# The errors Python's own operations raise on plain values; recursion and memory: the walker's bounds
-RAISED = (ArithmeticError, ValueError, TypeError, LookupError, AttributeError, AssertionError)
-
-
-class PythonError(Exception):
-    """An error Python itself raised, operating on the code's values as the code asked (`_python`):
-    its message is Python's own. One the walker's own workings raised is not one of these."""
-
-    def __init__(self, error: BaseException) -> None:
-        super().__init__(str(error))
-        self.error = error
-
-
-def _python(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Python's own operation on the code's values; the error it raises, a PythonError."""
-    try:
-        return function(*args, **kwargs)
-    except RAISED as error:
-        raise PythonError(error) from None
-
-
-FAILED = (PythonError, *RAISED)  # (an error rising where its traceback would show more: the model's)
 STDOUT_BUFFER = 8192  # bytes Python's stdout holds, writing to a pipe, before it writes them out
 
 
@@ -587,32 +521,6 @@ class _Walker:
         return _File(text)
 
 
-class _Generated(list):
-    """A generator expression's values (printed, it would show an address: not answered)."""
-
-
-MAX_PARSED = 1_000_000  # characters `ast.parse` is given
-
-
-def _library(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """A call of a library function written in Python: an error in it shows its frames (the model's)."""
-    try:
-        return function(*args, **kwargs)
-    except FAILED:
-        raise Unknown("an error inside a library's code") from None
-
-
-def _node_value(value: Any) -> Any:
-    """A node's field as the code sees it: nodes wrapped, lists of them, plain values as they are."""
-    if isinstance(value, ast.AST):
-        return _Node(value)
-    if isinstance(value, list):
-        return [_node_value(v) for v in value]
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    raise Unknown("a field of another kind")
-
-
 def _compare(op: ast.cmpop, left: Any, right: Any) -> bool:
     if type(op) in _COMPARE:
         return _python(_COMPARE[type(op)], left, right)
@@ -621,61 +529,3 @@ def _compare(op: ast.cmpop, left: Any, right: Any) -> bool:
     raise Unknown("comparison")
 
 
-def _starred() -> bool:
-    raise Unknown("*")
-
-
-def _digit_runs(spec: str) -> list[str]:
-    runs, current = [], ""
-    for ch in spec:
-        if ch.isdigit():
-            current += ch
-        elif current:
-            runs.append(current)
-            current = ""
-    return runs + ([current] if current else [])
-
-
-def _plain(value: Any) -> Any:
-    """A value Python's own functions may be handed: not a module, a file, a function or a node."""
-    if isinstance(value, _Module | _File | _Function | _Node | _NodeType | _Opaque):
-        raise Unknown("not a plain value")
-    return value
-
-
-def _printable(value: Any) -> Any:
-    """A value whose printed form Python gives the same in every run (no address, no set order),
-    and not past MAX_LEN characters (counted before Python makes it)."""
-    budget = [MAX_LEN]
-
-    def visit(v: Any, depth: int) -> None:
-        budget[0] -= 4 + (len(v) if isinstance(v, str) else v.bit_length() // 3 if isinstance(v, int) else 0)
-        if budget[0] < 0 or depth > 50:
-            raise Unknown("too much to print")
-        if isinstance(v, _Generated):
-            raise Unknown("a generator's address")
-        if isinstance(v, bool | int | float | str | range) or v is None:
-            return
-        if type(v).__name__ in ("dict_keys", "dict_values", "dict_items"):
-            v = list(v)
-        if isinstance(v, dict):
-            v = [x for pair in v.items() for x in pair]
-        if not isinstance(v, list | tuple):
-            raise Unknown(f"{type(v).__name__} printed")
-        for item in v:
-            visit(item, depth + 1)
-
-    visit(value, 0)
-    return value
-
-
-def _checked(value: Any) -> Any:
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > MAX_BITS:
-        raise Unknown("too big")
-    return _sized(value)
-
-
-def _sized(value: Any) -> Any:
-    if isinstance(value, str | list | tuple) and len(value) > MAX_LEN:
-        raise Unknown("too long")
-    return value

@@ -31,7 +31,7 @@ from typing import Any
 
 from . import pyeval, pyscript, stdlib_imports
 from .pyclass import Classes, _Bound, _Instance, _Super, _UserClass
-from .pyeval import Unknown, _Function, _Module, _plain
+from .pyvalues import FAILED, MAX_LEN, PythonError, Unknown, _Function, _Module, _Opaque, _plain, _printable, _python
 
 RECURSION = 100  # calls deep (Python allows 1,000; past this the model answers)
 MAX_MODULES = 20  # project modules imported by one command
@@ -81,7 +81,7 @@ def run_script(path: str, text: str, machine: pyeval.Machine, project: Project) 
         walker._walk_module(text, path, walker.names)
     except (Unknown, _Jump):
         return None
-    except (*pyeval.FAILED, RecursionError, MemoryError):
+    except (*FAILED, RecursionError, MemoryError):
         return None
     return "".join(walker.out)
 
@@ -204,7 +204,7 @@ class _Walker(Classes, pyeval._Walker):
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
             container = _plain(self.evaluate(node.target.value))
             key = _plain(self.evaluate(node.target.slice))
-            self._store(container, key, self._binary(node.op, pyeval._python(operator.getitem, container, key),
+            self._store(container, key, self._binary(node.op, _python(operator.getitem, container, key),
                                                      self.evaluate(node.value)))
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute):
             owner = self.evaluate(node.target.value)
@@ -217,11 +217,11 @@ class _Walker(Classes, pyeval._Walker):
         elif isinstance(node, ast.Assert):
             if not self.evaluate(node.test):
                 if node.msg is None:
-                    raise pyeval.PythonError(AssertionError())
+                    raise PythonError(AssertionError())
                 message = self.evaluate(node.msg)
-                if isinstance(message, pyeval._Opaque | pyeval._Function | pyeval._Module):
+                if isinstance(message, _Opaque | _Function | _Module):
                     raise Unknown("a message of another kind")
-                raise pyeval.PythonError(AssertionError(pyeval._printable(message)))
+                raise PythonError(AssertionError(_printable(message)))
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.simple:
             if not self.future_annotations:
                 self._annotation(node.annotation)
@@ -262,8 +262,8 @@ class _Walker(Classes, pyeval._Walker):
     def _store(self, container: Any, key: Any, value: Any) -> None:
         if not isinstance(container, list | dict):
             raise Unknown("item assignment")
-        pyeval._python(operator.setitem, container, key, value)
-        if len(container) > pyeval.MAX_LEN:
+        _python(operator.setitem, container, key, value)
+        if len(container) > MAX_LEN:
             raise Unknown("too long")
 
     def _define(self, node: ast.FunctionDef) -> None:
@@ -340,7 +340,7 @@ class _Walker(Classes, pyeval._Walker):
             result = super()._call(node)
             if isinstance(func, _Function) and func.kind == "method":
                 target = func.what[0]
-                if isinstance(target, list | dict) and len(target) > pyeval.MAX_LEN:
+                if isinstance(target, list | dict) and len(target) > MAX_LEN:
                     raise Unknown("too long")
             return result
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
@@ -380,7 +380,7 @@ class _Walker(Classes, pyeval._Walker):
             return returned.value
         except (_Break, _Continue):
             raise Unknown("break outside a loop")
-        except pyeval.FAILED:
+        except FAILED:
             raise Unknown("an error in a function (its traceback shows its lines)") from None
         finally:
             self.names, self.module, self.enclosing, self.local_names, self.current = saved
@@ -539,7 +539,7 @@ class _Walker(Classes, pyeval._Walker):
             self._block(tree.body)
         except _Jump:
             raise Unknown("return outside a function") from None
-        except pyeval.FAILED:
+        except FAILED:
             raise Unknown("an error in a module (its traceback shows its lines)") from None
         finally:
             self.names, self.module, self.enclosing, self.local_names, self.future_annotations = saved
