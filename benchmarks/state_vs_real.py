@@ -395,7 +395,9 @@ SEQUENCES: list[list[str]] = [
      "python3 -c 'from models import Node; n = Node(3); print(n, repr(n), [n.value], Node.count, f\"{n}|{n!r}\")'",
      "python3 -c 'from models import Counted; c = Counted(\"x\"); c.push(5).push(6); print(c, c.label, c.size, isinstance(c, Counted), type(c).__name__)'",
      "python3 -c 'from models import Point; p = Point(3, -4); print(p, p.norm(), p == Point(3, -4), p == Point(1), Point(1, label=\"a\"))'",
-     "python3 -c 'from models import Stack; print(Stack())'", "ls", "ls __pycache__", "git status --short"],
+     "python3 -c 'from models import Stack; print(Stack())'", "ls", "ls __pycache__", "git status --short",
+     "printf 'from models import Point\\n\\n\\nclass Q(Point):\\n    pass\\n' > sub.py",
+     "python3 -c 'from sub import Q, Point; print(Q(1), Q(1) == Q(1), Q(1) == Point(1), Q(1, y=2))'"],
     # git diff where git's diff chooses (xdiff.py): a function added between two, lines swapped, a
     # line added beside an equal one, a last line without its newline, blocks moved
     ["printf 'def a():\\n    return 1\\n\\n\\ndef c():\\n    return 3\\n' > m.py && git add m.py && git commit -qm m",

@@ -2310,6 +2310,9 @@ def test_the_projects_classes_are_walked_and_an_instance_without_a_repr_is_the_m
                     "print(str(Bare()))"):
         assert shell.answer(s, f"python3 -c 'from models import Stack, Point, Bare; {unknown}'") is None, unknown
     assert shell.answer(s, "python3 -c 'from models import Bare; print(Bare() == Bare())'") == ("False\n", 0)
+    sub = run(s, "printf 'from models import Point\\n\\n\\nclass Q(Point):\\n    pass\\n' > sub.py")
+    assert shell.answer(sub, "python3 -c 'from sub import Q, Point; print(Q(1), Q(1) == Q(1), Q(1) == Point(1))'") == \
+        ("Q(x=1, y=0) True False\n", 0)  # (a dataclass's subclass: its __init__, __repr__ and __eq__)
     meta = run(s, "printf 'class M(type):\\n    pass\\n\\n\\nclass K(metaclass=M):\\n    pass\\n' > meta.py")
     assert shell.answer(meta, "python3 -c 'import meta'") is None
 

@@ -111,6 +111,8 @@ class Classes:
             raise Unknown("a class hook")
         if dataclass:
             self._make_dataclass(node, cls)
+        elif base is not None and base.fields is not None:
+            cls.fields = base.fields  # (a dataclass's subclass: its __init__, __repr__ and __eq__ are inherited)
         self.names[node.name] = cls
 
     def _class_statement(self, node: ast.stmt, cls: _UserClass) -> None:
