@@ -11,12 +11,12 @@ import posixpath
 import re
 import sys
 
-from . import history, missing, pyeval, pyrun, sedscript
+from . import history, missing, sedscript
 from .state import (WRITABLE, TerminalState, _abs, _absent, _changed, _children, _contents, _exists, _expand,
                     _forget_writes, _made, _remove, _touched,
                     _Unknown, _within, _write)
 from .line import PATH_EXPANSIONS, Heredoc, _echo_text, _split, _tildes
-from .programs import (MODELLED, _archive_target, _compiles, _program_ran, _project, _project_imports, _script_run,
+from .programs import (MODELLED, _archive_target, _compiles, _program_ran, _project_run, _script_run,
                        _writes)
 
 
@@ -151,10 +151,10 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
             _made(s, _abs(name, s))  # sed -i writes a new file and renames it over the old one
     elif cmd == "python3" and _compiles(s, args):
         _compiled(s, args[2:])
-    elif cmd == "python3" and _writes(cmd, args, s) and (sources := _project_imports(s, args)) is not None:
-        _compiled(s, sources, imported=True)  # (a one-liner that imports the project's modules: pyrun.py)
-    elif cmd == "python3" and len(args) == 1 and (ran := _script_run(args[0], s)) is not None:
-        _compiled(s, ran[2], imported=True)  # (a script pyrun.py follows: the modules it imports)
+    elif cmd == "python3" and len(args) == 1 and (script := _script_run(args[0], s)) is not None:
+        _compiled(s, script[2], imported=True)  # (a script pyrun.py follows: the modules it imports)
+    elif cmd == "python3" and args[:1] == ["-c"] and _writes(cmd, args, s) and (ran := _project_run(s, args)):
+        _compiled(s, ran[1], imported=True)  # (a one-liner that imports the project's modules: pyrun.py)
     elif cmd not in MODELLED and _writes(cmd, args, s):  # python, make, sed -i…: may write anything
         _program_ran(s, cmd, args)
 
@@ -342,13 +342,10 @@ def _placed(s: TerminalState, cmd: str, args: list[str], src: str, dst: str) -> 
 def _walked_to_its_failure(s: TerminalState, args: list[str], output: str, exit_code: int) -> bool:
     """`python3 -c CODE` that failed as pyrun.py walked it (an assert of its own): what it imported
     before is compiled beside each module, and nothing else was written. True where so."""
-    if args[:1] != ["-c"] or (sources := _project_imports(s, args)) is None:
+    ran = _project_run(s, args)
+    if ran is None or ran[0] != (output, exit_code):
         return False
-    project = _project(s)
-    if pyrun.run(args[1], pyeval.Machine(s.cwd, lambda path: _contents(path, s), args[2:]), project) != \
-            (output, exit_code):
-        return False
-    _compiled(s, sources, imported=True)
+    _compiled(s, ran[1], imported=True)
     return True
 
 

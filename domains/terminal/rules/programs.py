@@ -2,7 +2,7 @@
 state cannot follow may have written (`_program_ran`: the files its text names); `python3 -m
 py_compile`, which the state follows (`_compiles`); where Python finds the project's modules and
 what a run of them the walker follows prints and compiles (`_find_module`, `_script_run`,
-`_project_imports`: pyscript.py, pyrun.py); the archive `tar` or `zip` creates."""
+`_project_run`: pyscript.py, pyrun.py); the archive `tar` or `zip` creates."""
 
 from __future__ import annotations
 
@@ -176,16 +176,16 @@ def _project(s: TerminalState, root: str | None = None) -> pyrun.Project:
                          _module_names(root, s) if root in s.known_dirs else frozenset(sys.stdlib_module_names))
 
 
-def _project_imports(s: TerminalState, args: list[str]) -> list[str] | None:
-    """The project modules `python3 -c CODE` imports (their sources, each compiled beside it), where
-    pyrun.py follows everything the code does; None otherwise."""
+def _project_run(s: TerminalState, args: list[str]) -> tuple[tuple[str, int], list[str]] | None:
+    """`python3 -c CODE …` where pyrun.py follows everything the code does: what it prints and its
+    exit code, and the project modules it imports (their sources, each compiled beside it); None
+    otherwise. Walked once: the answer and what it changes both come from here."""
     if args[:1] != ["-c"] or len(args) < 2 or len(args[1]) > pycheck.MAX_CODE or "python3" in s.defined or \
             any(k == "PATH" or k.startswith("PYTHON") for k in s.env):
         return None
     project = _project(s)
     said = pyrun.run(args[1], pyeval.Machine(s.cwd, lambda path: _contents(path, s), args[2:]), project)
-    # (an assert that failed: nothing after it ran, what was imported before it was compiled)
-    return project.compiled if said is not None and _compilable(project.compiled, s) else None
+    return (said, project.compiled) if said is not None and _compilable(project.compiled, s) else None
 
 
 def _module_names(folder: str, s: TerminalState) -> frozenset[str]:

@@ -16,7 +16,7 @@ import re
 import shlex
 from typing import Any
 
-from . import diskuse, filters, gitfiles, gittypo, lists, missing, pathnames, pycheck, pyeval, pyrun, search
+from . import diskuse, filters, gitfiles, gittypo, lists, missing, pathnames, pycheck, pyeval, search
 from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
@@ -28,7 +28,7 @@ from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anywa
                       _walked_to_its_failure)
 from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc
 from .output import next_cwd, shell_words
-from .programs import (INTERPRETERS, MODELLED, _as_python_shows, _named_in, _no_shadowing, _project, _project_imports,
+from .programs import (INTERPRETERS, MODELLED, _as_python_shows, _named_in, _no_shadowing, _project_run,
                        _reads_only, _script, _writes)
 from .silent import silent
 
@@ -318,9 +318,8 @@ def _python_c(one_liner: tuple[str, list[str]], s: TerminalState) -> tuple[str, 
     said = pyeval.outcome(code, pyeval.Machine(s.cwd, lambda path: _contents(path, s), argv))
     if said is not None:
         return said
-    if _project_imports(s, ["-c", code, *argv]) is None:
-        return None
-    return pyrun.run(code, pyeval.Machine(s.cwd, lambda path: _contents(path, s), argv), _project(s))
+    ran = _project_run(s, ["-c", code, *argv])
+    return None if ran is None else ran[0]
 
 
 _TESTS = {"-f": "file", "-d": "dir", "-e": "any", "-s": "nonempty"}
