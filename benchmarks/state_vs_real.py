@@ -398,6 +398,25 @@ SEQUENCES: list[list[str]] = [
      "python3 -c 'from models import Stack; print(Stack())'", "ls", "ls __pycache__", "git status --short",
      "printf 'from models import Point\\n\\n\\nclass Q(Point):\\n    pass\\n' > sub.py",
      "python3 -c 'from sub import Q, Point; print(Q(1), Q(1) == Q(1), Q(1) == Point(1), Q(1, y=2))'"],
+    # tracebacks through the project's functions, methods and modules (pytraceback.py): the frames,
+    # the lines and carets Python shows, a script's output before its traceback, what was compiled
+    ["cat > stats.py <<'EOF'\nLIMITS = {\"low\": 0}\n\n\ndef mean(xs):\n    return sum(xs) / len(xs)\n\n\n"
+     "def check(x, name=\"x\"):\n    assert x > LIMITS[\"low\"], f\"{name} too low: {x}\"\n    return x\n\n\n"
+     "def label(d):\n    return d[\"name\"].title() + \" \u00e9t\u00e9 \" + d[\"n\"]\n\n\n"
+     "class Account:\n    def __init__(self, owner, balance=0):\n        self.owner = owner\n        self.balance = balance\n\n"
+     "    def withdraw(self, amount):\n        if amount > self.balance:\n            raise ValueError(f\"{self.owner} has only {self.balance}\")\n"
+     "        self.balance -= amount\n        return self\n\n    @property\n    def share(self):\n        return self.balance // 0\n"
+     "\n\ndef report(xs):\n    return check(mean(xs), \"mean\")\nEOF",
+     "python3 -c 'from stats import mean; print(mean([]))'", "ls", "ls __pycache__",
+     "python3 -c 'from stats import report; print(report([1, 2]), report([-1, -2]))'",
+     "python3 -c 'from stats import label; print(label({\"name\": \"ada\", \"n\": 3}))'",
+     "python3 -c 'from stats import label; print(label({}))'",
+     "python3 -c 'from stats import Account; a = Account(\"ann\", 5); a.withdraw(2).withdraw(4)'",
+     "python3 -c 'from stats import Account\nprint(Account(\"bo\").share)'",
+     "printf 'from stats import Account, report\n\nprint(\"start\")\nacct = Account(\"cy\", 1)\nprint(acct.withdraw(1).balance)\n"
+     "print(report([3, 1]))\nreport([0])\n' > run.py", "python3 run.py", "git status --short",
+     "printf 'import stats\nTOTAL = stats.mean([])\n' > broken.py", "python3 -c 'import broken'", "ls __pycache__",
+     "printf 'import broken\n' > outer.py && python3 outer.py", "python3 -c 'x = [1]; y = x; x += [2]; print(y, x)'"],
     # git diff where git's diff chooses (xdiff.py): a function added between two, lines swapped, a
     # line added beside an equal one, a last line without its newline, blocks moved
     ["printf 'def a():\\n    return 1\\n\\n\\ndef c():\\n    return 3\\n' > m.py && git add m.py && git commit -qm m",

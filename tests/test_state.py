@@ -1710,8 +1710,11 @@ def test_python_one_liners_are_computed_from_their_syntax_tree_never_run():
     assert shell.answer(s, "python3 -c 'print(1); print(1/0)'") == \
         (head + "1, in <module>\nZeroDivisionError: division by zero\n1\n", 1)
     assert shell.answer(s, "python3 -c 'x = {}\nprint(x[\"k\"])'") == (head + "2, in <module>\nKeyError: 'k'\n", 1)
+    # (a statement of several lines: the line of the operation that raised, as Python 3.11 says)
+    assert shell.answer(s, "python3 -c 'print(\n1/0)'") == \
+        (head + "2, in <module>\nZeroDivisionError: division by zero\n", 1)
     for deeper in ("print([1/x for x in [0]])", "import json; print(json.dumps(object))", "print(1 is 1)",
-                   "print(type(1))", "print(\n1/0)"):
+                   "print(type(1))"):
         assert shell.answer(s, f"python3 -c '{deeper}'") is None, deeper
     assert shell.answer(run(s, "touch json.py"), "python3 -c 'import json; print(json.dumps(1))'") is None  # shadowed
     assert shell.answer(run(s, "touch os.py sys.py"), "python3 -c 'import os, sys; print(os.getcwd())'") == \
@@ -1732,6 +1735,34 @@ def test_the_one_liner_walker_prints_what_python_prints_on_random_expressions():
 
     answered, agreed, errors, wrong = compare(seed=7, count=300, python="python3")
     assert wrong == [] and answered == agreed >= 200 and errors >= 50
+
+
+def test_a_program_that_fails_in_the_projects_functions_prints_pythons_traceback():
+    """benchmarks/pytraceback_vs_python.py: random project modules whose functions fail (arithmetic,
+    items, asserts, raises, in-place operators, methods, properties, calls several deep, lines with
+    characters past ASCII), imported and called by a one-liner or a script, run by python3 and walked:
+    every traceback the walker answers is Python's, frame by frame, carets and all, in the order the
+    pipe gets it (`-c`: the traceback first; a script flushes what it printed first)."""
+    from benchmarks.pytraceback_vs_python import compare
+
+    answered, tracebacks, agreed, wrong = compare(seed=5, count=200)
+    assert wrong == [] and answered == agreed >= 150 and tracebacks >= 130
+
+
+def test_where_a_failed_assert_points_is_where_python_compiles_its_raise():
+    s = terminal()
+    s = run(s, "printf 'def f(a):\\n    assert a, \"empty\"\\n\\n\\ndef g(a):\\n    assert a == 1 and a, a\\n' > m.py",
+            "")
+    said = shell.answer(s, "python3 -c 'from m import f; f(0)'")
+    assert said == ('Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
+                    '  File "/home/user/notes-app/m.py", line 2, in f\n    assert a, "empty"\n'
+                    'AssertionError: empty\n', 1)
+    said = shell.answer(s, "python3 -c 'from m import g; g(0)'")
+    assert said is not None and said[0].endswith('    assert a == 1 and a, a\n           ^^^^^^\nAssertionError: 0\n')
+    # a list's `+=` extends it in place (another name for it sees the change), and Python's message says `+=`
+    assert shell.answer(s, "python3 -c 'a = [1]; b = a; a += [2]; print(b)'") == ("[1, 2]\n", 0)
+    said = shell.answer(s, "python3 -c 'x = 1\nx += \"a\"'")
+    assert said is not None and said[0].endswith("TypeError: unsupported operand type(s) for +=: 'int' and 'str'\n")
 
 
 def test_grep_of_one_text_prints_what_gnu_grep_prints_on_random_texts_and_options():
@@ -2255,11 +2286,16 @@ def test_the_projects_own_functions_are_walked_where_every_step_is_followed():
     assert shell.answer(run(s, "python3 calc.py"), "ls") == ("README.md\ncalc.py\nrequirements.txt\nsrc\ntests\n", 0)
     for unknown in ("import calc; calc.late()", "import calc; print(calc.deep(500))", "import calc; print(calc.nope)",
                     "from calc import total; print(total([1], 2, 3))", "import calc, subprocess; subprocess.run(1)",
-                    "class A(metaclass=type): pass", "import calc; print(calc.total([1, \"a\"]))", "from src.nope import x",
+                    "class A(metaclass=type): pass", "from src.nope import x",
                     "def f():\n    global z\n    z = 1\nf()", "import calc; print(calc.__dict__)"):
         assert shell.answer(s, f"python3 -c '{unknown}'") is None, unknown
         if "calc" in unknown:  # (it ran the project's code: it may have written anything)
             assert shell.answer(run(s, f"python3 -c '{unknown}'"), "ls") is None, unknown
+    # an error in the project's function: its frame, the line (an in-place operator: no carets)
+    assert shell.answer(s, "python3 -c 'import calc; print(calc.total([1, \"a\"]))'") == (
+        'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
+        '  File "/home/user/notes-app/calc.py", line 6, in total\n    s += x\n'
+        "TypeError: unsupported operand type(s) for +=: 'int' and 'str'\n", 1)
     shadowed = run(s, "touch typing.py && printf 'from typing import List\\nX = 1\\n' > t.py")
     assert shell.answer(shadowed, "python3 -c 'import t; print(t.X)'") is None  # (typing.py stands in for typing)
     beside = run(s, "mkdir sub && touch sub/typing.py && printf 'from typing import List\\nprint(1)\\n' > sub/t.py")
@@ -2306,10 +2342,15 @@ def test_the_projects_classes_are_walked_and_an_instance_without_a_repr_is_the_m
     }
     for code, said in cases.items():
         assert shell.answer(s, f"python3 -c 'from models import Stack, Counted, Point; {code}'") == (said, 0), code
-    for unknown in ("print(Bare())", "print([Stack()])", "print(Stack().__dict__)", "Stack().top", "print(Point())",
+    for unknown in ("print(Bare())", "print([Stack()])", "print(Stack().__dict__)", "print(Point())",
                     "print(str(Bare()))"):
         assert shell.answer(s, f"python3 -c 'from models import Stack, Point, Bare; {unknown}'") is None, unknown
     assert shell.answer(s, "python3 -c 'from models import Bare; print(Bare() == Bare())'") == ("False\n", 0)
+    # an error in a property: its frame, its line and carets (pytraceback.py)
+    assert shell.answer(s, "python3 -c 'from models import Stack; Stack().top'") == (
+        'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
+        '  File "/home/user/notes-app/models.py", line 17, in top\n    return self.items[-1]\n'
+        '           ~~~~~~~~~~^^^^\nIndexError: list index out of range\n', 1)
     sub = run(s, "printf 'from models import Point\\n\\n\\nclass Q(Point):\\n    pass\\n' > sub.py")
     assert shell.answer(sub, "python3 -c 'from sub import Q, Point; print(Q(1), Q(1) == Q(1), Q(1) == Point(1))'") == \
         ("Q(x=1, y=0) True False\n", 0)  # (a dataclass's subclass: its __init__, __repr__ and __eq__)
@@ -2321,7 +2362,7 @@ def test_a_one_liners_own_assert_that_fails_is_pythons_traceback_before_what_it_
     """`python3 -c 'from m import f; assert f(2) == 4'`, as agents check their work: where the assert
     of the code's own fails, Python's traceback (no line of code shown: it has no file), exit 1,
     before what the code printed (stdout waits in its pipe buffer until Python exits); what it
-    imported is compiled beside it all the same. One in a function shows its lines: the model's."""
+    imported is compiled beside it all the same."""
     s = run(terminal(), "printf 'def double(x):\\n    return x + x\\n' > calc.py")
     head = 'Traceback (most recent call last):\n  File "<string>", line '
     assert shell.answer(s, "python3 -c 'from calc import double; assert double(2) == 4; print(\"ok\")'") == ("ok\n", 0)
@@ -2330,7 +2371,9 @@ def test_a_one_liners_own_assert_that_fails_is_pythons_traceback_before_what_it_
     after = run(s, failed, *shell.answer(s, failed))
     assert shell.answer(after, "ls __pycache__") == (f"calc.{sys.implementation.cache_tag}.pyc\n", 0)
     assert shell.answer(s, "python3 -c 'assert \"\", \"\"'") == (head + "1, in <module>\nAssertionError\n", 1)
-    assert shell.answer(s, "python3 -c 'def f():\n    assert 0\nf()'") is None
+    # (in a function of its own: a frame more, still no line shown; pytraceback.py)
+    assert shell.answer(s, "python3 -c 'def f():\n    assert 0\nf()'") == \
+        (head + "3, in <module>\n  File \"<string>\", line 2, in f\nAssertionError\n", 1)
     assert shell.answer(s, "python3 -c 'print(\"x\" * 9000); assert 0'") is None  # (stdout written out before it)
 
 

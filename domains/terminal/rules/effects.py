@@ -340,12 +340,17 @@ def _placed(s: TerminalState, cmd: str, args: list[str], src: str, dst: str) -> 
 
 
 def _walked_to_its_failure(s: TerminalState, args: list[str], output: str, exit_code: int) -> bool:
-    """`python3 -c CODE` that failed as pyrun.py walked it (an assert of its own): what it imported
-    before is compiled beside each module, and nothing else was written. True where so."""
-    ran = _project_run(s, args)
-    if ran is None or ran[0] != (output, exit_code):
+    """`python3 -c CODE` or `python3 FILE.py` that failed as pyrun.py walked it (its traceback): what
+    it imported before is compiled beside each module, and nothing else was written. True where so."""
+    if args[:1] == ["-c"]:
+        ran = _project_run(s, args)
+        said, compiled = ran if ran is not None else (None, [])
+    else:
+        script = _script_run(args[0], s) if len(args) == 1 else None
+        said, compiled = (script[:2], script[2]) if script is not None else (None, [])
+    if said != (output, exit_code):
         return False
-    _compiled(s, ran[1], imported=True)
+    _compiled(s, compiled, imported=True)
     return True
 
 

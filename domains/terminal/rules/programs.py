@@ -116,10 +116,11 @@ def _script_run(name: str, s: TerminalState) -> tuple[str, int, list[str]] | Non
     if decided is not None or not quiet:
         return None if decided is None else (*decided, [])
     project = _project(s, folder)
-    said = pyrun.run_script(path, text, pyeval.Machine(s.cwd, lambda p: _contents(p, s), [], name), project)
+    said = pyrun.run_script(path, text, pyeval.Machine(s.cwd, lambda p: _contents(p, s), [], name), project,
+                            _as_python_shows(name, s))
     if said is None or not _compilable(project.compiled, s):
         return None
-    return said, 0, project.compiled
+    return *said, project.compiled
 
 
 def _as_python_shows(name: str, s: TerminalState) -> str:

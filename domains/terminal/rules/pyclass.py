@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from .pyvalues import FAILED, Unknown, _Function, _Opaque, _printable
+from .pyvalues import FAILED, PythonError, Unknown, _Function, _Opaque, _printable
 
 _BUILTIN_BASES = frozenset({"object"})
 _DECORATORS = frozenset({"staticmethod", "classmethod", "property"})
@@ -261,7 +261,11 @@ class Classes:
                 raise Unknown(f"{name} returned no string")
             return said
         if obj.cls.fields is not None:  # (a dataclass's repr)
-            return f"{obj.cls.name}(" + ", ".join(f"{n}={self._text_of(obj.attrs[n])}" for n, _ in obj.cls.fields) + ")"
+            try:
+                shown = [f"{n}={self._text_of(obj.attrs[n])}" for n, _ in obj.cls.fields]
+                return f"{obj.cls.name}(" + ", ".join(shown) + ")"
+            except PythonError:
+                raise Unknown("an error in a field's repr (dataclasses' own frames come between)") from None
         raise Unknown("an instance printed: its address")
 
     def _text_of(self, value: Any) -> str:

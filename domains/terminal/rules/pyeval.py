@@ -22,8 +22,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import pytraceback
 from .pyvalues import (FAILED, MAX_BITS, MAX_CELLS, MAX_LEN, MAX_OUTPUT, MAX_PARSED, MAX_STEPS, MAX_WORK, RAISED,
-                       PythonError, Unknown, _checked, _digit_runs, _File, _Function, _Generated, _library, _Module,
+                       UNPLACED, PythonError, Unknown, _checked, _digit_runs, _File, _Function, _Generated, _library,
+                       _Module,
                        _Node, _node_value, _NodeType, _plain, _printable, _python, _starred)
 
 @dataclass
@@ -41,6 +43,10 @@ _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
            ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.BitAnd: operator.and_,
            ast.BitOr: operator.or_, ast.BitXor: operator.xor}
+_INPLACE = {ast.Add: operator.iadd, ast.Sub: operator.isub, ast.Mult: operator.imul, ast.Div: operator.itruediv,
+            ast.FloorDiv: operator.ifloordiv, ast.Mod: operator.imod, ast.Pow: operator.ipow,
+            ast.LShift: operator.ilshift, ast.RShift: operator.irshift, ast.BitAnd: operator.iand,
+            ast.BitOr: operator.ior, ast.BitXor: operator.ixor}
 _UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Invert: operator.invert}
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
             ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b,
@@ -107,13 +113,13 @@ def outcome(code: str, machine: Machine) -> tuple[str, int] | None:
 STDOUT_BUFFER = 8192  # bytes Python's stdout holds, writing to a pipe, before it writes them out
 
 
-def traceback(line: int, error: str, printed: str) -> tuple[str, int] | None:
-    """`python3 -c`'s output where its code raised `error` ("ZeroDivisionError: division by zero") at
-    its top level, on `line`: the code has no file, so no line of it is shown; the traceback comes
-    first, as what was printed waits in stdout's buffer (a pipe's) until Python exits; exit 1."""
+def traceback(shown: str, printed: str) -> tuple[str, int] | None:
+    """A program's output where it ended on an uncaught error (`shown`: its traceback, pytraceback.py):
+    the traceback comes first, as what was printed waits in stdout's buffer (a pipe's) until Python
+    exits; exit 1."""
     if len(printed.encode()) >= STDOUT_BUFFER:
         return None  # (part of it written before the traceback: where it parts, not followed)
-    return f'Traceback (most recent call last):\n  File "<string>", line {line}, in <module>\n{error}\n{printed}', 1
+    return shown + printed, 1
 
 
 def _error_text(error: BaseException) -> str | None:
@@ -144,6 +150,7 @@ class _Walker:
         self.machine = machine
         self.names: dict[str, Any] = {}
         self.out: list[str] = []
+        self.sources: dict[str, str] = {}  # the files its frames are in (a traceback shows their lines)
         self.steps = 0
         self.printed = 0
         self.cells = 0
@@ -167,11 +174,15 @@ class _Walker:
                 self.execute(statement)
         except Unknown:
             return None
-        except PythonError as raised:  # (at the top level: one raised deeper is Unknown where it rises)
+        except PythonError as raised:
             text = _error_text(raised.error)
-            if text is None or statement is None or statement.lineno != statement.end_lineno:
+            where = raised.where
+            if where is None or where is UNPLACED:  # (`-c`'s own lines are not shown: its line is enough)
+                where = statement if statement is not None and statement.lineno == statement.end_lineno else None
+            if text is None or where is None:
                 return None  # (its traceback: the model's)
-            return traceback(statement.lineno, text, "".join(self.out))
+            shown = pytraceback.text([("<string>", "<module>", where), *reversed(raised.frames)], text, self.sources)
+            return None if shown is None else traceback(shown, "".join(self.out))
         except (*RAISED, RecursionError, MemoryError):
             return None  # (the walker's own: not Python's word)
         return "".join(self.out), 0
@@ -206,7 +217,8 @@ class _Walker:
             for target in node.targets:
                 self._bind(target, value)
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            self.names[node.target.id] = self._binary(node.op, self._name(node.target.id), self.evaluate(node.value))
+            self.names[node.target.id] = self._binary(node.op, self._name(node.target.id), self.evaluate(node.value),
+                                                      inplace=True)
         elif isinstance(node, ast.Expr):
             self.evaluate(node.value)
         elif isinstance(node, ast.If):
@@ -335,7 +347,9 @@ class _Walker:
             self.generating -= isinstance(node, ast.GeneratorExp)
         return self._made(out if isinstance(node, ast.ListComp) else _Generated(out))
 
-    def _binary(self, op: ast.operator, left: Any, right: Any) -> Any:
+    def _binary(self, op: ast.operator, left: Any, right: Any, inplace: bool = False) -> Any:
+        """`left OP right`; `inplace`: `left OP= right` (a list is extended in place, and Python's
+        messages say `+=`)."""
         left, right = _plain(left), _plain(right)
         self._charge(left, right)
         if type(op) not in _BINARY or isinstance(op, ast.Mod) and isinstance(left, str):
@@ -348,7 +362,7 @@ class _Walker:
                 len(left) * right > MAX_LEN or isinstance(right, str | list | tuple) and isinstance(left, int) and \
                 len(right) * left > MAX_LEN:
             raise Unknown("too long")
-        return self._made(_python(_BINARY[type(op)], left, right))
+        return self._made(_python((_INPLACE if inplace else _BINARY)[type(op)], left, right))
 
     def _attribute(self, value: Any, name: str) -> Any:
         if isinstance(value, _Module):

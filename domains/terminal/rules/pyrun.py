@@ -8,12 +8,17 @@ namespace, with `__name__` its name (so `if __name__ == "__main__":` does not ru
 it does). Nothing is ever run: only the plain values the code builds reach Python's own functions,
 as in pyeval.py.
 
+An error Python's own operations raise (`1/0`, `d["k"]`, `int("x")`), a failed `assert`, or a
+`raise` of one of Python's exceptions (EXCEPTIONS) rises through the frames it was walked in, each
+noting where it was (the innermost expression whose operation raised, the call running in a
+caller): at the top it is Python's traceback, its lines and carets (pytraceback.py).
+
 What is left to the model (`Unknown`): decorators (but pyclass.py's), `try`, `with`, `global`,
 generators, `*args` (each refused when the function is called, not when it is defined), recursion
 past RECURSION, a standard-library module used for anything but its name (importing one quietly is
-followed: pyscript.HEADER_MODULES), a name read before its function binds it, and every exception
-but a failed `assert` at the top of `-c`'s own code (the others' tracebacks show source lines and
-carets: the model's).
+followed: pyscript.HEADER_MODULES), a name read before its function binds it, an error rising
+through a comprehension, a class body or a dataclass's own methods (frames of their own), or one
+whose position Python takes from elsewhere (UNPLACED: an f-string's part, an unpacking).
 
 An imported module is compiled into `__pycache__` beside it (`notes.cpython-311.pyc`), as Python
 writes it: `compiled` lists the sources, for the state to add those files (effects.py).
@@ -29,13 +34,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import pyeval, pyscript, stdlib_imports
+from . import pyeval, pyscript, pytraceback, stdlib_imports
 from .pyclass import Classes, _Bound, _Instance, _Super, _UserClass
-from .pyvalues import FAILED, MAX_LEN, PythonError, Unknown, _Function, _Module, _Opaque, _plain, _printable, _python
+from .pyvalues import (FAILED, MAX_LEN, RAISED, UNPLACED, PythonError, Unknown, _Function, _Module, _Opaque, _plain,
+                       _printable, _python)
 
 RECURSION = 100  # calls deep (Python allows 1,000; past this the model answers)
 MAX_MODULES = 20  # project modules imported by one command
 MAX_SOURCE = 200_000  # characters of a project module walked
+# What `raise` may raise here: Python's own exceptions whose message is str() of their arguments (not
+# SystemExit, which exits without a traceback, nor StopIteration, which generators turn into another)
+EXCEPTIONS = {e.__name__: e for e in (Exception, ValueError, TypeError, KeyError, IndexError, LookupError, RuntimeError,
+                                      NotImplementedError, ZeroDivisionError, ArithmeticError, AssertionError,
+                                      AttributeError, OSError, FileNotFoundError, PermissionError, UnicodeError)}
 _LIST_CHANGES = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "copy",
                            "count", "index"})
 _DICT_CHANGES = frozenset({"pop", "update", "setdefault", "clear", "copy", "keys", "values", "items", "get"})
@@ -71,19 +82,25 @@ def run(code: str, machine: pyeval.Machine, project: Project) -> tuple[str, int]
         return None
 
 
-def run_script(path: str, text: str, machine: pyeval.Machine, project: Project) -> str | None:
-    """What `python3 PATH` prints (exit 0), walked as `__main__` (its folder first on the path:
-    `project`'s); None where the walker does not decide it."""
+def run_script(path: str, text: str, machine: pyeval.Machine, project: Project,
+               shown: str | None = None) -> tuple[str, int] | None:
+    """What `python3 PATH` prints and its exit code, walked as `__main__` (its folder first on the
+    path: `project`'s); None where the walker does not decide it. An error it does not catch is
+    Python's traceback (pytraceback.py), the script's file named `shown` (as Python names it)."""
     if len(text) > MAX_SOURCE:
         return None
     walker = _Walker(machine, project)
     try:
-        walker._walk_module(text, path, walker.names)
+        walker._walk_module(text, path, walker.names, shown or path)
     except (Unknown, _Jump):
         return None
-    except (*FAILED, RecursionError, MemoryError):
+    except PythonError as raised:
+        error = pyeval._error_text(raised.error)
+        said = None if error is None else pytraceback.text(raised.frames[::-1], error, walker.sources)
+        return None if said is None else ("".join(walker.out) + said, 1)  # (a script's stdout is flushed first)
+    except (*RAISED, RecursionError, MemoryError):
         return None
-    return "".join(walker.out)
+    return "".join(walker.out), 0
 
 
 def _compiled(text: str, path: str) -> ast.Module:
@@ -127,6 +144,7 @@ class _UserFunction(_Function):
             node, module, defaults, kw_defaults, enclosing
         self.local_names = _assigned(node)
         self.owner: _UserClass | None = None  # (a method: its class, for `super()`)
+        self.filename = "<string>"  # (the file it is defined in, as a traceback names it)
         self.followed = True
 
 
@@ -162,6 +180,7 @@ class _Walker(Classes, pyeval._Walker):
         self.loading: set[str] = set()  # (those whose body is being walked)
         self.depth = 0
         self.future_annotations = False
+        self.filename = "<string>"  # (the file being walked, as Python names it in a traceback)
         self.names.update({"__name__": "__main__", "__package__": None})
 
     # names: the frame's own, the functions' it is nested in, the module's, the builtins
@@ -178,6 +197,15 @@ class _Walker(Classes, pyeval._Walker):
         return super()._name(name)
 
     def execute(self, node: ast.stmt) -> None:
+        try:
+            self._statement(node)
+        except PythonError as error:
+            if error.where is None:  # (raised by the statement's own operation: where Python shows it)
+                error.where = node if isinstance(node, ast.Raise | ast.AugAssign | ast.Import | ast.ImportFrom) \
+                    else UNPLACED
+            raise
+
+    def _statement(self, node: ast.stmt) -> None:
         self._tick()
         if isinstance(node, ast.FunctionDef):
             self._define(node)
@@ -204,24 +232,33 @@ class _Walker(Classes, pyeval._Walker):
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
             container = _plain(self.evaluate(node.target.value))
             key = _plain(self.evaluate(node.target.slice))
-            self._store(container, key, self._binary(node.op, _python(operator.getitem, container, key),
-                                                     self.evaluate(node.value)))
+            try:
+                current = _python(operator.getitem, container, key)
+            except PythonError as error:
+                error.where = node.target  # (the item read, before the operation)
+                raise
+            self._store(container, key, self._binary(node.op, current, self.evaluate(node.value), inplace=True))
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute):
             owner = self.evaluate(node.target.value)
             current = self._class_attribute(owner, node.target.attr) if isinstance(owner, _Instance | _UserClass) else None
             if not isinstance(owner, _Instance | _UserClass):
                 raise Unknown("attribute assignment")
-            self._set_attribute(owner, node.target.attr, self._binary(node.op, current, self.evaluate(node.value)))
+            self._set_attribute(owner, node.target.attr, self._binary(node.op, current, self.evaluate(node.value),
+                                                                      inplace=True))
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            self.names[node.target.id] = self._binary(node.op, self._name(node.target.id), self.evaluate(node.value))
+            self.names[node.target.id] = self._binary(node.op, self._name(node.target.id), self.evaluate(node.value),
+                                                      inplace=True)
         elif isinstance(node, ast.Assert):
             if not self.evaluate(node.test):
+                where = pytraceback.raised_at(node) or UNPLACED
                 if node.msg is None:
-                    raise PythonError(AssertionError())
+                    raise PythonError(AssertionError(), where=where)
                 message = self.evaluate(node.msg)
                 if isinstance(message, _Opaque | _Function | _Module):
                     raise Unknown("a message of another kind")
-                raise PythonError(AssertionError(_printable(message)))
+                raise PythonError(AssertionError(_printable(message)), where=where)
+        elif isinstance(node, ast.Raise) and node.exc is not None and node.cause is None:
+            raise PythonError(self._exception(node.exc), where=node)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.simple:
             if not self.future_annotations:
                 self._annotation(node.annotation)
@@ -236,6 +273,23 @@ class _Walker(Classes, pyeval._Walker):
             pass  # (a docstring)
         else:
             super().execute(node)
+
+    def _exception(self, node: ast.expr) -> BaseException:
+        """What `raise NAME` or `raise NAME(ARGS)` raises: one of Python's own exceptions, its
+        arguments plain values (str() of it is then Python's)."""
+        call = node if isinstance(node, ast.Call) else None
+        name = call.func if call is not None else node
+        if not isinstance(name, ast.Name) or name.id not in EXCEPTIONS or call is not None and (
+                call.keywords or any(isinstance(a, ast.Starred) for a in call.args)):
+            raise Unknown("an exception this walker does not make")
+        try:
+            self._scoped(name.id)
+        except Unknown:
+            pass
+        else:
+            raise Unknown("a name that may not be Python's exception")
+        args = [_printable(_plain(self.evaluate(a))) for a in call.args] if call is not None else []
+        return EXCEPTIONS[name.id](*args)
 
     def _round(self, body: list[ast.stmt]) -> bool:
         """One round of a loop's body; True where it breaks out."""
@@ -280,6 +334,7 @@ class _Walker(Classes, pyeval._Walker):
         kw_defaults = {a.arg: self.evaluate(d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
         enclosing = self.enclosing + ([self.names] if self.local_names is not None else [])
         self.names[node.name] = _UserFunction(node, self.module, defaults, kw_defaults, enclosing)
+        self.names[node.name].filename = self.filename
         # (what a call of it would need that the walker does not follow: the model's, if it is called)
         self.names[node.name].followed = not (args.vararg or args.kwarg or any(
             isinstance(n, ast.Yield | ast.YieldFrom | ast.Global | ast.Nonlocal | ast.Await) for n in ast.walk(node)))
@@ -380,8 +435,12 @@ class _Walker(Classes, pyeval._Walker):
             return returned.value
         except (_Break, _Continue):
             raise Unknown("break outside a loop")
+        except PythonError as error:  # (rising to the caller: this frame shows where it was raised)
+            error.frames.append((func.filename, func.node.name, error.where))
+            error.where = None
+            raise
         except FAILED:
-            raise Unknown("an error in a function (its traceback shows its lines)") from None
+            raise Unknown("an error of the walker's own") from None
         finally:
             self.names, self.module, self.enclosing, self.local_names, self.current = saved
             self.depth -= 1
@@ -413,6 +472,16 @@ class _Walker(Classes, pyeval._Walker):
         return super()._builtin(name, args, kwargs)
 
     def evaluate(self, node: ast.expr) -> Any:
+        try:
+            return self._expression(node)
+        except PythonError as error:
+            if isinstance(node, ast.JoinedStr | ast.FormattedValue):
+                error.where = UNPLACED  # (an f-string's parts: positions Python 3.11 draws its own way)
+            elif error.where is None:  # (the innermost expression whose own operation raised it)
+                error.where = node
+            raise
+
+    def _expression(self, node: ast.expr) -> Any:
         if isinstance(node, ast.FormattedValue):
             value = self.evaluate(node.value)
             if isinstance(value, _Instance):
@@ -523,26 +592,33 @@ class _Walker(Classes, pyeval._Walker):
                 if text is None or len(text) > MAX_SOURCE:
                     raise Unknown("a module the state does not know")
                 self.loading.add(name)
+                self.project.compiled.append(path)  # (its bytecode is written before its body runs)
                 self._walk_module(text, path, namespace)
                 self.loading.discard(name)
-                self.project.compiled.append(path)
             if i > 1:  # (a submodule is bound in its package once imported)
                 self.modules[".".join(parts[:i - 1])][parts[i - 1]] = _ProjectModule(name, namespace)
         return dotted
 
-    def _walk_module(self, text: str, path: str, namespace: dict[str, Any]) -> None:
+    def _walk_module(self, text: str, path: str, namespace: dict[str, Any], shown: str | None = None) -> None:
+        """A module's body, in its namespace; `shown`: its file as a traceback names it (`path`)."""
         tree = _compiled(text, path)
-        saved = (self.names, self.module, self.enclosing, self.local_names, self.future_annotations)
+        shown = shown or path
+        self.sources[shown] = text
+        saved = (self.names, self.module, self.enclosing, self.local_names, self.future_annotations, self.filename)
         self.names, self.module, self.enclosing, self.local_names = namespace, namespace, [], None
-        self.future_annotations = False
+        self.future_annotations, self.filename = False, shown
         try:
             self._block(tree.body)
         except _Jump:
             raise Unknown("return outside a function") from None
+        except PythonError as error:  # (importlib's own frames are not shown: the importer's come next)
+            error.frames.append((shown, "<module>", error.where))
+            error.where = None
+            raise
         except FAILED:
-            raise Unknown("an error in a module (its traceback shows its lines)") from None
+            raise Unknown("an error of the walker's own") from None
         finally:
-            self.names, self.module, self.enclosing, self.local_names, self.future_annotations = saved
+            self.names, self.module, self.enclosing, self.local_names, self.future_annotations, self.filename = saved
 
 
 class _ProjectModule(_Module):

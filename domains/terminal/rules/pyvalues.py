@@ -64,12 +64,22 @@ RAISED = (ArithmeticError, ValueError, TypeError, LookupError, AttributeError, A
 
 
 class PythonError(Exception):
-    """An error Python itself raised, operating on the code's values as the code asked (`_python`):
-    its message is Python's own. One the walker's own workings raised is not one of these."""
+    """An error Python itself raised, operating on the code's values as the code asked (`_python`),
+    or one the code raised (`raise ValueError(…)`): its message is Python's own. One the walker's own
+    workings raised is not one of these.
 
-    def __init__(self, error: BaseException) -> None:
+    On its way up it learns where its traceback points (pytraceback.py): `where`, the node of the
+    frame it is rising through whose operation raised it (UNPLACED where Python's position for it is
+    not known here); `frames`, the frames it has left, innermost first: (file, function, node)."""
+
+    def __init__(self, error: BaseException, where: ast.AST | None = None) -> None:
         super().__init__(str(error))
         self.error = error
+        self.where: ast.AST | None = where
+        self.frames: list[tuple[str, str, ast.AST | None]] = []
+
+
+UNPLACED = ast.Pass()  # (an error's position Python would show that this walker does not know)
 
 
 def _python(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
