@@ -42,7 +42,9 @@ STATEMENTS = [
     "x = helper(a) + 1", "x = helper(b)\n    y = helper(a)", "print(a)", "print('got', a, b)",
     "x = Box(a).half()", "x = Box(b).value / a", "x = Box(a).doubled", "print(Box(a))", "print(Pair(Box(a), b))",
     "x = Pair(a, b).total()",
-    "x = [v / b for v in [a]]", "x = len(f'{a:>3}')", "x = 'é' + a + 'é'",
+    "x = [v / b for v in [a]]", "x = [helper(v) for v in [b, a]]", "x = [[v / b] for v in [a]]",
+    "x = [v for v in a if v[0]]", "x = sum(v for v in [a, b])", "x = sum(1 / v for v in [a, b])",
+    "x = [1 for v in a / b]", "x = len(f'{a:>3}')", "x = 'é' + a + 'é'",
 ]
 HELPERS = [
     "def helper(v):\n    return v / 2\n", "def helper(v):\n    return v[0]\n",

@@ -151,6 +151,7 @@ class _Walker:
         self.names: dict[str, Any] = {}
         self.out: list[str] = []
         self.sources: dict[str, str] = {}  # the files its frames are in (a traceback shows their lines)
+        self.filename = "<string>"  # (the file being walked, as Python names it in a traceback)
         self.steps = 0
         self.printed = 0
         self.cells = 0
@@ -334,14 +335,21 @@ class _Walker:
         generator = node.generators[0]
         saved = dict(self.names)
         out = []
+        first = self.evaluate(generator.iter)  # (in the frame around it)
         self.generating += isinstance(node, ast.GeneratorExp)
         try:
-            for item in self._iterate(self.evaluate(generator.iter)):
+            for item in self._iterate(first):
                 self._bind(generator.target, item)
                 if all(self.evaluate(test) for test in generator.ifs):
                     out.append(self.evaluate(node.elt))
+        except PythonError as error:
+            if isinstance(node, ast.GeneratorExp):  # (run as it is consumed: where, and what ran before, differ)
+                raise Unknown("an error in a generator expression") from None
+            error.frames.append((self.filename, "<listcomp>", error.where))  # (a frame of its own)
+            error.where = node
+            raise
         except FAILED:
-            raise Unknown("an error in a comprehension (its traceback shows its own frame)") from None
+            raise Unknown("an error of the walker's own") from None
         finally:
             self.names = saved
             self.generating -= isinstance(node, ast.GeneratorExp)

@@ -180,7 +180,6 @@ class _Walker(Classes, pyeval._Walker):
         self.loading: set[str] = set()  # (those whose body is being walked)
         self.depth = 0
         self.future_annotations = False
-        self.filename = "<string>"  # (the file being walked, as Python names it in a traceback)
         self.names.update({"__name__": "__main__", "__package__": None})
 
     # names: the frame's own, the functions' it is nested in, the module's, the builtins
@@ -424,8 +423,9 @@ class _Walker(Classes, pyeval._Walker):
             raise Unknown("TypeError: a missing argument")
         if self.depth >= RECURSION:
             raise Unknown("too deep")
-        saved = (self.names, self.module, self.enclosing, self.local_names, self.current)
+        saved = (self.names, self.module, self.enclosing, self.local_names, self.current, self.filename)
         self.names, self.module, self.enclosing, self.local_names = frame, func.module, func.enclosing, func.local_names
+        self.filename = func.filename
         self.current = (func.owner, frame[positional[0]]) if func.owner is not None and positional and \
             positional[0] in frame else None
         self.depth += 1
@@ -442,7 +442,7 @@ class _Walker(Classes, pyeval._Walker):
         except FAILED:
             raise Unknown("an error of the walker's own") from None
         finally:
-            self.names, self.module, self.enclosing, self.local_names, self.current = saved
+            self.names, self.module, self.enclosing, self.local_names, self.current, self.filename = saved
             self.depth -= 1
         return None
 
