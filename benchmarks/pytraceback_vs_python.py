@@ -1,7 +1,7 @@
 """The terminal state's Python walker (domains/terminal/rules/pyrun.py) against python3 on programs
 that fail: random project modules of small functions (arithmetic, items looked up, asserts, raises,
 in-place operators, methods, calls several deep, lines of every shape) and a one-liner or a script
-that imports them and calls one. Each is run by python3 in a folder of its own (a clean environment,
+that imports them and calls one (and `try` statements that catch some of what they raise). Each is run by python3 in a folder of its own (a clean environment,
 stdout and stderr into one pipe, as the sandbox runs it) and walked; where the walker answers, its
 output (the traceback, where the code printed, the exit code) must be exactly Python's.
 
@@ -44,7 +44,13 @@ STATEMENTS = [
     "x = Pair(a, b).total()",
     "x = [v / b for v in [a]]", "x = [helper(v) for v in [b, a]]", "x = [[v / b] for v in [a]]",
     "x = [v for v in a if v[0]]", "x = sum(v for v in [a, b])", "x = sum(1 / v for v in [a, b])",
-    "x = [1 for v in a / b]", "x = len(f'{a:>3}')", "x = 'é' + a + 'é'",
+    "x = [1 for v in a / b]", "x = len(f'{a:>3}')",
+    "try:\n        x = a / b\n    except ZeroDivisionError:\n        x = 0",
+    "try:\n        x = a[b]\n    except (KeyError, IndexError) as e:\n        print('missing', e)\n        x = None",
+    "try:\n        x = int(a)\n    except ValueError as e:\n        raise RuntimeError(f'bad: {e}')",
+    "try:\n        x = a + b\n    finally:\n        print('tried')",
+    "try:\n        x = helper(a)\n    except KeyError:\n        x = -1\n    else:\n        print('no error', x)",
+    "try:\n        x = [a][b]\n    except Exception as e:\n        print(repr(e))\n        x = str(e)", "x = 'é' + a + 'é'",
 ]
 HELPERS = [
     "def helper(v):\n    return v / 2\n", "def helper(v):\n    return v[0]\n",

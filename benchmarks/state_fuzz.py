@@ -85,6 +85,8 @@ PY_MODULES = ["calc.py", "util.py", "pkg/__init__.py", "pkg/core.py", "src/notes
 PY_FUNCTIONS = [
     "def {f}(x):\n    return x * 2", "def {f}(x):\n    out = []\n    for i in range(3):\n        out.append(x)\n    return out",
     "def {f}(x):\n    return 10 // x", "def {f}(x):\n    return x[0]", "def {f}(x, k=2):\n    return [x] * k",
+    "def {f}(x):\n    if not x:\n        raise ValueError(f'no {{x!r}}')\n    return [10 // v for v in [x, x - 1]]",
+    "def {f}(x):\n    total = x\n    total += {g}(x)\n    return total",
     "def {f}(x):\n    d = {{}}\n    d.setdefault('k', []).append(x)\n    d['n'] = len(d)\n    return d",
     "def {f}(x):\n    print('in', x)\n    return len(x)", "def {f}(x):\n    y = x\n    while y > 0:\n        y -= 1\n    return y",
     "def {f}(x):\n    print(z)\n    z = 1", "def {f}(x):\n    return {g}(x) + 1", "def {f}(x):\n    return {f}(x - 1) if x > 0 else 0",

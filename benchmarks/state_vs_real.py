@@ -416,7 +416,16 @@ SEQUENCES: list[list[str]] = [
      "printf 'from stats import Account, report\n\nprint(\"start\")\nacct = Account(\"cy\", 1)\nprint(acct.withdraw(1).balance)\n"
      "print(report([3, 1]))\nreport([0])\n' > run.py", "python3 run.py", "git status --short",
      "printf 'import stats\nTOTAL = stats.mean([])\n' > broken.py", "python3 -c 'import broken'", "ls __pycache__",
-     "printf 'import broken\n' > outer.py && python3 outer.py", "python3 -c 'x = [1]; y = x; x += [2]; print(y, x)'"],
+     "printf 'import broken\n' > outer.py && python3 outer.py", "python3 -c 'x = [1]; y = x; x += [2]; print(y, x)'",
+     # try statements (pyexcept.py): handlers by class, `as e`, else, finally on every way out
+     "cat > tr.py <<'EOF'\ndef parse(s):\n    try:\n        n = int(s)\n    except ValueError as e:\n        print(\"bad:\", e)\n"
+     "        return -1\n    else:\n        print(\"ok\", n)\n    finally:\n        print(\"done\")\n    return n\n\n\n"
+     "def loop(xs):\n    out = []\n    for x in xs:\n        try:\n            if x < 0:\n                continue\n"
+     "            out.append(1 / x)\n        except ZeroDivisionError:\n            break\n        finally:\n"
+     "            out.append(\"f\")\n    return out\n\n\ndef strict(x):\n    try:\n        return {\"a\": 1}[x]\n"
+     "    except (IndexError, TypeError) as e:\n        return repr(e)\n    finally:\n        print(\"strict\", x)\nEOF",
+     "python3 -c 'from tr import parse, loop; print(parse(\"3\"), parse(\"x\"), loop([1, -1, 2, 0, 5]))'",
+     "python3 -c 'from tr import strict; print(strict([]), strict(\"a\")); strict(\"b\")'", "ls __pycache__"],
     # git diff where git's diff chooses (xdiff.py): a function added between two, lines swapped, a
     # line added beside an equal one, a last line without its newline, blocks moved
     ["printf 'def a():\\n    return 1\\n\\n\\ndef c():\\n    return 3\\n' > m.py && git add m.py && git commit -qm m",

@@ -1768,6 +1768,31 @@ def test_where_a_failed_assert_points_is_where_python_compiles_its_raise():
     assert said is not None and said[0].endswith("TypeError: unsupported operand type(s) for +=: 'int' and 'str'\n")
 
 
+def test_try_statements_catch_what_python_catches_and_run_finally_on_every_way_out():
+    """pyexcept.py: handlers by class (a tuple, `Exception`), `as e` printed, `else`, `finally` on a
+    return, a `continue`, a `break` and an error rising on; an error raised in a handler and caught
+    further up. Outputs as python3 printed them (each checked there)."""
+    source = 'def parse(s):\n    try:\n        n = int(s)\n    except ValueError as e:\n        print("bad:", e)\n        return -1\n    else:\n        print("ok", n)\n    finally:\n        print("done")\n    return n\n\n\ndef safe(d, k):\n    try:\n        return d[k]\n    except (KeyError, IndexError):\n        return None\n\n\ndef strict(x):\n    try:\n        return 10 / x\n    except KeyError:\n        return 0\n    finally:\n        print("strict", x)\n\n\ndef loop(xs):\n    out = []\n    for x in xs:\n        try:\n            if x < 0:\n                continue\n            out.append(1 / x)\n        except ZeroDivisionError:\n            break\n        finally:\n            out.append("f")\n    return out\n\n\ndef nested(x):\n    try:\n        try:\n            return [1][x]\n        except IndexError as e:\n            raise ValueError(f"no item {x}: {e}")\n    except ValueError as e:\n        return repr(e)\n'
+    s = run(terminal(), f"cat > tr.py <<'EOF'\n{source}EOF")
+    said = {
+        'from tr import parse; print(parse("3"), parse("x"))':
+            ("ok 3\ndone\nbad: invalid literal for int() with base 10: 'x'\ndone\n3 -1\n", 0),
+        "from tr import safe; print(safe({}, 1), safe([1], 0), safe([], 2))": ("None 1 None\n", 0),
+        "from tr import loop; print(loop([1, -1, 2, 0, 5]))": ("[1.0, 'f', 'f', 0.5, 'f', 'f']\n", 0),
+        "from tr import nested; print(nested(5))": ("ValueError('no item 5: list index out of range')\n", 0),
+        "from tr import strict; print(strict(2)); strict(0)": (
+            'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
+            '  File "/home/user/notes-app/tr.py", line 23, in strict\n    return 10 / x\n           ~~~^~~\n'
+            "ZeroDivisionError: division by zero\nstrict 2\n5.0\nstrict 0\n", 1),
+    }
+    for code, expected in said.items():
+        assert shell.answer(s, f"python3 -c '{code}'") == expected, code
+    # an error raised while another is handled, uncaught: Python shows both (chained): the model's
+    assert shell.answer(s, "python3 -c 'try:\n    {}[1]\nexcept KeyError:\n    1/0'") is None
+    # a handler for a name the code rebound is not taken for Python's class
+    assert shell.answer(s, "python3 -c 'KeyError = ValueError\ntry:\n    {}[1]\nexcept KeyError:\n    pass'") is None
+
+
 def test_grep_of_one_text_prints_what_gnu_grep_prints_on_random_texts_and_options():
     """benchmarks/grep_vs_gnu.py: random texts, patterns (fixed strings and regular expressions) and
     sets of the options the state answers (context lines and their `--`, -m, -o, -w, -x, -i, -c, -v, -H/-h, -F/-E), run by

@@ -180,7 +180,7 @@ class _Walker:
             where = raised.where
             if where is None or where is UNPLACED:  # (`-c`'s own lines are not shown: its line is enough)
                 where = statement if statement is not None and statement.lineno == statement.end_lineno else None
-            if text is None or where is None:
+            if text is None or where is None or raised.chained:
                 return None  # (its traceback: the model's)
             shown = pytraceback.text([("<string>", "<module>", where), *reversed(raised.frames)], text, self.sources)
             return None if shown is None else traceback(shown, "".join(self.out))

@@ -36,17 +36,13 @@ from typing import Any
 
 from . import pyeval, pyscript, pytraceback, stdlib_imports
 from .pyclass import Classes, _Bound, _Instance, _Super, _UserClass
+from .pyexcept import Exceptions
 from .pyvalues import (FAILED, MAX_LEN, RAISED, UNPLACED, PythonError, Unknown, _Function, _Module, _Opaque, _plain,
                        _printable, _python)
 
 RECURSION = 100  # calls deep (Python allows 1,000; past this the model answers)
 MAX_MODULES = 20  # project modules imported by one command
 MAX_SOURCE = 200_000  # characters of a project module walked
-# What `raise` may raise here: Python's own exceptions whose message is str() of their arguments (not
-# SystemExit, which exits without a traceback, nor StopIteration, which generators turn into another)
-EXCEPTIONS = {e.__name__: e for e in (Exception, ValueError, TypeError, KeyError, IndexError, LookupError, RuntimeError,
-                                      NotImplementedError, ZeroDivisionError, ArithmeticError, AssertionError,
-                                      AttributeError, OSError, FileNotFoundError, PermissionError, UnicodeError)}
 _LIST_CHANGES = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "copy",
                            "count", "index"})
 _DICT_CHANGES = frozenset({"pop", "update", "setdefault", "clear", "copy", "keys", "values", "items", "get"})
@@ -95,7 +91,7 @@ def run_script(path: str, text: str, machine: pyeval.Machine, project: Project,
     except (Unknown, _Jump):
         return None
     except PythonError as raised:
-        error = pyeval._error_text(raised.error)
+        error = None if raised.chained else pyeval._error_text(raised.error)
         said = None if error is None else pytraceback.text(raised.frames[::-1], error, walker.sources)
         return None if said is None else ("".join(walker.out) + said, 1)  # (a script's stdout is flushed first)
     except (*RAISED, RecursionError, MemoryError):
@@ -169,7 +165,7 @@ def _assigned(node: ast.FunctionDef) -> frozenset[str]:
     return frozenset(names)
 
 
-class _Walker(Classes, pyeval._Walker):
+class _Walker(Classes, Exceptions, pyeval._Walker):
     def __init__(self, machine: pyeval.Machine, project: Project) -> None:
         super().__init__(machine)
         self.project = project
@@ -258,6 +254,8 @@ class _Walker(Classes, pyeval._Walker):
                 raise PythonError(AssertionError(_printable(message)), where=where)
         elif isinstance(node, ast.Raise) and node.exc is not None and node.cause is None:
             raise PythonError(self._exception(node.exc), where=node)
+        elif isinstance(node, ast.Try):
+            self._try(node)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.simple:
             if not self.future_annotations:
                 self._annotation(node.annotation)
@@ -272,23 +270,6 @@ class _Walker(Classes, pyeval._Walker):
             pass  # (a docstring)
         else:
             super().execute(node)
-
-    def _exception(self, node: ast.expr) -> BaseException:
-        """What `raise NAME` or `raise NAME(ARGS)` raises: one of Python's own exceptions, its
-        arguments plain values (str() of it is then Python's)."""
-        call = node if isinstance(node, ast.Call) else None
-        name = call.func if call is not None else node
-        if not isinstance(name, ast.Name) or name.id not in EXCEPTIONS or call is not None and (
-                call.keywords or any(isinstance(a, ast.Starred) for a in call.args)):
-            raise Unknown("an exception this walker does not make")
-        try:
-            self._scoped(name.id)
-        except Unknown:
-            pass
-        else:
-            raise Unknown("a name that may not be Python's exception")
-        args = [_printable(_plain(self.evaluate(a))) for a in call.args] if call is not None else []
-        return EXCEPTIONS[name.id](*args)
 
     def _round(self, body: list[ast.stmt]) -> bool:
         """One round of a loop's body; True where it breaks out."""

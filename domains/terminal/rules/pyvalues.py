@@ -77,6 +77,7 @@ class PythonError(Exception):
         self.error = error
         self.where: ast.AST | None = where
         self.frames: list[tuple[str, str, ast.AST | None]] = []
+        self.chained = False  # (raised while another was handled: its traceback shows that one too)
 
 
 UNPLACED = ast.Pass()  # (an error's position Python would show that this walker does not know)
@@ -152,6 +153,8 @@ def _printable(value: Any) -> Any:
             raise Unknown("a generator's address")
         if isinstance(v, bool | int | float | str | range) or v is None:
             return
+        if isinstance(v, BaseException) and type(v).__module__ == "builtins":  # (one `except … as e` bound)
+            v = v.args
         if type(v).__name__ in ("dict_keys", "dict_values", "dict_items"):
             v = list(v)
         if isinstance(v, dict):

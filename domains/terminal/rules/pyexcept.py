@@ -1,0 +1,107 @@
+"""Exceptions for pyrun.py's walker: `raise` of one of Python's own exceptions, and `try` statements
+that catch them, as Python does — handlers matched by class (a name, a tuple of names, a bare
+`except:`), the exception bound to `as NAME` (and unbound after the handler), `else`, `finally`
+(run on every way out: normally, on an error rising on, on `return`, `break` or `continue`).
+
+Only PythonError is ever caught: an error Python's own operations raised on the code's values, or
+one the code raised. The walker's own refusals (`Unknown`) pass through every handler, as do its own
+errors. Left to the model: the traceback of an error raised while another is handled or while
+`finally` runs (Python shows both, chained; caught, it is an error like any other), a bare
+`raise`, `raise … from …`, a handler for a class of the project's own, `except*`, a `finally` that
+returns or jumps.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import Any
+
+from .pyvalues import PythonError, Unknown, _plain, _printable
+
+# What `raise` may raise here: Python's own exceptions whose message is str() of their arguments (not
+# SystemExit, which exits without a traceback, nor StopIteration, which generators turn into another)
+EXCEPTIONS = {e.__name__: e for e in (Exception, ValueError, TypeError, KeyError, IndexError, LookupError, RuntimeError,
+                                      NotImplementedError, ZeroDivisionError, ArithmeticError, AssertionError,
+                                      AttributeError, OSError, FileNotFoundError, PermissionError, UnicodeError)}
+# What a handler may name: every exception class of Python's builtins
+CLASSES = {name: value for name, value in vars(builtins).items()
+           if isinstance(value, type) and issubclass(value, BaseException)}
+_JUMPS = (ast.Return, ast.Break, ast.Continue)
+
+
+class Exceptions:
+    """Mixed into pyrun.py's walker (which gives `evaluate`, `_block`, `_scoped`, `names`)."""
+
+    def _builtin_class(self, node: ast.expr, known: dict[str, type]) -> type:
+        """The exception class a name stands for, where it is Python's own (not rebound by the code)."""
+        if not isinstance(node, ast.Name) or node.id not in known:
+            raise Unknown("an exception class this walker does not know")
+        try:
+            self._scoped(node.id)  # type: ignore[attr-defined]
+        except Unknown:
+            return known[node.id]
+        raise Unknown("a name that may not be Python's exception")
+
+    def _exception(self, node: ast.expr) -> BaseException:
+        """What `raise NAME` or `raise NAME(ARGS)` raises: one of Python's own exceptions, its
+        arguments plain values (str() of it is then Python's)."""
+        call = node if isinstance(node, ast.Call) else None
+        if call is not None and (call.keywords or any(isinstance(a, ast.Starred) for a in call.args)):
+            raise Unknown("an exception made with keywords")
+        cls = self._builtin_class(call.func if call is not None else node, EXCEPTIONS)
+        evaluate = self.evaluate  # type: ignore[attr-defined]
+        args = [_printable(_plain(evaluate(a))) for a in call.args] if call is not None else []
+        return cls(*args)
+
+    def _try(self, node: ast.Try) -> None:
+        if any(isinstance(n, _JUMPS) for s in node.finalbody for n in ast.walk(s)):
+            raise Unknown("a finally that jumps")
+        try:
+            self._handled(node)
+        except PythonError:
+            self._finally(node.finalbody, rising=True)
+            raise
+        except Unknown:
+            raise
+        except BaseException:  # (a return, break or continue on its way out; the walker's own errors)
+            self._finally(node.finalbody, rising=False)
+            raise
+        self._finally(node.finalbody, rising=False)
+
+    def _handled(self, node: ast.Try) -> None:
+        try:
+            self._block(node.body)  # type: ignore[attr-defined]
+        except PythonError as error:
+            for handler in node.handlers:
+                if self._catches(handler.type, error.error):
+                    self._handle(handler, error.error)
+                    return
+            raise
+        self._block(node.orelse)  # type: ignore[attr-defined]
+
+    def _catches(self, node: ast.expr | None, error: BaseException) -> bool:
+        if node is None:
+            return True  # (a bare `except:`)
+        classes = node.elts if isinstance(node, ast.Tuple) else [node]
+        return any(isinstance(error, self._builtin_class(c, CLASSES)) for c in classes)
+
+    def _handle(self, handler: ast.ExceptHandler, error: BaseException) -> None:
+        names: dict[str, Any] = self.names  # type: ignore[attr-defined]
+        if handler.name:
+            names[handler.name] = error
+        try:
+            self._block(handler.body)  # type: ignore[attr-defined]
+        except PythonError as raised:  # (caught further up, it is an error like another; uncaught, Python shows both)
+            raised.chained = True
+            raise
+        finally:
+            if handler.name:
+                names.pop(handler.name, None)  # (Python unbinds it, so the traceback's frames are freed)
+
+    def _finally(self, body: list[ast.stmt], rising: bool) -> None:
+        try:
+            self._block(body)  # type: ignore[attr-defined]
+        except PythonError as raised:
+            raised.chained = raised.chained or rising  # (while another rises: Python shows both)
+            raise
