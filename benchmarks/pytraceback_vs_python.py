@@ -50,7 +50,9 @@ STATEMENTS = [
     "try:\n        x = int(a)\n    except ValueError as e:\n        raise RuntimeError(f'bad: {e}')",
     "try:\n        x = a + b\n    finally:\n        print('tried')",
     "try:\n        x = helper(a)\n    except KeyError:\n        x = -1\n    else:\n        print('no error', x)",
-    "try:\n        x = [a][b]\n    except Exception as e:\n        print(repr(e))\n        x = str(e)", "x = 'é' + a + 'é'",
+    "try:\n        x = [a][b]\n    except Exception as e:\n        print(repr(e))\n        x = str(e)",
+    "with open('data.txt') as f:\n        x = f.read().split()[b]", "x = 'n=%d' % a", "x = '%s-%5s|%r' % (a, b, a)",
+    "with open('data.txt') as f:\n        for line in f:\n            x = int(line) + a", "x = 'é' + a + 'é'",
 ]
 HELPERS = [
     "def helper(v):\n    return v / 2\n", "def helper(v):\n    return v[0]\n",
@@ -110,12 +112,15 @@ def walk(folder: str, kind: str, code: str) -> tuple[str, int] | None:
         path = os.path.join(folder, *dotted.split(".")) + ".py"
         return path if os.path.exists(path) else None
 
+    def read(path: str) -> str | None:
+        return Path(path).read_text() if os.path.isfile(path) else None
+
     project = pyrun.Project(find=find, read=lambda p: Path(p).read_text(),
                             beside=frozenset(n[:-3] for n in os.listdir(folder) if n.endswith(".py")))
     if kind == "-c":
-        return pyrun.run(code, pyeval.Machine(folder, lambda p: None, []), project)
+        return pyrun.run(code, pyeval.Machine(folder, read, []), project)
     path = os.path.join(folder, "main.py")
-    return pyrun.run_script(path, code, pyeval.Machine(folder, lambda p: None, [], "main.py"), project, path)
+    return pyrun.run_script(path, code, pyeval.Machine(folder, read, [], "main.py"), project, path)
 
 
 def compare(seed: int, count: int, python: str = "python3") -> tuple[int, int, int, list[str]]:
@@ -128,6 +133,7 @@ def compare(seed: int, count: int, python: str = "python3") -> tuple[int, int, i
         kind, code = driver(rng, names)
         with tempfile.TemporaryDirectory() as folder:
             Path(folder, "mod.py").write_text(text)
+            Path(folder, "data.txt").write_text("3\n14\nseven\n")
             walked = walk(folder, kind, code)
             if walked is None:
                 continue

@@ -1793,6 +1793,22 @@ def test_try_statements_catch_what_python_catches_and_run_finally_on_every_way_o
     assert shell.answer(s, "python3 -c 'KeyError = ValueError\ntry:\n    {}[1]\nexcept KeyError:\n    pass'") is None
 
 
+def test_printf_style_formatting_and_files_read_with_with_are_walked():
+    """`"%d items" % n` is Python's own formatting of plain values (a width from the arguments, or one
+    past four digits: the model's); `with open(PATH) as f:` reads a file the state knows."""
+    s = terminal()
+    assert shell.answer(s, "python3 -c 'print(\"%d items, %5.2f|%-4s|%r\" % (3, 2.5, \"ab\", [1]))'") == \
+        ("3 items,  2.50|ab  |[1]\n", 0)
+    assert shell.answer(s, "python3 -c 'print(\"%(a)s-%(b)03d\" % {\"a\": 1, \"b\": 7})'") == ("1-007\n", 0)
+    said = shell.answer(s, "python3 -c 'print(\"%s %s\" % (1,))'")
+    assert said is not None and said[0].endswith("TypeError: not enough arguments for format string\n")
+    for code in ('print("%*d" % (5, 1))', 'print("%99999d" % 1)', 'print("%s" % {1, 2})'):
+        assert shell.answer(s, f"python3 -c '{code}'") is None, code
+    s = run(s, "printf 'def count(path):\\n    with open(path) as f:\\n        return len([l for l in f if l.strip()])\\n' > io_.py")
+    assert shell.answer(s, "python3 -c 'from io_ import count; print(count(\"src/notes.py\"))'") == ("3\n", 0)
+    assert shell.answer(s, "python3 -c 'from io_ import count; print(count(\"nope.txt\"))'") is None
+
+
 def test_grep_of_one_text_prints_what_gnu_grep_prints_on_random_texts_and_options():
     """benchmarks/grep_vs_gnu.py: random texts, patterns (fixed strings and regular expressions) and
     sets of the options the state answers (context lines and their `--`, -m, -o, -w, -x, -i, -c, -v, -H/-h, -F/-E), run by

@@ -43,6 +43,8 @@ _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
            ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.BitAnd: operator.and_,
            ast.BitOr: operator.or_, ast.BitXor: operator.xor}
+# A conversion of printf-style formatting: its width and precision
+_PERCENT = re.compile(r"%(?:\([^)]*\))?[#0 +-]*(\*|\d+)?(?:\.(\*|\d*))?")
 _INPLACE = {ast.Add: operator.iadd, ast.Sub: operator.isub, ast.Mult: operator.imul, ast.Div: operator.itruediv,
             ast.FloorDiv: operator.ifloordiv, ast.Mod: operator.imod, ast.Pow: operator.ipow,
             ast.LShift: operator.ilshift, ast.RShift: operator.irshift, ast.BitAnd: operator.iand,
@@ -360,8 +362,13 @@ class _Walker:
         messages say `+=`)."""
         left, right = _plain(left), _plain(right)
         self._charge(left, right)
-        if type(op) not in _BINARY or isinstance(op, ast.Mod) and isinstance(left, str):
+        if type(op) not in _BINARY:
             raise Unknown("operator")
+        if isinstance(op, ast.Mod) and isinstance(left, str):  # (`"%d items" % n`: printf-style formatting)
+            _printable(right)
+            if any(m.group(1) == "*" or m.group(2) == "*" or len(m.group(1) or "") > 4 or len(m.group(2) or "") > 4
+                   for m in _PERCENT.finditer(left)):
+                raise Unknown("a width from the arguments, or a wide one")
         if isinstance(op, ast.Pow | ast.LShift) and isinstance(left, int) and isinstance(right, int):
             grows = right if isinstance(op, ast.LShift) else right * max(abs(left).bit_length() - 1, 0)
             if right > MAX_BITS or grows > MAX_BITS:

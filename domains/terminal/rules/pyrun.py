@@ -37,8 +37,8 @@ from typing import Any
 from . import pyeval, pyscript, pytraceback, stdlib_imports
 from .pyclass import Classes, _Bound, _Instance, _Super, _UserClass
 from .pyexcept import Exceptions
-from .pyvalues import (FAILED, MAX_LEN, RAISED, UNPLACED, PythonError, Unknown, _Function, _Module, _Opaque, _plain,
-                       _printable, _python)
+from .pyvalues import (FAILED, MAX_LEN, RAISED, UNPLACED, PythonError, Unknown, _File, _Function, _Module, _Opaque,
+                       _plain, _printable, _python)
 
 RECURSION = 100  # calls deep (Python allows 1,000; past this the model answers)
 MAX_MODULES = 20  # project modules imported by one command
@@ -256,6 +256,14 @@ class _Walker(Classes, Exceptions, pyeval._Walker):
             raise PythonError(self._exception(node.exc), where=node)
         elif isinstance(node, ast.Try):
             self._try(node)
+        elif isinstance(node, ast.With) and all(isinstance(i.context_expr, ast.Call) for i in node.items):
+            for item in node.items:  # (`with open(PATH) as f:`: a file read, closed on the way out)
+                value = self.evaluate(item.context_expr)
+                if not isinstance(value, _File):
+                    raise Unknown("a context manager other than a file read")
+                if item.optional_vars is not None:
+                    self._bind(item.optional_vars, value)
+            self._block(node.body)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.simple:
             if not self.future_annotations:
                 self._annotation(node.annotation)
