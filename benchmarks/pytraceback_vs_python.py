@@ -52,7 +52,10 @@ STATEMENTS = [
     "try:\n        x = helper(a)\n    except KeyError:\n        x = -1\n    else:\n        print('no error', x)",
     "try:\n        x = [a][b]\n    except Exception as e:\n        print(repr(e))\n        x = str(e)",
     "with open('data.txt') as f:\n        x = f.read().split()[b]", "x = 'n=%d' % a", "x = '%s-%5s|%r' % (a, b, a)",
-    "with open('data.txt') as f:\n        for line in f:\n            x = int(line) + a", "x = 'é' + a + 'é'",
+    "with open('data.txt') as f:\n        for line in f:\n            x = int(line) + a",
+    "raise NotFound(a)", "raise Bad(f'bad {a!r}')", "try:\n        x = a[b]\n    except LookupError:\n        raise NotFound(b)",
+    "try:\n        raise Bad(a)\n    except ValueError as e:\n        x = repr(e) + str(e)", "x = Missing(a)\n    raise x",
+    "try:\n        x = helper(a)\n    except AppError:\n        x = None", "x = 'é' + a + 'é'",
 ]
 HELPERS = [
     "def helper(v):\n    return v / 2\n", "def helper(v):\n    return v[0]\n",
@@ -61,7 +64,9 @@ HELPERS = [
     "def helper(v):\n    total = 0\n    for item in v:\n        total += item\n    return total\n",
     "def helper(v):\n    return int(v) * 2\n",
 ]
-BOX = ("from dataclasses import dataclass\n\n\n@dataclass\nclass Pair:\n    left: object\n    right: object = 0\n\n"
+BOX = ("from dataclasses import dataclass\n\n\nclass AppError(Exception):\n    \"\"\"The app's.\"\"\"\n\n\n"
+       "class NotFound(AppError):\n    pass\n\n\nclass Bad(ValueError):\n    pass\n\n\nclass Missing(KeyError):\n    pass\n\n\n"
+       "@dataclass\nclass Pair:\n    left: object\n    right: object = 0\n\n"
        "    def total(self):\n        return self.left + self.right\n\n\nclass Box:\n    def __init__(self, value):\n        self.value = value\n\n    def half(self):\n"
        "        return self.value / 2\n\n    @property\n    def doubled(self):\n        return self.value * 2\n\n"
        "    def __repr__(self):\n        return 'Box(' + self.value + ')'\n")

@@ -1789,6 +1789,17 @@ def test_try_statements_catch_what_python_catches_and_run_finally_on_every_way_o
         assert shell.answer(s, f"python3 -c '{code}'") == expected, code
     # an error raised while another is handled, uncaught: Python shows both (chained): the model's
     assert shell.answer(s, "python3 -c 'try:\n    {}[1]\nexcept KeyError:\n    1/0'") is None
+    # the project's own exception classes (a docstring or `pass` for a body): raised, caught by a base,
+    # and named in the traceback with their module (`__main__`'s without)
+    s = run(s, "printf 'class AppError(Exception):\\n    pass\\n\\n\\nclass NotFound(AppError):\\n    \"\"\"None.\"\"\"\\n\\n\\n"
+               "def find(k):\\n    raise NotFound(k)\\n' > errs.py")
+    caught = "python3 -c 'from errs import find, AppError\ntry:\n    find(1)\nexcept AppError as e:\n    print(repr(e))'"
+    assert shell.answer(s, caught) == ("NotFound(1)\n", 0)
+    said = shell.answer(s, "python3 -c 'from errs import find; find(\"k\")'")
+    assert said is not None and said[0].endswith('    raise NotFound(k)\nerrs.NotFound: k\n')
+    said = shell.answer(s, "python3 -c 'class E(KeyError):\n    pass\nraise E(\"k\")'")
+    assert said is not None and said[0].endswith("\nE: 'k'\n")
+    assert shell.answer(s, "python3 -c 'class E(Exception):\n    def __str__(self):\n        return \"x\"\nraise E()'") is None
     # a handler for a name the code rebound is not taken for Python's class
     assert shell.answer(s, "python3 -c 'KeyError = ValueError\ntry:\n    {}[1]\nexcept KeyError:\n    pass'") is None
 

@@ -78,6 +78,8 @@ class Classes:
     current: tuple[_UserClass, Any] | None = None  # (the method being walked: its class, its first argument)
 
     def _class(self, node: ast.ClassDef) -> None:
+        if self._define_exception(node):  # type: ignore[attr-defined]
+            return
         if node.keywords or len(node.bases) > 1 or getattr(self, "local_names", None) is not None:
             raise Unknown("a class this walker does not follow")
         dataclass = False

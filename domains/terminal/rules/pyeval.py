@@ -24,8 +24,8 @@ from typing import Any
 
 from . import pytraceback
 from .pyvalues import (FAILED, MAX_BITS, MAX_CELLS, MAX_LEN, MAX_OUTPUT, MAX_PARSED, MAX_STEPS, MAX_WORK, RAISED,
-                       UNPLACED, PythonError, Unknown, _checked, _digit_runs, _File, _Function, _Generated, _library,
-                       _Module,
+                       UNPLACED, WALKED, PythonError, Unknown, _checked, _digit_runs, _File, _Function, _Generated,
+                       _library, _Module,
                        _Node, _node_value, _NodeType, _plain, _printable, _python, _starred)
 
 @dataclass
@@ -125,11 +125,14 @@ def traceback(shown: str, printed: str) -> tuple[str, int] | None:
 
 
 def _error_text(error: BaseException) -> str | None:
-    """How Python's traceback ends for an error of Python's own (None for another kind)."""
-    if type(error).__module__ != "builtins" or isinstance(error, RecursionError | MemoryError):
+    """How Python's traceback ends for an error of Python's own, or of a class the project defined
+    (named with its module, but `__main__`'s); None for another kind."""
+    kind, module = type(error), type(error).__module__
+    if module != "builtins" and not getattr(kind, WALKED, False) or isinstance(error, RecursionError | MemoryError):
         return None
+    name = kind.__qualname__ if module in ("builtins", "__main__") else f"{module}.{kind.__qualname__}"
     said = str(error)
-    return f"{type(error).__name__}: {said}" if said else type(error).__name__
+    return f"{name}: {said}" if said else name
 
 
 # Modules no file in the shell's folder can stand in for: sys is built in, and os (with os.path) is

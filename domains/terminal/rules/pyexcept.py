@@ -17,7 +17,7 @@ import ast
 import builtins
 from typing import Any
 
-from .pyvalues import PythonError, Unknown, _plain, _printable
+from .pyvalues import WALKED, PythonError, Unknown, _plain, _printable
 
 # What `raise` may raise here: Python's own exceptions whose message is str() of their arguments (not
 # SystemExit, which exits without a traceback, nor StopIteration, which generators turn into another)
@@ -33,23 +33,48 @@ _JUMPS = (ast.Return, ast.Break, ast.Continue)
 class Exceptions:
     """Mixed into pyrun.py's walker (which gives `evaluate`, `_block`, `_scoped`, `names`)."""
 
-    def _builtin_class(self, node: ast.expr, known: dict[str, type]) -> type:
-        """The exception class a name stands for, where it is Python's own (not rebound by the code)."""
-        if not isinstance(node, ast.Name) or node.id not in known:
-            raise Unknown("an exception class this walker does not know")
+    def _exception_class(self, node: ast.expr, known: dict[str, type]) -> type:
+        """The exception class `node` names: Python's own (`known`, where the code did not rebind
+        the name) or one the project defined (WALKED)."""
+        if isinstance(node, ast.Name):
+            try:
+                value = self._scoped(node.id)  # type: ignore[attr-defined]
+            except Unknown:
+                if node.id in known:
+                    return known[node.id]
+                raise
+        else:
+            value = self.evaluate(node)  # type: ignore[attr-defined]
+        if isinstance(value, type) and getattr(value, WALKED, False):
+            return value
+        raise Unknown("an exception class this walker does not know")
+
+    def _define_exception(self, node: ast.ClassDef) -> bool:
+        """`class NotFound(KeyError): \"\"\"…\"\"\"` (a body of a docstring or `pass`): made a real
+        exception class, named for its module as Python names it; False for any other class."""
+        if len(node.bases) != 1 or node.keywords or node.decorator_list or not all(
+                isinstance(s, ast.Pass) or isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                for s in node.body):
+            return False
         try:
-            self._scoped(node.id)  # type: ignore[attr-defined]
+            base = self._exception_class(node.bases[0], CLASSES)
         except Unknown:
-            return known[node.id]
-        raise Unknown("a name that may not be Python's exception")
+            return False
+        if not issubclass(base, Exception) or base in (StopIteration, StopAsyncIteration):
+            return False
+        module = self.module.get("__name__")  # type: ignore[attr-defined]
+        doc = ast.get_docstring(ast.Module(body=node.body, type_ignores=[]), clean=False) if node.body else None
+        self.names[node.name] = type(node.name, (base,), {  # type: ignore[attr-defined]
+            "__module__": module, "__qualname__": node.name, "__doc__": doc, WALKED: True})
+        return True
 
     def _exception(self, node: ast.expr) -> BaseException:
-        """What `raise NAME` or `raise NAME(ARGS)` raises: one of Python's own exceptions, its
-        arguments plain values (str() of it is then Python's)."""
+        """What `raise NAME` or `raise NAME(ARGS)` raises: one of Python's own exceptions or of a class
+        the project defined, its arguments plain values (str() of it is then Python's)."""
         call = node if isinstance(node, ast.Call) else None
         if call is not None and (call.keywords or any(isinstance(a, ast.Starred) for a in call.args)):
             raise Unknown("an exception made with keywords")
-        cls = self._builtin_class(call.func if call is not None else node, EXCEPTIONS)
+        cls = self._exception_class(call.func if call is not None else node, EXCEPTIONS)
         evaluate = self.evaluate  # type: ignore[attr-defined]
         args = [_printable(_plain(evaluate(a))) for a in call.args] if call is not None else []
         return cls(*args)
@@ -84,7 +109,7 @@ class Exceptions:
         if node is None:
             return True  # (a bare `except:`)
         classes = node.elts if isinstance(node, ast.Tuple) else [node]
-        return any(isinstance(error, self._builtin_class(c, CLASSES)) for c in classes)
+        return any(isinstance(error, self._exception_class(c, CLASSES)) for c in classes)
 
     def _handle(self, handler: ast.ExceptHandler, error: BaseException) -> None:
         names: dict[str, Any] = self.names  # type: ignore[attr-defined]

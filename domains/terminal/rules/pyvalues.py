@@ -80,6 +80,10 @@ class PythonError(Exception):
         self.chained = False  # (raised while another was handled: its traceback shows that one too)
 
 
+# Marks an exception class the project defined (`class NotFound(KeyError): """…"""`), made as a real
+# class of Python's (pyexcept.py): nothing of the project's runs in it
+WALKED = "_mcp_world_walked"
+
 UNPLACED = ast.Pass()  # (an error's position Python would show that this walker does not know)
 
 
@@ -153,7 +157,7 @@ def _printable(value: Any) -> Any:
             raise Unknown("a generator's address")
         if isinstance(v, bool | int | float | str | range) or v is None:
             return
-        if isinstance(v, BaseException) and type(v).__module__ == "builtins":  # (one `except … as e` bound)
+        if isinstance(v, BaseException) and (type(v).__module__ == "builtins" or getattr(type(v), WALKED, False)):
             v = v.args
         if type(v).__name__ in ("dict_keys", "dict_values", "dict_items"):
             v = list(v)
