@@ -425,7 +425,14 @@ SEQUENCES: list[list[str]] = [
      "            out.append(\"f\")\n    return out\n\n\ndef strict(x):\n    try:\n        return {\"a\": 1}[x]\n"
      "    except (IndexError, TypeError) as e:\n        return repr(e)\n    finally:\n        print(\"strict\", x)\nEOF",
      "python3 -c 'from tr import parse, loop; print(parse(\"3\"), parse(\"x\"), loop([1, -1, 2, 0, 5]))'",
-     "python3 -c 'from tr import strict; print(strict([]), strict(\"a\")); strict(\"b\")'", "ls __pycache__"],
+     "python3 -c 'from tr import strict; print(strict([]), strict(\"a\")); strict(\"b\")'", "ls __pycache__",
+     # the project's own exception classes, printf-style formatting, a file read in a `with`
+     "cat > errs.py <<'EOF'\nclass AppError(Exception):\n    \"\"\"The app's.\"\"\"\n\n\nclass NotFound(AppError, ):\n    pass\n\n\n"
+     "def find(d, k):\n    if k not in d:\n        raise NotFound(\"no %s in %d keys\" % (k, len(d)))\n    return d[k]\n\n\n"
+     "def lines(path):\n    with open(path) as f:\n        return [line.rstrip() for line in f if line.strip()]\nEOF",
+     "python3 -c 'from errs import find, AppError\ntry:\n    find({}, \"a\")\nexcept AppError as e:\n    print(\"caught\", repr(e))'",
+     "python3 -c 'from errs import find; print(find({\"a\": 1}, \"a\")); find({\"b\": 2}, \"a\")'",
+     "python3 -c 'from errs import lines; print(lines(\"src/notes.py\"))'"],
     # git diff where git's diff chooses (xdiff.py): a function added between two, lines swapped, a
     # line added beside an equal one, a last line without its newline, blocks moved
     ["printf 'def a():\\n    return 1\\n\\n\\ndef c():\\n    return 3\\n' > m.py && git add m.py && git commit -qm m",
