@@ -34,12 +34,15 @@ def text(frames: list[Frame], error: str, sources: dict[str, str]) -> str | None
     text of each file a frame is in ("<string>", `-c`'s code, is never shown)."""
     if stdlib_imports.PYTHON != f"{sys.version_info[0]}.{sys.version_info[1]}":
         return None
-    summaries = []
+    summaries, split = [], {}
     for filename, name, node in frames:
         if node is None or node is UNPLACED:
             return None
         source = sources.get(filename) if filename != "<string>" else None
-        line = "" if source is None else _line(source, node.lineno)
+        if source is not None and filename not in split:  # (universal newlines, as Python reads it)
+            split[filename] = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        lines = split.get(filename)
+        line = "" if lines is None else lines[node.lineno - 1] + "\n" if 0 < node.lineno <= len(lines) else None
         if line is None:
             return None
         summaries.append(_frame(filename, name, node, line))
@@ -85,8 +88,3 @@ def raised_at(statement: ast.Assert) -> Position | None:
             return Position(p.lineno, p.end_lineno, p.col_offset, p.end_col_offset)
     return None
 
-
-def _line(source: str, number: int) -> str | None:
-    """Line `number` of a file as Python's traceback reads it (universal newlines), or None."""
-    lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return lines[number - 1] + "\n" if 0 < number <= len(lines) else None
