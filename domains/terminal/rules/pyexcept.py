@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 from typing import Any
 
 from .pyvalues import WALKED, PythonError, Unknown, _plain, _printable
@@ -28,6 +29,12 @@ EXCEPTIONS = {e.__name__: e for e in (Exception, ValueError, TypeError, KeyError
 CLASSES = {name: value for name, value in vars(builtins).items()
            if isinstance(value, type) and issubclass(value, BaseException)}
 _JUMPS = (ast.Return, ast.Break, ast.Continue)
+
+
+@functools.lru_cache(maxsize=1024)
+def _jumps(node: ast.Try) -> bool:
+    """Its `finally` returns, breaks or continues (looked at once per statement, not per run of it)."""
+    return any(isinstance(n, _JUMPS) for s in node.finalbody for n in ast.walk(s))
 
 
 class Exceptions:
@@ -80,7 +87,7 @@ class Exceptions:
         return cls(*args)
 
     def _try(self, node: ast.Try) -> None:
-        if any(isinstance(n, _JUMPS) for s in node.finalbody for n in ast.walk(s)):
+        if _jumps(node):
             raise Unknown("a finally that jumps")
         try:
             self._handled(node)

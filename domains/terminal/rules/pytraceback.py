@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import dis
+import functools
 import sys
 import traceback as _traceback
 from dataclasses import dataclass
@@ -77,9 +78,11 @@ class Position:
     end_col_offset: int | None
 
 
+@functools.lru_cache(maxsize=1024)
 def raised_at(statement: ast.Assert) -> Position | None:
     """Where a failed `assert` raises, as this Python compiles it: not always the test's place (a
-    name alone: the statement's; `a == 1 and b`: the comparison compiled last)."""
+    name alone: the statement's; `a == 1 and b`: the comparison compiled last). Compiled once per
+    statement, not once per failure (an assert failing in a loop that catches it)."""
     code = compile(ast.Module(body=[statement], type_ignores=[]), "<assert>", "exec")
     for instruction in dis.get_instructions(code):
         if instruction.opname == "RAISE_VARARGS" and instruction.positions is not None and \
