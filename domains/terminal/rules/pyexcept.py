@@ -31,7 +31,7 @@ CLASSES = {name: value for name, value in vars(builtins).items()
 _JUMPS = (ast.Return, ast.Break, ast.Continue)
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=64)  # (each holds its statement, and the code in it: a few)
 def _jumps(node: ast.Try) -> bool:
     """Its `finally` returns, breaks or continues (looked at once per statement, not per run of it)."""
     return any(isinstance(n, _JUMPS) for s in node.finalbody for n in ast.walk(s))

@@ -78,7 +78,7 @@ class Position:
     end_col_offset: int | None
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=256)
 def raised_at(statement: ast.Assert) -> Position | None:
     """Where a failed `assert` raises, as this Python compiles it: not always the test's place (a
     name alone: the statement's; `a == 1 and b`: the comparison compiled last). Compiled once per
