@@ -55,7 +55,9 @@ STATEMENTS = [
     "with open('data.txt') as f:\n        for line in f:\n            x = int(line) + a",
     "raise NotFound(a)", "raise Bad(f'bad {a!r}')", "try:\n        x = a[b]\n    except LookupError:\n        raise NotFound(b)",
     "try:\n        raise Bad(a)\n    except ValueError as e:\n        x = repr(e) + str(e)", "x = Missing(a)\n    raise x",
-    "try:\n        x = helper(a)\n    except AppError:\n        x = None", "x = 'é' + a + 'é'",
+    "try:\n        x = helper(a)\n    except AppError:\n        x = None",
+    "x = spread(a, b, *[a], k=b)", "x = spread(*[a, b], **{'k': a})", "x = bump(a)", "x = bump(b) + COUNT",
+    "print(*[a, b], sep='|')", "x = spread(*a)", "x = 'é' + a + 'é'",
 ]
 HELPERS = [
     "def helper(v):\n    return v / 2\n", "def helper(v):\n    return v[0]\n",
@@ -64,7 +66,8 @@ HELPERS = [
     "def helper(v):\n    total = 0\n    for item in v:\n        total += item\n    return total\n",
     "def helper(v):\n    return int(v) * 2\n",
 ]
-BOX = ("from dataclasses import dataclass\n\n\nclass AppError(Exception):\n    \"\"\"The app's.\"\"\"\n\n\n"
+BOX = ("from dataclasses import dataclass\n\nCOUNT = 0\n\n\ndef bump(n):\n    global COUNT\n    COUNT += n\n    return COUNT\n\n\n"
+       "def spread(first, *rest, k=0, **more):\n    return [first + k, *rest] if more else first / k\n\n\nclass AppError(Exception):\n    \"\"\"The app's.\"\"\"\n\n\n"
        "class NotFound(AppError):\n    pass\n\n\nclass Bad(ValueError):\n    pass\n\n\nclass Missing(KeyError):\n    pass\n\n\n"
        "@dataclass\nclass Pair:\n    left: object\n    right: object = 0\n\n"
        "    def total(self):\n        return self.left + self.right\n\n\nclass Box:\n    def __init__(self, value):\n        self.value = value\n\n    def half(self):\n"

@@ -432,7 +432,12 @@ SEQUENCES: list[list[str]] = [
      "def lines(path):\n    with open(path) as f:\n        return [line.rstrip() for line in f if line.strip()]\nEOF",
      "python3 -c 'from errs import find, AppError\ntry:\n    find({}, \"a\")\nexcept AppError as e:\n    print(\"caught\", repr(e))'",
      "python3 -c 'from errs import find; print(find({\"a\": 1}, \"a\")); find({\"b\": 2}, \"a\")'",
-     "python3 -c 'from errs import lines; print(lines(\"src/notes.py\"))'"],
+     "python3 -c 'from errs import lines; print(lines(\"src/notes.py\"))'",
+     # `global`, `*args`, `**kwargs`, and `*xs`, `**d` spread in a call
+     "printf 'HITS = 0\\n\\n\\ndef hit(*names, sep=\"/\", **tags):\\n    global HITS\\n    HITS += len(names)\\n"
+     "    return sep.join(names), sorted(tags.items())\\n' > reg.py",
+     "python3 -c 'import reg; print(reg.hit(\"a\", \"b\", x=1), reg.hit(*\"cd\", **{\"sep\": \"-\", \"y\": 2}), reg.HITS)'",
+     "python3 -c 'from reg import hit; print(*hit(), sep=\"|\"); hit(1, 2)'"],
     # git diff where git's diff chooses (xdiff.py): a function added between two, lines swapped, a
     # line added beside an equal one, a last line without its newline, blocks moved
     ["printf 'def a():\\n    return 1\\n\\n\\ndef c():\\n    return 3\\n' > m.py && git add m.py && git commit -qm m",

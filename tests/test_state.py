@@ -1700,7 +1700,7 @@ def test_python_one_liners_are_computed_from_their_syntax_tree_never_run():
                "print(__import__(\"os\").getcwd())", "import subprocess; subprocess.run(1)", "print(getattr(1, \"real\"))",
                "print(type(1))", "print(print)", "print(x for x in [1])", "print({1, 2})", "print(map(str, [1]))",
                "print(open(\"nope\").read())", "import sys; print(sys.version)",
-               "any(print(x) or x > 0 for x in range(3))", "print(*[1])", "lambda: 1", "import nosuchmodule"]
+               "any(print(x) or x > 0 for x in range(3))", "print(*{1})", "lambda: 1", "import nosuchmodule"]
     for code in hostile + escapes:  # (the walker stops at its bounds: it never computes the hostile ones)
         assert shell.answer(s, f"python3 -c '{code}'") is None, code
     # an error Python's own operation raised at the code's top level: its traceback (the code has no
@@ -2342,10 +2342,16 @@ def test_the_projects_own_functions_are_walked_where_every_step_is_followed():
     for unknown in ("import calc; calc.late()", "import calc; print(calc.deep(500))", "import calc; print(calc.nope)",
                     "from calc import total; print(total([1], 2, 3))", "import calc, subprocess; subprocess.run(1)",
                     "class A(metaclass=type): pass", "from src.nope import x",
-                    "def f():\n    global z\n    z = 1\nf()", "import calc; print(calc.__dict__)"):
+                    "def f():\n    x = 1\n    def g():\n        nonlocal x\n        x = 2\n    g()\nf()",
+                    "import calc; print(calc.__dict__)"):
         assert shell.answer(s, f"python3 -c '{unknown}'") is None, unknown
         if "calc" in unknown:  # (it ran the project's code: it may have written anything)
             assert shell.answer(run(s, f"python3 -c '{unknown}'"), "ls") is None, unknown
+    # `global`, `*args`, `**kwargs`, and `*xs`, `**d` spread in a call
+    assert shell.answer(s, "python3 -c 'def f():\n    global z\n    z = 1\nf()\nprint(z)'") == ("1\n", 0)
+    spread = "def f(a, *rest, k=0, **more):\n    return a, rest, k, more\nprint(f(*[1, 2], 3, **{\"k\": 4, \"x\": 5}), f(0))"
+    assert shell.answer(s, f"python3 -c '{spread}'") == ("(1, (2, 3), 4, {\'x\': 5}) (0, (), 0, {})\n", 0)
+    assert shell.answer(s, "python3 -c 'print(*\"ab\", *range(2), sep=\",\")'") == ("a,b,0,1\n", 0)
     # an error in the project's function: its frame, the line (an in-place operator: no carets)
     assert shell.answer(s, "python3 -c 'import calc; print(calc.total([1, \"a\"]))'") == (
         'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'

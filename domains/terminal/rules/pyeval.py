@@ -325,6 +325,28 @@ class _Walker:
             return self._call(node)
         raise Unknown(type(node).__name__)
 
+    def _arguments(self, node: ast.Call) -> tuple[list[Any], dict[str, Any]]:
+        """A call's arguments, `*xs` and `**d` spread as Python spreads them (a list, a tuple or a dict
+        of string keys given; a string or a range spread too; a name given twice: the model's)."""
+        args: list[Any] = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                value = self.evaluate(a.value)
+                if not isinstance(value, list | tuple | str | range) or len(value) > MAX_LEN:
+                    raise Unknown("*x of another kind, or too long")
+                self._charge(value)
+                args.extend(value)
+            else:
+                args.append(self.evaluate(a))
+        kwargs: dict[str, Any] = {}
+        for k in node.keywords:
+            value = self.evaluate(k.value)
+            spread = value if k.arg is None else {k.arg: value}
+            if not isinstance(spread, dict) or any(not isinstance(key, str) or key in kwargs for key in spread):
+                raise Unknown("**d of another kind, or a keyword given twice")
+            kwargs.update(spread)
+        return args, kwargs
+
     def _formatted(self, node: ast.FormattedValue, value: Any) -> str:
         """One `{…}` of an f-string, its value given."""
         value = _printable(value)
@@ -415,10 +437,7 @@ class _Walker:
 
     def _call(self, node: ast.Call) -> Any:
         func = self.evaluate(node.func)
-        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-            raise Unknown("*args")
-        args = [self.evaluate(a) for a in node.args]
-        kwargs = {k.arg: self.evaluate(k.value) for k in node.keywords}
+        args, kwargs = self._arguments(node)
         if not isinstance(func, _Function):
             raise Unknown("call")
         kind, what = func.kind, func.what

@@ -9,15 +9,18 @@ it does). Nothing is ever run: only the plain values the code builds reach Pytho
 as in pyeval.py.
 
 An error Python's own operations raise (`1/0`, `d["k"]`, `int("x")`), a failed `assert`, or a
-`raise` of one of Python's exceptions (EXCEPTIONS) rises through the frames it was walked in, each
+`raise` of one of Python's exceptions or the project's (pyexcept.py) rises through the frames it was walked in, each
 noting where it was (the innermost expression whose operation raised, the call running in a
 caller): at the top it is Python's traceback, its lines and carets (pytraceback.py).
 
-What is left to the model (`Unknown`): decorators (but pyclass.py's), `try`, `with`, `global`,
-generators, `*args` (each refused when the function is called, not when it is defined), recursion
+`*args` and `**kwargs` (and `*xs`, `**d` spread in a call), `global`, `try` (pyexcept.py) and
+`with open(PATH) as f:` are followed too.
+
+What is left to the model (`Unknown`): decorators (but pyclass.py's), other `with` statements,
+`nonlocal`, generators (each refused when the function is called, not when it is defined), recursion
 past RECURSION, a standard-library module used for anything but its name (importing one quietly is
 followed: pyscript.HEADER_MODULES), a name read before its function binds it, an error rising
-through a comprehension, a class body or a dataclass's own methods (frames of their own), or one
+through a generator expression, a class body or a dataclass's own methods (frames of their own), or one
 whose position Python takes from elsewhere (UNPLACED: an f-string's part, an unpacking).
 
 An imported module is compiled into `__pycache__` beside it (`notes.cpython-311.pyc`), as Python
@@ -139,6 +142,7 @@ class _UserFunction(_Function):
         self.node, self.module, self.defaults, self.kw_defaults, self.enclosing = \
             node, module, defaults, kw_defaults, enclosing
         self.local_names = _assigned(node)
+        self.global_names = _globals(node)
         self.owner: _UserClass | None = None  # (a method: its class, for `super()`)
         self.filename = "<string>"  # (the file it is defined in, as a traceback names it)
         self.followed = True
@@ -148,12 +152,14 @@ def _assigned(node: ast.FunctionDef) -> frozenset[str]:
     """The names a function binds (its locals, as Python's compiler decides them): its parameters and
     every name it assigns, outside the functions and comprehensions nested in it."""
     args = node.args
-    names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs + [x for x in (args.vararg, args.kwarg) if x]}
     stack: list[ast.AST] = list(node.body)
     while stack:
         n = stack.pop()
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del):
             names.add(n.id)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            names.add(n.name)
         elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             names.add(n.name)
             continue  # (its body is its own scope)
@@ -162,7 +168,30 @@ def _assigned(node: ast.FunctionDef) -> frozenset[str]:
         elif isinstance(n, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
             continue
         stack.extend(ast.iter_child_nodes(n))
+    return frozenset(names - _globals(node))
+
+
+def _globals(node: ast.FunctionDef) -> frozenset[str]:
+    """The names a function declares `global` (outside the functions nested in it)."""
+    names: set[str] = set()
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Global):
+            names.update(n.names)
+        elif not isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            stack.extend(ast.iter_child_nodes(n))
     return frozenset(names)
+
+
+def _binds_otherwise(node: ast.FunctionDef, names: frozenset[str]) -> bool:
+    """A global name bound other than by assignment (a def, a class, an import, `except … as`)."""
+    for n in ast.walk(node):
+        if n is not node and isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and n.name in names \
+                or isinstance(n, ast.ExceptHandler) and n.name in names or isinstance(n, ast.Import | ast.ImportFrom) \
+                and any((a.asname or a.name).split(".")[0] in names for a in n.names):
+            return True
+    return False
 
 
 class _Walker(Classes, Exceptions, pyeval._Walker):
@@ -172,6 +201,7 @@ class _Walker(Classes, Exceptions, pyeval._Walker):
         self.module = self.names  # (the namespace `global` names live in)
         self.enclosing: list[dict[str, Any]] = []
         self.local_names: frozenset[str] | None = None  # (inside a function: its locals)
+        self.global_names: frozenset[str] = frozenset()  # (inside a function: the names it declares global)
         self.modules: dict[str, dict[str, Any]] = {}  # project modules imported: their namespaces
         self.loading: set[str] = set()  # (those whose body is being walked)
         self.depth = 0
@@ -241,8 +271,10 @@ class _Walker(Classes, Exceptions, pyeval._Walker):
             self._set_attribute(owner, node.target.attr, self._binary(node.op, current, self.evaluate(node.value),
                                                                       inplace=True))
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            self.names[node.target.id] = self._binary(node.op, self._name(node.target.id), self.evaluate(node.value),
-                                                      inplace=True)
+            self._bind(node.target, self._binary(node.op, self._name(node.target.id), self.evaluate(node.value),
+                                                 inplace=True))
+        elif isinstance(node, ast.Global):
+            pass  # (what it declares was read when the function was defined: _globals)
         elif isinstance(node, ast.Assert):
             if not self.evaluate(node.test):
                 where = pytraceback.raised_at(node) or UNPLACED
@@ -298,6 +330,8 @@ class _Walker(Classes, Exceptions, pyeval._Walker):
             self._set_attribute(self.evaluate(target.value), target.attr, value)
         elif isinstance(target, ast.Subscript) and not isinstance(target.slice, ast.Slice):
             self._store(_plain(self.evaluate(target.value)), _plain(self.evaluate(target.slice)), value)
+        elif isinstance(target, ast.Name) and target.id in self.global_names:
+            self.module[target.id] = value
         else:
             super()._bind(target, value)
 
@@ -324,8 +358,9 @@ class _Walker(Classes, Exceptions, pyeval._Walker):
         self.names[node.name] = _UserFunction(node, self.module, defaults, kw_defaults, enclosing)
         self.names[node.name].filename = self.filename
         # (what a call of it would need that the walker does not follow: the model's, if it is called)
-        self.names[node.name].followed = not (args.vararg or args.kwarg or any(
-            isinstance(n, ast.Yield | ast.YieldFrom | ast.Global | ast.Nonlocal | ast.Await) for n in ast.walk(node)))
+        self.names[node.name].followed = not (any(
+            isinstance(n, ast.Yield | ast.YieldFrom | ast.Nonlocal | ast.Await) for n in ast.walk(node)) or
+            _binds_otherwise(node, self.names[node.name].global_names))
 
     def _annotation(self, node: ast.expr) -> None:
         """An annotation Python evaluates without a word: names of builtin types or names bound,
@@ -370,10 +405,7 @@ class _Walker(Classes, Exceptions, pyeval._Walker):
                 raise Unknown("TypeError: object.__init__() takes exactly one argument")
             return None
         if isinstance(func, _UserClass | _Bound):
-            if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-                raise Unknown("*args")
-            args = [self.evaluate(a) for a in node.args]
-            kwargs = {k.arg: self.evaluate(k.value) for k in node.keywords}
+            args, kwargs = self._arguments(node)
             if isinstance(func, _UserClass):
                 return self._instantiate(func, args, kwargs)
             if not isinstance(func.func, _UserFunction):
@@ -386,10 +418,7 @@ class _Walker(Classes, Exceptions, pyeval._Walker):
                 if isinstance(target, list | dict) and len(target) > MAX_LEN:
                     raise Unknown("too long")
             return result
-        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-            raise Unknown("*args")
-        args = [self.evaluate(a) for a in node.args]
-        kwargs = {k.arg: self.evaluate(k.value) for k in node.keywords}
+        args, kwargs = self._arguments(node)
         return self._invoke(func, args, kwargs)
 
     def _invoke(self, func: _UserFunction, args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -397,13 +426,23 @@ class _Walker(Classes, Exceptions, pyeval._Walker):
             raise Unknown("a function this walker does not follow (*args, a generator, global)")
         spec = func.node.args
         positional = [a.arg for a in spec.posonlyargs + spec.args]
-        if len(args) > len(positional) or set(kwargs) & {a.arg for a in spec.posonlyargs}:
+        if len(args) > len(positional) and spec.vararg is None or set(kwargs) & {a.arg for a in spec.posonlyargs}:
             raise Unknown("TypeError")
         frame: dict[str, Any] = dict(zip(positional, args))
+        extra: dict[str, Any] = {}
         for name, value in kwargs.items():
-            if name in frame or name not in positional + [a.arg for a in spec.kwonlyargs]:
+            if name in frame:
                 raise Unknown("TypeError")
-            frame[name] = value
+            if name in positional or name in [a.arg for a in spec.kwonlyargs]:
+                frame[name] = value
+            elif spec.kwarg is not None:
+                extra[name] = value
+            else:
+                raise Unknown("TypeError")
+        if spec.vararg is not None:
+            frame[spec.vararg.arg] = tuple(args[len(positional):])
+        if spec.kwarg is not None:
+            frame[spec.kwarg.arg] = extra
         for name, value in zip(positional[len(positional) - len(func.defaults):], func.defaults):
             frame.setdefault(name, value)
         for name, value in func.kw_defaults.items():
@@ -412,9 +451,10 @@ class _Walker(Classes, Exceptions, pyeval._Walker):
             raise Unknown("TypeError: a missing argument")
         if self.depth >= RECURSION:
             raise Unknown("too deep")
-        saved = (self.names, self.module, self.enclosing, self.local_names, self.current, self.filename)
+        saved = (self.names, self.module, self.enclosing, self.local_names, self.current, self.filename,
+                 self.global_names)
         self.names, self.module, self.enclosing, self.local_names = frame, func.module, func.enclosing, func.local_names
-        self.filename = func.filename
+        self.filename, self.global_names = func.filename, func.global_names
         self.current = (func.owner, frame[positional[0]]) if func.owner is not None and positional and \
             positional[0] in frame else None
         self.depth += 1
@@ -431,7 +471,8 @@ class _Walker(Classes, Exceptions, pyeval._Walker):
         except FAILED:
             raise Unknown("an error of the walker's own") from None
         finally:
-            self.names, self.module, self.enclosing, self.local_names, self.current, self.filename = saved
+            self.names, self.module, self.enclosing, self.local_names, self.current, self.filename, \
+                self.global_names = saved
             self.depth -= 1
         return None
 
