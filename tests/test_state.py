@@ -1820,6 +1820,17 @@ def test_printf_style_formatting_and_files_read_with_with_are_walked():
     assert shell.answer(s, "python3 -c 'from io_ import count; print(count(\"nope.txt\"))'") is None
 
 
+def test_a_python_that_failed_outside_the_home_may_have_compiled_the_package_it_imported_there():
+    """Found by the python fuzz (seed 94): in /home, `python3 -c 'import pkg.core'` with no
+    pkg/core.py compiles pkg/__init__.py into pkg/__pycache__ before it fails; the state kept
+    listing pkg without it."""
+    s = run(run(run(terminal(), "cd /home"), "mkdir -p pkg"), "echo 'print(1)' >> pkg/__init__.py")
+    assert shell.answer(s, "ls pkg") == ("__init__.py\n", 0)
+    failed = ('Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
+              "ModuleNotFoundError: No module named 'pkg.core'\n1\n")
+    assert shell.answer(run(s, "python3 -c 'import pkg.core'", failed, 1), "ls pkg") is None
+
+
 def test_grep_of_one_text_prints_what_gnu_grep_prints_on_random_texts_and_options():
     """benchmarks/grep_vs_gnu.py: random texts, patterns (fixed strings and regular expressions) and
     sets of the options the state answers (context lines and their `--`, -m, -o, -w, -x, -i, -c, -v, -H/-h, -F/-E), run by

@@ -270,8 +270,14 @@ def _program_ran(s: TerminalState, cmd: str, args: list[str]) -> None:
     runs_no_git = cmd in ("python", "python3", "node", "perl", "ruby", "php") and \
         not re.search(r"\bgit\b|subprocess|system|popen|exec", text or "")
     _forget_writes(s, None, [_abs(a, s) for a in plain] + named, index_kept=runs_no_git)
+    _compiled_where_it_ran(s, cmd)
+
+
+def _compiled_where_it_ran(s: TerminalState, cmd: str) -> None:
+    """A python run outside the home and /tmp (which `_forget_writes` forgets) may have compiled what
+    it imported from the shell's folder, and the packages below it, into `__pycache__` there: even
+    where it then failed (an import of `pkg.missing` compiles `pkg/__init__.py` first)."""
     if cmd in ("python", "python3") and not (_within(s.cwd, s.home) or _within(s.cwd, "/tmp")):
-        # (what it imported from the shell's folder, outside the home, is compiled into __pycache__ there)
         s.known_dirs = [d for d in s.known_dirs if not _within(d, s.cwd)]
 
 

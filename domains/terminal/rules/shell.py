@@ -28,7 +28,7 @@ from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anywa
                       _walked_to_its_failure)
 from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc
 from .output import next_cwd, shell_words
-from .programs import (INTERPRETERS, MODELLED, _as_python_shows, _named_in, _no_shadowing, _project_run,
+from .programs import (INTERPRETERS, MODELLED, _as_python_shows, _compiled_where_it_ran, _named_in, _no_shadowing, _project_run,
                        _reads_only, _script, _writes)
 from .silent import silent
 
@@ -497,6 +497,7 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
             if exit_code not in (126, 127) and words[0] not in MODELLED and _writes(words[0], words[1:], s) and \
                     not _ran_nothing(words, output):
                 _forget_writes(s, None)  # a program that failed may still have written (python's __pycache__)
+                _compiled_where_it_ran(s, words[0])
             _redirected_anyway(s, words, kinds, output)
             if words[0] in FILE_COMMANDS and not missing.nothing_done(words, output):
                 _partly_done(s, words, kinds)
