@@ -57,7 +57,11 @@ STATEMENTS = [
     "try:\n        raise Bad(a)\n    except ValueError as e:\n        x = repr(e) + str(e)", "x = Missing(a)\n    raise x",
     "try:\n        x = helper(a)\n    except AppError:\n        x = None",
     "x = spread(a, b, *[a], k=b)", "x = spread(*[a, b], **{'k': a})", "x = bump(a)", "x = bump(b) + COUNT",
-    "print(*[a, b], sep='|')", "x = spread(*a)", "x = 'é' + a + 'é'",
+    "print(*[a, b], sep='|')", "x = spread(*a)",
+    "try:\n        x = a[b]\n    except (KeyError, IndexError) as e:\n        raise NotFound(b) from e",
+    "try:\n        x = a / b\n    except ZeroDivisionError:\n        raise Bad(a) from None",
+    "try:\n        x = helper(a)\n    except Exception:\n        print('failed')\n        raise",
+    "try:\n        x = a + b\n    finally:\n        y = [a][b]", "x = 'é' + a + 'é'",
 ]
 HELPERS = [
     "def helper(v):\n    return v / 2\n", "def helper(v):\n    return v[0]\n",

@@ -437,7 +437,15 @@ SEQUENCES: list[list[str]] = [
      "printf 'HITS = 0\\n\\n\\ndef hit(*names, sep=\"/\", **tags):\\n    global HITS\\n    HITS += len(names)\\n"
      "    return sep.join(names), sorted(tags.items())\\n' > reg.py",
      "python3 -c 'import reg; print(reg.hit(\"a\", \"b\", x=1), reg.hit(*\"cd\", **{\"sep\": \"-\", \"y\": 2}), reg.HITS)'",
-     "python3 -c 'from reg import hit; print(*hit(), sep=\"|\"); hit(1, 2)'"],
+     "python3 -c 'from reg import hit; print(*hit(), sep=\"|\"); hit(1, 2)'",
+     # chained tracebacks: raised while another was handled, `from e`, `from None`, a bare `raise`
+     "cat > ch.py <<'EOF'\ndef get(d, k):\n    try:\n        return d[k]\n    except KeyError:\n        raise ValueError(f\"no {k}\")\n\n\n"
+     "def cause(d, k):\n    try:\n        return d[k]\n    except KeyError as e:\n        raise LookupError(k) from e\n\n\n"
+     "def quiet(d, k):\n    try:\n        return d[k]\n    except KeyError:\n        raise ValueError(k) from None\n\n\n"
+     "def again(xs):\n    try:\n        return xs[0]\n    except IndexError:\n        print(\"empty\")\n        raise\nEOF",
+     "python3 -c 'from ch import get; get({}, \"a\")'", "python3 -c 'from ch import cause; cause({}, 1)'",
+     "python3 -c 'from ch import quiet; quiet({}, 2)'", "python3 -c 'from ch import again; print(again([5])); again([])'",
+     "python3 -c 'from ch import get\ntry:\n    get({}, 0)\nexcept ValueError as e:\n    print(\"caught\", e)\n    1/0'"],
     # git diff where git's diff chooses (xdiff.py): a function added between two, lines swapped, a
     # line added beside an equal one, a last line without its newline, blocks moved
     ["printf 'def a():\\n    return 1\\n\\n\\ndef c():\\n    return 3\\n' > m.py && git add m.py && git commit -qm m",

@@ -1787,8 +1787,21 @@ def test_try_statements_catch_what_python_catches_and_run_finally_on_every_way_o
     }
     for code, expected in said.items():
         assert shell.answer(s, f"python3 -c '{code}'") == expected, code
-    # an error raised while another is handled, uncaught: Python shows both (chained): the model's
-    assert shell.answer(s, "python3 -c 'try:\n    {}[1]\nexcept KeyError:\n    1/0'") is None
+    # an error raised while another is handled, uncaught: Python shows both, chained (each from the frame
+    # that caught it); `raise … from e` names it the cause; a bare `raise` raises it again as it was
+    assert shell.answer(s, "python3 -c 'try:\n    {}[1]\nexcept KeyError:\n    1/0'") == (
+        'Traceback (most recent call last):\n  File "<string>", line 2, in <module>\nKeyError: 1\n\n'
+        "During handling of the above exception, another exception occurred:\n\n"
+        'Traceback (most recent call last):\n  File "<string>", line 4, in <module>\nZeroDivisionError: division by zero\n', 1)
+    s = run(s, "printf 'def get(d, k):\\n    try:\\n        return d[k]\\n    except KeyError as e:\\n"
+               "        raise ValueError(k) from e\\n\\n\\ndef again(d):\\n    try:\\n        return d[0]\\n"
+               "    except LookupError:\\n        raise\\n' > ch.py")
+    said = shell.answer(s, "python3 -c 'from ch import get; get({}, 1)'")
+    assert said is not None and said[0].startswith(
+        'Traceback (most recent call last):\n  File "/home/user/notes-app/ch.py", line 3, in get\n    return d[k]\n'
+        "           ~^^^\nKeyError: 1\n\nThe above exception was the direct cause of the following exception:\n\n")
+    said = shell.answer(s, "python3 -c 'from ch import again; again([])'")
+    assert said is not None and said[0].endswith("    return d[0]\n           ~^^^\nIndexError: list index out of range\n")
     # the project's own exception classes (a docstring or `pass` for a body): raised, caught by a base,
     # and named in the traceback with their module (`__main__`'s without)
     s = run(s, "printf 'class AppError(Exception):\\n    pass\\n\\n\\nclass NotFound(AppError):\\n    \"\"\"None.\"\"\"\\n\\n\\n"

@@ -24,7 +24,7 @@ from typing import Any
 
 from . import pytraceback
 from .pyvalues import (FAILED, MAX_BITS, MAX_CELLS, MAX_LEN, MAX_OUTPUT, MAX_PARSED, MAX_STEPS, MAX_WORK, RAISED,
-                       UNPLACED, WALKED, PythonError, Unknown, _checked, _digit_runs, _File, _Function, _Generated,
+                       UNPLACED, PythonError, Unknown, _checked, _digit_runs, _File, _Function, _Generated,
                        _library, _Module,
                        _Node, _node_value, _NodeType, _plain, _printable, _python, _starred)
 
@@ -124,17 +124,6 @@ def traceback(shown: str, printed: str) -> tuple[str, int] | None:
     return shown + printed, 1
 
 
-def _error_text(error: BaseException) -> str | None:
-    """How Python's traceback ends for an error of Python's own, or of a class the project defined
-    (named with its module, but `__main__`'s); None for another kind."""
-    kind, module = type(error), type(error).__module__
-    if module != "builtins" and not getattr(kind, WALKED, False) or isinstance(error, RecursionError | MemoryError):
-        return None
-    name = kind.__qualname__ if module in ("builtins", "__main__") else f"{module}.{kind.__qualname__}"
-    said = str(error)
-    return f"{name}: {said}" if said else name
-
-
 # Modules no file in the shell's folder can stand in for: sys is built in, and os (with os.path) is
 # imported before the code runs, when the folder is not yet on the path
 UNSHADOWED = frozenset({"sys", "os", "os.path"})
@@ -157,6 +146,7 @@ class _Walker:
         self.out: list[str] = []
         self.sources: dict[str, str] = {}  # the files its frames are in (a traceback shows their lines)
         self.filename = "<string>"  # (the file being walked, as Python names it in a traceback)
+        self.frame_name = "<module>"  # (the function being walked, as a traceback names it)
         self.steps = 0
         self.printed = 0
         self.cells = 0
@@ -181,13 +171,13 @@ class _Walker:
         except Unknown:
             return None
         except PythonError as raised:
-            text = _error_text(raised.error)
             where = raised.where
             if where is None or where is UNPLACED:  # (`-c`'s own lines are not shown: its line is enough)
                 where = statement if statement is not None and statement.lineno == statement.end_lineno else None
-            if text is None or where is None or raised.chained:
+            if where is None:
                 return None  # (its traceback: the model's)
-            shown = pytraceback.text([("<string>", "<module>", where), *reversed(raised.frames)], text, self.sources)
+            shown = pytraceback.chain(raised, [("<string>", "<module>", where), *reversed(raised.frames)],
+                                      self.sources)
             return None if shown is None else traceback(shown, "".join(self.out))
         except (*RAISED, RecursionError, MemoryError):
             return None  # (the walker's own: not Python's word)

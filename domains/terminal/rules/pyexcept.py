@@ -5,10 +5,11 @@ that catch them, as Python does — handlers matched by class (a name, a tuple o
 
 Only PythonError is ever caught: an error Python's own operations raised on the code's values, or
 one the code raised. The walker's own refusals (`Unknown`) pass through every handler, as do its own
-errors. Left to the model: the traceback of an error raised while another is handled or while
-`finally` runs (Python shows both, chained; caught, it is an error like any other), a bare
-`raise`, `raise … from …`, a handler for a class of the project's own, `except*`, a `finally` that
-returns or jumps.
+errors. An error raised while another is handled (or rises through a `finally`) has it for its
+context, and `raise X from e` for its cause (`from None`: neither shown): uncaught, its traceback
+is the chain Python prints (pytraceback.chain). A bare `raise` raises the handled one again, as it
+was caught. Left to the model: a cause other than the error being handled, `except*`, a `finally`
+that returns or jumps.
 """
 
 from __future__ import annotations
@@ -38,7 +39,10 @@ def _jumps(node: ast.Try) -> bool:
 
 
 class Exceptions:
-    """Mixed into pyrun.py's walker (which gives `evaluate`, `_block`, `_scoped`, `names`)."""
+    """Mixed into pyrun.py's walker (which gives `evaluate`, `_block`, `_scoped`, `names`,
+    `filename`, `frame_name`)."""
+
+    handling: list[PythonError]  # (the errors being handled, innermost last: pyrun's walker makes it)
 
     def _exception_class(self, node: ast.expr, known: dict[str, type]) -> type:
         """The exception class `node` names: Python's own (`known`, where the code did not rebind
@@ -91,15 +95,16 @@ class Exceptions:
             raise Unknown("a finally that jumps")
         try:
             self._handled(node)
-        except PythonError:
-            self._finally(node.finalbody, rising=True)
+        except PythonError as error:
+            if node.finalbody:
+                self._finally(node.finalbody, rising=error)
             raise
         except Unknown:
             raise
         except BaseException:  # (a return, break or continue on its way out; the walker's own errors)
-            self._finally(node.finalbody, rising=False)
+            self._finally(node.finalbody, rising=None)
             raise
-        self._finally(node.finalbody, rising=False)
+        self._finally(node.finalbody, rising=None)
 
     def _handled(self, node: ast.Try) -> None:
         try:
@@ -107,7 +112,8 @@ class Exceptions:
         except PythonError as error:
             for handler in node.handlers:
                 if self._catches(handler.type, error.error):
-                    self._handle(handler, error.error)
+                    error.caught_in = (self.filename, self.frame_name)  # type: ignore[attr-defined]
+                    self._handle(handler, error)
                     return
             raise
         self._block(node.orelse)  # type: ignore[attr-defined]
@@ -118,22 +124,47 @@ class Exceptions:
         classes = node.elts if isinstance(node, ast.Tuple) else [node]
         return any(isinstance(error, self._exception_class(c, CLASSES)) for c in classes)
 
-    def _handle(self, handler: ast.ExceptHandler, error: BaseException) -> None:
+    def _handle(self, handler: ast.ExceptHandler, error: PythonError) -> None:
         names: dict[str, Any] = self.names  # type: ignore[attr-defined]
         if handler.name:
-            names[handler.name] = error
+            names[handler.name] = error.error
+        self.handling.append(error)
         try:
             self._block(handler.body)  # type: ignore[attr-defined]
-        except PythonError as raised:  # (caught further up, it is an error like another; uncaught, Python shows both)
-            raised.chained = True
+        except PythonError as raised:  # (raised while this one is handled: its context, as Python sets it)
+            if raised is not error and raised.context is None:
+                raised.context = error
             raise
         finally:
+            self.handling.pop()
             if handler.name:
                 names.pop(handler.name, None)  # (Python unbinds it, so the traceback's frames are freed)
 
-    def _finally(self, body: list[ast.stmt], rising: bool) -> None:
+    def _finally(self, body: list[ast.stmt], rising: PythonError | None) -> None:
+        if rising is not None:
+            rising.caught_in = (self.filename, self.frame_name)  # type: ignore[attr-defined]
         try:
             self._block(body)  # type: ignore[attr-defined]
         except PythonError as raised:
-            raised.chained = raised.chained or rising  # (while another rises: Python shows both)
+            if rising is not None and raised is not rising and raised.context is None:
+                raised.context = rising  # (raised while that one rose through this finally)
             raise
+
+    def _raise(self, node: ast.Raise) -> PythonError:
+        """What `raise X`, `raise X from e`, `raise X from None` and a bare `raise` (the error being
+        handled, again, as it was caught) raise."""
+        if node.exc is None:
+            if not self.handling:
+                raise Unknown("raise with no error being handled")
+            return self.handling[-1]
+        raised = PythonError(self._exception(node.exc), where=node)
+        if node.cause is not None:
+            if isinstance(node.cause, ast.Constant) and node.cause.value is None:
+                raised.suppress_context = True
+            else:
+                cause = self.evaluate(node.cause)  # type: ignore[attr-defined]
+                found = [e for e in self.handling if e.error is cause]
+                if not found:
+                    raise Unknown("a cause other than an error being handled")
+                raised.cause, raised.suppress_context = found[-1], True
+        return raised

@@ -94,8 +94,7 @@ def run_script(path: str, text: str, machine: pyeval.Machine, project: Project,
     except (Unknown, _Jump):
         return None
     except PythonError as raised:
-        error = None if raised.chained else pyeval._error_text(raised.error)
-        said = None if error is None else pytraceback.text(raised.frames[::-1], error, walker.sources)
+        said = pytraceback.chain(raised, raised.frames[::-1], walker.sources)
         return None if said is None else ("".join(walker.out) + said, 1)  # (a script's stdout is flushed first)
     except (*RAISED, RecursionError, MemoryError):
         return None
@@ -202,6 +201,7 @@ class _Walker(Classes, Exceptions, pyeval._Walker):
         self.enclosing: list[dict[str, Any]] = []
         self.local_names: frozenset[str] | None = None  # (inside a function: its locals)
         self.global_names: frozenset[str] = frozenset()  # (inside a function: the names it declares global)
+        self.handling: list[PythonError] = []  # (the errors being handled: pyexcept.py)
         self.modules: dict[str, dict[str, Any]] = {}  # project modules imported: their namespaces
         self.loading: set[str] = set()  # (those whose body is being walked)
         self.depth = 0
@@ -284,8 +284,8 @@ class _Walker(Classes, Exceptions, pyeval._Walker):
                 if isinstance(message, _Opaque | _Function | _Module):
                     raise Unknown("a message of another kind")
                 raise PythonError(AssertionError(_printable(message)), where=where)
-        elif isinstance(node, ast.Raise) and node.exc is not None and node.cause is None:
-            raise PythonError(self._exception(node.exc), where=node)
+        elif isinstance(node, ast.Raise):
+            raise self._raise(node)
         elif isinstance(node, ast.Try):
             self._try(node)
         elif isinstance(node, ast.With) and all(isinstance(i.context_expr, ast.Call) for i in node.items):
@@ -452,9 +452,9 @@ class _Walker(Classes, Exceptions, pyeval._Walker):
         if self.depth >= RECURSION:
             raise Unknown("too deep")
         saved = (self.names, self.module, self.enclosing, self.local_names, self.current, self.filename,
-                 self.global_names)
+                 self.global_names, self.frame_name)
         self.names, self.module, self.enclosing, self.local_names = frame, func.module, func.enclosing, func.local_names
-        self.filename, self.global_names = func.filename, func.global_names
+        self.filename, self.global_names, self.frame_name = func.filename, func.global_names, func.node.name
         self.current = (func.owner, frame[positional[0]]) if func.owner is not None and positional and \
             positional[0] in frame else None
         self.depth += 1
@@ -472,7 +472,7 @@ class _Walker(Classes, Exceptions, pyeval._Walker):
             raise Unknown("an error of the walker's own") from None
         finally:
             self.names, self.module, self.enclosing, self.local_names, self.current, self.filename, \
-                self.global_names = saved
+                self.global_names, self.frame_name = saved
             self.depth -= 1
         return None
 
@@ -634,9 +634,10 @@ class _Walker(Classes, Exceptions, pyeval._Walker):
         tree = _compiled(text, path)
         shown = shown or path
         self.sources[shown] = text
-        saved = (self.names, self.module, self.enclosing, self.local_names, self.future_annotations, self.filename)
+        saved = (self.names, self.module, self.enclosing, self.local_names, self.future_annotations, self.filename,
+                 self.frame_name)
         self.names, self.module, self.enclosing, self.local_names = namespace, namespace, [], None
-        self.future_annotations, self.filename = False, shown
+        self.future_annotations, self.filename, self.frame_name = False, shown, "<module>"
         try:
             self._block(tree.body)
         except _Jump:
@@ -648,7 +649,8 @@ class _Walker(Classes, Exceptions, pyeval._Walker):
         except FAILED:
             raise Unknown("an error of the walker's own") from None
         finally:
-            self.names, self.module, self.enclosing, self.local_names, self.future_annotations, self.filename = saved
+            self.names, self.module, self.enclosing, self.local_names, self.future_annotations, self.filename, \
+                self.frame_name = saved
 
 
 class _ProjectModule(_Module):

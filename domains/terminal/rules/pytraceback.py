@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import stdlib_imports
-from .pyvalues import UNPLACED
+from .pyvalues import UNPLACED, WALKED, PythonError
 
 Frame = tuple[str, str, Any]  # (file as Python names it, function, the node or Position it points at)
 
@@ -52,6 +52,36 @@ def text(frames: list[Frame], error: str, sources: dict[str, str]) -> str | None
         if frame.line != line.strip():
             shown = shown.replace(f"    {frame.line}\n", f"    {line.strip()}\n", 1)
     return f"Traceback (most recent call last):\n{shown}{error}\n"
+
+
+def error_line(error: BaseException) -> str | None:
+    """How Python's traceback ends for an error of Python's own, or of a class the project defined
+    (named with its module, but `__main__`'s); None for another kind."""
+    kind, module = type(error), type(error).__module__
+    if module != "builtins" and not getattr(kind, WALKED, False) or isinstance(error, RecursionError | MemoryError):
+        return None
+    name = kind.__qualname__ if module in ("builtins", "__main__") else f"{module}.{kind.__qualname__}"
+    said = str(error)
+    return f"{name}: {said}" if said else name
+
+
+def chain(error: PythonError, frames: list[Frame], sources: dict[str, str]) -> str | None:
+    """The traceback of an error that reached the top (`frames`, outermost first), after those of
+    the errors it was raised from, as Python prints the chain: each one's traceback starts in the frame
+    that caught it. None where any of it is not known."""
+    line = error_line(error.error)
+    shown = None if line is None else text(frames, line, sources)
+    earlier = error.cause if error.cause is not None else None if error.suppress_context else error.context
+    if shown is None or earlier is None:
+        return shown
+    if earlier.caught_in is None:
+        return None
+    before = chain(earlier, [(*earlier.caught_in, earlier.where), *reversed(earlier.frames)], sources)
+    if before is None:
+        return None
+    joint = ("The above exception was the direct cause of the following exception:" if error.cause is not None else
+             "During handling of the above exception, another exception occurred:")
+    return f"{before}\n{joint}\n\n{shown}"
 
 
 def _frame(filename: str, name: str, node: Any, line: str) -> tuple[_traceback.FrameSummary, str]:

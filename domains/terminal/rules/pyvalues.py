@@ -77,7 +77,13 @@ class PythonError(Exception):
         self.error = error
         self.where: ast.AST | None = where
         self.frames: list[tuple[str, str, ast.AST | None]] = []
-        self.chained = False  # (raised while another was handled: its traceback shows that one too)
+        # Python's chain: the error being handled when this one was raised (`__context__`), or the one
+        # named in `raise … from e` (`__cause__`; `from None` suppresses the context); and, once
+        # caught, the frame it was caught in (file, function): its traceback starts there
+        self.context: PythonError | None = None
+        self.cause: PythonError | None = None
+        self.suppress_context = False
+        self.caught_in: tuple[str, str] | None = None
 
 
 # Marks an exception class the project defined (`class NotFound(KeyError): """…"""`), made as a real
