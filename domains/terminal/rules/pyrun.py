@@ -151,7 +151,8 @@ def _assigned(node: ast.FunctionDef) -> frozenset[str]:
     """The names a function binds (its locals, as Python's compiler decides them): its parameters and
     every name it assigns, outside the functions and comprehensions nested in it."""
     args = node.args
-    names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs + [x for x in (args.vararg, args.kwarg) if x]}
+    names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    names.update(x.arg for x in (args.vararg, args.kwarg) if x)
     stack: list[ast.AST] = list(node.body)
     while stack:
         n = stack.pop()
