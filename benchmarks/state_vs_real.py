@@ -243,7 +243,12 @@ SEQUENCES: list[list[str]] = [
      "grep -r hi /tmp/w", "grep -rl hi /tmp/w", "grep -rn nothing /tmp/w", "cd /tmp/w", "grep -rn hi", "find -name f.txt",
      "find . -name 'f.*'", "find . -mindepth 1 -type d", "find a", "find . -maxdepth 0", "grep -rw h . | wc -l",
      "echo 'hi there' > a/g.txt", "grep -rn hi . | sort", "grep -rn hi . | wc -l", "grep -rl hi . | wc -l",
-     "find . -type f | sort", "find . -name '*.txt' | wc -c", "rm a/f.txt", "find . -type f", "grep -r hi ."],
+     "find . -type f | sort", "find . -name '*.txt' | wc -c", "rm a/f.txt", "find . -type f", "grep -r hi .",
+     # grep -r of regular expressions and of the options one file's grep takes (search._grep_r_pattern)
+     "mkdir -p b && printf 'def f(x):\\n    return x * 2\\nclass K:\\n    pass\\n' > b/m.py && "
+     "printf 'import os\\nVALUE = 3\\n' > b/n.py", "grep -rn '^def \\|^class ' b", "grep -rE 'x|VALUE' b",
+     "grep -rc 'x' .", "grep -rvn 'pass' b", "grep -rl 'os$' .", "grep -rnx 'VALUE = [0-9]' b",
+     "grep -ro '[A-Z][a-z]*' b | sort", "grep -rhi 'RETURN' .", "grep -rw 'x' b", "grep -rn 'nothing.*here' b"],
     # a literal in-place substitution: the file's new contents are known (and so is what git sees)
     ["sed -i 's/notes/memos/' README.md", "cat README.md", "sed -i 's/def/DEF/g' src/notes.py", "cat src/notes.py",
      "git status --short", "git diff --stat", "sed -i 's/x/y/' missing.txt", "sed -i 's/a.b/c/' README.md",

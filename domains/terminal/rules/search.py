@@ -20,6 +20,8 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
+
+from . import grepfile
 from dataclasses import dataclass, field
 
 MAX_PATHS = 5_000  # a larger tree is the model's
@@ -170,13 +172,13 @@ def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, 
                 return None
             include = a[len("--include="):]
         elif a.startswith("-") and len(a) > 1:
-            if not set(a[1:]) <= set("rRnlhiwo") or a.startswith("--"):
-                return None
-            flags |= set(a[1:])
+            flags |= set(a[1:]) if not a.startswith("--") else {"-"}
         else:
             words.append(a)
-    if not flags & {"r", "R"} or not words or len(words) > 2 or not _WORD.fullmatch(words[0]):
+    if not flags & {"r", "R"} or not words or len(words) > 2:
         return None
+    if not _WORD.fullmatch(words[0]) or not flags <= set("rRnlhiwo"):
+        return _grep_r_pattern(args, tree_of, read)
     if "l" in flags and ("o" in flags or "n" in flags):
         return None
     word, top = words[0], words[1] if len(words) == 2 else None
@@ -223,6 +225,43 @@ def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, 
             if "l" in flags:
                 out.append(name + "\n")
     return "".join(out), files_hit <= 1 or tree.ordered, 0 if files_hit else 1
+
+
+def _grep_r_pattern(args: list[str], tree_of, read) -> tuple[str, bool, int] | None:
+    """`grep -r[nlhiwoxvcEF] PATTERN [DIR]` of a regular expression (or a fixed string of other
+    characters), over a tree with no repository in it (what .git holds is not all known): each file
+    grepped in the walk's order as grep greps one file among several (grepfile.py: each line after
+    the file's name), the exit code 0 where any file has a line selected."""
+    letters, words = "", []
+    for a in args:
+        if a.startswith("-") and len(a) > 1:
+            if a.startswith("--") or not set(a[1:]) <= set("rRnlhiwoxvcEF"):
+                return None  # (context's `--` runs across files; -e, -m, --include: not here)
+            letters += a[1:].replace("r", "").replace("R", "")
+        else:
+            words.append(a)
+    pattern, top = words[0], words[1] if len(words) == 2 else None
+    if top is not None and (not _PATH.fullmatch(top) or top.startswith("-")) or pattern.startswith("-"):
+        return None
+    tree = tree_of(top or ".")
+    if tree is None or tree.git_inside:
+        return None
+    flags = ([f"-{''.join(dict.fromkeys(letters))}"] if letters else []) + ([] if "h" in letters else ["-H"])
+    out: list[str] = []
+    files_hit = 0
+    for rel, is_dir in tree.entries:
+        if is_dir:
+            continue
+        name = rel if top is None else (top.rstrip("/") + "/" + rel if top != "/" else "/" + rel)
+        text = read(rel if top is None else posixpath.join(top, rel))
+        if text is None or "\0" in text or "\ufffd" in text:
+            return None  # (binary to grep, or bytes that were not UTF-8: "binary file matches")
+        said = grepfile.search([*flags, "--", pattern, name], [text])
+        if said is None:
+            return None
+        out.append(said[0])
+        files_hit += said[1] == 0
+    return "".join(out), files_hit <= 1 and "c" not in letters or tree.ordered, 0 if files_hit else 1
 
 
 def missing_top(args: list[str], exists) -> str | None:
