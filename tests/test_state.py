@@ -1844,6 +1844,20 @@ def test_a_python_that_failed_outside_the_home_may_have_compiled_the_package_it_
     assert shell.answer(run(s, "python3 -c 'import pkg.core'", failed, 1), "ls pkg") is None
 
 
+def test_grep_r_of_a_regular_expression_greps_each_file_as_one_of_several():
+    """search._grep_r_pattern: `grep -r` of a regular expression, or with the options one file's grep
+    takes, over a tree the state knows whole with no repository in it (checked in the sandbox by
+    state_vs_real.py's find-and-grep sequence)."""
+    s = terminal()
+    assert shell.answer(s, "grep -rn 'def .*(' src") == ("src/notes.py:1:def add(notes, text):\n", 0)
+    assert shell.answer(s, "grep -rc 'no.e' src") == ("src/notes.py:3\n", 0)
+    assert shell.answer(s, "grep -rvn 'notes' src") == ("", 1)
+    assert shell.answer(s, "grep -rnE 'append|return' src") == \
+        ("src/notes.py:2:    notes.append(text)\nsrc/notes.py:3:    return notes\n", 0)
+    assert shell.answer(s, "grep -rn 'de.' .") is None  # (a repository in the tree: what .git holds is not known)
+    assert shell.answer(s, "grep -rn -A1 'def' src") is None  # (context runs across files: not here)
+
+
 def test_grep_of_one_text_prints_what_gnu_grep_prints_on_random_texts_and_options():
     """benchmarks/grep_vs_gnu.py: random texts, patterns (fixed strings and regular expressions) and
     sets of the options the state answers (context lines and their `--`, -m, -o, -w, -x, -i, -c, -v, -H/-h, -F/-E), run by
