@@ -263,7 +263,8 @@ SEQUENCES: list[list[str]] = [
      "diff README.md missing.txt", "diff missing.txt README.md", "diff m1 m2", "diff README.md requirements.txt",
      "echo more >> copy.txt", "diff -u README.md copy.txt", "diff --brief copy.txt README.md", "diff src tests"],
     # `ls -a` at a repository's top: .git, and what the state knows
-    ["ls -a", "mkdir -p sub && cd sub && git init -q", "ls -a", "touch a.txt", "ls -a", "cd ..", "ls -a sub"],
+    ["ls -a", "mkdir -p sub && cd sub && git init -q", "ls -a", "touch a.txt", "ls -a", "cd ..", "ls -a sub",
+     "ls -A", "ls -A sub", "ls -a src tests", "ls -A tests src sub", "ls -a sub src"],
     # a subcommand git does not have: its message and suggestions, the same every time
     ["git chekout main", "git stauts", "git stat", "git dif", "git ad .", "git xyz", "git st", "git co -b x",
      "git cherrypick HEAD", "git Status", "git status", "git config alias.co checkout", "git co main"],

@@ -1858,6 +1858,16 @@ def test_grep_r_of_a_regular_expression_greps_each_file_as_one_of_several():
     assert shell.answer(s, "grep -rn -A1 'def' src") is None  # (context runs across files: not here)
 
 
+def test_ls_a_of_several_folders_and_ls_capital_a():
+    """`ls -A` (no `.` and `..`) and `ls -a A B` (each folder under its name) where the state knows
+    the folders whole (checked in the sandbox by state_vs_real.py)."""
+    s = terminal()
+    assert shell.answer(s, "ls -a src tests") == ("src:\n.\n..\nnotes.py\n\ntests:\n.\n..\ntest_notes.py\n", 0)
+    assert shell.answer(s, "ls -A") == (".git\nREADME.md\nrequirements.txt\nsrc\ntests\n", 0)
+    assert shell.answer(s, "ls -A tests src") == ("src:\nnotes.py\n\ntests:\ntest_notes.py\n", 0)
+    assert shell.answer(s, "ls -A ~") is None  # (a home's dot files are not all in the state)
+
+
 def test_grep_of_one_text_prints_what_gnu_grep_prints_on_random_texts_and_options():
     """benchmarks/grep_vs_gnu.py: random texts, patterns (fixed strings and regular expressions) and
     sets of the options the state answers (context lines and their `--`, -m, -o, -w, -x, -i, -c, -v, -H/-h, -F/-E), run by

@@ -57,6 +57,21 @@ def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
     return search.grep_r(words[1:], lambda top: _tree(top, s), lambda name: _contents(name, s), refs)
 
 
+def _every_name(folder: str, s: TerminalState, almost: bool) -> str | None:
+    """`ls -a` (`-A`: without `.` and `..`) of a folder the state knows whole, dot files and all."""
+    names = _children(folder, s) if folder in s.known_dirs and folder != s.home else None
+    if names is None or any(n.startswith(".") for n in names):
+        return None  # a home holds dot files the state does not list (.bashrc, .profile)
+    if (s.git and folder == s.git.repo) or folder in s.other_repos:
+        if not _c_locale(s):
+            return None
+        names = [".git", *names]  # a repository's top: git keeps everything in .git
+    everything = names if almost else [".", "..", *names]
+    if _c_locale(s):
+        everything.sort(key=lambda n: n.encode())  # (in bytes: `*.txt` comes before `.`)
+    return "".join(n + "\n" for n in everything)
+
+
 def _diff_files(args: list[str], s: TerminalState) -> tuple[str, int] | None:
     """`diff [-q] A B` of files the state knows: the same says nothing; `-q` says they differ; a
     missing one is refused. Where they differ, which lines diff shows is its algorithm's: the model's."""
@@ -189,19 +204,13 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if cmd == "ls" and any(a.startswith("-") and "l" in a for a in args):
         listed = _long(args, s)
         return (listed, 0) if listed is not None else None
-    if cmd == "ls" and args[:1] == ["-a"] and len(args) <= 2:
-        folder = _abs(args[1], s) if len(args) == 2 else s.cwd
-        names = _children(folder, s) if folder in s.known_dirs and folder != s.home else None
-        if names is None or any(n.startswith(".") for n in names):
-            return None  # a home holds dot files the state does not list (.bashrc, .profile)
-        if (s.git and folder == s.git.repo) or folder in s.other_repos:
-            if not _c_locale(s):
-                return None
-            names = [".git", *names]  # a repository's top: git keeps everything in .git
-        everything = [".", "..", *names]
-        if _c_locale(s):
-            everything.sort(key=lambda n: n.encode())  # (in bytes: `*.txt` comes before `.`)
-        return "".join(n + "\n" for n in everything), 0
+    if cmd == "ls" and args[:1] in (["-a"], ["-A"]) and len(args) <= 2 and not args[1:2] == ["--"]:
+        listed = _every_name(_abs(args[1], s) if len(args) == 2 else s.cwd, s, args[0] == "-A")
+        return None if listed is None else (listed, 0)
+    if cmd == "ls" and args[:1] in (["-a"], ["-A"]) and len(args) >= 3 and \
+            all(_PLAIN.fullmatch(a) and not a.startswith("-") for a in args[1:]):
+        listed = _folders(args[1:], s, lambda folder: _every_name(_abs(folder, s), s, args[0] == "-A"))
+        return None if listed is None else (listed, 0)
     if cmd == "ls" and len([a for a in args if a != "-1"]) <= 1 and not any(a.startswith("-") and a != "-1" for a in args):
         target = [a for a in args if a != "-1"]
         folder = _abs(target[0], s) if target else s.cwd
