@@ -229,7 +229,8 @@ SEQUENCES: list[list[str]] = [
      "grep -c import tests/test_notes.py", "cat -n requirements.txt", "sed -n '2,3p' README.md",
      "cat README.md | grep notes | wc -l", "ls | sort -r | head -2", "ls | wc -l", "grep -v x requirements.txt | tr a-z A-Z",
      "grep nothing_here README.md", "sort README.md | uniq -c | head -3", "grep -i NOTES README.md", "head -n1 src/notes.py",
-     "echo '# end' >> src/notes.py", "tail -1 src/notes.py", "python3 -c 'import src.notes'", "ls src"],
+     "echo '# end' >> src/notes.py", "tail -1 src/notes.py", "python3 -c 'import src.notes'", "ls src",
+     "nl src/notes.py", "nl README.md | head -3", "printf 'a\\n\\n  \\nb\\n' | nl", "cat README.md | nl | tail -2"],
     # find and grep -r where the file system's order cannot show: one path or file at most, or a
     # count or sort after them; in a repository only for names .git cannot hold; and cut
     ["find . -name 'notes.py'", "find . -name '*.py' | wc -l", "find . -name '*.py' | sort", "find src -name '*.py'",

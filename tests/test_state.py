@@ -1868,6 +1868,13 @@ def test_ls_a_of_several_folders_and_ls_capital_a():
     assert shell.answer(s, "ls -A ~") is None  # (a home's dot files are not all in the state)
 
 
+def test_nl_numbers_the_lines_with_text_as_gnu_nl_does():
+    s = run(terminal(), "printf 'a\\n\\nb\\n  \\n' > t.txt")
+    assert shell.answer(s, "nl t.txt") == ("     1\ta\n       \n     2\tb\n     3\t  \n", 0)
+    assert shell.answer(s, "cat t.txt | nl -ba") == ("     1\ta\n     2\t\n     3\tb\n     4\t  \n", 0)
+    assert shell.answer(run(s, "printf 'x\\n\\\\:\\ny\\n' > u.txt"), "nl u.txt") is None  # (a section delimiter)
+
+
 def test_grep_of_one_text_prints_what_gnu_grep_prints_on_random_texts_and_options():
     """benchmarks/grep_vs_gnu.py: random texts, patterns (fixed strings and regular expressions) and
     sets of the options the state answers (context lines and their `--`, -m, -o, -w, -x, -i, -c, -v, -H/-h, -F/-E), run by

@@ -207,13 +207,29 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
         return wc, files
     if cmd == "grep":
         return grepfile.grep(args)
-    if cmd == "cat" and args[:1] == ["-n"] and len(args) == 2 or cmd == "nl" and args[:-1] in (["-ba"], ["-b", "a"]):
+    every = 1 if args[:1] == ["-ba"] else 2 if args[:2] == ["-b", "a"] else 0  # (nl numbering every line)
+    if cmd == "cat" and args[:1] == ["-n"] and len(args) == 2 or cmd == "nl" and every and len(args) <= every + 1:
         def numbered(text: str) -> tuple[str, int]:
-            if cmd == "nl" and text and not text.endswith("\n"):
+            if cmd == "nl" and (text and not text.endswith("\n") or _NL_SECTION.search(text)):
                 raise _Unknown  # (nl ends the last line; cat -n leaves it as it was)
             return "".join(f"{n:6d}\t{line}" for n, line in enumerate(_lines(text), 1)), 0
 
-        return numbered, args[-1:]
+        return numbered, args[every:] if cmd == "nl" else args[-1:]
+    if cmd == "nl" and len(args) <= 1 and not any(a.startswith("-") for a in args):
+        def body(text: str) -> tuple[str, int]:
+            """nl's default: the lines with text numbered, an empty one shown as seven spaces."""
+            if text and not text.endswith("\n") or _NL_SECTION.search(text):
+                raise _Unknown  # (a section's delimiter line restarts the count: nl's own ways)
+            out, n = [], 0
+            for line in _lines(text):
+                if line == "\n":
+                    out.append("       \n")
+                else:
+                    n += 1
+                    out.append(f"{n:6d}\t{line}")
+            return "".join(out), 0
+
+        return body, args
     if cmd == "cat" and len(args) <= 1 and not any(a.startswith("-") for a in args):
         return (lambda text: (text, 0)), args
     if cmd == "cat" and len(args) <= 2 and args[0] in CAT_SHOWING:
@@ -261,6 +277,7 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
     return None
 
 
+_NL_SECTION = re.compile(r"^(\\:){1,3}$", re.M)  # (nl's logical page delimiters: `\:\:\:`, `\:\:`, `\:`)
 _NUMBER = re.compile(r"[ \t]*(-?(?:\d+\.?\d*|\.\d+))?")
 
 
