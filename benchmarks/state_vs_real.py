@@ -265,7 +265,10 @@ SEQUENCES: list[list[str]] = [
      "echo more >> copy.txt", "diff -u README.md copy.txt", "diff --brief copy.txt README.md", "diff src tests"],
     # `ls -a` at a repository's top: .git, and what the state knows
     ["ls -a", "mkdir -p sub && cd sub && git init -q", "ls -a", "touch a.txt", "ls -a", "cd ..", "ls -a sub",
-     "ls -A", "ls -A sub", "ls -a src tests", "ls -A tests src sub", "ls -a sub src"],
+     "ls -A", "ls -A sub", "ls -a src tests", "ls -A tests src sub", "ls -a sub src",
+     # a pattern in a folder the line names (folders._glob)
+     "ls src/*.py", "ls tests/test_*", "ls src/*.txt", "mkdir -p src/deep && touch src/deep/a.py src/b.py", "ls src/*",
+     "wc -l src/*.py", "ls ./src/*.py", "cd src && ls ../tests/*.py"],
     # a subcommand git does not have: its message and suggestions, the same every time
     ["git chekout main", "git stauts", "git stat", "git dif", "git ad .", "git xyz", "git st", "git co -b x",
      "git cherrypick HEAD", "git Status", "git status", "git config alias.co checkout", "git co main"],

@@ -1048,7 +1048,7 @@ def test_ls_recursive_and_a_pattern_the_shell_expands_in_a_folder_known_whole():
     assert shell.answer(s, "ls t*") == ("test_notes.py\n", 0)  # one folder: its names, no heading
     assert shell.answer(s, "ls *s*") == ("requirements.txt\n\nsrc:\nnotes.py\n\ntests:\ntest_notes.py\n", 0)
     assert shell.answer(s, "ls nothing*") == ("ls: cannot access 'nothing*': No such file or directory\n", 2)
-    assert shell.answer(s, "ls '*.md'") is None and shell.answer(s, "ls src/*.py") is None  # quoted; another folder
+    assert shell.answer(s, "ls '*.md'") is None  # (quoted: ls is given the pattern itself)
     assert shell.answer(run(s, "python3 tests/test_notes.py"), "ls -R") is None  # it may have written anywhere
     assert shell.answer(s, "ls -R a/") is None  # (a trailing slash is written into every heading)
     assert shell.answer(run(s, "mkdir -p " + "/".join(["d"] * 1500)), "ls -R") is None  # too deep: the model's, no crash
@@ -1873,6 +1873,15 @@ def test_nl_numbers_the_lines_with_text_as_gnu_nl_does():
     assert shell.answer(s, "nl t.txt") == ("     1\ta\n       \n     2\tb\n     3\t  \n", 0)
     assert shell.answer(s, "cat t.txt | nl -ba") == ("     1\ta\n     2\t\n     3\tb\n     4\t  \n", 0)
     assert shell.answer(run(s, "printf 'x\\n\\\\:\\ny\\n' > u.txt"), "nl u.txt") is None  # (a section delimiter)
+
+
+def test_ls_of_a_pattern_in_a_folder_the_line_names():
+    s = terminal()
+    assert shell.answer(s, "ls src/*.py") == ("src/notes.py\n", 0)
+    assert shell.answer(s, "ls src/*.txt") == ("ls: cannot access 'src/*.txt': No such file or directory\n", 2)
+    s = run(s, "mkdir -p src/deep && touch src/deep/a.py src/b.py")
+    assert shell.answer(s, "ls src/*") == ("src/b.py\nsrc/notes.py\n\nsrc/deep:\na.py\n", 0)
+    assert shell.answer(s, "ls */*.py") is None  # (a pattern in the folder's name too: not here)
 
 
 def test_grep_of_one_text_prints_what_gnu_grep_prints_on_random_texts_and_options():

@@ -215,13 +215,21 @@ def _unexpanded(command: str, s: TerminalState) -> str:
     return "".join(out) + command[last:]
 
 
+_FOLDER = re.compile(r"/?[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*")  # (a folder named before a pattern)
+
+
 def _glob(pattern: str, s: TerminalState) -> list[str] | None:
-    """The names the shell expands PATTERN to in its folder, when the state knows that folder whole
-    (in the order bash sorts them); None: not known here."""
-    if "/" in pattern or not re.fullmatch(r"[A-Za-z0-9._*?-]+", pattern) or s.cwd not in s.known_dirs:
+    """The names the shell expands PATTERN to in its folder (or in one folder it names: `src/*.py`,
+    the names with that folder before them), when the state knows that folder whole (in the order
+    bash sorts them); None: not known here."""
+    prefix, _, last = pattern.rpartition("/")
+    if not re.fullmatch(r"[A-Za-z0-9._*?-]+", last) or prefix and not _FOLDER.fullmatch(prefix):
         return None
-    return [n for n in _children(s.cwd, s) if fnmatch.fnmatchcase(n, pattern) and
-            (pattern.startswith(".") or not n.startswith("."))]
+    folder = _abs(prefix, s) if prefix else s.cwd
+    if folder not in s.known_dirs or "/" in pattern and not ("*" in last or "?" in last):
+        return None
+    return [f"{prefix}/{n}" if prefix else n for n in _children(folder, s) if fnmatch.fnmatchcase(n, last) and
+            (last.startswith(".") or not n.startswith("."))]
 
 
 def _wc_glob(option: str, pattern: str, s: TerminalState) -> tuple[str, int] | None:
