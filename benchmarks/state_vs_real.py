@@ -230,7 +230,12 @@ SEQUENCES: list[list[str]] = [
      "cat README.md | grep notes | wc -l", "ls | sort -r | head -2", "ls | wc -l", "grep -v x requirements.txt | tr a-z A-Z",
      "grep nothing_here README.md", "sort README.md | uniq -c | head -3", "grep -i NOTES README.md", "head -n1 src/notes.py",
      "echo '# end' >> src/notes.py", "tail -1 src/notes.py", "python3 -c 'import src.notes'", "ls src",
-     "nl src/notes.py", "nl README.md | head -3", "printf 'a\\n\\n  \\nb\\n' | nl", "cat README.md | nl | tail -2"],
+     "nl src/notes.py", "nl README.md | head -3", "printf 'a\\n\\n  \\nb\\n' | nl", "cat README.md | nl | tail -2",
+     # bash's printf (its format reused for the arguments left), echo and printf into a pipe
+     "printf '%s=%d\\n' x 1 y 2", "printf '%-6s|%5s|\\n' ab cde f", "printf '%05d|%-4d|%3d\\n' 42 -3 5 -17",
+     "printf 'no conversion\\n' extra", "printf '%s %s\\n' a", "printf '%d\\n'", "printf '100%%\\n'",
+     "printf '%s\\n' b a b | sort | uniq -c", "echo hello | wc -c", "echo 'a b c' | tr a-z A-Z", "printf 'x\\ny\\n' | nl",
+     "echo one two | awk '{print $2}'", "printf 'a,b\\n' | cut -d, -f2"],
     # find and grep -r where the file system's order cannot show: one path or file at most, or a
     # count or sort after them; in a repository only for names .git cannot hold; and cut
     ["find . -name 'notes.py'", "find . -name '*.py' | wc -l", "find . -name '*.py' | sort", "find src -name '*.py'",

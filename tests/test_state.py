@@ -748,11 +748,13 @@ def test_what_echo_and_printf_write_is_known_only_where_the_shell_passes_the_wor
     s = terminal()
     for line, text in (("echo hello > f", "hello\n"), ("printf 'a\\nb\\n' > f", "a\nb\n"), ("printf '100%%\\n' > f", "100%\n"),
                        ("echo -n hi > f", "hi"), ("echo $HOME/x > f", "/home/user/x\n"), ("echo '[a]' > ~/f", "[a]\n"),
-                       ("echo 'x  [y]' > f", "x  [y]\n"), ("export X=1 && echo $X > f", "1\n")):
+                       ("echo 'x  [y]' > f", "x  [y]\n"), ("export X=1 && echo $X > f", "1\n"),
+                       ("printf 'x%sy' > f", "xy"), ("printf '%s-%s\\n' a b c > f", "a-b\nc-\n"),
+                       ("printf '%s' $SHELL > f", "/bin/bash")):
         assert shell.answer(run(s, line), "cat ~/f" if "~" in line else "cat f") == (text, 0), line
-    for line in ("echo '$HOME' > f", "echo -e 'a\\nb' > f", "printf 'x%sy' > f", "printf 'a\\eb' > f", "echo ~ > f",
+    for line in ("echo '$HOME' > f", "echo -e 'a\\nb' > f", "printf '%x' 255 > f", "printf 'a\\eb' > f", "echo ~ > f",
                  "echo * > f", "echo a{b,c} > f", "echo $RANDOM > f", "echo $$ > f", "echo ${X:-d} > f",
-                 "printf '%s' $SHELL > f", 'echo "a\\$HOME" > f'):
+                 "printf '%s' $RANDOM > f", 'echo "a\\$HOME" > f'):
         assert shell.answer(run(s, line), "cat f") is None, line
     for shells_own in ("echo $$", "echo $# $@", "echo $?", "echo $!", "echo ${#HOME}"):
         assert shell.answer(s, shells_own) is None, shells_own
@@ -1882,6 +1884,17 @@ def test_ls_of_a_pattern_in_a_folder_the_line_names():
     s = run(s, "mkdir -p src/deep && touch src/deep/a.py src/b.py")
     assert shell.answer(s, "ls src/*") == ("src/b.py\nsrc/notes.py\n\nsrc/deep:\na.py\n", 0)
     assert shell.answer(s, "ls */*.py") is None  # (a pattern in the folder's name too: not here)
+
+
+def test_printf_applies_its_format_to_the_arguments_as_bash_does_and_echo_feeds_a_pipe():
+    s = terminal()
+    assert shell.answer(s, "printf '%s=%d\\n' x 1 y 2") == ("x=1\ny=2\n", 0)
+    assert shell.answer(s, "printf '%05d|%-4d|%3s|\\n' -3 7 ab") == ("-0003|7   | ab|\n", 0)
+    assert shell.answer(s, "printf '%s %s\\n' a") == ("a \n", 0)  # (an argument missing: empty)
+    assert shell.answer(s, "printf '%d\\n' 010") is None  # (bash reads it as octal: not here)
+    assert shell.answer(s, "printf '%s\\n' b a b | sort | uniq -c") == ("      1 a\n      2 b\n", 0)
+    assert shell.answer(s, "echo 'a b' | tr a-z A-Z") == ("A B\n", 0)
+    assert shell.answer(s, "echo $HOME | wc -c") is None  # (an expansion in the pipe: not here)
 
 
 def test_grep_of_one_text_prints_what_gnu_grep_prints_on_random_texts_and_options():

@@ -88,27 +88,60 @@ PRINTF_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'
                   "f": "\f", "v": "\v"}
 
 
+_CONVERSION = re.compile(r"%(-?)(0?)(\d{0,4})([sdi%])")
+_DECIMAL = re.compile(r"-?(?:[1-9]\d{0,17}|0)")
+
+
+def _printf(fmt: str, args: list[str]) -> str | None:
+    """bash's `printf FORMAT ARGS…`: the format's escapes, and its `%s`, `%d` (`-`, `0` and a width),
+    applied to the arguments and again to those left (none left: "" and 0); None where it uses
+    anything else (`%b`, `%x`, a precision, an argument to %d that is not a plain decimal)."""
+    pieces: list[tuple[str, str, str, str] | str] = []  # text, or a conversion (flag, zero, width, letter)
+    i = 0
+    while i < len(fmt):
+        if fmt[i] == "%":
+            m = _CONVERSION.match(fmt, i)
+            if m is None:
+                return None
+            if m.group(4) == "%" and m.group(0) != "%%":
+                return None  # (`%5%`)
+            pieces.append("%" if m.group(4) == "%" else m.groups())  # type: ignore[arg-type]
+            i = m.end()
+        elif fmt[i] == "\\":
+            if fmt[i + 1:i + 2] not in PRINTF_ESCAPES:
+                return None
+            pieces.append(PRINTF_ESCAPES[fmt[i + 1]])
+            i += 2
+        else:
+            pieces.append(fmt[i])
+            i += 1
+    takes = sum(1 for p in pieces if isinstance(p, tuple))
+    out, left = [], list(args)
+    while True:
+        for p in pieces:
+            if isinstance(p, str):
+                out.append(p)
+                continue
+            dash, zero, width, letter = p
+            value = left.pop(0) if left else ("" if letter == "s" else "0")
+            if letter in "di":
+                if not _DECIMAL.fullmatch(value):
+                    return None  # (bash's own reading: octal, hex, 'c, and its complaint)
+                out.append(format(int(value), ("<" if dash else "0" if zero else ">") + (width or "0") + "d"))
+            elif zero:
+                return None  # (`%05s`: not written here)
+            else:
+                out.append(value.ljust(int(width or 0)) if dash else value.rjust(int(width or 0)))
+        if not left or not takes:  # (each round takes an argument: it ends)
+            return "".join(out)
+
+
 def _echo_text(args: list[str], printf: bool) -> str | None:
     """What bash's `echo ARGS` (no escapes read: bash's default) or `printf FORMAT` prints; None
     where it is not worked out here (`echo -e` of a backslash, a printf conversion or argument, an
     escape other than \\n \\t \\r \\\\ \\" \\' \\a \\b \\f \\v)."""
     if printf:
-        if len(args) != 1:
-            return None  # (none: printf refuses; more: the format is applied to each)
-        fmt = args[0].replace("%%", "\0")
-        if "%" in fmt or "\0" in args[0]:
-            return None
-        out, i = [], 0
-        while i < len(fmt):
-            if fmt[i] == "\\":
-                if fmt[i + 1:i + 2] not in PRINTF_ESCAPES:
-                    return None
-                out.append(PRINTF_ESCAPES[fmt[i + 1]])
-                i += 2
-            else:
-                out.append(fmt[i])
-                i += 1
-        return "".join(out).replace("\0", "%")
+        return _printf(args[0], args[1:]) if args and "\0" not in "".join(args) else None
     letters = ""
     while args and re.fullmatch(r"-[neE]+", args[0]):
         letters, args = letters + args[0][1:], args[1:]

@@ -43,6 +43,10 @@ WHO_AND_WHERE = {("whoami",): "user", ("id", "-un"): "user", ("id", "-nu"): "use
 def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
     """A first stage of a pipe the state computes: `ls`, `find`, `grep -r` (search.py)."""
     refs = (s.git.branches + list(s.git.tags)) if s.git else []
+    if words[0] in ("echo", "printf") and words[0] not in s.defined and words[1:2] and \
+            not words[1].startswith("-") and (words[0] == "printf" or not any(w.startswith("-") for w in words)):
+        said = _echo_text(words[1:], words[0] == "printf")
+        return None if said is None else (said, True, 0)
     if words[0] == "ls":
         listed = _ls(words[1:], s)
         return None if listed is None else (listed, True, 0)
@@ -134,7 +138,7 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if parts[0][:2] == ["ls", "-R"] and "$" not in command:
         listed = _ls(parts[0][1:], s)
         return (listed, 0) if listed is not None else None
-    quoted = parts[0][:2] == ["git", "grep"] and _specials_quoted(command)
+    quoted = (parts[0][:2] == ["git", "grep"] or parts[0][:1] == ["printf"]) and _specials_quoted(command)
     if not quoted and (any(c in w for w in parts[0] for c in "*?[]{}\\") or ("'" in command and "$" in command) or
                        any(w.startswith("~") for w in parts[0][1:] if parts[0][0] == "echo")):
         return None  # globs, braces, escapes and quoting subtleties: the shell's business, the model's call
@@ -161,6 +165,9 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return pathnames.answer(cmd, args, s.cwd, s.home, lambda path: _kind(path, s))
     if cmd == "echo" and all(not a.startswith("-") or a == "-n" for a in args):
         said = _echo_text(args, False)
+        return None if said is None else (said, 0)
+    if cmd == "printf" and cmd not in s.defined and args and not args[0].startswith("-"):
+        said = _echo_text(args, True)  # (bash's builtin: its format's escapes and conversions)
         return None if said is None else (said, 0)
     if cmd == "cat" and len(args) == 1 and not args[0].startswith("-") and not args[0].endswith("/"):
         path = _abs(args[0], s)
