@@ -61,7 +61,9 @@ STATEMENTS = [
     "try:\n        x = a[b]\n    except (KeyError, IndexError) as e:\n        raise NotFound(b) from e",
     "try:\n        x = a / b\n    except ZeroDivisionError:\n        raise Bad(a) from None",
     "try:\n        x = helper(a)\n    except Exception:\n        print('failed')\n        raise",
-    "try:\n        x = a + b\n    finally:\n        y = [a][b]", "x = 'é' + a + 'é'",
+    "try:\n        x = a + b\n    finally:\n        y = [a][b]",
+    "try:\n        x = helper(a)\n    except Exception:\n        try:\n            x = [a][b]\n        finally:\n            print('inner')",
+    "try:\n        x = a[b]\n    finally:\n        raise", "try:\n        x = a / b\n    except ArithmeticError:\n        x = helper(b)", "x = 'é' + a + 'é'",
 ]
 HELPERS = [
     "def helper(v):\n    return v / 2\n", "def helper(v):\n    return v[0]\n",

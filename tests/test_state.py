@@ -1804,6 +1804,14 @@ def test_try_statements_catch_what_python_catches_and_run_finally_on_every_way_o
         "           ~^^^\nKeyError: 1\n\nThe above exception was the direct cause of the following exception:\n\n")
     said = shell.answer(s, "python3 -c 'from ch import again; again([])'")
     assert said is not None and said[0].endswith("    return d[0]\n           ~^^^\nIndexError: list index out of range\n")
+    # an error raised in a handler has the handled one for its context even where it is caught there; a bare
+    # `raise` in a finally raises again the error rising through it (both found by comparing with python3)
+    nested = ("python3 -c 'try:\n    {}[\"a\"]\nexcept KeyError:\n    try:\n        [][1]\n    finally:\n"
+              "        raise ValueError(\"f\")'")
+    said = shell.answer(s, nested)
+    assert said is not None and said[0].count("During handling of the above exception") == 2
+    said = shell.answer(s, "python3 -c 'try:\n    1/0\nexcept ZeroDivisionError:\n    try:\n        {}[1]\n    finally:\n        raise'")
+    assert said is not None and said[0].endswith("KeyError: 1\n") and "ZeroDivisionError" in said[0]
     # the project's own exception classes (a docstring or `pass` for a body): raised, caught by a base,
     # and named in the traceback with their module (`__main__`'s without)
     s = run(s, "printf 'class AppError(Exception):\\n    pass\\n\\n\\nclass NotFound(AppError):\\n    \"\"\"None.\"\"\"\\n\\n\\n"

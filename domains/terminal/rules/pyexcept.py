@@ -131,24 +131,28 @@ class Exceptions:
         self.handling.append(error)
         try:
             self._block(handler.body)  # type: ignore[attr-defined]
-        except PythonError as raised:  # (raised while this one is handled: its context, as Python sets it)
-            if raised is not error and raised.context is None:
-                raised.context = error
-            raise
         finally:
             self.handling.pop()
             if handler.name:
                 names.pop(handler.name, None)  # (Python unbinds it, so the traceback's frames are freed)
 
     def _finally(self, body: list[ast.stmt], rising: PythonError | None) -> None:
+        """`finally`'s body; `rising`: the error rising through it, which is then the one being
+        handled (what a bare `raise` there raises again, and the context of any other)."""
         if rising is not None:
             rising.caught_in = (self.filename, self.frame_name)  # type: ignore[attr-defined]
+            self.handling.append(rising)
         try:
             self._block(body)  # type: ignore[attr-defined]
-        except PythonError as raised:
-            if rising is not None and raised is not rising and raised.context is None:
-                raised.context = rising  # (raised while that one rose through this finally)
-            raise
+        finally:
+            if rising is not None:
+                self.handling.pop()
+
+    def _raised_here(self, error: PythonError) -> None:
+        """An error seen first where it was raised: the one being handled then is its context (as
+        Python sets `__context__` when it is raised, caught later or not)."""
+        if error.context is None and not error.frames and self.handling and self.handling[-1] is not error:
+            error.context = self.handling[-1]
 
     def _raise(self, node: ast.Raise) -> PythonError:
         """What `raise X`, `raise X from e`, `raise X from None` and a bare `raise` (the error being

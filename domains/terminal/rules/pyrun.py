@@ -224,6 +224,7 @@ class _Walker(Classes, Exceptions, Imports, pyeval._Walker):
         try:
             self._statement(node)
         except PythonError as error:
+            self._raised_here(error)
             if error.where is None:  # (raised by the statement's own operation: where Python shows it)
                 error.where = node if isinstance(node, ast.Raise | ast.AugAssign | ast.Import | ast.ImportFrom) \
                     else UNPLACED
@@ -504,6 +505,7 @@ class _Walker(Classes, Exceptions, Imports, pyeval._Walker):
         try:
             return self._expression(node)
         except PythonError as error:
+            self._raised_here(error)
             if isinstance(node, ast.JoinedStr | ast.FormattedValue):
                 error.where = UNPLACED  # (an f-string's parts: positions Python 3.11 draws its own way)
             elif error.where is None:  # (the innermost expression whose own operation raised it)

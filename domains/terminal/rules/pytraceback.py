@@ -65,10 +65,15 @@ def error_line(error: BaseException) -> str | None:
     return f"{name}: {said}" if said else name
 
 
-def chain(error: PythonError, frames: list[Frame], sources: dict[str, str]) -> str | None:
+MAX_CHAIN = 10  # errors in one chain (Python breaks a cycle; the walker leaves a long chain to the model)
+
+
+def chain(error: PythonError, frames: list[Frame], sources: dict[str, str], depth: int = 0) -> str | None:
     """The traceback of an error that reached the top (`frames`, outermost first), after those of
     the errors it was raised from, as Python prints the chain: each one's traceback starts in the frame
     that caught it. None where any of it is not known."""
+    if depth > MAX_CHAIN:
+        return None
     line = error_line(error.error)
     shown = None if line is None else text(frames, line, sources)
     earlier = error.cause if error.cause is not None else None if error.suppress_context else error.context
@@ -76,7 +81,7 @@ def chain(error: PythonError, frames: list[Frame], sources: dict[str, str]) -> s
         return shown
     if earlier.caught_in is None:
         return None
-    before = chain(earlier, [(*earlier.caught_in, earlier.where), *reversed(earlier.frames)], sources)
+    before = chain(earlier, [(*earlier.caught_in, earlier.where), *reversed(earlier.frames)], sources, depth + 1)
     if before is None:
         return None
     joint = ("The above exception was the direct cause of the following exception:" if error.cause is not None else
