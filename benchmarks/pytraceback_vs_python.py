@@ -63,7 +63,9 @@ STATEMENTS = [
     "try:\n        x = helper(a)\n    except Exception:\n        print('failed')\n        raise",
     "try:\n        x = a + b\n    finally:\n        y = [a][b]",
     "try:\n        x = helper(a)\n    except Exception:\n        try:\n            x = [a][b]\n        finally:\n            print('inner')",
-    "try:\n        x = a[b]\n    finally:\n        raise", "try:\n        x = a / b\n    except ArithmeticError:\n        x = helper(b)", "x = 'é' + a + 'é'",
+    "try:\n        x = a[b]\n    finally:\n        raise", "x = sorted([a, b], key=lambda v: v[0])",
+    "x = (lambda v, w=b: v / w)(a)", "x = max([a, b], key=lambda v: len(v))", "x = min([b, a], key=helper)",
+    "f = lambda v: [v][b]\n    x = f(a)", "try:\n        x = a / b\n    except ArithmeticError:\n        x = helper(b)", "x = 'é' + a + 'é'",
 ]
 HELPERS = [
     "def helper(v):\n    return v / 2\n", "def helper(v):\n    return v[0]\n",

@@ -1702,7 +1702,7 @@ def test_python_one_liners_are_computed_from_their_syntax_tree_never_run():
                "print(__import__(\"os\").getcwd())", "import subprocess; subprocess.run(1)", "print(getattr(1, \"real\"))",
                "print(type(1))", "print(print)", "print(x for x in [1])", "print({1, 2})", "print(map(str, [1]))",
                "print(open(\"nope\").read())", "import sys; print(sys.version)",
-               "any(print(x) or x > 0 for x in range(3))", "print(*{1})", "lambda: 1", "import nosuchmodule"]
+               "any(print(x) or x > 0 for x in range(3))", "print(*{1})", "print(lambda: 1)", "import nosuchmodule"]
     for code in hostile + escapes:  # (the walker stops at its bounds: it never computes the hostile ones)
         assert shell.answer(s, f"python3 -c '{code}'") is None, code
     # an error Python's own operation raised at the code's top level: its traceback (the code has no
@@ -2432,6 +2432,12 @@ def test_the_projects_own_functions_are_walked_where_every_step_is_followed():
         assert shell.answer(s, f"python3 -c '{unknown}'") is None, unknown
         if "calc" in unknown:  # (it ran the project's code: it may have written anything)
             assert shell.answer(run(s, f"python3 -c '{unknown}'"), "ls") is None, unknown
+    # lambdas, and sorted/min/max with a key of the code's own (called back for each item)
+    assert shell.answer(s, "python3 -c 'f = lambda x, y=2: x * y; print(f(3), sorted([3, 1, 2], key=lambda v: -v))'") == \
+        ("6 [3, 2, 1]\n", 0)
+    said = shell.answer(s, "python3 -c 'print(sorted([1, 0], key=lambda x: 1 / x))'")
+    assert said == ('Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
+                    '  File "<string>", line 1, in <lambda>\nZeroDivisionError: division by zero\n', 1)
     # `global`, `*args`, `**kwargs`, and `*xs`, `**d` spread in a call
     assert shell.answer(s, "python3 -c 'def f():\n    global z\n    z = 1\nf()\nprint(z)'") == ("1\n", 0)
     spread = "def f(a, *rest, k=0, **more):\n    return a, rest, k, more\nprint(f(*[1, 2], 3, **{\"k\": 4, \"x\": 5}), f(0))"

@@ -30,6 +30,8 @@ writes it: `compiled` lists the sources, for the state to add those files (effec
 from __future__ import annotations
 
 import ast
+import builtins
+import functools
 import operator
 import warnings
 from collections.abc import Callable
@@ -143,6 +145,15 @@ class _UserFunction(_Function):
         self.owner: _UserClass | None = None  # (a method: its class, for `super()`)
         self.filename = "<string>"  # (the file it is defined in, as a traceback names it)
         self.followed = True
+
+
+@functools.lru_cache(maxsize=256)
+def _lambda_def(node: ast.Lambda) -> ast.FunctionDef:
+    """A lambda as the function it is: `def <lambda>(ARGS): return BODY`, at the lambda's place."""
+    body = ast.copy_location(ast.Return(value=node.body), node.body)
+    made = ast.FunctionDef(name="<lambda>", args=node.args, body=[body], decorator_list=[], returns=None,
+                           type_comment=None)
+    return ast.copy_location(made, node)
 
 
 def _assigned(node: ast.FunctionDef) -> frozenset[str]:
@@ -499,7 +510,36 @@ class _Walker(Classes, Exceptions, Imports, pyeval._Walker):
             return isinstance(args[0], _Instance) and args[1] in args[0].cls.mro()
         elif name == "type" and len(args) == 1 and isinstance(args[0], _Instance):
             return args[0].cls
+        elif name in ("sorted", "min", "max") and isinstance(kwargs.get("key"), _UserFunction):
+            return self._keyed(name, args, kwargs)
         return super()._builtin(name, args, kwargs)
+
+    def _keyed(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """`sorted(xs, key=lambda x: …)` (or a function of the project's): Python's own sort, calling
+        back into the walker for each key; a key must be a plain value (compared by Python)."""
+        func = kwargs["key"]
+
+        def key(item: Any) -> Any:
+            value = self._invoke(func, [item], {})
+            if isinstance(value, _Instance | _UserClass | _UserFunction) or _plain(value) is not value:
+                raise Unknown("a key of another kind")
+            return value
+
+        rest = {k: _plain(v) for k, v in kwargs.items() if k != "key"}
+        self._charge(*args)
+        return self._made(_python(getattr(builtins, name), *[_plain(a) for a in args], key=key, **rest))
+
+    def _lambda(self, node: ast.Lambda) -> _UserFunction:
+        """A lambda: a function of its one expression (named `<lambda>` in a traceback)."""
+        made = _lambda_def(node)
+        defaults = [self.evaluate(d) for d in node.args.defaults]
+        kw_defaults = {a.arg: self.evaluate(d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults)
+                       if d is not None}
+        enclosing = self.enclosing + ([self.names] if self.local_names is not None else [])
+        func = _UserFunction(made, self.module, defaults, kw_defaults, enclosing)
+        func.filename = self.filename
+        func.followed = not any(isinstance(n, ast.Yield | ast.YieldFrom | ast.Await) for n in ast.walk(node))
+        return func
 
     def evaluate(self, node: ast.expr) -> Any:
         try:
@@ -513,6 +553,8 @@ class _Walker(Classes, Exceptions, Imports, pyeval._Walker):
             raise
 
     def _expression(self, node: ast.expr) -> Any:
+        if isinstance(node, ast.Lambda):
+            return self._lambda(node)
         if isinstance(node, ast.FormattedValue):
             value = self.evaluate(node.value)
             if isinstance(value, _Instance):
