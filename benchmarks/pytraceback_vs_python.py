@@ -1,9 +1,11 @@
 """The terminal state's Python walker (domains/terminal/rules/pyrun.py) against python3 on programs
 that fail: random project modules of small functions (arithmetic, items looked up, asserts, raises,
-in-place operators, methods, calls several deep, lines of every shape) and a one-liner or a script
-that imports them and calls one (and `try` statements that catch some of what they raise). Each is run by python3 in a folder of its own (a clean environment,
-stdout and stderr into one pipe, as the sandbox runs it) and walked; where the walker answers, its
-output (the traceback, where the code printed, the exit code) must be exactly Python's.
+in-place operators, methods, calls several deep, comprehensions, lambdas, `try` statements that
+catch, chain and raise again, the module's own exception classes, lines of every shape) and a
+one-liner or a script that imports them and calls one. Each is run by python3 in a folder of its
+own (a clean environment, stdout and stderr into one pipe, as the sandbox runs it) and walked;
+where the walker answers, its output (the traceback, where the code printed, the exit code) must
+be exactly Python's.
 
     .venv/bin/python benchmarks/pytraceback_vs_python.py [--seed 1] [--count 300] [--python python3]
 
@@ -53,8 +55,10 @@ STATEMENTS = [
     "try:\n        x = [a][b]\n    except Exception as e:\n        print(repr(e))\n        x = str(e)",
     "with open('data.txt') as f:\n        x = f.read().split()[b]", "x = 'n=%d' % a", "x = '%s-%5s|%r' % (a, b, a)",
     "with open('data.txt') as f:\n        for line in f:\n            x = int(line) + a",
-    "raise NotFound(a)", "raise Bad(f'bad {a!r}')", "try:\n        x = a[b]\n    except LookupError:\n        raise NotFound(b)",
-    "try:\n        raise Bad(a)\n    except ValueError as e:\n        x = repr(e) + str(e)", "x = Missing(a)\n    raise x",
+    "raise NotFound(a)", "raise Bad(f'bad {a!r}')",
+    "try:\n        x = a[b]\n    except LookupError:\n        raise NotFound(b)",
+    "try:\n        raise Bad(a)\n    except ValueError as e:\n        x = repr(e) + str(e)",
+    "x = Missing(a)\n    raise x",
     "try:\n        x = helper(a)\n    except AppError:\n        x = None",
     "x = spread(a, b, *[a], k=b)", "x = spread(*[a, b], **{'k': a})", "x = bump(a)", "x = bump(b) + COUNT",
     "print(*[a, b], sep='|')", "x = spread(*a)",
@@ -62,10 +66,12 @@ STATEMENTS = [
     "try:\n        x = a / b\n    except ZeroDivisionError:\n        raise Bad(a) from None",
     "try:\n        x = helper(a)\n    except Exception:\n        print('failed')\n        raise",
     "try:\n        x = a + b\n    finally:\n        y = [a][b]",
-    "try:\n        x = helper(a)\n    except Exception:\n        try:\n            x = [a][b]\n        finally:\n            print('inner')",
+    "try:\n        x = helper(a)\n    except Exception:\n        try:\n            x = [a][b]\n"
+    "        finally:\n            print('inner')",
     "try:\n        x = a[b]\n    finally:\n        raise", "x = sorted([a, b], key=lambda v: v[0])",
     "x = (lambda v, w=b: v / w)(a)", "x = max([a, b], key=lambda v: len(v))", "x = min([b, a], key=helper)",
-    "f = lambda v: [v][b]\n    x = f(a)", "try:\n        x = a / b\n    except ArithmeticError:\n        x = helper(b)", "x = 'é' + a + 'é'",
+    "f = lambda v: [v][b]\n    x = f(a)",
+    "try:\n        x = a / b\n    except ArithmeticError:\n        x = helper(b)", "x = 'é' + a + 'é'",
 ]
 HELPERS = [
     "def helper(v):\n    return v / 2\n", "def helper(v):\n    return v[0]\n",
@@ -74,13 +80,61 @@ HELPERS = [
     "def helper(v):\n    total = 0\n    for item in v:\n        total += item\n    return total\n",
     "def helper(v):\n    return int(v) * 2\n",
 ]
-BOX = ("from dataclasses import dataclass\n\nCOUNT = 0\n\n\ndef bump(n):\n    global COUNT\n    COUNT += n\n    return COUNT\n\n\n"
-       "def spread(first, *rest, k=0, **more):\n    return [first + k, *rest] if more else first / k\n\n\nclass AppError(Exception):\n    \"\"\"The app's.\"\"\"\n\n\n"
-       "class NotFound(AppError):\n    pass\n\n\nclass Bad(ValueError):\n    pass\n\n\nclass Missing(KeyError):\n    pass\n\n\n"
-       "@dataclass\nclass Pair:\n    left: object\n    right: object = 0\n\n"
-       "    def total(self):\n        return self.left + self.right\n\n\nclass Box:\n    def __init__(self, value):\n        self.value = value\n\n    def half(self):\n"
-       "        return self.value / 2\n\n    @property\n    def doubled(self):\n        return self.value * 2\n\n"
-       "    def __repr__(self):\n        return 'Box(' + self.value + ')'\n")
+BOX = """\
+from dataclasses import dataclass
+
+COUNT = 0
+
+
+def bump(n):
+    global COUNT
+    COUNT += n
+    return COUNT
+
+
+def spread(first, *rest, k=0, **more):
+    return [first + k, *rest] if more else first / k
+
+
+class AppError(Exception):
+    \"\"\"The app's.\"\"\"
+
+
+class NotFound(AppError):
+    pass
+
+
+class Bad(ValueError):
+    pass
+
+
+class Missing(KeyError):
+    pass
+
+
+@dataclass
+class Pair:
+    left: object
+    right: object = 0
+
+    def total(self):
+        return self.left + self.right
+
+
+class Box:
+    def __init__(self, value):
+        self.value = value
+
+    def half(self):
+        return self.value / 2
+
+    @property
+    def doubled(self):
+        return self.value * 2
+
+    def __repr__(self):
+        return 'Box(' + self.value + ')'
+"""
 
 
 def module(rng: random.Random) -> tuple[str, list[str]]:
