@@ -113,6 +113,7 @@ class Exceptions:
             for handler in node.handlers:
                 if self._catches(handler.type, error.error):
                     error.caught_in = (self.filename, self.frame_name)  # type: ignore[attr-defined]
+                    error.caught_depth = self.depth  # type: ignore[attr-defined]
                     self._handle(handler, error)
                     return
             raise
@@ -141,6 +142,7 @@ class Exceptions:
         handled (what a bare `raise` there raises again, and the context of any other)."""
         if rising is not None:
             rising.caught_in = (self.filename, self.frame_name)  # type: ignore[attr-defined]
+            rising.caught_depth = self.depth  # type: ignore[attr-defined]
             self.handling.append(rising)
         try:
             self._block(body)  # type: ignore[attr-defined]
@@ -158,8 +160,8 @@ class Exceptions:
         """What `raise X`, `raise X from e`, `raise X from None` and a bare `raise` (the error being
         handled, again, as it was caught) raise."""
         if node.exc is None:
-            if not self.handling:
-                raise Unknown("raise with no error being handled")
+            if not self.handling or self.handling[-1].caught_depth != self.depth:  # type: ignore[attr-defined]
+                raise Unknown("raise with no error being handled, or one handled in another frame")
             return self.handling[-1]
         raised = PythonError(self._exception(node.exc), where=node)
         if node.cause is not None:

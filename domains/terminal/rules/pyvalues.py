@@ -84,6 +84,7 @@ class PythonError(Exception):
         self.cause: PythonError | None = None
         self.suppress_context = False
         self.caught_in: tuple[str, str] | None = None
+        self.caught_depth = -1  # (how many calls deep the walker was where it was caught)
 
 
 # Marks an exception class the project defined (`class NotFound(KeyError): """…"""`), made as a real
