@@ -69,7 +69,8 @@ STATEMENTS = [
     "try:\n        x = helper(a)\n    except Exception:\n        try:\n            x = [a][b]\n"
     "        finally:\n            print('inner')",
     "try:\n        x = a[b]\n    finally:\n        raise", "x = sorted([a, b], key=lambda v: v[0])",
-    "x = (lambda v, w=b: v / w)(a)", "x = max([a, b], key=lambda v: len(v))", "x = min([b, a], key=helper)",
+    "x = (lambda v, w=b: v / w)(a)", "x = {v: v / b for v in [a]}", "x = [(v, w) for v in [a] for w in [b] if w]",
+    "x = max([a, b], key=lambda v: len(v))", "x = min([b, a], key=helper)",
     "f = lambda v: [v][b]\n    x = f(a)",
     "try:\n        x = a / b\n    except ArithmeticError:\n        x = helper(b)", "x = 'é' + a + 'é'",
 ]

@@ -307,7 +307,7 @@ class _Walker:
             return "".join(v if isinstance(v, str) else "" for v in (self.evaluate(p) for p in node.values))
         if isinstance(node, ast.FormattedValue):
             return self._formatted(node, self.evaluate(node.value))
-        if isinstance(node, ast.ListComp | ast.GeneratorExp):
+        if isinstance(node, ast.ListComp | ast.DictComp | ast.GeneratorExp):
             return self._comprehension(node)
         if isinstance(node, ast.Attribute):
             return self._attribute(self.evaluate(node.value), node.attr)
@@ -346,31 +346,53 @@ class _Walker:
             raise Unknown("wide format")
         return self._made(_python(format, value, spec))
 
-    def _comprehension(self, node: ast.ListComp | ast.GeneratorExp) -> list[Any]:
-        if len(node.generators) != 1 or node.generators[0].is_async:
-            raise Unknown("comprehension")
-        generator = node.generators[0]
-        saved = dict(self.names)
-        out = []
-        first = self.evaluate(generator.iter)  # (in the frame around it)
+    def _comprehension(self, node: ast.ListComp | ast.DictComp | ast.GeneratorExp) -> Any:
+        """A list or dict comprehension, or a generator expression (computed at once: a print in it
+        is not answered), its `for`s nested in order. Its names are its own: those of the frame
+        around it are as they were after it (in place: the frame's namespace stays the same one)."""
+        generators = node.generators
+        if any(g.is_async for g in generators):
+            raise Unknown("an async comprehension")
+        targets = {n.id for g in generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        before = {name: self.names[name] for name in targets if name in self.names}
+        out: Any = {} if isinstance(node, ast.DictComp) else []
+        first = self.evaluate(generators[0].iter)  # (in the frame around it)
         self.generating += isinstance(node, ast.GeneratorExp)
-        try:
-            for item in self._iterate(first):
+
+        def loop(depth: int, iterable: Any) -> None:
+            generator = generators[depth]
+            for item in self._iterate(iterable):
                 self._bind(generator.target, item)
-                if all(self.evaluate(test) for test in generator.ifs):
+                if not all(self.evaluate(test) for test in generator.ifs):
+                    continue
+                if depth + 1 < len(generators):
+                    loop(depth + 1, self.evaluate(generators[depth + 1].iter))
+                elif isinstance(node, ast.DictComp):
+                    key = _plain(self.evaluate(node.key))
+                    _python(operator.setitem, out, key, self.evaluate(node.value))
+                    self._made([key])
+                else:
                     out.append(self.evaluate(node.elt))
+
+        try:
+            loop(0, first)
         except PythonError as error:
             if isinstance(node, ast.GeneratorExp):  # (run as it is consumed: where, and what ran before, differ)
                 raise Unknown("an error in a generator expression") from None
-            error.frames.append((self.filename, "<listcomp>", error.where))  # (a frame of its own)
+            name = "<dictcomp>" if isinstance(node, ast.DictComp) else "<listcomp>"
+            error.frames.append((self.filename, name, error.where))  # (a frame of its own)
             error.where = node
             raise
         except FAILED:
             raise Unknown("an error of the walker's own") from None
         finally:
-            self.names = saved
+            for name in targets:
+                self.names.pop(name, None)
+            self.names.update(before)
             self.generating -= isinstance(node, ast.GeneratorExp)
-        return self._made(out if isinstance(node, ast.ListComp) else _Generated(out))
+        if isinstance(node, ast.GeneratorExp):
+            return self._made(_Generated(out))
+        return out if isinstance(node, ast.DictComp) else self._made(out)
 
     def _binary(self, op: ast.operator, left: Any, right: Any, inplace: bool = False) -> Any:
         """`left OP right`; `inplace`: `left OP= right` (a list is extended in place, and Python's
