@@ -2436,7 +2436,8 @@ def test_the_projects_own_functions_are_walked_where_every_step_is_followed():
     # (a name assigned after a comprehension was lost to the functions: they printed its old value)
     late = "X = 1\ndef f():\n    return X\ny = [0 for _ in range(1)]\nX = 5\nprint(f())"
     assert shell.answer(s, f"python3 -c '{late}'") == ("5\n", 0)
-    assert shell.answer(s, "python3 -c 'x = 0; print({k: k * 2 for k in \"ab\"}, [(i, j) for i in range(2) for j in \"xy\"], x)'") == \
+    comprehensions = "x = 0; print({k: k * 2 for k in \"ab\"}, [(i, j) for i in range(2) for j in \"xy\"], x)"
+    assert shell.answer(s, f"python3 -c '{comprehensions}'") == \
         ("{'a': 'aa', 'b': 'bb'} [(0, 'x'), (0, 'y'), (1, 'x'), (1, 'y')] 0\n", 0)
     # lambdas, and sorted/min/max with a key of the code's own (called back for each item)
     assert shell.answer(s, "python3 -c 'f = lambda x, y=2: x * y; print(f(3), sorted([3, 1, 2], key=lambda v: -v))'") == \
