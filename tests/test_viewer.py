@@ -446,6 +446,7 @@ def test_no_page_waits_for_the_similarity_model_and_its_script_fills_the_figure_
         page.goto(base + "/episodes/shell-1")
         step = page.locator(f"#step-{ls['idx']}")
         assert step.locator(".sim").inner_text() == "similarity: its model is loading"
+        shot(step, "viewer-similarity-loading.png")
         assert step.locator("table.diff, p.same").count() == 1
         assert httpx.get(f"{base}/similarity/{ls['id']}", timeout=20).json() == {"pending": True}
         gate.set()
