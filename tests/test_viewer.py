@@ -420,7 +420,9 @@ def serving(app):
 
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning"))
     threading.Thread(target=server.run, daemon=True).start()
+    deadline = time.monotonic() + 60  # (a server that never starts fails the test, not hangs it)
     while not server.started:
+        assert time.monotonic() < deadline, "the viewer did not start within 60 s"
         time.sleep(0.05)
     try:
         yield f"http://127.0.0.1:{server.config.port}"

@@ -226,7 +226,7 @@ def _glob(pattern: str, s: TerminalState) -> list[str] | None:
     if not re.fullmatch(r"[A-Za-z0-9._*?-]+", last) or prefix and not _FOLDER.fullmatch(prefix):
         return None
     folder = _abs(prefix, s) if prefix else s.cwd
-    if folder not in s.known_dirs or "/" in pattern and not ("*" in last or "?" in last):
+    if folder not in s.known_dirs:
         return None
     return [f"{prefix}/{n}" if prefix else n for n in _children(folder, s) if fnmatch.fnmatchcase(n, last) and
             (last.startswith(".") or not n.startswith("."))]

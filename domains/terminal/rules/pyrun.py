@@ -30,7 +30,6 @@ writes it: `compiled` lists the sources, for the state to add those files (effec
 from __future__ import annotations
 
 import ast
-import builtins
 import functools
 import operator
 import warnings
@@ -363,15 +362,21 @@ class _Walker(Classes, Exceptions, Imports, pyeval._Walker):
                     self._annotation(a.annotation)
             if node.returns is not None:
                 self._annotation(node.returns)
+        self.names[node.name] = self._function(node)
+
+    def _function(self, node: ast.FunctionDef) -> _UserFunction:
+        """The function `node` defines here: its defaults evaluated now, the frames it is nested in,
+        its file; and whether a call of it is followed (what it needs that the walker does not
+        follow is the model's, if it is called)."""
+        args = node.args
         defaults = [self.evaluate(d) for d in args.defaults]
         kw_defaults = {a.arg: self.evaluate(d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
         enclosing = self.enclosing + ([self.names] if self.local_names is not None else [])
-        self.names[node.name] = _UserFunction(node, self.module, defaults, kw_defaults, enclosing)
-        self.names[node.name].filename = self.filename
-        # (what a call of it would need that the walker does not follow: the model's, if it is called)
-        self.names[node.name].followed = not (any(
-            isinstance(n, ast.Yield | ast.YieldFrom | ast.Nonlocal | ast.Await) for n in ast.walk(node)) or
-            _binds_otherwise(node, self.names[node.name].global_names))
+        func = _UserFunction(node, self.module, defaults, kw_defaults, enclosing)
+        func.filename = self.filename
+        func.followed = not (any(isinstance(n, ast.Yield | ast.YieldFrom | ast.Nonlocal | ast.Await)
+                                 for n in ast.walk(node)) or _binds_otherwise(node, func.global_names))
+        return func
 
     def _annotation(self, node: ast.expr) -> None:
         """An annotation Python evaluates without a word: names of builtin types or names bound,
@@ -510,36 +515,15 @@ class _Walker(Classes, Exceptions, Imports, pyeval._Walker):
             return isinstance(args[0], _Instance) and args[1] in args[0].cls.mro()
         elif name == "type" and len(args) == 1 and isinstance(args[0], _Instance):
             return args[0].cls
-        elif name in ("sorted", "min", "max") and isinstance(kwargs.get("key"), _UserFunction):
-            return self._keyed(name, args, kwargs)
         return super()._builtin(name, args, kwargs)
 
-    def _keyed(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        """`sorted(xs, key=lambda x: …)` (or a function of the project's): Python's own sort, calling
-        back into the walker for each key; a key must be a plain value (compared by Python)."""
-        func = kwargs["key"]
-
-        def key(item: Any) -> Any:
-            value = self._invoke(func, [item], {})
-            if isinstance(value, _Instance | _UserClass | _UserFunction) or _plain(value) is not value:
-                raise Unknown("a key of another kind")
-            return value
-
-        rest = {k: _plain(v) for k, v in kwargs.items() if k != "key"}
-        self._charge(*args)
-        return self._made(_python(getattr(builtins, name), *[_plain(a) for a in args], key=key, **rest))
-
-    def _lambda(self, node: ast.Lambda) -> _UserFunction:
-        """A lambda: a function of its one expression (named `<lambda>` in a traceback)."""
-        made = _lambda_def(node)
-        defaults = [self.evaluate(d) for d in node.args.defaults]
-        kw_defaults = {a.arg: self.evaluate(d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults)
-                       if d is not None}
-        enclosing = self.enclosing + ([self.names] if self.local_names is not None else [])
-        func = _UserFunction(made, self.module, defaults, kw_defaults, enclosing)
-        func.filename = self.filename
-        func.followed = not any(isinstance(n, ast.Yield | ast.YieldFrom | ast.Await) for n in ast.walk(node))
-        return func
+    def _key(self, key: Any) -> Any:
+        """`sorted(xs, key=lambda x: …)` (or a function of the project's): Python's own sort calls
+        back into the walker for each item; the key it gets must be a plain value (an instance, a
+        class or a function is opaque: plain values alone are handed to Python)."""
+        if not isinstance(key, _UserFunction):
+            return super()._key(key)
+        return lambda item: _plain(self._invoke(key, [item], {}))
 
     def evaluate(self, node: ast.expr) -> Any:
         try:
@@ -554,7 +538,7 @@ class _Walker(Classes, Exceptions, Imports, pyeval._Walker):
 
     def _expression(self, node: ast.expr) -> Any:
         if isinstance(node, ast.Lambda):
-            return self._lambda(node)
+            return self._function(_lambda_def(node))  # (a function of its one expression: `<lambda>`)
         if isinstance(node, ast.FormattedValue):
             value = self.evaluate(node.value)
             if isinstance(value, _Instance):

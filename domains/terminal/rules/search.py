@@ -20,9 +20,9 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
+from dataclasses import dataclass, field
 
 from . import grepfile
-from dataclasses import dataclass, field
 
 MAX_PATHS = 5_000  # a larger tree is the model's
 # Extensions of files git itself keeps under .git (hooks' samples, packs and their indexes, locks)
@@ -200,10 +200,9 @@ def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, 
     for rel, is_dir in tree.entries:
         if is_dir or (include is not None and not fnmatch.fnmatchcase(posixpath.basename(rel), include)):
             continue
-        text = read(rel if top is None else posixpath.join(top, rel))
-        if text is None or "\0" in text or "\ufffd" in text or ((fold or "w" in flags) and not text.isascii()):
-            return None  # (binary to grep, or bytes that were not UTF-8: "binary file matches")
-        name = rel if top is None else (top.rstrip("/") + "/" + rel if top != "/" else "/" + rel)
+        name, text = _file(read, top, rel)
+        if text is None or (fold or "w" in flags) and not text.isascii():
+            return None
         lines = text.split("\n")
         if lines[-1] == "":
             lines.pop()
@@ -252,16 +251,23 @@ def _grep_r_pattern(args: list[str], tree_of, read) -> tuple[str, bool, int] | N
     for rel, is_dir in tree.entries:
         if is_dir:
             continue
-        name = rel if top is None else (top.rstrip("/") + "/" + rel if top != "/" else "/" + rel)
-        text = read(rel if top is None else posixpath.join(top, rel))
-        if text is None or "\0" in text or "\ufffd" in text:
-            return None  # (binary to grep, or bytes that were not UTF-8: "binary file matches")
+        name, text = _file(read, top, rel)
+        if text is None:
+            return None
         said = grepfile.search([*flags, "--", pattern, name], [text])
         if said is None:
             return None
         out.append(said[0])
         files_hit += said[1] == 0
     return "".join(out), files_hit <= 1 and "c" not in letters or tree.ordered, 0 if files_hit else 1
+
+
+def _file(read, top: str | None, rel: str) -> tuple[str, str | None]:
+    """A file below the top as grep names it, and its text; None where grep would not read it as
+    text (not known, binary, or bytes that were not UTF-8: "binary file matches")."""
+    name = rel if top is None else (top.rstrip("/") + "/" + rel if top != "/" else "/" + rel)
+    text = read(rel if top is None else posixpath.join(top, rel))
+    return name, None if text is None or "\0" in text or "\ufffd" in text else text
 
 
 def missing_top(args: list[str], exists) -> str | None:

@@ -28,8 +28,8 @@ from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anywa
                       _walked_to_its_failure)
 from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc
 from .output import next_cwd, shell_words
-from .programs import (INTERPRETERS, MODELLED, _as_python_shows, _compiled_where_it_ran, _named_in, _no_shadowing, _project_run,
-                       _reads_only, _script, _writes)
+from .programs import (INTERPRETERS, MODELLED, _as_python_shows, _compiled_where_it_ran, _named_in, _no_shadowing,
+                       _project_run, _reads_only, _script, _writes)
 from .silent import silent
 
 
@@ -43,9 +43,8 @@ WHO_AND_WHERE = {("whoami",): "user", ("id", "-un"): "user", ("id", "-nu"): "use
 def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
     """A first stage of a pipe the state computes: `ls`, `find`, `grep -r` (search.py)."""
     refs = (s.git.branches + list(s.git.tags)) if s.git else []
-    if words[0] in ("echo", "printf") and words[0] not in s.defined and words[1:2] and \
-            not words[1].startswith("-") and (words[0] == "printf" or not any(w.startswith("-") for w in words)):
-        said = _echo_text(words[1:], words[0] == "printf")
+    if words[0] in ("echo", "printf"):
+        said = _printed(words, s)
         return None if said is None else (said, True, 0)
     if words[0] == "ls":
         listed = _ls(words[1:], s)
@@ -59,6 +58,19 @@ def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
     if missing is not None:
         return missing, True, 2
     return search.grep_r(words[1:], lambda top: _tree(top, s), lambda name: _contents(name, s), refs)
+
+
+def _printed(words: list[str], s: TerminalState) -> str | None:
+    """What bash's `echo ARGS` (no option but -n) or `printf FORMAT ARGS…` prints, its words as the
+    shell passes them (line._echo_text); None where an alias or function of that name may stand in."""
+    cmd, args = words[0], words[1:]
+    if cmd in s.defined:
+        return None
+    if cmd == "echo" and all(not a.startswith("-") or a == "-n" for a in args):
+        return _echo_text(args, False)
+    if cmd == "printf" and args and not args[0].startswith("-"):
+        return _echo_text(args, True)
+    return None
 
 
 def _every_name(folder: str, s: TerminalState, almost: bool) -> str | None:
@@ -163,11 +175,8 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return (said + "\n", 0) if said else None
     if cmd in ("basename", "dirname", "seq", "realpath") and cmd not in s.defined:
         return pathnames.answer(cmd, args, s.cwd, s.home, lambda path: _kind(path, s))
-    if cmd == "echo" and all(not a.startswith("-") or a == "-n" for a in args):
-        said = _echo_text(args, False)
-        return None if said is None else (said, 0)
-    if cmd == "printf" and cmd not in s.defined and args and not args[0].startswith("-"):
-        said = _echo_text(args, True)  # (bash's builtin: its format's escapes and conversions)
+    if cmd in ("echo", "printf"):
+        said = _printed(words, s)
         return None if said is None else (said, 0)
     if cmd == "cat" and len(args) == 1 and not args[0].startswith("-") and not args[0].endswith("/"):
         path = _abs(args[0], s)
