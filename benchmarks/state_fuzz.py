@@ -177,7 +177,7 @@ async def run(seed: int, sequences: int, length: int, templates: str = "files") 
                             wrong.append({"sequence": k, "step": i, "command": line, "cwd": cwd, "before": commands[:i],
                                           "state": (said.text, code), "real": (real.output, real.exit_code)})
                     # (the folder after it: where a failed `cd` leaves the shell, not where its text suggests)
-                    after = next_cwd(line, cwd, state.get("home", box.home), real.exit_code)
+                    after = real.cwd or next_cwd(line, cwd, state.get("home", box.home), real.exit_code)
                     sim.observe(ep, "run_command", {"command": line}, real.output,
                                 {"exit_code": real.exit_code, "cwd": after})
             finally:

@@ -461,6 +461,17 @@ SEQUENCES: list[list[str]] = [
      "python3 -c 'from ch import get; get({}, \"a\")'", "python3 -c 'from ch import cause; cause({}, 1)'",
      "python3 -c 'from ch import quiet; quiet({}, 2)'", "python3 -c 'from ch import again; print(again([5])); again([])'",
      "python3 -c 'from ch import get\ntry:\n    get({}, 0)\nexcept ValueError as e:\n    print(\"caught\", e)\n    1/0'"],
+    # command substitution and arithmetic (substitution.py), and where `cd` into one leaves the shell
+    ["cd src", "cd \"$(git rev-parse --show-toplevel)\" && pwd",
+     "echo \"on $(git branch --show-current), $(git rev-parse --short HEAD)\"", "wc -l $(find . -name '*.py')",
+     "cat $(find . -name notes.py) | head -3", "cd $(dirname src/notes.py) && ls", "echo $(ls)", "ls $(pwd)/..",
+     "cd ..",
+     "echo $((3 * 4 + 2)) $((7 / 2)) $((-7 % 3)) $((2 ** 10)) $((5 > 3))", "export N=4; echo $((N * N + 1))",
+     "echo \"$(wc -l < README.md) lines in README\"", "mkdir -p \"$(pwd)/build/out\" && ls build",
+     "touch \"build/$(basename src/notes.py .py).txt\" && ls build",
+     "cp src/notes.py \"$(basename src/notes.py).bak\" && ls", "git status --short", "echo $(cat nonexist)", "ls",
+     "cd \"$HOME\" && pwd", "cd \"$HOME/notes-app\" && echo $(basename \"$PWD\")", "cd $(git rev-parse --show-toplevel)/src; pwd",
+     "cd; cd notes-app/tests", "echo \"$(ls ..)\"", "ls $(git rev-parse --show-toplevel)"],
     # git diff where git's diff chooses (xdiff.py): a function added between two, lines swapped, a
     # line added beside an equal one, a last line without its newline, blocks moved
     ["printf 'def a():\\n    return 1\\n\\n\\ndef c():\\n    return 3\\n' > m.py && git add m.py && git commit -qm m",
@@ -629,6 +640,10 @@ class Tally:
         # output shows git's, and from it the state's answer is reality's (live only)
         self.corrected = 0
         self.steps = 0
+        # (live only) the shell's folder after each step, as the state follows it, against where the
+        # sandbox's bash said it ended: those it got wrong, after a step the state answered or not
+        self.cwds = 0
+        self.cwd_wrong: list[dict] = []
 
     def add(self, where: str, command: str, cwd: str, state: str, real: str) -> None:
         rule = command.split()[0] if command.split() else "(empty)"
@@ -727,6 +742,13 @@ async def against_sandbox(world: World, sequences: list[list[str]], tally: Tally
                                 text = real.output
                             tally.add(f"sequence {n}", command, cwd, text, real.output)
                         sim.observe(ep, "run_command", {"command": command}, real.output, {"exit_code": real.exit_code})
+                        followed = ep.state["terminal"].get("cwd")
+                        if real.cwd:
+                            tally.cwds += 1
+                            if followed != real.cwd:  # (the shadow mode takes bash's word, and so does the rest)
+                                tally.cwd_wrong.append({"where": f"sequence {n}", "command": command, "state": followed,
+                                                        "real": real.cwd, "answered": answer is not None})
+                                ep.state["terminal"]["cwd"] = real.cwd
                 finally:
                     box.close()
         finally:
@@ -772,6 +794,13 @@ def report(name: str, tally: Tally, show_agreeing: bool = False) -> None:
     for rule, (answered, agreed) in sorted(tally.per_rule.items(), key=lambda kv: -kv[1][0]):
         if show_agreeing or agreed < answered:
             print(f"  {rule:10} {agreed:4}/{answered:<4}")
+    if tally.cwds:
+        wrong = tally.cwd_wrong
+        print(f"  the shell's folder after each step: {tally.cwds - len(wrong)} of {tally.cwds} as bash said "
+              f"({sum(m['answered'] for m in wrong)} wrong after a step the state answered)")
+        for m in wrong:
+            print(f"  FOLDER {m['where']}: {m['command']!r}: state {m['state']}, bash {m['real']}"
+                  f"{' (answered from the state)' if m['answered'] else ''}")
     for m in tally.mismatches:
         print(f"  MISMATCH {m['where']}: {m['command']!r} in {m['cwd']}\n    state: {m['state']!r}\n    real:  {m['real']!r}")
     if tally.clocked:

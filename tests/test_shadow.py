@@ -371,6 +371,38 @@ async def test_a_real_step_answers_before_the_world_model_and_its_prediction_is_
 
 
 @pytest.mark.anyio
+async def test_the_real_shell_goes_on_where_bash_ended_whatever_moved_it(tmp_path):
+    """Each real command is a new bash: the next one starts where the last one's bash said it ended
+    (a trap on EXIT writes $PWD to a pipe), not where the line's `cd` words suggest. Before, a `cd`
+    in an `if`, a function or into a substitution left the next command in the old folder (or in
+    one named `$(dirname`), and every command after it ran in the wrong place."""
+    sim, store, shadow = _real_rig(tmp_path, GatedEngine())
+    try:
+        async def said(command):
+            return (await sim.call("e1", "run_command", {"command": command})).observation
+
+        with anyio.fail_after(120):
+            assert await said("if [ -d src ]; then cd src; fi") == ""
+            assert await said("pwd") == "/home/user/notes-app/src\n"
+            assert await said('cd "$(dirname ../tests/test_notes.py)"') == ""
+            assert await said("ls") == "test_notes.py\n"
+            assert await said("up() { cd /tmp; }; up") == ""
+            assert await said("pwd") == "/tmp\n"
+            # the trap's script is gone before the command runs: nothing of it in its variables
+            assert await said("env | grep -c BASH_ENV; echo $_") == "0\n/bin/bash\n"
+            # a trap of the command's own replaces the one that reports: the line's `cd` is followed
+            assert await said("trap 'echo bye' EXIT; cd /home/user/notes-app") == "bye\n"
+            assert await said("pwd") == "/home/user/notes-app\n"
+            assert await said("cd /nowhere") == "/bin/bash: line 1: cd: /nowhere: No such file or directory\n"
+            assert await said("pwd") == "/home/user/notes-app\n"
+            assert await said("sleep 30 & cd src") == ""  # (a job left running holds the pipe: not waited on)
+            assert await said("pwd") == "/home/user/notes-app/src\n"
+    finally:
+        shadow.close()
+        store.close()
+
+
+@pytest.mark.anyio
 async def test_a_full_backlog_skips_in_a_server_waits_in_a_batch_run_and_leftovers_are_marked(tmp_path):
     engine = GatedEngine()
     sim, store, shadow = _real_rig(tmp_path, engine, max_backlog=1)

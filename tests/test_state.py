@@ -581,7 +581,10 @@ def test_state_answers_follow_what_a_real_shell_does_after_writes_it_cannot_see(
     assert shell.answer(s, "git log --oneline")[0].endswith(" Initial commit\n")  # the project's own history
     assert shell.answer(terminal(), "echo $PATH_EXTRA") is None  # never set in the episode: the machine's business
     assert shell.answer(terminal(), "echo $SHELL") == ("/bin/bash\n", 0)  # bash sets it from passwd
-    assert shell.answer(terminal(), "echo $((3+4))") is None and shell.answer(terminal(), "echo $(whoami)") is None
+    # arithmetic, and a command's output where the state knows it (substitution.py)
+    assert shell.answer(terminal(), "echo $((3+4))") == ("7\n", 0)
+    assert shell.answer(terminal(), "echo $(whoami)") == ("user\n", 0)
+    assert shell.answer(terminal(), "echo $(date)") is None and shell.answer(terminal(), "echo $((RANDOM % 6))") is None
     assert shell.answer(terminal(), "echo $USER") == ("user\n", 0)
     for writer in ("python -m pytest", "make", "sed -i 's/8.3.2/8.3.3/w log' requirements.txt", "cat x | tee out.txt",
                    "find . -name '*.pyc' -delete"):
@@ -1435,6 +1438,9 @@ def test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox():
     asyncio.run(against_sandbox(undated(load_world("devbox")), UNDATED_SEQUENCES, live))
     asyncio.run(against_recordings(sorted((FIXTURES_DIR / "real").glob("*.jsonl*")), recorded))
     assert live.mismatches == [] and recorded.mismatches == []
+    # and after every step the state's folder is where the sandbox's bash said it ended (`cd` into a
+    # substitution, a variable; a list that failed after its `cd`)
+    assert live.cwds >= 1500 and live.cwd_wrong == []
     # a recording does not keep when its commits were made: where ids alone differ, they are those of
     # commits the episode made, never the world's own (its last line), but in the first devbox
     # recordings, made before the sandbox committed the seed at its date

@@ -55,6 +55,53 @@ class RealResult:
     exit_code: int
     timed_out: bool
     truncated: bool
+    cwd: str | None = None  # where the shell ended (bash's $PWD); None where it did not say
+
+
+class _Where:
+    """Where bash ends: a trap on EXIT, set by a BASH_ENV script read from a pipe, writes its $PWD to
+    a second pipe, so that a `cd` the line's text hides (`cd "$(dirname f)"`, in an `if` or a
+    function) is followed. Says nothing where the shell was killed, `exec`ed, or set a trap of its
+    own; the script unsets BASH_ENV, and puts `$_` back, before the command runs."""
+
+    def __init__(self) -> None:
+        self.read, self.write = os.pipe()
+        self.script, feed = os.pipe()
+        try:
+            os.fchmod(self.script, 0o444)  # (the sandbox's uid opens it again, as /dev/fd/N)
+            os.write(feed, (f"unset BASH_ENV\ntrap 'printf %s \"$PWD\" >&{self.write}' EXIT\n"
+                            f"exec {self.script}<&-\n: /bin/bash\n").encode())
+        except OSError:
+            self.close()
+            raise
+        finally:
+            os.close(feed)
+
+    @property
+    def fds(self) -> tuple[int, int]:
+        return self.script, self.write
+
+    def started(self) -> None:
+        """The child has its copies: the server's are closed (so the pipe ends with the sandbox)."""
+        for fd in (self.script, self.write):
+            os.close(fd)
+        self.script = self.write = -1
+
+    def cwd(self) -> str | None:
+        """What the trap wrote, once the shell has exited (never waits: a background job may hold the pipe)."""
+        os.set_blocking(self.read, False)
+        try:
+            said = os.read(self.read, 4097).decode("utf-8", errors="replace")
+        except (BlockingIOError, OSError):
+            return None
+        ok = said.startswith("/") and len(said) <= 4096 and "\0" not in said and "\n" not in said
+        return posixpath.normpath(said) if ok else None
+
+    def close(self) -> None:
+        for fd in (self.read, self.write, self.script):
+            if fd >= 0:
+                os.close(fd)
+        self.read = self.write = self.script = -1
 
 
 def bwrap_available() -> bool:
@@ -199,7 +246,8 @@ class TerminalSandbox:
             top, path = path, posixpath.dirname(path)
         return top
 
-    def command(self, command: str, cwd: str, env: dict[str, str] | None = None) -> list[str]:
+    def command(self, command: str, cwd: str, env: dict[str, str] | None = None,
+                where: _Where | None = None) -> list[str]:
         removed = None
         if not self._can_enter(cwd):
             removed = self._removed(cwd)
@@ -239,6 +287,8 @@ class TerminalSandbox:
         ]
         for name, value in self.environment().items():
             args += ["--setenv", name, value]
+        if where is not None:
+            args += ["--setenv", "BASH_ENV", f"/dev/fd/{where.script}"]
         # What earlier steps exported (each command runs in a fresh shell; a real one keeps them).
         for name, value in list((env or {}).items())[:64]:
             if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", name) and len(value) <= 4096 and "\0" not in value:
@@ -251,11 +301,23 @@ class TerminalSandbox:
         a larger output limit for the executor's own reads (default: the agent's)."""
         timeout = min(timeout_s or self.limits.timeout_s, self.limits.timeout_s)
         cap = max_output_bytes or self.limits.max_output_bytes
-        args = self.command(command, cwd, env)
+        try:
+            where: _Where | None = _Where()
+        except OSError:
+            where = None  # (the folder the shell ends in is then followed from the line's text)
+        try:
+            return self._run(self.command(command, cwd, env, where), timeout, cap, stdin, where)
+        finally:
+            if where is not None:
+                where.close()
+
+    def _run(self, args: list[str], timeout: float, cap: int, stdin: bytes | None, where: _Where | None) -> RealResult:
         limits = self.child_limits(timeout)
         proc = subprocess.Popen(args, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, cwd=self.scratch, stderr=subprocess.STDOUT,
-                                start_new_session=True, preexec_fn=limits.enter)
+                                start_new_session=True, preexec_fn=limits.enter, pass_fds=where.fds if where else ())
+        if where is not None:
+            where.started()
         if stdin is not None:
             def feed() -> None:
                 assert proc.stdin is not None
@@ -301,7 +363,8 @@ class TerminalSandbox:
             output += f"\n[mcp-world: the command was stopped after {timeout:.0f} s]\n"
         elif truncated:
             output += f"\n[mcp-world: output cut at {cap} bytes]\n"
-        return RealResult(output, code if code is not None and code >= 0 else 128 + (-(code or 0)), timed_out, truncated)
+        code = code if code is not None and code >= 0 else 128 + (-(code or 0))
+        return RealResult(output, code, timed_out, truncated, where.cwd() if where is not None and not timed_out else None)
 
     def child_limits(self, timeout: float) -> ChildLimits:
         processes = self.limits.max_processes
@@ -455,8 +518,9 @@ class ShadowTerminal(Sandboxes):
         cwd = state.get("cwd", box.home)
         real = await self._in_pool(box.run, command, cwd, arguments.get("timeout_s"), state.get("env") or {})
         home = state.get("home", box.home)
-        structured = {"output": real.output, "exit_code": real.exit_code,
-                      "cwd": load_domain("terminal").rules.next_cwd(command, cwd, home, real.exit_code)}
+        # (where the shell said it ended; else following the line's `cd`s)
+        after = real.cwd or load_domain("terminal").rules.next_cwd(command, cwd, home, real.exit_code)
+        structured = {"output": real.output, "exit_code": real.exit_code, "cwd": after}
         return RealObservation(real.output, structured,
                                {**structured, "timed_out": real.timed_out, "truncated": real.truncated})
 

@@ -225,7 +225,14 @@ class TerminalRules(Rules):
         return Picture("terminal", prompt=f"{where or '~'}$", command=str(call.arguments.get("command", "")), output=text)
 
     def parse(self, raw: str, call: Call) -> Parsed:
-        return output.parse(raw, call)
+        parsed = output.parse(raw, call)
+        command = str(call.arguments.get("command", ""))
+        code = parsed.structured.get("exit_code", 0)
+        if call.state.get("cwd") and ("$" in command or code and "cd" in command):
+            # (`cd "$(dirname f)"`, `cd $HOME`, `cd /tmp && git commit` failing: where the state knows)
+            home = call.state.get("home", "/home/user")
+            parsed.structured["cwd"] = shell.cwd_after({"home": home, **call.state}, command, code)
+        return parsed
 
     def transcript(self, world: Any, state: dict[str, Any]) -> Transcript:
         seed = self.seed(world.seed.get("terminal"))

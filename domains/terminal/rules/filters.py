@@ -339,6 +339,27 @@ def _bytes_or_from(cmd: str, args: list[str]) -> tuple[Callable[[str], tuple[str
 GIT_PIPED = frozenset({"log", "ls-files", "show", "status", "diff", "branch"})
 
 
+def _fed(command: str) -> tuple[int, int, str] | None:
+    """Where the line's one `< FILE` is (start, end, the file's plain name), in its first command,
+    outside quotes; None where it has none, or more, or any other `<`."""
+    found, quote = None, ""
+    for i, c in enumerate(command):
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "|" and found is None:
+            return None
+        elif c == "<":
+            if found is not None:
+                return None
+            m = re.compile(r"<[ \t]*([A-Za-z0-9_./-]+)(?=[ \t|]|$)").match(command, i)
+            if m is None:
+                return None
+            found = (i, m.end(), m.group(1))
+    return found
+
+
 def answer(command: str, read: Callable[[str], str | None],
            source: Callable[[list[str]], tuple[str, bool, int] | None]) -> tuple[str, int] | None:
     """The output and exit code of `command` when every file it reads is known (`read(name)`: the
@@ -347,6 +368,10 @@ def answer(command: str, read: Callable[[str], str | None],
     exit code); None: the model answers. Lines in an unknown order are answered only through a
     stage their order cannot change (`wc`, `sort`)."""
     bare = _outside_single_quotes(command)  # (an awk program's `$1`, `{}` and `>` are its own)
+    fed = _fed(command)
+    if fed is not None and read(fed[2]) is not None:  # (`wc -l < f | …` prints what `cat f | wc -l | …` does)
+        command = f"cat {fed[2]} | " + command[:fed[0]] + " " + command[fed[1]:]
+        bare = _outside_single_quotes(command)
     if bare is None or any(c in bare for c in "$`\\{}~<>;&") or "||" in bare or not _globs_quoted(command):
         return None
     words = shell_words(command)

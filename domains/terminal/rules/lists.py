@@ -5,13 +5,15 @@ a list command by command (shell.py).
 
 from __future__ import annotations
 
+from .substitution import closing
 
-def commands(command: str) -> list[tuple[str, str]] | None:
+
+def commands(command: str, substitutions: bool = False) -> list[tuple[str, str]] | None:
     """The commands of a list at the line's top level, each as written with the operator before it
     ("" for the first; `&&`, `||`, `;`). None where anything else joins them or hides in them (`&`, a
-    subshell, a substitution, a here-document, a newline outside quotes, an open quote). A command may
-    be a pipeline."""
-    if "`" in command or "$(" in command:
+    subshell, a here-document, a newline outside quotes, an open quote, and unless `substitutions`,
+    a `$(…)`, which is then kept whole in its command). A command may be a pipeline."""
+    if "`" in command or "$(" in command and not substitutions:
         return None
     out: list[tuple[str, str]] = []
     op, start, i, quote = "", 0, 0, ""
@@ -22,10 +24,20 @@ def commands(command: str) -> list[tuple[str, str]] | None:
                 quote = ""
             elif c == "\\" and quote == '"':
                 i += 1
+            elif quote == '"' and command.startswith("$(", i):
+                end = closing(command, i + 2)
+                if end is None:
+                    return None
+                i = end
         elif c in "'\"":
             quote = c
         elif c == "\\":
             i += 1
+        elif command.startswith("$(", i):
+            end = closing(command, i + 2)
+            if end is None:
+                return None
+            i = end
         elif command.startswith(("&&", "||"), i) or c == ";":
             out.append((op, command[start:i].strip()))
             op = command[i:i + (1 if c == ";" else 2)]

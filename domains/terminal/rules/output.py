@@ -58,6 +58,8 @@ def next_cwd(command: str, cwd: str, home: str, exit_code: int) -> str:
             target = seg[1] if len(seg) > 1 else home
             if target == "-":
                 continue
+            if any(c in target for c in "$`*?[{\\"):
+                return cwd  # (an expansion, a pattern: where it leads is not read from the text)
             target = target.replace("~", home, 1) if target.startswith("~") else target
             path = target if target.startswith("/") else f"{cwd.rstrip('/')}/{target}"
             parts: list[str] = []

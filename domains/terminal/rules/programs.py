@@ -11,7 +11,7 @@ import re
 import sys
 
 from . import awk, pycheck, pyeval, pyrun, pyscript, sedscript, stdlib_imports
-from .repository import GIT_PIPED_READS
+from .repository import BRANCH_LISTING, GIT_PIPED_READS
 from .state import (TerminalState, _abs, _absent, _children, _contents, _forget_writes, _within)
 from .output import shell_words
 
@@ -50,7 +50,8 @@ def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
         while i < len(args) and args[i].startswith("-"):
             i += 2 if args[i] in ("-n", "-I", "-P", "-L", "-d", "-s", "-a", "-E") else 1
         return i < len(args) and _writes(args[i], args[i + 1:], s)
-    if program == "git" and args[:1] and args[0] in GIT_PIPED_READS:
+    if program == "git" and args[:1] and (args[0] in GIT_PIPED_READS or args[0] == "branch" and args[1:] and
+                                           set(args[1:]) <= BRANCH_LISTING):
         return False  # (`git log | head`: reads the repository; status may refresh the index's stat data only)
     if program not in READS:
         return True
@@ -220,7 +221,15 @@ def _looked_up(modules: set[str] | None) -> frozenset[str]:
 
 
 def _reads_only(command: str, s: TerminalState) -> bool:
-    """Every program of a pipeline or list only reads (and nothing is redirected into a file)."""
+    """Every program of a pipeline or list only reads (and nothing is redirected into a file), those
+    of its substitutions too."""
+    if "$(" in command:
+        from .substitution import spans  # (which reads this module)
+        found = spans(command)
+        if not found or not all(span.arithmetic or _reads_only(span.body, s) for span in found):
+            return False
+        command = "".join(command[end:start] + ("" if n == len(found) else "x") for n, (end, start) in
+                          enumerate(zip([0] + [sp.end for sp in found], [sp.start for sp in found] + [len(command)])))
     words = shell_words(command)
     if words is None or any(w in (">", ">>", "&>", ">|") or "$(" in w or "`" in w for w in words):
         return False

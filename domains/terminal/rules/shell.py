@@ -16,7 +16,7 @@ import re
 import shlex
 from typing import Any
 
-from . import diskuse, filters, gitfiles, gittypo, lists, missing, pathnames, pycheck, pyeval, search
+from . import diskuse, filters, gitfiles, gittypo, lists, missing, pathnames, pycheck, pyeval, search, substitution
 from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
@@ -66,7 +66,7 @@ def _printed(words: list[str], s: TerminalState) -> str | None:
     cmd, args = words[0], words[1:]
     if cmd in s.defined:
         return None
-    if cmd == "echo" and all(not a.startswith("-") or a == "-n" for a in args):
+    if cmd == "echo":  # (its options: a first word of n, e and E alone; `echo -1` prints -1)
         return _echo_text(args, False)
     if cmd == "printf" and args and not args[0].startswith("-"):
         return _echo_text(args, True)
@@ -121,6 +121,26 @@ TYPOS = frozenset(c[:i] + c[i + 1] + c[i] + c[i + 2:] for c in EVERYDAY for i in
 
 def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """The output and exit code when the state alone determines them; None: ask the model."""
+    if _substitutes(command):
+        listed = lists.commands(command, substitutions=True)
+        if listed and len(listed) > 1:  # (each command's substitutions on the state those before it left)
+            evaluated = _evaluate(state, listed)
+            return None if evaluated is None else evaluated[:2]
+        line = substitution.line(state, command, _said)
+        return None if line is None else _answer(state, line) or silent(state, line)
+    return _answer(state, command)
+
+
+def _substitutes(command: str) -> bool:
+    """A line with `$(…)` or `$((…))` outside a here-document (substitution.py)."""
+    return "$(" in command and heredoc(command) is None
+
+
+def _said(state: dict[str, Any], command: str) -> tuple[str, int] | None:
+    return answer(state, command) or silent(state, command)
+
+
+def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     s = TerminalState.model_validate(state)
     fed = heredoc(command)
     if fed is not None:
@@ -378,12 +398,37 @@ def cwd_after(state: dict[str, Any], command: str, exit_code: int) -> str:
     """The shell's folder after `command`: where the commands of a list that ran left it, where the
     state runs the list (`[ -d x ] && cd x || echo no`, `cd nope; ls`), else following each `cd`
     (next_cwd)."""
-    listed = lists.commands(command)
+    listed = lists.commands(command, substitutions=True)
     if listed and len(listed) > 1:
         evaluated = _evaluate(state, listed)
         if evaluated is not None and evaluated[1] == exit_code:
             return evaluated[2]["cwd"]
-    return next_cwd(command, state.get("cwd", ""), state.get("home", ""), exit_code)
+        if exit_code != 0:
+            return _cds_first(state, listed)
+    line = (substitution.line(state, command, _said) if _substitutes(command) else command) or command
+    parts = _split(line) if "$" in line else None
+    if parts and len(parts) == 1 and parts[0][0] == "cd":  # (`cd $HOME/src`: the variables the state knows)
+        try:
+            line = shlex.join(_expand(w, TerminalState.model_validate(state), strict=True) for w in parts[0])
+        except _Unknown:
+            pass
+    return next_cwd(line, state.get("cwd", ""), state.get("home", ""), exit_code)
+
+
+def _cds_first(state: dict[str, Any], listed: list[tuple[str, str]]) -> str:
+    """Where a list that failed left the shell, where it starts with `cd`s into folders the state
+    knows (which succeed) and no other `cd` follows (`cd /tmp && git commit` failing in /tmp)."""
+    s = TerminalState.model_validate(state)
+    start = s.cwd
+    for n, (op, text) in enumerate(listed):
+        words = shell_words(text) or []
+        if words[:1] != ["cd"]:
+            rest = " ".join(t for _, t in listed[n:])
+            return s.cwd if n and op in ("&&", ";") and not re.search(r"(^|[\s;&|(])(cd|pushd|popd)\b", rest) else start
+        if op == "||" or len(words) != 2 or not _PLAIN.fullmatch(words[1]) or missing.what_is_at(words[1], s) != "dir":
+            return start
+        s.cwd = _abs(words[1], s)
+    return start  # (only `cd`s, into folders that are there, and it failed: not as the state says)
 
 
 def _evaluate(state: dict[str, Any], listed: list[tuple[str, str]]) -> tuple[str, int, dict[str, Any]] | None:
@@ -397,14 +442,14 @@ def _evaluate(state: dict[str, Any], listed: list[tuple[str, str]]) -> tuple[str
             continue
         s = TerminalState.model_validate(staged)
         found = _condition(s, text)
-        if found is None and (lists.commands(text) or [("", "")])[0][1] == text:  # (one command: no list again)
+        if found is None and (lists.commands(text, substitutions=True) or [("", "")])[0][1] == text:  # (no list again)
             found = answer(staged, text) or silent(staged, text)
         if found is None or lines and found[0].startswith("/bin/bash: line 1: "):
             return None  # (bash names the line a command is on: after a newline, not the first)
         lines += text.count("\n")
         out, code = found
         said.append(out)
-        staged = apply(staged, text, out, code, next_cwd(text, s.cwd, s.home, code))
+        staged = apply(staged, text, out, code, cwd_after(staged, text, code))
     return "".join(said), code, staged
 
 
@@ -469,6 +514,9 @@ _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s
 
 def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
     """The state after `command` printed `output` (exit code `exit_code`)."""
+    listed = lists.commands(command, substitutions=True) if _substitutes(command) else None
+    if listed and len(listed) == 1:  # (a list's: each command's, as `_evaluate` runs them)
+        command = substitution.line(state, command, _said) or command
     after = _apply(state, command, output, exit_code, cwd_after)
     if after.get("seen") and (exit_code != 0 and not _reads_only(command, TerminalState.model_validate(state)) or
                               set(after["files"]) != set(state.get("files", {})) or
@@ -488,7 +536,7 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
     s.defined += [next(g for g in m.groups() if g) for m in _DEFINES.finditer(line)]
     if re.search(r"\bgit\b", line) and re.search(r"\bconfig\b", line) and "git config" not in s.defined:
         s.defined.append("git config")  # git aliases may exist from now on
-    listed = None if fed else lists.commands(line)
+    listed = None if fed else lists.commands(line, substitutions=True)
     if listed and len(listed) > 1:
         evaluated = _evaluate(state, listed)
         if evaluated is not None and evaluated[:2] == (output, exit_code):  # (the state ran it as reality did)

@@ -63,7 +63,7 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     parts = _split(fed.line if fed else command)
     if not parts:
         return None
-    if fed and ("$(" in fed.text or "`" in fed.text):
+    if fed and not fed.literal and ("$(" in fed.text or "`" in fed.text):
         return None  # (commands in the text run as it is fed: the model's)
     if len(parts) == 1 and not fed:
         refused = invalid_option(parts[0])
