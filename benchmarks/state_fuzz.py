@@ -132,8 +132,29 @@ def _py_fields(rng: random.Random) -> dict[str, str]:
                 f=rng.choice(names), g=rng.choice(names), a=rng.choice(PY_ARGS), a2=rng.choice(PY_ARGS))
 
 
+# `--templates subst`: command substitution and arithmetic (`cd "$(dirname f)"`, `wc -l $(find …)`,
+# `echo $(( $(wc -l < f) + 1 ))`), their values split, quoted and assigned, between moves and writes;
+# `$?`, the status the command before left
+SUB_INNER = ["pwd", "ls", "ls {n}", "cat {n}", "basename {n}", "dirname {n}", "git branch --show-current",
+             "git rev-parse --show-toplevel", "git rev-parse --short HEAD", "wc -l < {n}", "find . -name '{g}'",
+             "head -1 {n}", "echo {w}", "whoami", "git log --oneline -1", "cat nope", "ls -a", "cd .. && pwd"]
+SUB_ARITH = ["1 + 2 * 3", "7 / 2", "-7 % 3", "2 ** 10", "V * 2", "(3 - 5) * 4", "10 > 3", "$(wc -l < {n}) + 1",
+             "$(ls | wc -l) * 2", "1 / 0"]
+SUB_TEMPLATES = [
+    "echo $({c})", "echo \"$({c})\"", "cd \"$(dirname {n})\"", "cd $(dirname {n}) && pwd", "wc -l $(find . -name '{g}')",
+    "cat $(find . -name '{g}') | head -2", "ls $(dirname {n})", "X=$({c}) && echo \"$X\"", "export V=$({c}); echo \"[$V]\"",
+    "echo $(( {a} ))", "echo \"{w} $({c}) {w2}\"", "printf '[%s]' $({c})", "mkdir -p \"$(dirname {n})/made\" && ls",
+    "touch \"$(basename {n})\" && ls", "echo $({c}) > {n} && cat {n}", "cd $({c}); pwd", "cd {n}", "cd ..", "ls", "pwd",
+    "cat {n}", "rm -rf {n}", "mkdir -p {n}", "echo {w} > {n}", "export V={k}", "echo $(( V + {k} ))",
+    "[ -d \"$(dirname {n})\" ] && echo yes || echo no", "cd /tmp && git status --short", "cd ~/notes-app",
+    "echo $?", "cat {n}; echo \"[$?]\"", "false || echo $?", "ls {n} && echo $? || echo \"no $?\"", "echo $(( $? + {k} ))",
+]
+SUB_NAMES = ["README.md", "src/notes.py", "tests/test_notes.py", "src", "tests", "new/x.txt", "a b.txt", ".", "..",
+             "nope", "/tmp", "~/notes-app/src"]
+SUB_WORDS = ["hello", "'a  b'", "\"$HOME\"", "x*y", "-n", "'$(pwd)'", "\"q'q\"", "'*'"]
+
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),
-                 "python": (PY_TEMPLATES, [], [])}
+                 "python": (PY_TEMPLATES, [], []), "subst": (SUB_TEMPLATES, SUB_NAMES, SUB_WORDS)}
 
 
 def command(rng: random.Random, templates: str = "files") -> str:
@@ -145,6 +166,9 @@ def command(rng: random.Random, templates: str = "files") -> str:
                   n3=rng.choice(names), g=rng.choice(["*.py", "*.md", "n*", "*"]))
     if templates == "repo":  # (drawn only here, so a seed of the first set still types what it always typed)
         fields.update(m=rng.choice(MESSAGES), b=rng.choice(BRANCHES), k=rng.randint(1, 3), k2=rng.randint(1, 5))
+    if templates == "subst":
+        inner = dict(fields, k=rng.randint(-3, 12))
+        fields.update(c=rng.choice(SUB_INNER).format(**inner), a=rng.choice(SUB_ARITH).format(**inner), k=inner["k"])
     return form.format(**fields)
 
 
@@ -168,6 +192,7 @@ async def run(seed: int, sequences: int, length: int, templates: str = "files") 
                     cwd = state.get("cwd", box.home)
                     said = sim.state_answer(ep, "run_command", {"command": line})
                     real = box.run(line, cwd, env=state.get("env") or {})
+                    box.status = real.exit_code & 255  # (`$?` in the next command, as the shadow mode keeps it)
                     steps += 1
                     if said is not None:
                         answered += 1
@@ -176,6 +201,9 @@ async def run(seed: int, sequences: int, length: int, templates: str = "files") 
                         if (_STAMP.sub("<time>", said.text), code) != (_STAMP.sub("<time>", real.output), real.exit_code):
                             wrong.append({"sequence": k, "step": i, "command": line, "cwd": cwd, "before": commands[:i],
                                           "state": (said.text, code), "real": (real.output, real.exit_code)})
+                        elif real.cwd and (said.structured or {}).get("cwd", real.cwd) != real.cwd:  # (where it left the shell)
+                            wrong.append({"sequence": k, "step": i, "command": line, "cwd": cwd, "before": commands[:i],
+                                          "state": ("folder", said.structured["cwd"]), "real": ("folder", real.cwd)})
                     # (the folder after it: where a failed `cd` leaves the shell, not where its text suggests)
                     after = real.cwd or next_cwd(line, cwd, state.get("home", box.home), real.exit_code)
                     sim.observe(ep, "run_command", {"command": line}, real.output,
@@ -194,7 +222,7 @@ def main() -> None:
     parser.add_argument("--templates", choices=sorted(TEMPLATE_SETS), default="files",
                         help="files: file commands with hostile names and quoting; repo: a developer's work in "
                              "the world's repository (git, sed, pipes); python: the project's modules written, "
-                             "imported and called")
+                             "imported and called; subst: command substitution and arithmetic")
     args = parser.parse_args()
     steps, answered, wrong = asyncio.run(run(args.seed, args.sequences, args.length, args.templates))
     print(f"{steps} random steps in the sandbox: the state answered {answered}, "

@@ -471,7 +471,10 @@ SEQUENCES: list[list[str]] = [
      "touch \"build/$(basename src/notes.py .py).txt\" && ls build",
      "cp src/notes.py \"$(basename src/notes.py).bak\" && ls", "git status --short", "echo $(cat nonexist)", "ls",
      "cd \"$HOME\" && pwd", "cd \"$HOME/notes-app\" && echo $(basename \"$PWD\")", "cd $(git rev-parse --show-toplevel)/src; pwd",
-     "cd; cd notes-app/tests", "echo \"$(ls ..)\"", "ls $(git rev-parse --show-toplevel)"],
+     "cd; cd notes-app/tests", "echo \"$(ls ..)\"", "ls $(git rev-parse --show-toplevel)",
+     # `$?`: the last command's status, in the next line (the sandbox keeps it as a shell that lives on)
+     "cat nope", "echo $?", "echo $?", "false || echo \"was $?\"", "grep -q zzz ../README.md; echo \"grep said $?\"",
+     "echo $(( $? + 1 ))", "nosuchcmd", "echo \"$?\""],
     # git diff where git's diff chooses (xdiff.py): a function added between two, lines swapped, a
     # line added beside an equal one, a last line without its newline, blocks moved
     ["printf 'def a():\\n    return 1\\n\\n\\ndef c():\\n    return 3\\n' > m.py && git add m.py && git commit -qm m",
@@ -732,6 +735,7 @@ async def against_sandbox(world: World, sequences: list[list[str]], tally: Tally
                         asked = time.time()
                         answer = sim.state_answer(ep, "run_command", {"command": command})
                         real = box.run(command, cwd, env=state.get("env") or {})
+                        box.status = real.exit_code & 255  # (`$?` in the next command, as the shadow mode keeps it)
                         tally.steps += 1
                         if answer is not None:
                             text = answer.text

@@ -397,6 +397,11 @@ async def test_the_real_shell_goes_on_where_bash_ended_whatever_moved_it(tmp_pat
             assert await said("pwd") == "/home/user/notes-app\n"
             assert await said("sleep 30 & cd src") == ""  # (a job left running holds the pipe: not waited on)
             assert await said("pwd") == "/home/user/notes-app/src\n"
+            # `$?` is the last command's status, as in a shell that lives on (each was a new bash: 0)
+            assert await said("cat nope") == "cat: nope: No such file or directory\n"
+            assert await said("echo $?") == "1\n" and await said("echo $?") == "0\n"
+            assert await said("nosuchcmd") == "/bin/bash: line 1: nosuchcmd: command not found\n"
+            assert await said("echo $? $_") == "127 /bin/bash\n"
     finally:
         shadow.close()
         store.close()

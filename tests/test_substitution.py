@@ -97,6 +97,12 @@ def test_the_state_answers_a_line_through_the_substitutions_it_knows():
     assert shell.cwd_after(state, "cd $HOME", 0) == "/home/user"
     after = shell.apply(state, "export N=$(wc -l < README.md)", "", 0, "")
     assert after["env"]["N"] == "5" and shell.answer(after, "echo $((N + 1))") == ("6\n", 0)
+    # `$?`: the status the last command left, as the state followed it (each command of a list its own)
+    failed = shell.apply(state, "cat nope", "cat: nope: No such file or directory\n", 1, "")
+    assert shell.answer(failed, "echo $?") == ("1\n", 0) and shell.answer(failed, 'echo "$? $((1 + $?))"') == ("1 2\n", 0)
+    assert shell.answer(failed, "false; echo $?; true && echo $?") == ("1\n0\n", 0)
+    assert shell.answer(failed, "echo '$?'") is None or shell.answer(failed, "echo '$?'") == ("$?\n", 0)
+    assert "status" not in RULES.situation(failed)  # (the prompt's state: the history shows it)
     # deeply nested or endless input: refused, not followed
     assert shell.answer(state, "echo " + '"$(echo ' * 500 + ")" * 500) is None
     assert shell.answer(state, "echo $(" * 5000) is None

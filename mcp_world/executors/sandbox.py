@@ -62,15 +62,16 @@ class _Where:
     """Where bash ends: a trap on EXIT, set by a BASH_ENV script read from a pipe, writes its $PWD to
     a second pipe, so that a `cd` the line's text hides (`cd "$(dirname f)"`, in an `if` or a
     function) is followed. Says nothing where the shell was killed, `exec`ed, or set a trap of its
-    own; the script unsets BASH_ENV, and puts `$_` back, before the command runs."""
+    own. The script also sets `$?` to the last command's status (as a shell that lives on has it),
+    and unsets BASH_ENV and puts `$_` back before the command runs."""
 
-    def __init__(self) -> None:
+    def __init__(self, status: int = 0) -> None:
         self.read, self.write = os.pipe()
         self.script, feed = os.pipe()
         try:
             os.fchmod(self.script, 0o444)  # (the sandbox's uid opens it again, as /dev/fd/N)
             os.write(feed, (f"unset BASH_ENV\ntrap 'printf %s \"$PWD\" >&{self.write}' EXIT\n"
-                            f"exec {self.script}<&-\n: /bin/bash\n").encode())
+                            f"exec {self.script}<&-\n: /bin/bash\n" + (f"(exit {status})\n" if status else "")).encode())
         except OSError:
             self.close()
             raise
@@ -124,6 +125,7 @@ class TerminalSandbox:
         self.host_uid = sandbox_uid() if self.root else os.getuid()
         self.cgroup = Cgroup.create(limits.memory_bytes, limits.max_processes) if self.root else None
         self.sized: list[str] = []  # scratch folders on a sized tmpfs of their own (as root): home, tmp, …
+        self.status = 0  # the agent's last command's exit status: `$?` in the next one (ShadowTerminal sets it)
         self.initial_commits: dict[str, int] = {}  # the seed's repositories: commits made when materialized
         try:
             self._materialize()
@@ -302,7 +304,7 @@ class TerminalSandbox:
         timeout = min(timeout_s or self.limits.timeout_s, self.limits.timeout_s)
         cap = max_output_bytes or self.limits.max_output_bytes
         try:
-            where: _Where | None = _Where()
+            where: _Where | None = _Where(self.status)
         except OSError:
             where = None  # (the folder the shell ends in is then followed from the line's text)
         try:
@@ -517,6 +519,7 @@ class ShadowTerminal(Sandboxes):
         command = str(arguments.get("command", ""))
         cwd = state.get("cwd", box.home)
         real = await self._in_pool(box.run, command, cwd, arguments.get("timeout_s"), state.get("env") or {})
+        box.status = real.exit_code & 255
         home = state.get("home", box.home)
         # (where the shell said it ended; else following the line's `cd`s)
         after = real.cwd or load_domain("terminal").rules.next_cwd(command, cwd, home, real.exit_code)

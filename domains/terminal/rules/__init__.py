@@ -190,7 +190,8 @@ class TerminalRules(Rules):
                            int(structured.get("exit_code", 0) or 0), structured.get("cwd", ""))
 
     def situation(self, state: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in state.items() if k != "times"}  # (the clock: when the world was made and written)
+        # (the clock: when the world was made and written; the last status, which the history shows)
+        return {k: v for k, v in state.items() if k not in ("times", "status")}
 
     def summary(self, state: dict[str, Any]) -> str:
         s = st.TerminalState.model_validate(state)

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from .substitution import closing
 
+MAX_COMMANDS = 64  # a longer list is not run command by command here (each is answered on the state before it)
+
 
 def commands(command: str, substitutions: bool = False) -> list[tuple[str, str]] | None:
     """The commands of a list at the line's top level, each as written with the operator before it
     ("" for the first; `&&`, `||`, `;`). None where anything else joins them or hides in them (`&`, a
-    subshell, a here-document, a newline outside quotes, an open quote, and unless `substitutions`,
-    a `$(…)`, which is then kept whole in its command). A command may be a pipeline."""
+    subshell, a here-document, a newline outside quotes, an open quote, more than MAX_COMMANDS, and
+    unless `substitutions`, a `$(…)`, which is then kept whole in its command). A command may be a pipeline."""
     if "`" in command or "$(" in command and not substitutions:
         return None
     out: list[tuple[str, str]] = []
@@ -47,7 +49,7 @@ def commands(command: str, substitutions: bool = False) -> list[tuple[str, str]]
             return None
         i += 1
     out.append((op, command[start:].strip()))
-    if quote or not all(text for _, text in out):
+    if quote or not all(text for _, text in out) or len(out) > MAX_COMMANDS:
         return None
     return out
 

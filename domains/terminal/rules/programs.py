@@ -226,7 +226,7 @@ def _reads_only(command: str, s: TerminalState) -> bool:
     if "$(" in command:
         from .substitution import spans  # (which reads this module)
         found = spans(command)
-        if not found or not all(span.arithmetic or _reads_only(span.body, s) for span in found):
+        if not found or not all(span.kind != "command" or _reads_only(span.body, s) for span in found):
             return False
         command = "".join(command[end:start] + ("" if n == len(found) else "x") for n, (end, start) in
                           enumerate(zip([0] + [sp.end for sp in found], [sp.start for sp in found] + [len(command)])))

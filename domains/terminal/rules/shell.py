@@ -132,8 +132,8 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
 
 
 def _substitutes(command: str) -> bool:
-    """A line with `$(…)` or `$((…))` outside a here-document (substitution.py)."""
-    return "$(" in command and heredoc(command) is None
+    """A line with `$(…)`, `$((…))` or `$?` outside a here-document (substitution.py)."""
+    return ("$(" in command or "$?" in command) and heredoc(command) is None
 
 
 def _said(state: dict[str, Any], command: str) -> tuple[str, int] | None:
@@ -190,6 +190,8 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return (listed, 0) if listed is not None else None
     if cmd == "pwd" and not args:
         return s.cwd + "\n", 0
+    if cmd in ("true", "false", ":") and cmd not in s.defined:
+        return "", int(cmd == "false")  # (bash's builtins: whatever their arguments)
     if (cmd, *args) in WHO_AND_WHERE and cmd not in s.defined and "PATH" not in s.env:
         said = s.host if WHO_AND_WHERE[(cmd, *args)] == "host" else _user(s)
         return (said + "\n", 0) if said else None
@@ -513,11 +515,12 @@ _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s
 
 
 def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
-    """The state after `command` printed `output` (exit code `exit_code`)."""
+    """The state after `command` printed `output` (exit code `exit_code`; `$?` in the next one)."""
     listed = lists.commands(command, substitutions=True) if _substitutes(command) else None
     if listed and len(listed) == 1:  # (a list's: each command's, as `_evaluate` runs them)
         command = substitution.line(state, command, _said) or command
     after = _apply(state, command, output, exit_code, cwd_after)
+    after["status"] = exit_code & 255
     if after.get("seen") and (exit_code != 0 and not _reads_only(command, TerminalState.model_validate(state)) or
                               set(after["files"]) != set(state.get("files", {})) or
                               set(after["dirs"]) != set(state.get("dirs", [])) or

@@ -97,6 +97,7 @@ class TerminalState(BaseModel):
     # program that may write anything, ends it)
     no_repo: bool = False
     defined: list[str] = Field(default_factory=list)  # aliases and functions the episode defined
+    status: int = 0  # the last command's exit status (`$?`)
     # The paths made in the home and /tmp, oldest first, where the state saw them made (the world's
     # files as the shadow sandbox writes them, then what the episode made). The sandbox's home and
     # /tmp are tmpfs, which hands a folder's entries out newest first: where every entry of a folder

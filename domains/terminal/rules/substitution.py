@@ -32,13 +32,13 @@ class Span:
     start: int  # the `$`
     end: int  # after the closing `)` (or `))`)
     body: str  # the command, or the arithmetic expression
-    arithmetic: bool
+    kind: str  # "command" (`$(…)`), "arithmetic" (`$((…))`), "status" (`$?`)
     context: str  # "double" (inside double quotes), "assignment" (in `NAME=…`: not split either), "plain"
     # (and "number": inside `$((…))`, where the value is read as a number)
 
 
 def spans(command: str) -> list[Span] | None:
-    """Each top-level `$(…)` and `$((…))` of the line, in order; None where the line has backquotes,
+    """Each top-level `$(…)`, `$((…))` and `$?` of the line, in order; None where the line has backquotes,
     an unclosed quote or parenthesis, or one that `case` patterns may close (not read here)."""
     if command.count("$(") > MAX_NESTED:
         return None
@@ -58,6 +58,9 @@ def spans(command: str) -> list[Span] | None:
             quote = "" if quote == '"' else '"'
         elif c == "'" and not quote:
             quote = "'"
+        elif command.startswith("$?", i):
+            found.append(Span(i, i + 2, "?", "status", "double" if quote == '"' else "plain"))
+            i += 1
         elif command.startswith("$(", i):
             arithmetic = command.startswith("$((", i)
             end = closing(command, i + 2)
@@ -67,8 +70,8 @@ def spans(command: str) -> list[Span] | None:
             if not arithmetic and re.search(r"\bcase\b", body):
                 return None
             assigned = re.fullmatch(r"[A-Za-z_]\w*\+?=.*", command[word:i], re.S)
-            found.append(Span(i, end + 1, body, arithmetic, "double" if quote == '"' else
-                              "assignment" if assigned else "plain"))
+            context = "double" if quote == '"' else "assignment" if assigned else "plain"
+            found.append(Span(i, end + 1, body, "arithmetic" if arithmetic else "command", context))
             i = end
         i += 1
     return None if quote or len(found) > MAX_SPANS else found
@@ -108,17 +111,21 @@ def closing(text: str, start: int, nested: int = 0) -> int | None:
 
 
 def expand(command: str, inner: Callable[[str], str | None], variable: Callable[[str], str | None],
-           numbers: bool = False) -> str | None:
+           numbers: bool = False, status: int | None = None) -> str | None:
     """The line with each substitution replaced by its value (the line itself where it has none);
     None where a value is not known. `inner(CMD)` is what CMD prints (None: not known); `variable(NAME)`
-    a variable's value (None: not known). `numbers`: the line is arithmetic, where a value must be one."""
+    a variable's value (None: not known); `status` the last command's exit status (`$?`). `numbers`:
+    the line is arithmetic, where a value must be one."""
     found = spans(command)
     if found is None:
         return None
     out, at = [], 0
     for span in found:
-        if span.arithmetic:
-            body = expand(span.body, inner, variable, numbers=True) if "$(" in span.body else span.body
+        if span.kind == "status":
+            text = None if status is None else str(status)
+        elif span.kind == "arithmetic":
+            nested = "$(" in span.body or "$?" in span.body
+            body = expand(span.body, inner, variable, True, status) if nested else span.body
             value = None if body is None else arithmetic(body, variable)
             text = None if value is None else str(value)
         else:
@@ -251,4 +258,4 @@ def line(state: dict[str, Any], command: str,
         except _Unknown:
             return None
 
-    return expand(command, inner, variable)
+    return expand(command, inner, variable, status=s.status)
