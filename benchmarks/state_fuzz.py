@@ -141,13 +141,15 @@ SUB_INNER = ["pwd", "ls", "ls {n}", "cat {n}", "basename {n}", "dirname {n}", "g
 SUB_ARITH = ["1 + 2 * 3", "7 / 2", "-7 % 3", "2 ** 10", "V * 2", "(3 - 5) * 4", "10 > 3", "$(wc -l < {n}) + 1",
              "$(ls | wc -l) * 2", "1 / 0"]
 SUB_TEMPLATES = [
-    "echo $({c})", "echo \"$({c})\"", "cd \"$(dirname {n})\"", "cd $(dirname {n}) && pwd", "wc -l $(find . -name '{g}')",
-    "cat $(find . -name '{g}') | head -2", "ls $(dirname {n})", "X=$({c}) && echo \"$X\"", "export V=$({c}); echo \"[$V]\"",
+    "echo $({c})", "echo \"$({c})\"", "cd \"$(dirname {n})\"", "cd $(dirname {n}) && pwd",
+    "wc -l $(find . -name '{g}')", "cat $(find . -name '{g}') | head -2", "ls $(dirname {n})",
+    "X=$({c}) && echo \"$X\"", "export V=$({c}); echo \"[$V]\"",
     "echo $(( {a} ))", "echo \"{w} $({c}) {w2}\"", "printf '[%s]' $({c})", "mkdir -p \"$(dirname {n})/made\" && ls",
     "touch \"$(basename {n})\" && ls", "echo $({c}) > {n} && cat {n}", "cd $({c}); pwd", "cd {n}", "cd ..", "ls", "pwd",
     "cat {n}", "rm -rf {n}", "mkdir -p {n}", "echo {w} > {n}", "export V={k}", "echo $(( V + {k} ))",
     "[ -d \"$(dirname {n})\" ] && echo yes || echo no", "cd /tmp && git status --short", "cd ~/notes-app",
-    "echo $?", "cat {n}; echo \"[$?]\"", "false || echo $?", "ls {n} && echo $? || echo \"no $?\"", "echo $(( $? + {k} ))",
+    "echo $?", "cat {n}; echo \"[$?]\"", "false || echo $?", "ls {n} && echo $? || echo \"no $?\"",
+    "echo $(( $? + {k} ))",
 ]
 SUB_NAMES = ["README.md", "src/notes.py", "tests/test_notes.py", "src", "tests", "new/x.txt", "a b.txt", ".", "..",
              "nope", "/tmp", "~/notes-app/src"]
@@ -201,7 +203,7 @@ async def run(seed: int, sequences: int, length: int, templates: str = "files") 
                         if (_STAMP.sub("<time>", said.text), code) != (_STAMP.sub("<time>", real.output), real.exit_code):
                             wrong.append({"sequence": k, "step": i, "command": line, "cwd": cwd, "before": commands[:i],
                                           "state": (said.text, code), "real": (real.output, real.exit_code)})
-                        elif real.cwd and (said.structured or {}).get("cwd", real.cwd) != real.cwd:  # (where it left the shell)
+                        elif real.cwd and (said.structured or {}).get("cwd", real.cwd) != real.cwd:  # (the folder)
                             wrong.append({"sequence": k, "step": i, "command": line, "cwd": cwd, "before": commands[:i],
                                           "state": ("folder", said.structured["cwd"]), "real": ("folder", real.cwd)})
                     # (the folder after it: where a failed `cd` leaves the shell, not where its text suggests)

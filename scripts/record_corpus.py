@@ -243,6 +243,7 @@ def record_world(world: World, n_episodes: int, rng: random.Random, limits: Sand
         try:
             for family, cmd in sequence:
                 r = box.run(cmd, cwd)
+                box.status = r.exit_code & 255  # (`$?` in the next command, as in a shell that lives on)
                 cwd = r.cwd or next_cwd(cmd, cwd, home, r.exit_code)  # (where bash said it ended)
                 steps.append({"tool": "run_command", "arguments": {"command": cmd}, "observation": r.output,
                               "structured": {"exit_code": r.exit_code, "cwd": cwd}, "family": family})

@@ -1220,7 +1220,7 @@ def test_a_path_not_there_or_of_the_wrong_kind_is_refused_as_the_gnu_tools_refus
     s = terminal()
     assert shell.answer(s, command) == (said, code)
     if not command.startswith("rm README.md nope"):
-        assert shell.apply(s, command, said, code, s["cwd"]) == {**s, "status": code}  # (nothing done: the status alone)
+        assert shell.apply(s, command, said, code, s["cwd"]) == {**s, "status": code}  # (nothing done but `$?`)
 
 
 def test_what_the_state_cannot_tell_apart_is_not_refused_or_taken_as_made():

@@ -70,8 +70,9 @@ class _Where:
         self.script, feed = os.pipe()
         try:
             os.fchmod(self.script, 0o444)  # (the sandbox's uid opens it again, as /dev/fd/N)
-            os.write(feed, (f"unset BASH_ENV\ntrap 'printf %s \"$PWD\" >&{self.write}' EXIT\n"
-                            f"exec {self.script}<&-\n: /bin/bash\n" + (f"(exit {status})\n" if status else "")).encode())
+            script = (f"unset BASH_ENV\ntrap 'printf %s \"$PWD\" >&{self.write}' EXIT\n"
+                      f"exec {self.script}<&-\n: /bin/bash\n" + (f"(exit {status})\n" if status else ""))
+            os.write(feed, script.encode())
         except OSError:
             self.close()
             raise
