@@ -134,7 +134,7 @@ def _py_fields(rng: random.Random) -> dict[str, str]:
 
 # `--templates subst`: command substitution and arithmetic (`cd "$(dirname f)"`, `wc -l $(find …)`,
 # `echo $(( $(wc -l < f) + 1 ))`), their values split, quoted and assigned, between moves and writes;
-# `$?`, the status the command before left
+# `$?`, the status the command before left; `ls` into pipes and `grep -r` of several folders
 SUB_INNER = ["pwd", "ls", "ls {n}", "cat {n}", "basename {n}", "dirname {n}", "git branch --show-current",
              "git rev-parse --show-toplevel", "git rev-parse --short HEAD", "wc -l < {n}", "find . -name '{g}'",
              "head -1 {n}", "echo {w}", "whoami", "git log --oneline -1", "cat nope", "ls -a", "cd .. && pwd"]
@@ -149,7 +149,8 @@ SUB_TEMPLATES = [
     "cat {n}", "rm -rf {n}", "mkdir -p {n}", "echo {w} > {n}", "export V={k}", "echo $(( V + {k} ))",
     "[ -d \"$(dirname {n})\" ] && echo yes || echo no", "cd /tmp && git status --short", "cd ~/notes-app",
     "echo $?", "cat {n}; echo \"[$?]\"", "false || echo $?", "ls {n} && echo $? || echo \"no $?\"",
-    "echo $(( $? + {k} ))",
+    "echo $(( $? + {k} ))", "ls {n} | wc -l", "ls -la {n} | tail -2", "ls -a {n} | sort -r", "grep -rn {w} src tests",
+    "grep -rl {w} tests {n}",
 ]
 SUB_NAMES = ["README.md", "src/notes.py", "tests/test_notes.py", "src", "tests", "new/x.txt", "a b.txt", ".", "..",
              "nope", "/tmp", "~/notes-app/src"]

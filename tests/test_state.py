@@ -2557,3 +2557,23 @@ def test_the_walker_never_takes_long_on_code_that_searches_long_lists_over_and_o
         assert pyeval.run(code, machine) is None
         assert time.monotonic() - started < 5  # (a bound of seconds, far above the walker's: a hang, not a speed, is tested)
     assert pyeval.run("x = list(range(1000))\nprint(sum(x), len([i for i in x if i in x[:10]]))", machine) == "499500 10\n"
+
+
+def test_ls_of_any_kind_feeds_a_pipe_and_grep_r_searches_several_folders_in_turn():
+    """`ls ARGS | …` as `ls ARGS` prints alone (the sandbox's output is never a terminal), and
+    `grep -r WORD A B` each folder after the other, as grep takes them (both checked in the
+    sandbox by benchmarks/state_vs_real.py)."""
+    s = terminal()
+    assert shell.answer(s, "ls src | wc -l") == ("1\n", 0)
+    assert shell.answer(s, "ls -la src | wc -l") == ("4\n", 0)  # (total, `.`, `..`, notes.py)
+    assert shell.answer(s, "ls -a | sort -r")[0].startswith("tests\nsrc\n")
+    assert shell.answer(s, "ls nope | wc -l") is None  # (its refusal goes to the terminal: not followed here)
+    s = run(run(s, "mkdir -p src/sub && echo 'add x' > src/sub/a.txt"), "echo add > tests/b.txt")
+    both = shell.answer(s, "grep -rn add src tests")
+    assert both is not None and both[1] == 0
+    assert both[0].index("src/") < both[0].index("tests/") and "src/sub/a.txt:1:add x\n" in both[0]
+    assert "tests/b.txt:1:add\n" in both[0] and "tests/test_notes.py:1:from src.notes import add\n" in both[0]
+    turned = shell.answer(s, "grep -rn add tests src")[0]
+    assert sorted(turned.splitlines()) == sorted(both[0].splitlines()) and turned.startswith("tests/")
+    assert shell.answer(s, "grep -r zzz src tests") == ("", 1)
+    assert shell.answer(s, "grep -rn add src README.md") is None  # (a file among them: not here)

@@ -160,9 +160,19 @@ def _not_in_git(word: str, fold: bool, held: list[bytes] | None) -> bool:
 
 
 def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, int] | None:
-    """`grep -r[nlhiwo] [--include=GLOB] WORD [DIR]`: the lines printed, whether their order is
+    """`grep -r[nlhiwo] [--include=GLOB] WORD [DIR…]`: the lines printed, whether their order is
     known (matches in one file at most), and the exit code; None: not answered here. `read(path)`
-    gives a file's contents (path relative to the shell's folder, as grep names it)."""
+    gives a file's contents (path relative to the shell's folder, as grep names it). Several
+    folders are searched one after the other, as grep takes them."""
+    operands = [i for i, a in enumerate(args) if not a.startswith("-")]
+    if len(operands) > 2:
+        if len(operands) > 16 or any(tree_of(args[i]) is None for i in operands[1:]):
+            return None  # (a file among them, or a folder not known whole)
+        shared = [a for i, a in enumerate(args) if i not in operands[1:]]
+        each = [grep_r([*shared, args[i]], tree_of, read, refs) for i in operands[1:]]
+        if any(e is None or e[2] > 1 for e in each):
+            return None
+        return "".join(e[0] for e in each), all(e[1] for e in each), 0 if any(e[2] == 0 for e in each) else 1
     flags: set[str] = set()
     include: str | None = None
     words: list[str] = []

@@ -48,6 +48,9 @@ def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
         return None if said is None else (said, True, 0)
     if words[0] == "ls":
         listed = _ls(words[1:], s)
+        if listed is None and len(words) > 1:  # (what `ls ARGS` prints alone goes to a pipe here too)
+            said = _answer(s.model_dump(), shlex.join(words))
+            return None if said is None or said[1] != 0 else (said[0], True, 0)
         return None if listed is None else (listed, True, 0)
     if words[:1] == ["git"] and words[1:2] and words[1] in filters.GIT_PIPED:
         said = answer(s.model_dump(), shlex.join(words))
