@@ -479,7 +479,8 @@ SEQUENCES: list[list[str]] = [
     ["ls src | wc -l", "ls -l | head -3", "ls -la src | wc -l", "ls -a | sort -r", "ls src tests | head",
      "ls -1 src | grep py", "grep -rn add src tests", "grep -rl add tests src", "grep -rc add src tests",
      "grep -r zzz src tests", "mkdir -p src/sub && echo 'add x' > src/sub/a.txt && echo add > tests/b.txt",
-     "grep -rn add src tests", "grep -rn add tests src", "grep -rn 'a.d' src tests", "ls src | wc -l", "ls -la src | tail -2"],
+     "grep -rn add src tests", "grep -rn add tests src", "grep -rn 'a.d' src tests", "ls src | wc -l",
+     "ls -la src | tail -2"],
     # git diff where git's diff chooses (xdiff.py): a function added between two, lines swapped, a
     # line added beside an equal one, a last line without its newline, blocks moved
     ["printf 'def a():\\n    return 1\\n\\n\\ndef c():\\n    return 3\\n' > m.py && git add m.py && git commit -qm m",
