@@ -481,6 +481,11 @@ SEQUENCES: list[list[str]] = [
      "grep -r zzz src tests", "mkdir -p src/sub && echo 'add x' > src/sub/a.txt && echo add > tests/b.txt",
      "grep -rn add src tests", "grep -rn add tests src", "grep -rn 'a.d' src tests", "ls src | wc -l",
      "ls -la src | tail -2"],
+    # writes into the sandbox's read-only root (readonly.py)
+    ["touch /x", "mkdir /opt", "mkdir -p /opt/tool/bin", "mkdir /usr", "mkdir /etc/x", "mkdir /etc/passwd",
+     "echo a > /etc/motd", "echo a >> /x", "echo a > /usr", "echo a > /bin", "rm /x", "rm /etc/passwd", "rm /bin",
+     "rm /usr", "ls /", "cd / && touch x", "ls", "cd ~/notes-app && touch /etc/hosts.new && echo ok || echo refused",
+     "mkdir -p /etc/a/b; echo $?", "ls /"],
     # git diff where git's diff chooses (xdiff.py): a function added between two, lines swapped, a
     # line added beside an equal one, a last line without its newline, blocks moved
     ["printf 'def a():\\n    return 1\\n\\n\\ndef c():\\n    return 3\\n' > m.py && git add m.py && git commit -qm m",

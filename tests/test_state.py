@@ -2577,3 +2577,32 @@ def test_ls_of_any_kind_feeds_a_pipe_and_grep_r_searches_several_folders_in_turn
     assert sorted(turned.splitlines()) == sorted(both[0].splitlines()) and turned.startswith("tests/")
     assert shell.answer(s, "grep -r zzz src tests") == ("", 1)
     assert shell.answer(s, "grep -rn add src README.md") is None  # (a file among them: not here)
+
+
+def test_writes_into_the_read_only_root_are_refused_as_the_sandbox_refuses_them():
+    """`touch /x`, `mkdir -p /opt/tool`, `echo x > /etc/motd`: the sandbox's root is read-only, and
+    what is in it (its own folders, the /etc it writes) does not depend on the host. Below /usr (the
+    host's), the model answers: no host file is looked at for an agent."""
+    from mcp_world.executors.sandbox import SHARED_ETC, TerminalSandbox, SandboxLimits
+
+    readonly = domain_code("terminal", "readonly")
+    assert {p.rsplit("/", 1)[1] for p in SHARED_ETC} == set(readonly.ETC_BOUND)
+    box = TerminalSandbox(load_world("devbox"), SandboxLimits())
+    try:  # (the /etc the sandbox makes: its own files, and mount points for the host's)
+        assert set(box.run("ls /etc", "/").output.split()) <= set(readonly.ETC_WRITTEN) | set(readonly.ETC_BOUND)
+        assert set(readonly.ETC_WRITTEN) <= set(box.run("ls /etc", "/").output.split())
+    finally:
+        box.close()
+    s = terminal()
+    ro = "Read-only file system"
+    assert shell.answer(s, "touch /x") == (f"touch: cannot touch '/x': {ro}\n", 1)
+    assert shell.answer(s, "mkdir -p /opt/tool/bin") == (f"mkdir: cannot create directory ‘/opt’: {ro}\n", 1)
+    assert shell.answer(s, "mkdir /etc/passwd") == ("mkdir: cannot create directory ‘/etc/passwd’: File exists\n", 1)
+    assert shell.answer(s, "echo x > /etc/motd") == (f"/bin/bash: line 1: /etc/motd: {ro}\n", 1)
+    assert shell.answer(s, "echo x >> /usr") == ("/bin/bash: line 1: /usr: Is a directory\n", 1)
+    assert shell.answer(s, "rm /bin") == (f"rm: cannot remove '/bin': {ro}\n", 1)  # (the link itself)
+    assert shell.answer(s, "rm /usr") == ("rm: cannot remove '/usr': Is a directory\n", 1)
+    for hosts in ("touch /usr/x", "mkdir /usr/x", "echo x > /usr/x", "touch /etc/passwd", "rm /lib64", "touch /tmp"):
+        assert shell.answer(s, hosts) in (None, ("", 0)), hosts  # (what the host has, or its owner: not known)
+    after = run(run(s, "touch /x", f"touch: cannot touch '/x': {ro}\n", 1), "echo a > /y", f"…: {ro}\n", 1)
+    assert shell.answer(after, "ls /") == shell.answer(s, "ls /")  # (nothing was made)

@@ -13,7 +13,7 @@ import sys
 
 from . import history, missing, sedscript
 from .state import (WRITABLE, TerminalState, _abs, _absent, _changed, _children, _contents, _exists, _expand,
-                    _forget_writes, _made, _remove, _touched,
+                    _forget_writes, _made, _remove, _touched, _writable,
                     _Unknown, _within, _write)
 from .line import PATH_EXPANSIONS, Heredoc, _echo_text, _split, _tildes
 from .programs import (MODELLED, _archive_target, _compiles, _program_ran, _project_run, _script_run,
@@ -38,7 +38,7 @@ def _redirected_anyway(s: TerminalState, words: list[str], kinds: set[str] | Non
         _forget_writes(s, None)  # (where it wrote: not known)
         return
     target = _abs(_expand(words[at + 1], s), s)
-    if posixpath.dirname(target) in s.dirs and target not in s.dirs:
+    if posixpath.dirname(target) in s.dirs and target not in s.dirs and _writable(target):  # (not the read-only root)
         _write(s, target, None)
 
 

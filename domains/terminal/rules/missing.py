@@ -19,6 +19,7 @@ import posixpath
 import re
 from collections.abc import Callable
 
+from . import readonly
 from .state import _PLAIN, _QUOTABLE, TerminalState, _abs, _kind, _writable
 
 NO_ENTRY = "No such file or directory"
@@ -53,6 +54,8 @@ def refused(words: list[str], s: TerminalState) -> tuple[str, int] | None:
     it (expanded); None where it would run, or the state does not know."""
     if words[0] not in TOOLS or words[0] in s.defined or {"PATH", "LANG", "LC_ALL", "LC_MESSAGES"} & set(s.env):
         return None
+    if words[0] in ("touch", "mkdir", "rm") and (ro := readonly.refused(words[0], words[1:])) is not None:
+        return ro
     return refusal(words[0], words[1:], lambda word: what_is_at(word, s),
                    lambda word: _writable(_abs(word, s)) and "/.git" not in _abs(word, s) + "/")
 

@@ -16,7 +16,8 @@ import re
 import shlex
 from typing import Any
 
-from . import diskuse, filters, gitfiles, gittypo, lists, missing, pathnames, pycheck, pyeval, search, substitution
+from . import (diskuse, filters, gitfiles, gittypo, lists, missing, pathnames, pycheck, pyeval, readonly, search,
+               substitution)
 from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
@@ -183,6 +184,9 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     except _Unknown:
         return None
     cmd, args = words[0], words[1:]
+    if words[-2:-1] in ([">"], [">>"]) and words.count(">") + words.count(">>") == 1 and \
+            not any(c in command for c in "<&|") and (refused := readonly.redirected(words[-1])) is not None:
+        return f"/bin/bash: line 1: {words[-1]}: {refused}\n", 1  # (bash opens it first: nothing runs)
     if ">" in words or ">>" in words:
         return None  # writes: state changes, the output is empty; let apply() record it, answer ""
     refused = missing.refused(words, s)
