@@ -470,7 +470,8 @@ SEQUENCES: list[list[str]] = [
      "echo \"$(wc -l < README.md) lines in README\"", "mkdir -p \"$(pwd)/build/out\" && ls build",
      "touch \"build/$(basename src/notes.py .py).txt\" && ls build",
      "cp src/notes.py \"$(basename src/notes.py).bak\" && ls", "git status --short", "echo $(cat nonexist)", "ls",
-     "cd \"$HOME\" && pwd", "cd \"$HOME/notes-app\" && echo $(basename \"$PWD\")", "cd $(git rev-parse --show-toplevel)/src; pwd",
+     "cd \"$HOME\" && pwd", "cd \"$HOME/notes-app\" && echo $(basename \"$PWD\")",
+     "cd $(git rev-parse --show-toplevel)/src; pwd",
      "cd; cd notes-app/tests", "echo \"$(ls ..)\"", "ls $(git rev-parse --show-toplevel)",
      # `$?`: the last command's status, in the next line (the sandbox keeps it as a shell that lives on)
      "cat nope", "echo $?", "echo $?", "false || echo \"was $?\"", "grep -q zzz ../README.md; echo \"grep said $?\"",

@@ -367,7 +367,8 @@ class TerminalSandbox:
         elif truncated:
             output += f"\n[mcp-world: output cut at {cap} bytes]\n"
         code = code if code is not None and code >= 0 else 128 + (-(code or 0))
-        return RealResult(output, code, timed_out, truncated, where.cwd() if where is not None and not timed_out else None)
+        ended = where.cwd() if where is not None and not timed_out else None
+        return RealResult(output, code, timed_out, truncated, ended)
 
     def child_limits(self, timeout: float) -> ChildLimits:
         processes = self.limits.max_processes
