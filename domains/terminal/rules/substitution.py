@@ -37,9 +37,21 @@ class Span:
     # (and "number": inside `$((…))`, where the value is read as a number)
 
 
+def _quoting(c: str, quote: str) -> tuple[str, bool, bool]:
+    """How bash reads `c` inside `quote` ("", "'" or '"'): the quote after it, whether it is read as
+    itself (not a quote, nor a backslash), and whether it escapes the next character."""
+    if quote == "'":
+        return ("" if c == "'" else quote), False, False
+    if c == "\\":
+        return quote, False, True
+    if c == '"' or c == "'" and not quote:
+        return ("" if quote == c else c), False, False
+    return quote, True, False
+
+
 def spans(command: str) -> list[Span] | None:
-    """Each top-level `$(…)`, `$((…))` and `$?` of the line, in order; None where the line has backquotes,
-    an unclosed quote or parenthesis, or one that `case` patterns may close (not read here)."""
+    """Each top-level `$(…)`, `$((…))` and `$?` of the line, in order; None where the line has
+    backquotes, an unclosed quote or parenthesis, or one that `case` patterns may close (not read here)."""
     if command.count("$(") > MAX_NESTED:
         return None
     found: list[Span] = []
@@ -48,20 +60,13 @@ def spans(command: str) -> list[Span] | None:
         c = command[i]
         if c == "`" and quote != "'":
             return None
-        if quote == "'":
-            quote = "" if c == "'" else quote
-        elif not quote and c in " \t\n;&|()<>":
+        after, itself, escapes = _quoting(c, quote)
+        if itself and not quote and c in " \t\n;&|()<>":
             word = i + 1
-        elif c == "\\":
-            i += 1
-        elif c == '"':
-            quote = "" if quote == '"' else '"'
-        elif c == "'" and not quote:
-            quote = "'"
-        elif command.startswith("$?", i):
+        elif itself and command.startswith("$?", i):
             found.append(Span(i, i + 2, "?", "status", "double" if quote == '"' else "plain"))
             i += 1
-        elif command.startswith("$(", i):
+        elif itself and command.startswith("$(", i):
             arithmetic = command.startswith("$((", i)
             end = closing(command, i + 2)
             if end is None or (arithmetic and not command.startswith("))", end - 1)):
@@ -73,7 +78,8 @@ def spans(command: str) -> list[Span] | None:
             context = "double" if quote == '"' else "assignment" if assigned else "plain"
             found.append(Span(i, end + 1, body, "arithmetic" if arithmetic else "command", context))
             i = end
-        i += 1
+        quote = after
+        i += 2 if escapes else 1
     return None if quote or len(found) > MAX_SPANS else found
 
 
@@ -85,28 +91,20 @@ def closing(text: str, start: int, nested: int = 0) -> int | None:
     depth, quote, i = 1, "", start
     while i < len(text):
         c = text[i]
-        if quote == "'":
-            quote = "" if c == "'" else quote
-        elif c == "\\":
-            i += 1
-        elif c == '"':
-            quote = "" if quote == '"' else '"'
-        elif c == "'" and not quote:
-            quote = "'"
-        elif c == "`":
+        if c == "`" and quote != "'":
             return None
-        elif not quote and c == "(":
-            depth += 1
-        elif not quote and c == ")":
-            depth -= 1
+        after, itself, escapes = _quoting(c, quote)
+        if itself and not quote and c in "()":
+            depth += 1 if c == "(" else -1
             if depth == 0:
                 return i
-        elif quote == '"' and text.startswith("$(", i):
+        elif itself and quote == '"' and text.startswith("$(", i):
             end = closing(text, i + 2, nested + 1)
             if end is None:
                 return None
             i = end
-        i += 1
+        quote = after
+        i += 2 if escapes else 1
     return None
 
 
