@@ -482,6 +482,13 @@ SEQUENCES: list[list[str]] = [
      "grep -r zzz src tests", "mkdir -p src/sub && echo 'add x' > src/sub/a.txt && echo add > tests/b.txt",
      "grep -rn add src tests", "grep -rn add tests src", "grep -rn 'a.d' src tests", "ls src | wc -l",
      "ls -la src | tail -2"],
+    # `if` statements, run as bash runs them
+    ["if [ -d tests ]; then cd tests; fi", "pwd", "cd ..", "if [ -f nope ]; then cat nope; else echo \"no file\"; fi",
+     "if [ -f README.md ]; then head -1 README.md; echo found; fi", "if ls src; then echo listed; fi",
+     "if cat nope; then echo yes; else echo \"no: $?\"; fi",
+     "if test -d src && test -d tests; then cd src && ls; else echo x; fi", "pwd", "if true; then false; fi", "echo $?",
+     "if false; then echo a; fi", "echo $?", "if [ -d /tmp ]; then touch /tmp/f; fi", "ls /tmp",
+     "if [ ! -d build ]; then mkdir build && cd build; fi", "pwd", "ls .."],
     # writes into the sandbox's read-only root (readonly.py)
     ["touch /x", "mkdir /opt", "mkdir -p /opt/tool/bin", "mkdir /usr", "mkdir /etc/x", "mkdir /etc/passwd",
      "echo a > /etc/motd", "echo a >> /x", "echo a > /usr", "echo a > /bin", "rm /x", "rm /etc/passwd", "rm /bin",

@@ -2606,3 +2606,23 @@ def test_writes_into_the_read_only_root_are_refused_as_the_sandbox_refuses_them(
         assert shell.answer(s, hosts) in (None, ("", 0)), hosts  # (what the host has, or its owner: not known)
     after = run(run(s, "touch /x", f"touch: cannot touch '/x': {ro}\n", 1), "echo a > /y", f"…: {ro}\n", 1)
     assert shell.answer(after, "ls /") == shell.answer(s, "ls /")  # (nothing was made)
+
+
+def test_an_if_statement_is_run_as_bash_runs_it_where_the_state_knows_each_command_that_runs():
+    """`if TEST; then BODY; [else OTHER;] fi`: the test's output then the branch's, the branch's last
+    status (0 where no branch ran), and the shell's folder where a branch moved it."""
+    s = terminal()
+    assert shell.answer(s, "if [ -d tests ]; then cd tests; fi") == ("", 0)
+    assert shell.cwd_after(s, "if [ -d tests ]; then cd tests; fi", 0) == "/home/user/notes-app/tests"
+    moved = shell.apply(s, "if [ -d tests ]; then cd tests; fi", "", 0, "")
+    assert shell.answer(moved, "pwd") == ("/home/user/notes-app/tests\n", 0)
+    assert shell.answer(s, 'if [ -f nope ]; then cat nope; else echo "no file"; fi') == ("no file\n", 0)
+    assert shell.answer(s, "if cat nope; then echo yes; else echo \"no: $?\"; fi") == \
+        ("cat: nope: No such file or directory\nno: 1\n", 0)
+    assert shell.answer(s, "if test -d src && test -d tests; then cd src && ls; else echo x; fi") == ("notes.py\n", 0)
+    assert shell.answer(s, "if true; then false; fi") == ("", 1)
+    assert shell.answer(s, "if false; then true; fi") == ("", 0)
+    # more than one `if`, `elif`, anything after `fi`, a loop: the model's
+    for other in ("if true; then echo a; elif true; then echo b; fi", "if true; then echo a; fi; pwd",
+                  "if true; then if true; then echo a; fi; fi", "for f in a b; do echo $f; done"):
+        assert shell.answer(s, other) is None, other

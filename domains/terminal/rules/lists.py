@@ -5,6 +5,11 @@ a list command by command (shell.py).
 
 from __future__ import annotations
 
+import re
+
+from .missing import what_is_at
+from .output import shell_words
+from .state import _PLAIN, TerminalState, _abs
 from .substitution import closing
 
 MAX_COMMANDS = 64  # a longer list is not run command by command here (each is answered on the state before it)
@@ -58,3 +63,46 @@ def segments(command: str) -> list[str] | None:
     """The commands of a line joined by `&&` alone (None where another operator joins them)."""
     listed = commands(command)
     return None if listed is None or any(op not in ("", "&&") for op, _ in listed) else [t for _, t in listed]
+
+
+_KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
+                       "{", "}", "function", "select"})
+
+
+def conditional(command: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[tuple[str, str]]] | None:
+    """`if LIST; then LIST; [else LIST;] fi`, the line's one command: its test, its body and what runs
+    otherwise ([] for none), each a list as `commands` gives it. None for anything else (`elif`,
+    anything nested, anything after `fi`)."""
+    listed = commands(command, substitutions=True)
+    if not listed or listed[-1] != (";", "fi"):
+        return None
+    parts: dict[str, list[tuple[str, str]]] = {"if": [], "then": [], "else": []}
+    at = ""
+    for op, text in listed[:-1]:
+        word, _, rest = text.partition(" ")
+        if word in ("if", "then", "else"):
+            if (at, word) not in (("", "if"), ("if", "then"), ("then", "else")) or at and op != ";" or not rest.strip():
+                return None
+            at = word
+            parts[at].append(("", rest.strip()))
+        elif word in _KEYWORDS or not at or "\t" in word:
+            return None
+        else:
+            parts[at].append((op, text))
+    return (parts["if"], parts["then"], parts["else"]) if at in ("then", "else") else None
+
+
+def cds_first(s: TerminalState, listed: list[tuple[str, str]]) -> str:
+    """Where a list that failed left the shell, where it starts with `cd`s into folders the state
+    knows (which succeed) and no other `cd` follows (`cd /tmp && git commit` failing in /tmp)."""
+    s = s.model_copy()
+    start = s.cwd
+    for n, (op, text) in enumerate(listed):
+        words = shell_words(text) or []
+        if words[:1] != ["cd"]:
+            rest = " ".join(t for _, t in listed[n:])
+            return s.cwd if n and op in ("&&", ";") and not re.search(r"(^|[\s;&|(])(cd|pushd|popd)\b", rest) else start
+        if op == "||" or len(words) != 2 or not _PLAIN.fullmatch(words[1]) or what_is_at(words[1], s) != "dir":
+            return start
+        s.cwd = _abs(words[1], s)
+    return start  # (only `cd`s, into folders that are there, and it failed: not as the state says)

@@ -6,6 +6,7 @@ what a run of them the walker follows prints and compiles (`_find_module`, `_scr
 
 from __future__ import annotations
 
+import ast
 import posixpath
 import re
 import sys
@@ -307,3 +308,27 @@ def _archive_target(cmd: str, args: list[str]) -> str | None:
         if a == "-f" and i + 1 < len(args):
             return args[i + 1]
     return args[1] if len(args) > 1 and flags.endswith("f") else None
+
+
+# python -m of a module that is not installed: nothing ran, nothing was written
+_NOT_RUN = re.compile(r"(?:/usr(?:/local)?/bin/)?python[0-9.]*: No module named [\w.]+\n?")
+_NOT_FOUND = re.compile(r'Traceback \(most recent call last\):\n  File "<string>", line 1, in <module>\n'
+                        r"ModuleNotFoundError: No module named '(\w+)'\n")
+
+
+def _ran_nothing(words: list[str], output: str) -> bool:
+    """Python stopped before anything ran: `-m` of a module that is not there, or `-c CODE` whose first
+    statement imports a top-level module no finder found (`import nosuchmodule`: nothing of it, or
+    of anything else, was run, so nothing was written)."""
+    if _NOT_RUN.fullmatch(output):
+        return True
+    found = _NOT_FOUND.fullmatch(output)
+    if found is None or words[1:2] != ["-c"] or len(words) < 3 or len(words[2]) > pycheck.MAX_CODE:
+        return False
+    try:
+        first = ast.parse(words[2]).body[:1]
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    top = first[0].names[0].name if first and isinstance(first[0], ast.Import) else \
+        first[0].module if first and isinstance(first[0], ast.ImportFrom) and not first[0].level else None
+    return top is not None and first[0].lineno == 1 and top.split(".")[0] == found.group(1)

@@ -10,7 +10,6 @@ history.py). How bash reads the line is line.py's; which programs may write, pro
 
 from __future__ import annotations
 
-import ast
 import posixpath
 import re
 import shlex
@@ -30,7 +29,7 @@ from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anywa
 from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc
 from .output import next_cwd, shell_words
 from .programs import (INTERPRETERS, MODELLED, _as_python_shows, _compiled_where_it_ran, _named_in, _no_shadowing,
-                       _project_run, _reads_only, _script, _writes)
+                       _project_run, _ran_nothing, _reads_only, _script, _writes)
 from .silent import silent
 
 
@@ -125,6 +124,9 @@ TYPOS = frozenset(c[:i] + c[i + 1] + c[i] + c[i + 2:] for c in EVERYDAY for i in
 
 def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """The output and exit code when the state alone determines them; None: ask the model."""
+    if command.lstrip().startswith("if "):
+        ran = _conditional(state, command)
+        return None if ran is None else ran[:2]
     if _substitutes(command):
         listed = lists.commands(command, substitutions=True)
         if listed and len(listed) > 1:  # (each command's substitutions on the state those before it left)
@@ -408,12 +410,15 @@ def cwd_after(state: dict[str, Any], command: str, exit_code: int) -> str:
     state runs the list (`[ -d x ] && cd x || echo no`, `cd nope; ls`), else following each `cd`
     (next_cwd)."""
     listed = lists.commands(command, substitutions=True)
-    if listed and len(listed) > 1:
+    ran = _conditional(state, command) if command.lstrip().startswith("if ") else None
+    if ran is not None and ran[1] == exit_code:
+        return ran[2]["cwd"]
+    if listed and len(listed) > 1 and ran is None:
         evaluated = _evaluate(state, listed)
         if evaluated is not None and evaluated[1] == exit_code:
             return evaluated[2]["cwd"]
         if exit_code != 0:
-            return _cds_first(state, listed)
+            return lists.cds_first(TerminalState.model_validate(state), listed)
     line = (substitution.line(state, command, _said) if _substitutes(command) else command) or command
     parts = _split(line) if "$" in line else None
     if parts and len(parts) == 1 and parts[0][0] == "cd":  # (`cd $HOME/src`: the variables the state knows)
@@ -424,20 +429,20 @@ def cwd_after(state: dict[str, Any], command: str, exit_code: int) -> str:
     return next_cwd(line, state.get("cwd", ""), state.get("home", ""), exit_code)
 
 
-def _cds_first(state: dict[str, Any], listed: list[tuple[str, str]]) -> str:
-    """Where a list that failed left the shell, where it starts with `cd`s into folders the state
-    knows (which succeed) and no other `cd` follows (`cd /tmp && git commit` failing in /tmp)."""
-    s = TerminalState.model_validate(state)
-    start = s.cwd
-    for n, (op, text) in enumerate(listed):
-        words = shell_words(text) or []
-        if words[:1] != ["cd"]:
-            rest = " ".join(t for _, t in listed[n:])
-            return s.cwd if n and op in ("&&", ";") and not re.search(r"(^|[\s;&|(])(cd|pushd|popd)\b", rest) else start
-        if op == "||" or len(words) != 2 or not _PLAIN.fullmatch(words[1]) or missing.what_is_at(words[1], s) != "dir":
-            return start
-        s.cwd = _abs(words[1], s)
-    return start  # (only `cd`s, into folders that are there, and it failed: not as the state says)
+def _conditional(state: dict[str, Any], command: str) -> tuple[str, int, dict[str, Any]] | None:
+    """`if TEST; then BODY; [else OTHER;] fi` run as bash runs it (lists.conditional): the test's
+    output, then the branch's; the exit code the branch's last command's (0 where none ran); and the
+    state it leaves. None where a command that runs is not known."""
+    parsed = lists.conditional(command)
+    tested = _evaluate(state, parsed[0]) if parsed is not None else None
+    if parsed is None or tested is None:
+        return None
+    said, code, staged = tested
+    branch = parsed[1] if code == 0 else parsed[2]
+    if not branch:
+        return said, 0, staged
+    ran = _evaluate(staged, branch)
+    return None if ran is None else (said + ran[0], ran[1], ran[2])
 
 
 def _evaluate(state: dict[str, Any], listed: list[tuple[str, str]]) -> tuple[str, int, dict[str, Any]] | None:
@@ -494,30 +499,6 @@ def _quiet_add(s: TerminalState, words: list[str]) -> bool:
     return words[:2] == ["git", "add"] and s.git is not None and _in_repo(s) and _git_answer(s, words[1:]) == ("", 0)
 
 
-# python -m of a module that is not installed: nothing ran, nothing was written
-_NOT_RUN = re.compile(r"(?:/usr(?:/local)?/bin/)?python[0-9.]*: No module named [\w.]+\n?")
-_NOT_FOUND = re.compile(r'Traceback \(most recent call last\):\n  File "<string>", line 1, in <module>\n'
-                        r"ModuleNotFoundError: No module named '(\w+)'\n")
-
-
-def _ran_nothing(words: list[str], output: str) -> bool:
-    """Python stopped before anything ran: `-m` of a module that is not there, or `-c CODE` whose first
-    statement imports a top-level module no finder found (`import nosuchmodule`: nothing of it, or
-    of anything else, was run, so nothing was written)."""
-    if _NOT_RUN.fullmatch(output):
-        return True
-    found = _NOT_FOUND.fullmatch(output)
-    if found is None or words[1:2] != ["-c"] or len(words) < 3 or len(words[2]) > pycheck.MAX_CODE:
-        return False
-    try:
-        first = ast.parse(words[2]).body[:1]
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    top = first[0].names[0].name if first and isinstance(first[0], ast.Import) else \
-        first[0].module if first and isinstance(first[0], ast.ImportFrom) and not first[0].level else None
-    return top is not None and first[0].lineno == 1 and top.split(".")[0] == found.group(1)
-
-
 _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s*)([\w.-]+)\s*\(\s*\)")  # alias, function
 
 
@@ -548,7 +529,7 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
         s.defined.append("git config")  # git aliases may exist from now on
     listed = None if fed else lists.commands(line, substitutions=True)
     if listed and len(listed) > 1:
-        evaluated = _evaluate(state, listed)
+        evaluated = _conditional(state, line) if line.lstrip().startswith("if ") else _evaluate(state, listed)
         if evaluated is not None and evaluated[:2] == (output, exit_code):  # (the state ran it as reality did)
             staged = TerminalState.model_validate(evaluated[2])
             staged.defined = s.defined  # (its folder: where the commands that ran left it, not every `cd` of the line)
