@@ -2115,7 +2115,9 @@ def test_a_line_answers_its_last_part_once_those_before_it_print_nothing():
     assert shell.answer(s, "cd src || ls") == ("", 0)  # (cd succeeded: ls does not run)
     assert shell.answer(s, "cd nope && ls") == ("/bin/bash: line 1: cd: nope: No such file or directory\n", 1)
     assert shell.answer(s, "cd /nope && ls") == ("/bin/bash: line 1: cd: /nope: No such file or directory\n", 1)
-    for unknown in ("cd /usr/nope && ls", "echo hi > /etc/x && cat /etc/x", "cd src && grep '|' notes.py | head",
+    # (the read-only root refuses the write, and `&&` stops there: readonly.py)
+    assert shell.answer(s, "echo hi > /etc/x && cat /etc/x") == ("/bin/bash: line 1: /etc/x: Read-only file system\n", 1)
+    for unknown in ("cd /usr/nope && ls", "echo hi > /usr/x && cat /usr/x", "cd src && grep '|' notes.py | head",
                     "python3 tests/test_notes.py && ls", "cat README.md && python3 -c 'import os; os.remove(1)'"):
         assert shell.answer(s, unknown) is None, unknown
     # any list whose every command that runs is answered: the outputs one after the other
