@@ -81,9 +81,11 @@ async def test_serve_shadows_the_browser_and_real_mode_gives_the_agent_the_real_
     logged = con.execute("select observation, real_observation, prediction_error, prediction_ms from steps "
                          "order by idx").fetchall()
     con.close()
-    # The world model's page is logged beside the real one (or why it has none: the agent had the real one).
+    # The world model's page is logged beside the real one (or why it has none: the agent had the real one;
+    # on a busy machine a prediction still running when the server's drain ends is marked abandoned).
     assert [real for _, real, _, _ in logged] == [INDEX, ABOUT]
-    assert all((sim and "<html" in sim.lower()) or "malformed_observation" in (err or "") for sim, _, err, _ in logged)
+    assert all((sim and "<html" in sim.lower()) or (err or "").startswith(("malformed_observation", "abandoned"))
+               for sim, _, err, _ in logged)
     assert any(sim for sim, _, _, _ in logged) and all(ms for sim, _, _, ms in logged if sim)
 
 
