@@ -66,9 +66,10 @@ class _Where:
     and unsets BASH_ENV and puts `$_` back before the command runs."""
 
     def __init__(self, status: int = 0) -> None:
-        self.read, self.write = os.pipe()
-        self.script, feed = os.pipe()
+        self.read = self.write = self.script = feed = -1
         try:
+            self.read, self.write = os.pipe()
+            self.script, feed = os.pipe()
             os.fchmod(self.script, 0o444)  # (the sandbox's uid opens it again, as /dev/fd/N)
             script = (f"unset BASH_ENV\ntrap 'printf %s \"$PWD\" >&{self.write}' EXIT\n"
                       f"exec {self.script}<&-\n: /bin/bash\n" + (f"(exit {status})\n" if status else ""))
@@ -77,7 +78,8 @@ class _Where:
             self.close()
             raise
         finally:
-            os.close(feed)
+            if feed >= 0:
+                os.close(feed)
 
     @property
     def fds(self) -> tuple[int, int]:
@@ -97,7 +99,7 @@ class _Where:
         except (BlockingIOError, OSError):
             return None
         ok = said.startswith("/") and len(said) <= 4096 and "\0" not in said and "\n" not in said
-        return posixpath.normpath(said) if ok else None
+        return posixpath.normpath("/" + said.lstrip("/")) if ok else None  # (bash keeps `cd //tmp`'s two)
 
     def close(self) -> None:
         for fd in (self.read, self.write, self.script):
