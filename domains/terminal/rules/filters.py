@@ -339,6 +339,9 @@ def _bytes_or_from(cmd: str, args: list[str]) -> tuple[Callable[[str], tuple[str
 GIT_PIPED = frozenset({"log", "ls-files", "show", "status", "diff", "branch"})
 
 
+_FED = re.compile(r"<[ \t]*([A-Za-z0-9_./-]+)(?=[ \t|]|$)")  # `< FILE`, a plain name
+
+
 def _fed(command: str) -> tuple[int, int, str] | None:
     """Where the line's one `< FILE` is (start, end, the file's plain name), in its first command,
     outside quotes; None where it has none, or more, or any other `<`."""
@@ -353,7 +356,7 @@ def _fed(command: str) -> tuple[int, int, str] | None:
         elif c == "<":
             if found is not None:
                 return None
-            m = re.compile(r"<[ \t]*([A-Za-z0-9_./-]+)(?=[ \t|]|$)").match(command, i)
+            m = _FED.match(command, i)
             if m is None:
                 return None
             found = (i, m.end(), m.group(1))

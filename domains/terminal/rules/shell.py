@@ -455,15 +455,19 @@ def _evaluate(state: dict[str, Any], listed: list[tuple[str, str]]) -> tuple[str
             lines += text.count("\n")
             continue
         s = TerminalState.model_validate(staged)
-        found = _condition(s, text)
+        # (its substitutions worked out once, on the state it runs on: then answered, followed and applied)
+        line = substitution.line(staged, text, _said) if _substitutes(text) else text
+        if line is None:
+            return None
+        found = _condition(s, line)
         if found is None and (lists.commands(text, substitutions=True) or [("", "")])[0][1] == text:  # (no list again)
-            found = answer(staged, text) or silent(staged, text)
+            found = answer(staged, line) or silent(staged, line)
         if found is None or lines and found[0].startswith("/bin/bash: line 1: "):
             return None  # (bash names the line a command is on: after a newline, not the first)
         lines += text.count("\n")
         out, code = found
         said.append(out)
-        staged = apply(staged, text, out, code, cwd_after(staged, text, code))
+        staged = apply(staged, line, out, code, cwd_after(staged, line, code))
     return "".join(said), code, staged
 
 
