@@ -229,8 +229,11 @@ def _reads_only(command: str, s: TerminalState) -> bool:
         found = spans(command)
         if not found or not all(span.kind != "command" or _reads_only(span.body, s) for span in found):
             return False
-        command = "".join(command[end:start] + ("" if n == len(found) else "x") for n, (end, start) in
-                          enumerate(zip([0] + [sp.end for sp in found], [sp.start for sp in found] + [len(command)])))
+        outside, at = [], 0
+        for span in found:  # (each stands as a plain word where the line is read for its programs)
+            outside += [command[at:span.start], "x"]
+            at = span.end
+        command = "".join(outside) + command[at:]
     words = shell_words(command)
     if words is None or any(w in (">", ">>", "&>", ">|") or "$(" in w or "`" in w for w in words):
         return False
