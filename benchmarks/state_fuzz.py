@@ -156,8 +156,25 @@ SUB_NAMES = ["README.md", "src/notes.py", "tests/test_notes.py", "src", "tests",
              "nope", "/tmp", "~/notes-app/src"]
 SUB_WORDS = ["hello", "'a  b'", "\"$HOME\"", "x*y", "-n", "'$(pwd)'", "\"q'q\"", "'*'"]
 
+# `--templates vars`: shell variables set, exported, unset and read back (split and matched as bash
+# does outside quotes), and `for` loops over words, patterns and substitutions, between moves and writes
+VAR_TEMPLATES = [
+    "F={n}", "F=\"{n}\"", "F={w}", "L=\"{n} {n2}\"", "G='{g}'", "export F", "export F={n}", "unset F", "E=", "echo $F",
+    "echo \"$F\"", "echo \"[$F]\" $L", "echo x${{F}}y", "wc -l $F", "cat $F", "ls $F", "ls \"$F\"", "ls $L", "ls $G",
+    "echo $G", "cat $F | head -2", "grep -c def $F", "[ -f \"$F\" ] && echo file || echo no", "cd $F",
+    "cd \"$F\"; pwd", "ls $E", "for f in {g}; do echo \"== $f\"; wc -l < $f; done",
+    "for f in $L; do echo \"[$f]\"; done", "for f in \"$L\"; do echo \"[$f]\"; done",
+    "for i in $(seq {k}); do echo $i; done", "for d in src tests; do ls $d; done",
+    "for f in $(ls); do [ -d $f ] && echo dir $f; done", "for f in {n} {n2}; do cat $f; done", "echo $f",
+    "for x in a b; do echo $x > {n}; done; cat {n}", "for f in src/*.py; do head -2 \"$f\"; done",
+    "X=$(ls | wc -l); echo $X", "N=$((N + {k}))", "echo $N", "cd ..", "cd ~/notes-app", "pwd", "ls", "mkdir -p {n}",
+    "touch {n}", "rm -rf {n}", "echo {w} > {n}", "if [ -n \"$F\" ]; then echo set; else echo unset; fi",
+    "for f in *; do echo \"$f\"; done | wc -l", "bash -c 'echo \"[$F]\"'", "for f in {g} {n}; do ls -d $f; done",
+]
+
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),
-                 "python": (PY_TEMPLATES, [], []), "subst": (SUB_TEMPLATES, SUB_NAMES, SUB_WORDS)}
+                 "python": (PY_TEMPLATES, [], []), "subst": (SUB_TEMPLATES, SUB_NAMES, SUB_WORDS),
+                 "vars": (VAR_TEMPLATES, SUB_NAMES, SUB_WORDS)}
 
 
 def command(rng: random.Random, templates: str = "files") -> str:
@@ -169,6 +186,8 @@ def command(rng: random.Random, templates: str = "files") -> str:
                   n3=rng.choice(names), g=rng.choice(["*.py", "*.md", "n*", "*"]))
     if templates == "repo":  # (drawn only here, so a seed of the first set still types what it always typed)
         fields.update(m=rng.choice(MESSAGES), b=rng.choice(BRANCHES), k=rng.randint(1, 3), k2=rng.randint(1, 5))
+    if templates == "vars":
+        fields.update(k=rng.randint(0, 4))
     if templates == "subst":
         inner = dict(fields, k=rng.randint(-3, 12))
         fields.update(c=rng.choice(SUB_INNER).format(**inner), a=rng.choice(SUB_ARITH).format(**inner), k=inner["k"])
@@ -194,7 +213,7 @@ async def run(seed: int, sequences: int, length: int, templates: str = "files") 
                     state = ep.state.setdefault("terminal", {})
                     cwd = state.get("cwd", box.home)
                     said = sim.state_answer(ep, "run_command", {"command": line})
-                    real = box.run(line, cwd, env=state.get("env") or {})
+                    real = box.run(line, cwd, env=state.get("env") or {}, session=True)
                     box.status = real.exit_code & 255  # (`$?` in the next command, as the shadow mode keeps it)
                     steps += 1
                     if said is not None:
@@ -225,7 +244,8 @@ def main() -> None:
     parser.add_argument("--templates", choices=sorted(TEMPLATE_SETS), default="files",
                         help="files: file commands with hostile names and quoting; repo: a developer's work in "
                              "the world's repository (git, sed, pipes); python: the project's modules written, "
-                             "imported and called; subst: command substitution and arithmetic")
+                             "imported and called; subst: command substitution and arithmetic; vars: variables "
+                             "and for loops")
     args = parser.parse_args()
     steps, answered, wrong = asyncio.run(run(args.seed, args.sequences, args.length, args.templates))
     print(f"{steps} random steps in the sandbox: the state answered {answered}, "

@@ -567,6 +567,23 @@ SEQUENCES: list[list[str]] = [
      "echo 'notes here' > new.txt", "git grep -l notes", "git add new.txt", "git grep -l notes",
      "sed -i 's/notes/items/' src/notes.py", "git grep -n items", "git grep -w notes", "git grep notes -- src",
      'git grep -n "it[a-z]*s.app"'],
+    # shell variables: set, exported, read back, split outside quotes; a shell that lives on keeps them
+    ["F=src/notes.py", "wc -l $F", "cat $F | head -2", "grep -n def \"$F\"", "L='README.md requirements.txt'", "ls $L",
+     "wc -l $L", "echo \"[$L]\"", "cat $L | wc -l", "export F", "bash -c 'echo \"$F\"'", "D=$(dirname $F)", "ls $D",
+     "cd $D && pwd", "cd -", "N=$(wc -l < $F); echo $((N * 2))", "unset F; echo \"[$F]\"", "E=", "ls $E",
+     "X=5 Y=6; echo $X$Y", "G='*.md'; echo \"$G\"", "P=\"~/notes-app\"", "cd \"$P\"", "echo $OLDPWD"],
+    # for loops over words, patterns and substitutions; reads and writes in the body
+    ["for f in src/*.py tests/*.py; do echo \"== $f\"; head -3 \"$f\"; done", "echo $f",
+     "for f in *.md *.txt; do wc -l $f; done", "for i in $(seq 3); do echo \"n $i\" > n$i.txt; done", "ls",
+     "cat n2.txt", "for f in n*.txt; do cat $f; rm $f; done", "ls", "for d in src tests; do ls $d | wc -l; done",
+     "for f in $(find . -name '*.py'); do grep -c def $f; done", "for x in a 'b c'; do echo \"<$x>\"; done",
+     "for f in *; do [ -d \"$f\" ] && echo \"dir $f\" || echo \"file $f\"; done", "for f in nope*; do cat $f; done",
+     "for w in $(cat requirements.txt); do echo $w; done", "for d in src tests; do cd $d; pwd; cd ..; done", "pwd",
+     "while read -r l; do echo \"> $l\"; done < requirements.txt", "cat README.md",
+     "ls | while read f; do echo $f; done", "ls src"],
+    # writes the state does not follow (through a pipe, in a subshell): what they wrote is not known after
+    ["echo hi | tee README.md", "cat README.md", "ls | sort > list.txt", "cat list.txt", "(echo sub > sub.txt)",
+     "cat sub.txt", "ls", "echo x > a.txt; false", "cat a.txt"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made
@@ -753,7 +770,7 @@ async def against_sandbox(world: World, sequences: list[list[str]], tally: Tally
                         cwd = state.get("cwd", box.home)
                         asked = time.time()
                         answer = sim.state_answer(ep, "run_command", {"command": command})
-                        real = box.run(command, cwd, env=state.get("env") or {})
+                        real = box.run(command, cwd, env=state.get("env") or {}, session=True)
                         box.status = real.exit_code & 255  # (`$?` in the next command, as the shadow mode keeps it)
                         tally.steps += 1
                         if answer is not None:

@@ -242,7 +242,7 @@ def record_world(world: World, n_episodes: int, rng: random.Random, limits: Sand
         steps = []
         try:
             for family, cmd in sequence:
-                r = box.run(cmd, cwd)
+                r = box.run(cmd, cwd, session=True)
                 box.status = r.exit_code & 255  # (`$?` in the next command, as in a shell that lives on)
                 cwd = r.cwd or next_cwd(cmd, cwd, home, r.exit_code)  # (where bash said it ended)
                 steps.append({"tool": "run_command", "arguments": {"command": cmd}, "observation": r.output,

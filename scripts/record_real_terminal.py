@@ -91,7 +91,7 @@ def record(world, episodes: list[list[str]], out: Path, prefix: str) -> int:
             steps = []
             try:
                 for cmd in commands:
-                    r = box.run(cmd, cwd)
+                    r = box.run(cmd, cwd, session=True)
                     box.status = r.exit_code & 255  # (`$?` in the next command, as in a shell that lives on)
                     cwd = r.cwd or next_cwd(cmd, cwd, home, r.exit_code)  # (where bash said it ended)
                     steps.append({"tool": "run_command", "arguments": {"command": cmd}, "observation": r.output,

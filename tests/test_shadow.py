@@ -408,6 +408,42 @@ async def test_the_real_shell_goes_on_where_bash_ended_whatever_moved_it(tmp_pat
 
 
 @pytest.mark.anyio
+async def test_the_real_shell_keeps_its_variables_functions_and_options(tmp_path):
+    """A shell that lives on keeps what the agent set: each real command is a new bash, so the trap
+    that reports where it ended also writes its variables, functions and options, and the next
+    command's BASH_ENV script declares them again. Before, `X=5` then `echo $X` printed nothing,
+    `cd -` failed (no OLDPWD), and a function was gone by the next call."""
+    sim, store, shadow = _real_rig(tmp_path, GatedEngine())
+    try:
+        async def said(command):
+            return (await sim.call("e1", "run_command", {"command": command})).observation
+
+        with anyio.fail_after(120):
+            assert await said("X=5") == ""
+            assert await said('echo "[$X]"') == "[5]\n"
+            assert await said("cd src") == "" and await said("cd -") == "/home/user/notes-app\n"
+            assert await said("export Y=2; Z=3") == ""
+            assert await said("bash -c 'echo \"[$Y] [$Z]\"'") == "[2] []\n"  # (exported, and not)
+            assert await said('up() { echo "up $1"; }') == "" and await said("up a") == "up a\n"
+            assert await said("set -o pipefail; shopt -s globstar") == ""
+            assert await said("false | true; echo $?") == "1\n"
+            assert await said("echo **/*.py") == "src/notes.py tests/test_notes.py\n"
+            assert await said("readonly R=1") == ""
+            assert await said("R=2") == "/bin/bash: line 1: R: readonly variable\n"
+            assert await said("declare -A M=([k]='a b'); L=$'one\\ntwo'") == ""
+            assert await said('echo "${M[k]}"; echo "$L"') == "a b\none\ntwo\n"
+            assert await said('unset X; echo "[$X]"') == "[]\n"
+            # the trap's own commands are never traced into the output
+            assert await said("set -x; echo t") == "+ echo t\nt\n"
+            # more than a shell may carry (256 KiB) neither stops the shell nor loses what was carried
+            assert await said("big=$(head -c 300000 /dev/zero | tr '\\0' a); echo ${#big}") == "300000\n"
+            assert await said("echo $Y $(up b)") == "2 up b\n"
+    finally:
+        shadow.close()
+        store.close()
+
+
+@pytest.mark.anyio
 async def test_a_full_backlog_skips_in_a_server_waits_in_a_batch_run_and_leftovers_are_marked(tmp_path):
     engine = GatedEngine()
     sim, store, shadow = _real_rig(tmp_path, engine, max_backlog=1)

@@ -1731,7 +1731,8 @@ def test_python_one_liners_are_computed_from_their_syntax_tree_never_run():
     assert shell.answer(run(s, "touch os.py sys.py"), "python3 -c 'import os, sys; print(os.getcwd())'") == \
         ("/home/user/notes-app\n", 0)  # (sys is built in, os imported before the folder is on the path)
     assert shell.answer(run(s, "export PYTHONSTARTUP=x.py"), "python3 -c 'print(1)'") is None
-    assert shell.answer(s, "python3 -c \"print('$HOME')\"") is None  # (bash expands in double quotes)
+    # (bash expands in double quotes: python is given the value)
+    assert shell.answer(s, "python3 -c \"print('$HOME')\"") == ("/home/user\n", 0)
     assert shell.answer(s, 'python3 -c "print(\\"a\\" + \\\n\\"b\\\\n\\")"') == ("ab\n\n", 0)  # (bash's escapes)
     assert shell.answer(s, "python -c 'print(1)'") is None  # (a `python` may not exist)
     assert shell.answer(run(s, "python3 -c 'print(1)'", "1\n"), "ls") == ("README.md\nrequirements.txt\nsrc\ntests\n", 0)
@@ -1908,7 +1909,8 @@ def test_printf_applies_its_format_to_the_arguments_as_bash_does_and_echo_feeds_
     assert shell.answer(s, "printf '%d\\n' 010") is None  # (bash reads it as octal: not here)
     assert shell.answer(s, "printf '%s\\n' b a b | sort | uniq -c") == ("      1 a\n      2 b\n", 0)
     assert shell.answer(s, "echo 'a b' | tr a-z A-Z") == ("A B\n", 0)
-    assert shell.answer(s, "echo $HOME | wc -c") is None  # (an expansion in the pipe: not here)
+    assert shell.answer(s, "echo $HOME | wc -c") == ("11\n", 0)  # (a variable the state knows, written in)
+    assert shell.answer(s, "echo $RANDOM | wc -c") is None  # (one it does not)
 
 
 def test_grep_of_one_text_prints_what_gnu_grep_prints_on_random_texts_and_options():
@@ -2077,7 +2079,8 @@ def test_conditions_and_lists_run_as_bash_runs_them():
         said = rules.answer(s, Call("run_command", {"command": line}, s))
         assert said.structured["cwd"] == folder and run(s, line, said.text, 0, folder)["cwd"] == folder, line
     assert shell.answer(s, "[ -d /usr ] && echo y") == ("y\n", 0)  # (the sandbox's root is known)
-    for unknown in ("[ -f .git/HEAD ] && echo h", "[ -d /usr/share ] && echo y", "[ -f $HOME/x ]", "[ -f ~/.profile ]",
+    for unknown in ("[ -f .git/HEAD ] && echo h", "[ -d /usr/share ] && echo y", "[ -f $OLDPWD/x ]",
+                    "[ -f ~/.profile ]",
                     "[ -n x ] && echo y", "python3 tests/test_notes.py || echo failed"):
         assert shell.answer(s, unknown) is None, unknown
     assert shell.answer(s, "cd nope || echo no") == ("/bin/bash: line 1: cd: nope: No such file or directory\nno\n", 0)
@@ -2626,5 +2629,5 @@ def test_an_if_statement_is_run_as_bash_runs_it_where_the_state_knows_each_comma
     assert shell.answer(s, "if false; then true; fi") == ("", 0)
     # more than one `if`, `elif`, anything after `fi`, a loop: the model's
     for other in ("if true; then echo a; elif true; then echo b; fi", "if true; then echo a; fi; pwd",
-                  "if true; then if true; then echo a; fi; fi", "for f in a b; do echo $f; done"):
+                  "if true; then if true; then echo a; fi; fi", "while false; do echo a; done"):
         assert shell.answer(s, other) is None, other

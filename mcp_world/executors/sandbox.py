@@ -9,10 +9,14 @@ The scratch folder is removed when the episode ends, is evicted, or the server s
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import functools
 import logging
 import os
 import posixpath
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -58,22 +62,48 @@ class RealResult:
     cwd: str | None = None  # where the shell ended (bash's $PWD); None where it did not say
 
 
-class _Where:
-    """Where bash ends: a trap on EXIT, set by a BASH_ENV script read from a pipe, writes its $PWD to
-    a second pipe, so that a `cd` the line's text hides (`cd "$(dirname f)"`, in an `if` or a
-    function) is followed. Says nothing where the shell was killed, `exec`ed, or set a trap of its
-    own. The script also sets `$?` to the last command's status (as a shell that lives on has it),
-    and unsets BASH_ENV and puts `$_` back before the command runs."""
+# What a shell that lives on keeps from one command to the next, and bash cannot be handed back:
+# its own counters and the variables it sets itself (the new shell's are its own).
+_NOT_CARRIED = frozenset({"PWD", "SHLVL", "_", "LINENO", "RANDOM", "SRANDOM", "SECONDS", "EPOCHSECONDS",
+                          "EPOCHREALTIME", "HISTCMD", "GROUPS", "FUNCNAME", "DIRSTACK", "PIPESTATUS", "SHELLOPTS",
+                          "PPID", "UID", "EUID", "COMP_WORDBREAKS", "OPTIND"})
+_OPTIONS = re.compile(r"(?:set -o (?:pipefail|nounset|noclobber|noglob|allexport)|"
+                      r"shopt -s (?:globstar|nullglob|extglob|dotglob|failglob|nocaseglob|nocasematch))")
+_DECLARED = re.compile(r"declare -([a-zA-Z-]+) ([A-Za-z_][A-Za-z0-9_]*)(?:=|$)")
+MAX_SHELL_BYTES = 256 << 10  # what one shell may leave for the next: past it, nothing new is carried
+_END = "mcp-world:end"
 
-    def __init__(self, status: int = 0) -> None:
+
+class _Where:
+    """Where bash ends, and what it leaves: a trap on EXIT, set by a BASH_ENV script read from a
+    pipe, writes its $PWD to a second pipe (so that a `cd` the line's text hides, `cd "$(dirname
+    f)"`, in an `if` or a function, is followed), then its variables, functions and the options
+    `_OPTIONS` names, which the next command's script declares again, as a shell that lives on keeps
+    them. Says nothing where the shell was killed, `exec`ed, or set a trap of its own. The script
+    also sets `$?` to the last command's status, and unsets BASH_ENV and puts `$_` back before the
+    command runs."""
+
+    def __init__(self, status: int = 0, carried: str = "") -> None:
         self.read = self.write = self.script = feed = -1
+        self.said = b""
+        self.drainer: threading.Thread | None = None
         try:
             self.read, self.write = os.pipe()
             self.script, feed = os.pipe()
             os.fchmod(self.script, 0o444)  # (the sandbox's uid opens it again, as /dev/fd/N)
-            script = (f"unset BASH_ENV\ntrap 'printf %s \"$PWD\" >&{self.write}' EXIT\n"
-                      f"exec {self.script}<&-\n: /bin/bash\n" + (f"(exit {status})\n" if status else ""))
-            os.write(feed, script.encode())
+            n = "__mcp_world_n"
+            report = ("{ set +xve; } 2>/dev/null; { printf '%s\\0' \"$PWD\"; "
+                      f"while IFS= read -r {n}; do declare -p -- \"${n}\"; printf '\\0'; done < <(compgen -v); "
+                      f"printf 'functions\\0'; declare -f; printf '\\0'; shopt -p; set +o; printf '\\0{_END}\\0'; "
+                      f"}} >&{self.write} 2>/dev/null")
+            script = (f"unset BASH_ENV\n{carried}\ntrap {_q(report)} EXIT\n"
+                      f"exec {self.script}<&-\n: /bin/bash\n" + (f"(exit {status})\n" if status else "")).encode()
+            if len(script) > 60_000:  # (more than a pipe holds unread: made larger, where the kernel allows)
+                with contextlib.suppress(OSError):
+                    fcntl.fcntl(feed, fcntl.F_SETPIPE_SZ, 1 << 20)
+                if len(script) > fcntl.fcntl(feed, fcntl.F_GETPIPE_SZ):
+                    raise OSError("the shell's variables do not fit the pipe")
+            os.write(feed, script)
         except OSError:
             self.close()
             raise
@@ -86,20 +116,50 @@ class _Where:
         return self.script, self.write
 
     def started(self) -> None:
-        """The child has its copies: the server's are closed (so the pipe ends with the sandbox)."""
+        """The child has its copies: the server's are closed (so the pipe ends with the sandbox), and
+        what the trap writes is read as it comes (more than a pipe holds would stop the shell)."""
         for fd in (self.script, self.write):
             os.close(fd)
         self.script = self.write = -1
+        self.drainer = threading.Thread(target=self._drain, args=(self.read,), daemon=True)
+        self.drainer.start()
+
+    def _drain(self, fd: int) -> None:
+        end, tail = f"\0{_END}\0".encode(), b""
+        try:
+            while block := os.read(fd, 65536):
+                if len(self.said) <= MAX_SHELL_BYTES:
+                    self.said += block  # (past it, read on and let go: a full pipe would stop the shell)
+                tail = (tail + block)[-len(end):]
+                if tail == end:
+                    return  # (a background job may hold the pipe open: the end is the trap's word)
+        except OSError:
+            return
+
+    def ended(self) -> None:
+        """The shell has exited: what its trap wrote is all read (or will not come)."""
+        if self.drainer is not None:
+            self.drainer.join(timeout=5)
 
     def cwd(self) -> str | None:
-        """What the trap wrote, once the shell has exited (never waits: a background job may hold the pipe)."""
-        os.set_blocking(self.read, False)
-        try:
-            said = os.read(self.read, 4097).decode("utf-8", errors="replace")
-        except (BlockingIOError, OSError):
-            return None
-        ok = said.startswith("/") and len(said) <= 4096 and "\0" not in said and "\n" not in said
+        """What the trap wrote first, once the shell has exited."""
+        said = self.said.partition(b"\0")[0].decode("utf-8", errors="replace")
+        ok = said.startswith("/") and len(said) <= 4096 and "\n" not in said and b"\0" in self.said
         return posixpath.normpath("/" + said.lstrip("/")) if ok else None  # (bash keeps `cd //tmp`'s two)
+
+    def shell(self) -> str | None:
+        """What the next command's script declares again: the variables the shell ended with (but
+        for bash's own), its functions and options; None where it did not say
+        all of it (killed, `exec`ed, a trap of its own, or more than MAX_SHELL_BYTES)."""
+        if not self.said.endswith(f"\0{_END}\0".encode()) or len(self.said) > MAX_SHELL_BYTES:
+            return None
+        fields = self.said.decode("utf-8", errors="replace").split("\0")[1:-2]
+        if len(fields) < 3 or fields[-3] != "functions":
+            return None
+        kept = [f.rstrip("\n") for f in fields[:-3] if (m := _DECLARED.match(f)) and
+                m.group(2) not in _NOT_CARRIED and not m.group(2).startswith(("BASH", "__mcp_world"))]
+        options = [ln for ln in fields[-1].splitlines() if _OPTIONS.fullmatch(ln)]
+        return "\n".join([*kept, fields[-2].rstrip("\n"), *options])
 
     def close(self) -> None:
         for fd in (self.read, self.write, self.script):
@@ -129,6 +189,7 @@ class TerminalSandbox:
         self.cgroup = Cgroup.create(limits.memory_bytes, limits.max_processes) if self.root else None
         self.sized: list[str] = []  # scratch folders on a sized tmpfs of their own (as root): home, tmp, …
         self.status = 0  # the agent's last command's exit status: `$?` in the next one (ShadowTerminal sets it)
+        self.shell: str | None = None  # what the agent's last shell left for the next (`run`'s session)
         self.initial_commits: dict[str, int] = {}  # the seed's repositories: commits made when materialized
         try:
             self._materialize()
@@ -301,17 +362,24 @@ class TerminalSandbox:
         return args + shell
 
     def run(self, command: str, cwd: str, timeout_s: float | None = None, env: dict[str, str] | None = None,
-            stdin: bytes | None = None, max_output_bytes: int | None = None) -> RealResult:
+            stdin: bytes | None = None, max_output_bytes: int | None = None, session: bool = False) -> RealResult:
         """Run `command` in the sandbox (bash, in `cwd`); `stdin` is what it reads, `max_output_bytes`
-        a larger output limit for the executor's own reads (default: the agent's)."""
+        a larger output limit for the executor's own reads (default: the agent's). `session`: one of
+        the agent's commands, which starts with the variables, functions and options the last one
+        left (`_Where`; `env`, what the state says was exported, only until a shell has said them)
+        and leaves its own for the next."""
         timeout = min(timeout_s or self.limits.timeout_s, self.limits.timeout_s)
         cap = max_output_bytes or self.limits.max_output_bytes
+        carried = self.shell if session else None
         try:
-            where: _Where | None = _Where(self.status)
+            where: _Where | None = _Where(self.status, carried or "")
         except OSError:
             where = None  # (the folder the shell ends in is then followed from the line's text)
         try:
-            return self._run(self.command(command, cwd, env, where), timeout, cap, stdin, where)
+            result = self._run(self.command(command, cwd, None if carried else env, where), timeout, cap, stdin, where)
+            if session and where is not None and not result.timed_out:
+                self.shell = where.shell() or self.shell  # (one that did not say: the shell before it)
+            return result
         finally:
             if where is not None:
                 where.close()
@@ -355,7 +423,7 @@ class TerminalSandbox:
         reader.start()
         timed_out = False
         try:
-            proc.wait(timeout=timeout)
+            _wait(proc, timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
             _kill(proc)
@@ -369,6 +437,8 @@ class TerminalSandbox:
         elif truncated:
             output += f"\n[mcp-world: output cut at {cap} bytes]\n"
         code = code if code is not None and code >= 0 else 128 + (-(code or 0))
+        if where is not None and not timed_out:
+            where.ended()
         ended = where.cwd() if where is not None and not timed_out else None
         return RealResult(output, code, timed_out, truncated, ended)
 
@@ -441,6 +511,22 @@ def _q(text: str) -> str:
     import shlex
 
     return shlex.quote(text)
+
+
+def _wait(proc: subprocess.Popen, timeout: float) -> None:
+    """`proc.wait(timeout)` woken when the process ends (a pidfd), not by polling: Popen's own wait
+    sleeps in doubling steps, which adds up to half again to a short command's time."""
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        proc.wait(timeout=timeout)
+        return
+    try:
+        if not select.select([fd], [], [], timeout)[0]:
+            raise subprocess.TimeoutExpired(proc.args, timeout)
+        proc.wait()
+    finally:
+        os.close(fd)
 
 
 def _kill(proc: subprocess.Popen) -> None:
@@ -522,7 +608,8 @@ class ShadowTerminal(Sandboxes):
         box = await self._in_pool(self.sandbox, episode_id, world)
         command = str(arguments.get("command", ""))
         cwd = state.get("cwd", box.home)
-        real = await self._in_pool(box.run, command, cwd, arguments.get("timeout_s"), state.get("env") or {})
+        real = await self._in_pool(functools.partial(box.run, command, cwd, arguments.get("timeout_s"),
+                                                       state.get("env") or {}, session=True))
         box.status = real.exit_code & 255
         home = state.get("home", box.home)
         # (where the shell said it ended; else following the line's `cd`s)

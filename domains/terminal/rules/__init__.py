@@ -210,6 +210,9 @@ class TerminalRules(Rules):
             parts.append("deleted: " + ", ".join(s.deleted[-10:]))
         if s.env:
             parts.append("env: " + ", ".join(f"{k}={v}" for k, v in list(s.env.items())[-10:]))
+        values = {k: v for k, v in s.vars.items() if v is not None}
+        if values:
+            parts.append("variables: " + ", ".join(f"{k}={v[:40]}" for k, v in list(values.items())[-10:]))
         if s.git:
             parts.append(f"git: on {s.git.branch}; branches {', '.join(s.git.branches)}; "
                          f"last commits {', '.join(repr(c) for c in s.git.commits[-3:])}")
@@ -229,8 +232,8 @@ class TerminalRules(Rules):
         parsed = output.parse(raw, call)
         command = str(call.arguments.get("command", ""))
         code = parsed.structured.get("exit_code", 0)
-        if call.state.get("cwd") and ("$" in command or code and "cd" in command):
-            # (`cd "$(dirname f)"`, `cd $HOME`, `cd /tmp && git commit` failing: where the state knows)
+        if call.state.get("cwd") and ("$" in command or code and "cd" in command or "cd -" in command):
+            # (`cd "$(dirname f)"`, `cd $HOME`, `cd /tmp && git commit` failing, `cd -`: where the state knows)
             home = call.state.get("home", "/home/user")
             parsed.structured["cwd"] = shell.cwd_after({"home": home, **call.state}, command, code)
         return parsed

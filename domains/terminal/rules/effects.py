@@ -12,9 +12,8 @@ import re
 import sys
 
 from . import history, missing, sedscript
-from .state import (WRITABLE, TerminalState, _abs, _absent, _changed, _children, _contents, _exists, _expand,
-                    _forget_writes, _made, _remove, _touched, _writable,
-                    _Unknown, _within, _write)
+from .state import (ASSIGNMENT, WRITABLE, TerminalState, _abs, assign, _absent, _changed, _children, _contents,
+                    _exists, _expand, _forget_writes, _made, _remove, _touched, _writable, _Unknown, _within, _write)
 from .line import PATH_EXPANSIONS, Heredoc, _echo_text, _split, _tildes
 from .programs import (MODELLED, _archive_target, _compiles, _program_ran, _project_run, _script_run,
                        _writes)
@@ -108,6 +107,9 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
     line beside known variables (_expansions; None: not known): where that leaves the paths a
     command writes or removes unknown, what it may have changed is forgotten, and what echo and
     printf write is known only where the shell passed their words as written."""
+    if words and all(ASSIGNMENT.fullmatch(w) for w in words):  # (`F=x.py`: a variable, no program)
+        assign(s, words, kinds is not None and not kinds & {"variable", "target variable", "tilde", "quoted $"})
+        return
     if _unplaced(s, words, kinds):
         return
     redirect = next((i for i, w in enumerate(words) if w in (">", ">>")), None)
@@ -132,16 +134,23 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
         _write(s, _abs(_archive_target(cmd, args), s), None)  # an archive now exists; its bytes are unknown
     elif cmd in ("cat", "ls") and output is not None:
         _shown(s, cmd, args, plain, output, kinds)
-    elif cmd == "cd" and len(args) <= 1 and args != ["-"]:
-        s.cwd = _abs(args[0], s) if args else s.home  # the rest of the line runs there
+    elif cmd == "cd" and len(args) <= 1:
+        old, back = s.cwd, s.vars.get("OLDPWD")
+        # (the rest of the line runs there)
+        s.cwd = s.home if not args else _abs(args[0], s) if args != ["-"] else back or s.cwd
+        s.vars["OLDPWD"] = old if args != ["-"] or back else None  # (bash's, for `cd -`)
     elif cmd == "export":
         for a in args:
             k, sep, v = a.partition("=")
             if sep:
                 s.env[k] = v
+                s.vars.pop(k, None)
+            elif s.vars.get(k) is not None:  # (`F=x; export F`)
+                s.env[k] = s.vars.pop(k)  # type: ignore[assignment]
     elif cmd == "unset":
         for a in args:
             s.env.pop(a, None)
+            s.vars.pop(a, None)
     elif cmd == "git" and history.apply(s, words, output):
         pass
     elif cmd == "sed" and (edit := sedscript.in_place(args)) is not None:  # (it rewrites the files it is given)

@@ -9,7 +9,7 @@ import re
 
 from pydantic import BaseModel
 
-from .state import TerminalState, _expand, _outside_single_quotes, _Unknown
+from .state import TerminalState, _expand, _outside_single_quotes, _splits, _Unknown
 from .output import shell_words
 
 
@@ -197,8 +197,8 @@ def _expansions(command: str, s: TerminalState) -> set[str] | None:
                 _expand(w, s, strict=True)
             except _Unknown:
                 kinds.add("target variable" if i and words[i - 1] in (">", ">>") else "variable")
-    if "$(" in command or "`" in command:
-        kinds.add("variable")  # (a command's output, or arithmetic: not worked out here)
+    if "$(" in command or "`" in command or not quoted_only and _splits(command, s):
+        kinds.add("variable")  # (a command's output, or arithmetic, or a value bash splits: not worked out here)
     return kinds
 
 

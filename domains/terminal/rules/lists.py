@@ -6,6 +6,7 @@ a list command by command (shell.py).
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from .missing import what_is_at
 from .output import shell_words
@@ -90,6 +91,58 @@ def conditional(command: str) -> tuple[list[tuple[str, str]], list[tuple[str, st
         else:
             parts[at].append((op, text))
     return (parts["if"], parts["then"], parts["else"]) if at in ("then", "else") else None
+
+
+_FOR = re.compile(r"for[ \t]+([A-Za-z_]\w*)[ \t]+in(?:[ \t]+(.*))?", re.S)
+
+
+def loop(command: str) -> tuple[str, str, list[tuple[str, str]]] | None:
+    """`for NAME in WORDS; do LIST; done`, the line's one command: the name, the words as written,
+    and the body, a list as `commands` gives it. None for anything else (a loop in the body, `break`,
+    anything after `done`, `for NAME` alone)."""
+    listed = commands(command, substitutions=True)
+    if not listed or len(listed) < 3 or listed[-1] != (";", "done") or listed[1][0] != ";":
+        return None
+    head = _FOR.fullmatch(listed[0][1])
+    word, _, rest = listed[1][1].partition(" ")
+    if head is None or word != "do" or not rest.strip():
+        return None
+    body = [("", rest.strip()), *listed[2:-1]]
+    if any(text.partition(" ")[0] in _KEYWORDS | {"break", "continue", "return", "exit"} for _, text in body):
+        return None
+    return head.group(1), head.group(2) or "", body
+
+
+_READ = re.compile(r"(?:(.*?)[ \t]*\|[ \t]*)?while[ \t]+(IFS=[ \t]+)?read[ \t]+(-r[ \t]+)?([A-Za-z_]\w*)", re.S)
+_DONE = re.compile(r"done(?:[ \t]*<[ \t]*([A-Za-z0-9._/-]+))?")
+
+
+class Reading(NamedTuple):
+    """`[SOURCE |] while [IFS=] read [-r] NAME; do LIST; done [< FILE]`."""
+    source: str  # the pipeline before `|` ("" where none)
+    file: str  # the file after `<` ("" where none)
+    name: str
+    whole: bool  # `IFS=`: each line as it is (else its blanks at either end taken off)
+    raw: bool  # `-r`: a backslash is itself (else bash reads it as an escape: not followed here)
+    body: list[tuple[str, str]]
+
+
+def reading(command: str) -> Reading | None:
+    """A `while read` loop over a file's or a pipeline's lines, the line's one command; None for
+    anything else (a source and a file both, a loop in the body, `break`, anything after `done`)."""
+    listed = commands(command, substitutions=True)
+    if not listed or len(listed) < 3 or listed[1][0] != ";" or listed[-1][0] != ";":
+        return None
+    head, done = _READ.fullmatch(listed[0][1]), _DONE.fullmatch(listed[-1][1])
+    word, _, rest = listed[1][1].partition(" ")
+    if head is None or done is None or word != "do" or not rest.strip() or head.group(1) and done.group(1) or \
+            head.group(1) is not None and not head.group(1).strip():
+        return None
+    body = [("", rest.strip()), *listed[2:-1]]
+    if any(text.partition(" ")[0] in _KEYWORDS | {"break", "continue", "return", "exit"} for _, text in body):
+        return None
+    return Reading((head.group(1) or "").strip(), done.group(1) or "", head.group(4), bool(head.group(2)),
+                   bool(head.group(3)), body)
 
 
 def cds_first(s: TerminalState, listed: list[tuple[str, str]]) -> str:

@@ -234,7 +234,7 @@ def _reads_only(command: str, s: TerminalState) -> bool:
             outside += [command[at:span.start], "x"]
             at = span.end
         command = "".join(outside) + command[at:]
-    words = shell_words(command)
+    words = _unsilenced(shell_words(command))
     if words is None or any(w in (">", ">>", "&>", ">|") or "$(" in w or "`" in w for w in words):
         return False
     stages: list[list[str]] = [[]]
@@ -243,9 +243,45 @@ def _reads_only(command: str, s: TerminalState) -> bool:
             stages.append([])
         elif stages[-1] or not re.fullmatch(r"\w+=.*", w):  # skip `NAME=value` before a program
             stages[-1].append(w)
+    stages = [_unkeyworded(st) for st in stages]
+    if any(st is None for st in stages) or not any(stages):
+        return False
     stages = [st for st in stages if st]
     here = None if any(st[0] == "cd" for st in stages) else s  # python's folder: known unless the line moves
-    return bool(stages) and not any(_writes(st[0], st[1:], here) for st in stages)
+    return not any(_writes(st[0], st[1:], here) for st in stages)  # type: ignore[index]
+
+
+def _unsilenced(words: list[str] | None) -> list[str] | None:
+    """The words without their redirections that write nothing (`2>/dev/null`, `>/dev/null 2>&1`)."""
+    if words is None:
+        return None
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        after = words[i + 1] if i + 1 < len(words) else None
+        if words[i] in (">", ">>", "&>", ">|") and after == "/dev/null" or words[i] == ">&" and after in ("1", "2"):
+            if out[-1:] in (["1"], ["2"]):
+                out.pop()  # (the descriptor's number, a word of its own here: `2`)
+            i += 2
+            continue
+        out.append(words[i])
+        i += 1
+    return out
+
+
+_OPENING = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{"})
+
+
+def _unkeyworded(stage: list[str]) -> list[str] | None:
+    """A stage of a line read for its programs, the shell's own words before them taken off (`do
+    grep x "$f"`: grep); [] for one that runs none (`done`, `fi`, `for f in *.py`, `read -r line`);
+    None for what is not followed (`case`, a function, a loop's `break`)."""
+    while stage and (stage[0] in _OPENING or re.fullmatch(r"\w+=.*", stage[0], re.S)):
+        stage = stage[1:]  # (and `NAME=value` before a program: `while IFS= read -r l`)
+    if not stage or stage[0] in ("done", "fi", "}") and stage[1:2] in ([], ["<"]) or stage[0] == "read" or \
+            stage[0] == "for" and len(stage) >= 3 and stage[2] == "in":
+        return []
+    return None if stage[0] in ("case", "esac", "function", "select", "break", "continue", "for") else stage
 
 
 # What a script may use to reach files it does not name: walks, patterns, listings, a shell's loop

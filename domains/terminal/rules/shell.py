@@ -15,15 +15,15 @@ import re
 import shlex
 from typing import Any
 
-from . import (diskuse, filters, gitfiles, gittypo, lists, missing, pathnames, pycheck, pyeval, readonly, search,
-               substitution)
+from . import (compound, diskuse, filters, gitfiles, gittypo, lists, missing, pathnames, pycheck, pyeval, readonly,
+               search, substitution)
 from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
                          _commit_message, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer)
-from .state import (_PLAIN, _c_locale, _QUOTABLE, TerminalState, _abs, _absent, _children, _contents, _exists, _expand,
-                    _expand_words,
-                    _forget_writes, _in_repo, _kind, _Unknown, _user, _within)
+from .state import (_PLAIN, _c_locale, _QUOTABLE, QUOTED_TILDE, TerminalState, _abs, _absent, _children, _contents,
+                    _exists, _expand, _expand_words, _forget_writes, _in_repo, _kind, _splits, _Unknown, _user,
+                    _within, assigns_itself, forget_assigned)
 from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything,
                       _walked_to_its_failure)
 from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc
@@ -52,6 +52,9 @@ def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
             said = _answer(s.model_dump(), shlex.join(words))
             return None if said is None or said[1] != 0 else (said[0], True, 0)
         return None if listed is None else (listed, True, 0)
+    if words[0] == "cat" and len(words) > 2 and not any(w.startswith("-") for w in words[1:]):
+        texts = [_contents(w, s) for w in words[1:]]  # (each file there and known: one after the other)
+        return None if any(t is None for t in texts) else ("".join(texts), True, 0)  # type: ignore[arg-type]
     if words[:1] == ["git"] and words[1:2] and words[1] in filters.GIT_PIPED:
         said = answer(s.model_dump(), shlex.join(words))
         return None if said is None or said[1] != 0 else (said[0], True, 0)  # (git's refusal: to the terminal, not the pipe)
@@ -124,8 +127,8 @@ TYPOS = frozenset(c[:i] + c[i + 1] + c[i] + c[i + 2:] for c in EVERYDAY for i in
 
 def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """The output and exit code when the state alone determines them; None: ask the model."""
-    if command.lstrip().startswith("if "):
-        ran = _conditional(state, command)
+    if _COMPOUND.match(command):
+        ran = _compound(state, command)
         return None if ran is None else ran[:2]
     if _substitutes(command):
         listed = lists.commands(command, substitutions=True)
@@ -152,12 +155,16 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if fed is not None:
         return _fed_answer(s, fed)
     listed = lists.commands(command)
+    if listed is not None and len(listed) == 1:  # (one command: those of a list expand on the state before them)
+        command = substitution.variables(command, s)  # (`wc -l $F`: as `wc -l src/x.py`)
     if listed and len(listed) == 1 and _condition(s, command) is not None:
         return _condition(s, command)
     if listed and len(listed) > 1:
         evaluated = _evaluate(state, listed)  # `[ -f x ] && echo yes || echo no`, `cat a && ls`: run as bash would
         if evaluated is not None:
             return evaluated[:2]
+    if "$" in command and _splits(command, s) or QUOTED_TILDE.search(command):
+        return None  # (`ls $F` of F="a b": two words, which the words here are not; `cd "~/x"`: no home)
     one_liner = pyeval.one_liner(command)
     if one_liner is not None:
         return _python_c(one_liner, s)
@@ -176,7 +183,7 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if parts[0][:2] == ["ls", "-R"] and "$" not in command:
         listed = _ls(parts[0][1:], s)
         return (listed, 0) if listed is not None else None
-    quoted = (parts[0][:2] == ["git", "grep"] or parts[0][:1] == ["printf"]) and _specials_quoted(command)
+    quoted = (parts[0][:2] == ["git", "grep"] or parts[0][:1] in (["printf"], ["echo"])) and _specials_quoted(command)
     if not quoted and (any(c in w for w in parts[0] for c in "*?[]{}\\") or ("'" in command and "$" in command) or
                        any(w.startswith("~") for w in parts[0][1:] if parts[0][0] == "echo")):
         return None  # globs, braces, escapes and quoting subtleties: the shell's business, the model's call
@@ -222,6 +229,8 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if cmd == "cat" and len(args) > 1 and not any(a.startswith("-") for a in args):
         contents = [_contents(a, s) for a in args]  # every file there and known: one after the other
         return ("".join(c for c in contents if c is not None), 0) if all(c is not None for c in contents) else None
+    if cmd == "cd" and args == ["-"] and s.vars.get("OLDPWD") in s.dirs and "cd" not in s.defined:
+        return s.vars["OLDPWD"] + "\n", 0  # type: ignore[operator]
     if cmd == "cd" and len(args) == 1 and _PLAIN.fullmatch(args[0].removeprefix("~/")) and \
             not args[0].startswith("-") and "cd" not in s.defined and "CDPATH" not in s.env:
         found = missing.what_is_at(args[0], s)  # (bash run as `bash -c`, as in the sandbox: its line 1)
@@ -410,7 +419,7 @@ def cwd_after(state: dict[str, Any], command: str, exit_code: int) -> str:
     state runs the list (`[ -d x ] && cd x || echo no`, `cd nope; ls`), else following each `cd`
     (next_cwd)."""
     listed = lists.commands(command, substitutions=True)
-    ran = _conditional(state, command) if command.lstrip().startswith("if ") else None
+    ran = _compound(state, command)
     if ran is not None and ran[1] == exit_code:
         return ran[2]["cwd"]
     if listed and len(listed) > 1 and ran is None:
@@ -420,6 +429,8 @@ def cwd_after(state: dict[str, Any], command: str, exit_code: int) -> str:
         if exit_code != 0:
             return lists.cds_first(TerminalState.model_validate(state), listed)
     line = (substitution.line(state, command, _said) if _substitutes(command) else command) or command
+    if line.strip() == "cd -" and exit_code == 0 and state.get("vars", {}).get("OLDPWD"):
+        return state["vars"]["OLDPWD"]  # (where the last `cd` left from)
     parts = _split(line) if "$" in line else None
     if parts and len(parts) == 1 and parts[0][0] == "cd":  # (`cd $HOME/src`: the variables the state knows)
         try:
@@ -429,20 +440,17 @@ def cwd_after(state: dict[str, Any], command: str, exit_code: int) -> str:
     return next_cwd(line, state.get("cwd", ""), state.get("home", ""), exit_code)
 
 
-def _conditional(state: dict[str, Any], command: str) -> tuple[str, int, dict[str, Any]] | None:
-    """`if TEST; then BODY; [else OTHER;] fi` run as bash runs it (lists.conditional): the test's
-    output, then the branch's; the exit code the branch's last command's (0 where none ran); and the
-    state it leaves. None where a command that runs is not known."""
-    parsed = lists.conditional(command)
-    tested = _evaluate(state, parsed[0]) if parsed is not None else None
-    if parsed is None or tested is None:
-        return None
-    said, code, staged = tested
-    branch = parsed[1] if code == 0 else parsed[2]
-    if not branch:
-        return said, 0, staged
-    ran = _evaluate(staged, branch)
-    return None if ran is None else (said + ran[0], ran[1], ran[2])
+_COMPOUND = re.compile(r"\s*(?:if|for|while)\s|.*\|\s*while\s", re.S)
+
+
+def _compound(state: dict[str, Any], command: str) -> tuple[str, int, dict[str, Any]] | None:
+    """An `if`, `for` or `while read` line run as bash runs it (compound.py); None: not one, or not known."""
+    head = command.lstrip()[:4]
+    if head == "for ":
+        return compound.loop(state, command, _evaluate, _said)
+    if head[:3] == "if ":
+        return compound.conditional(state, command, _evaluate)
+    return compound.reading(state, command, _evaluate, _said) if "while" in command else None
 
 
 def _evaluate(state: dict[str, Any], listed: list[tuple[str, str]]) -> tuple[str, int, dict[str, Any]] | None:
@@ -481,7 +489,7 @@ def _apply_segment(s: TerminalState, segment: str) -> None:
         for words in parts:
             _apply_one(s, _expand_words(words, segment, s), None, kinds=kinds)
     elif not _reads_only(segment, s):
-        _forget_writes(s, None)
+        _forget_writes(s, None, _named_in(segment, s))
 
 
 def _quiet_prefix(state: dict[str, Any], parts: list[list[str]]) -> dict[str, Any] | None:
@@ -533,12 +541,13 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
         s.defined.append("git config")  # git aliases may exist from now on
     listed = None if fed else lists.commands(line, substitutions=True)
     if listed and len(listed) > 1:
-        evaluated = _conditional(state, line) if line.lstrip().startswith("if ") else _evaluate(state, listed)
+        evaluated = _compound(state, line) if _COMPOUND.match(line) else _evaluate(state, listed)
         if evaluated is not None and evaluated[:2] == (output, exit_code):  # (the state ran it as reality did)
             staged = TerminalState.model_validate(evaluated[2])
             staged.defined = s.defined  # (its folder: where the commands that ran left it, not every `cd` of the line)
             return staged.model_dump()
-    parts = _split(line)
+    # (`for`, `while`, `if`… that the state did not run: its words are no program's)
+    parts = None if re.match(r"\s*(?:(?:for|while|until|if|case|select|function)\s|[({])", line) else _split(line)
     segments = lists.segments(line) if parts is None and not fed and exit_code == 0 else None
     if segments and len(segments) > 1:  # commands joined by && (all ran, and succeeded), pipelines among them
         for segment in segments:
@@ -546,12 +555,17 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
         s.cwd = cwd_after or s.cwd
         return s.model_dump()
     if parts is None:  # pipes, subshells, substitutions: unless every program only reads, forget what it may have changed
-        if fed or not _reads_only(command, s):
-            _forget_writes(s, None)
+        if fed or not _reads_only(command, s):  # (and the files it names: `ls | sort > f`, `(echo > f)`)
+            _forget_writes(s, None, _named_in(line, s))
+        forget_assigned(s, line)
         parts = []
     kinds = _expansions(line, s)
+    if len(parts) == 1 and kinds is not None and assigns_itself(line):
+        kinds.add("variable")  # (`X=1 Y=$X`: Y has the new X, which the words here were not expanded with)
+    if exit_code != 0:
+        forget_assigned(s, line)  # (`export F=a b.txt` failed: which of its variables it set, not followed)
     if exit_code != 0 and len(parts) > 1 and not (parts[-1][:2] == ["git", "commit"] and _quiet_prefix(state, parts)):
-        _forget_writes(s, None)  # (the line failed, and the state did not run it: which command failed, not known)
+        _forget_writes(s, None, _named_in(line, s))  # (it failed, not run here: which command did, not known)
         s.cwd = cwd_after or s.cwd
         return s.model_dump()
     # the output is the last part's alone where those before it print nothing (`git add -A && git commit`)

@@ -6,11 +6,12 @@ paths, sed -i of known files; and the refusal of a short option GNU coreutils do
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import Any
 
 from . import sedscript
-from .state import (_PLAIN, TerminalState, _abs, _absent, _contents, _exists, _expand_words,
-                    _file_on_the_way, _in_repo, _nearest_folder, _Unknown, _within, _writable)
+from .state import (_PLAIN, ASSIGNMENT, QUOTED_TILDE, READ_ONLY, TerminalState, _abs, _absent, _contents, _exists,
+                    _expand_words, _file_on_the_way, _in_repo, _nearest_folder, _Unknown, _within, _writable)
 from .line import PATH_EXPANSIONS, _expansions, _split, heredoc
 from .programs import _compiles
 
@@ -70,8 +71,8 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         if refused is not None:
             return refused, 1
     line = fed.line if fed else command
-    if "$(" in line or "`" in line:
-        return None
+    if "$(" in line or "`" in line or QUOTED_TILDE.search(line):
+        return None  # (`cd "~/x"`: the ~ is not the home there; the words here have lost their quotes)
     kinds = _expansions(line, s)  # a pattern or braces the shell expands: which paths, and so their refusals, not known
     if kinds is None or {"target glob", "target brace"} & kinds or \
             {"glob", "brace"} & kinds and any(p[0] not in ("echo", "printf") for p in parts):
@@ -112,8 +113,12 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
                 [a for a in args[1:] if a != "--global"][:1] in (["user.name"], ["user.email"]) and \
                 len([a for a in args[1:] if a != "--global"]) == 2 and (_in_repo(s) or "--global" in args):
             pass  # (setting who commits prints nothing)
-        elif cmd in ("export", "unset") and args:
-            pass
+        elif cmd == "unset" and args or cmd == "export" and args and \
+                all(re.fullmatch(r"[A-Za-z_]\w*(=.*)?", a, re.S) for a in args):
+            pass  # (`export b.txt`: not a valid identifier)
+        elif all((m := ASSIGNMENT.fullmatch(w)) and m.group(1) not in READ_ONLY for w in words) and \
+                not kinds & {"tilde", "quoted $"}:
+            pass  # (`F=src/x.py`: a variable is set)
         elif cmd == "python3" and _compiles(s, args):
             pass
         elif cmd == "sed" and (edit := sedscript.in_place(args) if not kinds - PATH_EXPANSIONS - {"quoted $"}

@@ -91,6 +91,9 @@ class TerminalState(BaseModel):
     other_repos: list[str] = Field(default_factory=list)  # git repositories made in the episode (init, clone): not modelled
     deleted: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
+    # Shell variables the episode set and did not export (`F=src/x.py`); None: set, to a value not
+    # known (it then hides an exported one of that name in env)
+    vars: dict[str, str | None] = Field(default_factory=dict)
     git: GitState | None = None
     # No git repository anywhere the shell can be but `git` (one `git init` made, where the world had
     # none): the world makes none, and nothing since could have (`git init`/`clone` of another, or a
@@ -180,11 +183,86 @@ def _outside_single_quotes(command: str) -> str | None:
 def _expand_words(words: list[str], line: str, s: TerminalState, strict: bool = False) -> list[str]:
     """The words of `line` as bash hands them to the program: variables expanded, unless every `$`
     of the line is inside single quotes (bash then expands none, and each `$` is the program's own:
-    sed's `$d` and `/^$/`, awk's `$1`). The words have lost their quotes, so that is told from the line."""
+    sed's `$d` and `/^$/`, awk's `$1`). The words have lost their quotes, so that is told from the
+    line; `strict`: a variable bash would split or match as a pattern (`_splits`) is not known."""
     bare = _outside_single_quotes(line)
     if bare is not None and "$" not in bare:
         return list(words)
+    if strict and _splits(line, s):
+        raise _Unknown(line)
     return [_expand(w, s, strict) for w in words]
+
+
+QUOTED_TILDE = re.compile(r"[\"'\\\\]~")  # (`"~/x"`, `\~`: a ~ the shell does not read as the home)
+ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
+# What bash will not let a line assign (its own, read-only), and the variables bash or the programs
+# read that start exported or change how things run: assigned, they stay in env (as `export` has them)
+READ_ONLY = frozenset({"UID", "EUID", "PPID", "BASHOPTS", "SHELLOPTS", "BASH_VERSINFO"})
+EXPORTED = frozenset({"PATH", "HOME", "USER", "LOGNAME", "LANG", "TERM", "HOSTNAME", "LANGUAGE", "IFS", "CDPATH",
+                      "GLOBIGNORE", "POSIXLY_CORRECT", "TMPDIR", "PWD", "OLDPWD", "SHELL", "TZ"})
+
+
+def assign(s: TerminalState, words: list[str], known: bool) -> None:
+    """`NAME=VALUE…` alone on its command (words expanded; `known`: their values are as bash has
+    them): a variable the episode exported (or one of EXPORTED, or LC_…) changes in env, others in
+    vars; a value not known, None in vars."""
+    for word in words:
+        name, _, value = word.partition("=")
+        if name in s.env or name in EXPORTED or name.startswith(("LC_", "BASH")):
+            s.env[name] = value
+            if known:
+                s.vars.pop(name, None)
+        else:
+            s.vars[name] = value
+        if not known:
+            s.vars[name] = None
+
+
+def assigns_itself(line: str) -> bool:
+    """`X=1 Y=$X`: a variable the line assigns is also read in it, where bash has the new value."""
+    assigned = set(re.findall(r"(?:^|[\s;&|(!{])([A-Za-z_]\w*)\+?=", line))
+    return bool(assigned & set(re.findall(r"\$\{?([A-Za-z_]\w*)", line)))
+
+
+def forget_assigned(s: TerminalState, line: str) -> None:
+    """A line the state did not run: each variable it may have set (`X=…`, `export X=…`, `for X in`,
+    `read X`) now holds what is not known; after `source` or `eval`, every one it knew."""
+    names = set(re.findall(r"(?:^|[\s;&|(!{])([A-Za-z_]\w*)\+?=", line))
+    names |= set(re.findall(r"\bfor\s+([A-Za-z_]\w*)", line))
+    for m in re.finditer(r"\bread\b([^;&|\n]*)", line):
+        names |= set(re.findall(r"(?<![-\w])[A-Za-z_]\w*", m.group(1)))
+    if re.search(r"(?:^|[\s;&|(])(?:source|\.|eval)\s", line):
+        names |= set(s.vars) | set(s.env)
+    if re.search(r"(?:^|[\s;&|(])(?:cd|pushd|popd)\b", line):
+        names.add("OLDPWD")
+    for name in names:
+        s.vars[name] = None
+
+
+_UNQUOTED_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+
+
+def _splits(line: str, s: TerminalState) -> bool:
+    """Whether bash splits the value of a variable outside quotes into words, or matches it as a
+    pattern (`F="a b"; ls $F` lists two files; `G='*.md'; ls $G` the files it matches), or drops
+    it as empty: the words are then not the expanded ones."""
+    quote, i = "", 0
+    while i < len(line):
+        c = line[i]
+        if quote:
+            quote = "" if c == quote else quote
+            i += 2 if quote == '"' and c == "\\" else 1
+            continue
+        if c in "'\"":
+            quote = c
+        elif c == "\\":
+            i += 1
+        elif c == "$" and (m := _UNQUOTED_VARIABLE.match(line, i)):
+            value = _expand(m.group(0), s)
+            if not value or any(ch in value for ch in " \t\n*?["):
+                return True
+        i += 1
+    return False
 
 
 def _expand(word: str, s: TerminalState, strict: bool = False) -> str:
@@ -194,6 +272,12 @@ def _expand(word: str, s: TerminalState, strict: bool = False) -> str:
             if strict:
                 raise _Unknown(m.group(0))
             return ""
+        if s.vars.get(name, "") is None:
+            if strict:
+                raise _Unknown(name)
+            return ""
+        if name in s.vars:
+            return s.vars[name]  # type: ignore[return-value]
         if name in s.env:
             return s.env[name]
         if name == "HOME":
@@ -213,6 +297,8 @@ def _expand(word: str, s: TerminalState, strict: bool = False) -> str:
     expanded = re.sub(r"\$\{(\w+)\}|\$(\w+)|\$[?$#@*!-]", var, word)
     if strict and "${" in word and re.search(r"\$\{(?!\w+\})", word):
         raise _Unknown(word)  # (${X:-default}, ${#X}, ${X/a/b}: not expanded here)
+    if strict and expanded.startswith("~") and not word.startswith("~"):
+        raise _Unknown(word)  # (a value's ~ is itself, which `_abs` would read as the home)
     return expanded
 
 

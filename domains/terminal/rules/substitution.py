@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .programs import _reads_only
-from .state import TerminalState, _expand, _Unknown
+from .state import TerminalState, _expand, _Unknown, assigns_itself
 
 MAX_VALUE = 20_000  # characters one substitution may put into the line
 MAX_SPANS = 8
@@ -236,6 +236,42 @@ def _value(node: ast.expr, variable: Callable[[str], str | None], depth: int) ->
                 raise _Refused  # (bash: "exponent less than 0")
             return _wrap(pow(a, b, _INT64))
     raise _Refused
+
+
+_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|([A-Za-z_]\w*))")
+
+
+def variables(command: str, s: TerminalState) -> str:
+    """The line with each `$NAME` and `${NAME}` the state knows written back as its value, as bash
+    reads it there (`_written`: split into words outside double quotes, an empty one gone); the
+    others as they are. The line itself where a value outside quotes holds a pattern (bash would
+    match it against the files), or the line has backquotes or an unclosed quote."""
+    if "$" not in command or "`" in command or assigns_itself(command):
+        return command
+    out, at, quote, i, word = [], 0, "", 0, 0
+    while i < len(command):
+        c = command[i]
+        after, itself, escapes = _quoting(c, quote)
+        if itself and not quote and c in " \t\n;&|()<>":
+            word = i + 1
+        elif itself and (m := _VARIABLE.match(command, i)):
+            try:
+                value = _expand(m.group(0), s, strict=True)
+            except _Unknown:
+                value = None
+            assigned = re.fullmatch(r"[A-Za-z_]\w*\+?=.*", command[word:i], re.S)
+            text = None if value is None else \
+                _written(value, "double" if quote == '"' else "assignment" if assigned else "plain")
+            if value is not None and text is None:
+                return command
+            if text is not None:
+                out += [command[at:i], text]
+                at = m.end()
+            i = m.end()
+            continue
+        quote = after
+        i += 2 if escapes else 1
+    return command if quote else "".join(out) + command[at:]
 
 
 def line(state: dict[str, Any], command: str,

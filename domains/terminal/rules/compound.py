@@ -1,0 +1,118 @@
+"""`if` and `for` lines run as bash runs them, where the state answers every command that runs:
+`if [ -d src ]; then cd src; fi`, `for f in src/*.py; do echo "== $f"; head -3 "$f"; done`.
+
+A loop's words are expanded first, on the state the line starts on: substitutions (`$(ls)`), the
+variables the state knows, and patterns in folders it knows whole, each as bash splits and sorts
+them (substitution.py, folders.py). The body then runs once for each word, the loop's variable set
+to it, on the state the turn before left. None wherever a word or a command is not known: the
+model answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import lists, substitution
+from .folders import _unexpanded
+from .line import _expansions
+from .output import shell_words
+from .state import TerminalState, _contents, assign
+
+MAX_TURNS = 64  # a loop over more words is not run turn by turn here
+
+Ran = tuple[str, int, dict[str, Any]]  # what the commands printed, the last one's exit code, the state they leave
+Evaluate = Callable[[dict[str, Any], list[tuple[str, str]]], Ran | None]  # (shell._evaluate)
+Said = Callable[[dict[str, Any], str], tuple[str, int] | None]
+
+
+def conditional(state: dict[str, Any], command: str, evaluate: Evaluate) -> Ran | None:
+    """`if TEST; then BODY; [else OTHER;] fi` (lists.conditional): the test's output, then the
+    branch's; the exit code the branch's last command's (0 where none ran); and the state it leaves."""
+    parsed = lists.conditional(command)
+    tested = evaluate(state, parsed[0]) if parsed is not None else None
+    if parsed is None or tested is None:
+        return None
+    said, code, staged = tested
+    branch = parsed[1] if code == 0 else parsed[2]
+    if not branch:
+        return said, 0, staged
+    ran = evaluate(staged, branch)
+    return None if ran is None else (said + ran[0], ran[1], ran[2])
+
+
+def loop(state: dict[str, Any], command: str, evaluate: Evaluate, said: Said) -> Ran | None:
+    """`for NAME in WORDS; do BODY; done` (lists.loop): each turn's output in turn; the exit code the
+    last turn's (0 where there was none); the state after, the variable holding the last word."""
+    parsed = lists.loop(command)
+    words = _words(state, parsed[1], said) if parsed is not None else None
+    if parsed is None or words is None or len(words) > MAX_TURNS:
+        return None
+    name, _, body = parsed
+    out, code, staged = [], 0, state
+    for word in words:
+        s = TerminalState.model_validate(staged)
+        assign(s, [f"{name}={word}"], True)
+        ran = evaluate(s.model_dump(), body)
+        if ran is None:
+            return None
+        out.append(ran[0])
+        code, staged = ran[1], ran[2]
+    return "".join(out), code, staged
+
+
+def reading(state: dict[str, Any], command: str, evaluate: Evaluate, said: Said) -> Ran | None:
+    """`[SOURCE |] while read NAME; do BODY; done [< FILE]` (lists.reading): the body once for each
+    whole line the file holds, or the source prints where it succeeds, NAME set to it (its blanks at
+    either end taken off, but with `IFS=`); a last line with no newline ends the loop unread. Fed
+    by a pipe, the loop runs in a subshell: its files stay, its folder and variables do not."""
+    parsed = lists.reading(command)
+    if parsed is None:
+        return None
+    if parsed.file:
+        text = _contents(parsed.file, TerminalState.model_validate(state))
+    else:
+        fed = said(state, parsed.source) if parsed.source else ("", 0)  # (no input: the sandbox's is empty)
+        text = fed[0] if fed is not None and fed[1] == 0 else None
+    if text is None or not parsed.raw and "\\" in text:
+        return None
+    *lines, rest = text.split("\n")
+    if len(lines) > MAX_TURNS:
+        return None
+    out, code, staged = [], 0, state
+    for line in lines:
+        s = TerminalState.model_validate(staged)
+        assign(s, [f"{parsed.name}={_read(line, parsed.whole)}"], True)
+        ran = evaluate(s.model_dump(), parsed.body)
+        if ran is None:
+            return None
+        out.append(ran[0])
+        code, staged = ran[1], ran[2]
+    after = TerminalState.model_validate(staged)
+    if parsed.source:  # (a subshell's)
+        after.cwd, after.vars, after.env = TerminalState.model_validate(state).cwd, \
+            TerminalState.model_validate(state).vars, TerminalState.model_validate(state).env
+    else:  # (the read that found no more lines set it to what was left)
+        assign(after, [f"{parsed.name}={_read(rest, parsed.whole)}"], True)
+    return "".join(out), code, after.model_dump()
+
+
+def _read(line: str, whole: bool) -> str:
+    """What `read NAME` sets NAME to (the default IFS takes blanks off either end; `IFS=`, none)."""
+    return line if whole else line.strip(" \t")
+
+
+def _words(state: dict[str, Any], written: str, said: Said) -> list[str] | None:
+    """The loop's words as bash hands them over; None where one is not known here."""
+    line = ": " + written
+    if "$(" in line or "$?" in line:
+        line = substitution.line(state, line, said)  # type: ignore[assignment]
+        if line is None:
+            return None
+    s = TerminalState.model_validate(state)
+    line = _unexpanded(substitution.variables(line, s), s)
+    kinds = _expansions(line, s)
+    words = shell_words(line)
+    if kinds is None or kinds - {"backslash", "quoted $"} or words is None or words[:1] != [":"] or \
+            any(w in ("|", "||", "&&", ";", "&", "(", ")", "<", ">", ">>", "|&") for w in words):
+        return None
+    return words[1:]

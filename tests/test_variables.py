@@ -1,0 +1,108 @@
+"""Shell variables and `for` loops in the terminal's state, against the real bubblewrap sandbox: each
+command runs there (a shell that lives on, as the shadow mode runs it) and the state answers beside
+it. Every answer the state gives must be the sandbox's byte for byte, the folder after it too; the
+lines named here must be answered, so that a rule that stops answering fails as surely as one that
+answers wrong."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcp_world.domain import load_domain
+from mcp_world.executors.sandbox import SandboxLimits, TerminalSandbox, bwrap_available
+from mcp_world.world import load_world
+
+RULES = load_domain("terminal").rules
+shell = __import__(type(RULES).__module__ + ".shell", fromlist=["x"])
+silent = __import__(type(RULES).__module__ + ".silent", fromlist=["x"]).silent
+
+pytestmark = pytest.mark.skipif(not bwrap_available(), reason="needs bubblewrap")
+
+
+def _side_by_side(commands: list[str]) -> list[tuple[str, tuple[str, int] | None, str]]:
+    """(command, the state's answer or None, the sandbox's output) for each command in turn; the state
+    follows the sandbox's output and folder, as the shadow mode has it follow reality."""
+    world = load_world("devbox")
+    state = RULES.initial(world)
+    box = TerminalSandbox(world, SandboxLimits())
+    seen = []
+    try:
+        for command in commands:
+            said = shell.answer(state, command) or silent(state, command)
+            real = box.run(command, state["cwd"], env=state.get("env") or {}, session=True)
+            box.status = real.exit_code & 255
+            if said is not None:
+                assert said == (real.output, real.exit_code), command
+                assert shell.cwd_after(state, command, said[1]) == real.cwd, command
+            seen.append((command, said, real.output))
+            state = shell.apply(state, command, real.output, real.exit_code, real.cwd)
+    finally:
+        box.close()
+    return seen
+
+
+def _unanswered(seen, expected: set[str]) -> set[str]:
+    return {command for command, said, _ in seen if command in expected and said is None}
+
+
+def test_variables_are_set_read_back_and_split_as_bash_does():
+    """`F=src/x.py` then `wc -l $F`: the value as bash hands it over, split into words outside
+    quotes (`ls $L` of two names lists two), whole inside them; an empty one is no word at all. A
+    value that is a pattern (`G='*.md'; ls $G`) or a `~` the shell does not read as the home is the
+    model's. Before, `X=5` was answered by the model and made the state forget every folder it knew."""
+    seen = _side_by_side([
+        "F=src/notes.py", "wc -l $F", "cat $F | head -2", 'grep -n def "$F"', "L='README.md requirements.txt'",
+        "ls $L", "wc -l $L", 'echo "<$L>"', "cat $L | wc -l", "D=$(dirname $F)", "ls $D", "cd $D && pwd", "cd -",
+        "N=$(wc -l < $F); echo $((N * 2))", 'unset F; echo "[$F]"', "E=", "ls $E", "X=5 Y=6; echo $X$Y", "ls",
+        "G='*.md'", "ls $G", 'P="~/notes-app"', 'cd "$P"', "export V=1; W=2", "bash -c 'echo \"$V$W\"'"])
+    assert _unanswered(seen, {"F=src/notes.py", "wc -l $F", "cat $F | head -2", 'grep -n def "$F"', "wc -l $L",
+                              'echo "<$L>"', "cat $L | wc -l", "ls $D", "cd $D && pwd", "cd -",
+                              "N=$(wc -l < $F); echo $((N * 2))", "ls $E", "X=5 Y=6; echo $X$Y"}) == set()
+    answers = {command: said for command, said, _ in seen}
+    assert answers["ls $G"] is None and answers['cd "$P"'] is None  # (a pattern; a ~ that is not the home)
+    assert answers["ls"] is not None  # (no assignment made the state forget what it knew)
+
+
+def test_a_for_loop_runs_its_body_once_for_each_word_as_bash_does():
+    """The words (a list, patterns in folders the state knows, `$(…)`) are expanded first, then the
+    body runs for each, the variable set to it, each turn on the state the one before left: what it
+    prints, the last turn's status, the files it writes and the folder it ends in."""
+    seen = _side_by_side([
+        'for f in src/*.py tests/*.py; do echo "== $f"; head -3 "$f"; done', "echo $f",
+        "for f in *.md *.txt; do wc -l $f; done", 'for i in $(seq 3); do echo "n $i" > n$i.txt; done', "ls",
+        "cat n2.txt", "for f in n*.txt; do cat $f; rm $f; done", "ls", "for d in src tests; do ls $d | wc -l; done",
+        "for f in $(find . -name '*.py'); do grep -c def $f; done",
+        'for f in *; do [ -d "$f" ] && echo "dir $f" || echo "file $f"; done',
+        "for d in src tests; do cd $d; pwd; cd ..; done", "pwd", "for w in; do echo $w; done"])
+    assert _unanswered(seen, {command for command, _, _ in seen}) == set()
+
+
+def test_a_while_read_loop_runs_its_body_once_for_each_line_of_a_file_or_a_pipe():
+    """`while read -r l; do …; done < FILE` and `CMD | while read f; do …; done`: one turn for each
+    whole line (its blanks at either end taken off, but with `IFS=`); fed by a pipe, the loop runs in
+    a subshell, so the folder and the variables it set are gone after it, and the files it wrote stay."""
+    seen = _side_by_side([
+        'while read -r l; do echo "> $l"; done < requirements.txt', 'echo "[$l]"',
+        "find . -name '*.py' | while read f; do wc -l $f; done",
+        "find . -name '*.py' | sort | while IFS= read -r f; do head -1 \"$f\"; done",
+        "ls | while read f; do cd src; X=1; done", "pwd", "ls | while read f; do echo $f > $f.bak; done",
+        "cat src.bak", "echo 'a  b' > t.txt", "while read x; do echo \"[$x]\"; done < t.txt",
+        "while IFS= read -r x; do echo \"[$x]\"; done < t.txt", "while read l; do echo $l; done"])
+    assert _unanswered(seen, {command for command, _, _ in seen}) == set()
+
+
+def test_what_the_state_did_not_run_keeps_what_it_could_not_change_and_forgets_what_it_may_have():
+    """A loop the model answers that only reads (`while read …`) leaves the state as it was; a write
+    the state does not follow (through a pipe, in a subshell, in a list that failed) leaves what it
+    wrote unknown, and a variable a failed or unfollowed line may have set is not known either.
+    Before, `ls | sort > README.md` then `cat README.md` was answered with the old README."""
+    seen = _side_by_side([
+        'while read -r l; do echo "> $l"; done < requirements.txt', "cat README.md", "ls",
+        "echo hi | tee README.md", "cat README.md", "ls | sort > list.txt", "cat list.txt", "(echo sub > sub.txt)",
+        "cat sub.txt", "echo x > a.txt; false", "cat a.txt", "F=one", "export F=two b.txt", "echo $F",
+        "ls | while read f; do G=$f; done", "echo \"[$G]\""])
+    answers = {command: said for command, said, _ in seen}
+    assert answers["cat README.md"] is None  # (after `tee`: the second time; the first was before it)
+    assert seen[1][1] is not None and answers["ls"] is not None  # (the read-only loop forgot nothing)
+    assert answers["cat list.txt"] is None and answers["cat sub.txt"] is None and answers["cat a.txt"] is None
+    assert answers["echo $F"] is None and answers['echo "[$G]"'] is None
