@@ -580,7 +580,8 @@ SEQUENCES: list[list[str]] = [
      "for f in *; do [ -d \"$f\" ] && echo \"dir $f\" || echo \"file $f\"; done", "for f in nope*; do cat $f; done",
      "for w in $(cat requirements.txt); do echo $w; done", "for d in src tests; do cd $d; pwd; cd ..; done", "pwd",
      "while read -r l; do echo \"> $l\"; done < requirements.txt", "cat README.md",
-     "ls | while read f; do echo $f; done", "ls src"],
+     "ls | while read f; do echo $f; done", "ls src", "find . -name '*.py' -exec wc -l {} +",
+     "find . -name '*.py' -exec grep -c def {} \\;", "find src -type f -exec head -1 {} ';'"],
     # writes the state does not follow (through a pipe, in a subshell): what they wrote is not known after
     ["echo hi | tee README.md", "cat README.md", "ls | sort > list.txt", "cat list.txt", "(echo sub > sub.txt)",
      "cat sub.txt", "ls", "echo x > a.txt; false", "cat a.txt"],

@@ -66,14 +66,17 @@ def test_variables_are_set_read_back_and_split_as_bash_does():
 def test_a_for_loop_runs_its_body_once_for_each_word_as_bash_does():
     """The words (a list, patterns in folders the state knows, `$(…)`) are expanded first, then the
     body runs for each, the variable set to it, each turn on the state the one before left: what it
-    prints, the last turn's status, the files it writes and the folder it ends in."""
+    prints, the last turn's status, the files it writes and the folder it ends in. `find -exec`
+    runs its command once for each path (`;`) or once for them all (`+`)."""
     seen = _side_by_side([
         'for f in src/*.py tests/*.py; do echo "== $f"; head -3 "$f"; done', "echo $f",
         "for f in *.md *.txt; do wc -l $f; done", 'for i in $(seq 3); do echo "n $i" > n$i.txt; done', "ls",
         "cat n2.txt", "for f in n*.txt; do cat $f; rm $f; done", "ls", "for d in src tests; do ls $d | wc -l; done",
         "for f in $(find . -name '*.py'); do grep -c def $f; done",
         'for f in *; do [ -d "$f" ] && echo "dir $f" || echo "file $f"; done',
-        "for d in src tests; do cd $d; pwd; cd ..; done", "pwd", "for w in; do echo $w; done"])
+        "for d in src tests; do cd $d; pwd; cd ..; done", "pwd", "for w in; do echo $w; done",
+        "find . -name '*.py' -exec wc -l {} +", "find . -name '*.py' -exec grep -c zzz {} \\;",
+        "find src -type f -exec cat {} ';'", "find . -name 'zz*' -exec cat {} +"])
     assert _unanswered(seen, {command for command, _, _ in seen}) == set()
 
 

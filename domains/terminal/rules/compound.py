@@ -10,12 +10,14 @@ model answers.
 
 from __future__ import annotations
 
+import shlex
 from typing import Any, Callable
 
 from . import lists, substitution
 from .folders import _unexpanded
 from .line import _expansions
 from .output import shell_words
+from .programs import _reads_only
 from .state import TerminalState, _contents, assign
 
 MAX_TURNS = 64  # a loop over more words is not run turn by turn here
@@ -94,6 +96,38 @@ def reading(state: dict[str, Any], command: str, evaluate: Evaluate, said: Said)
     else:  # (the read that found no more lines set it to what was left)
         assign(after, [f"{parsed.name}={_read(rest, parsed.whole)}"], True)
     return "".join(out), code, after.model_dump()
+
+
+Source = Callable[[list[str]], tuple[str, bool, int] | None]  # (shell._source: a stage's text, order known, code)
+
+
+def find_exec(state: dict[str, Any], command: str, said: Said, source: Source) -> tuple[str, int] | None:
+    """`find … -exec CMD … {} +` (CMD once, given every path find prints, in its order) or
+    `-exec CMD … {} \\;` (once for each path): what CMD prints, where it only reads and the state
+    answers it; find's status 0 for `;`, CMD's for `+`."""
+    words = shell_words(command)
+    if not words or words[0] != "find" or "-exec" not in words or words[-1] not in ("+", ";") or \
+            words.count("-exec") > 1 or words.count("{}") != 1:
+        return None
+    at = words.index("-exec")
+    run, each = words[at + 1:-1], words[-1] == ";"
+    if not run or run[0] == "{}" or not each and run[-1] != "{}":
+        return None
+    found = source(words[:at])
+    if found is None or not found[1] or found[2] != 0:
+        return None
+    paths = found[0].splitlines()
+    if len(paths) > MAX_TURNS:
+        return None
+    lines = [[p if w == "{}" else w for w in run] for p in paths] if each else [run[:-1] + paths] if paths else []
+    out, code = [], 0
+    for line in lines:
+        text = shlex.join(line)
+        if not _reads_only(text, TerminalState.model_validate(state)) or (ran := said(state, text)) is None:
+            return None
+        out.append(ran[0])
+        code = code or ran[1]
+    return "".join(out), 0 if each else min(code, 1)
 
 
 def _read(line: str, whole: bool) -> str:

@@ -161,7 +161,11 @@ def _expansions(command: str, s: TerminalState) -> set[str] | None:
         return None
     kinds: set[str] = set()
     quote, before, target = "", " ", 0  # (target: 1 after a `>`, 2 inside the word it writes to)
+    escaped = False
     for i, c in enumerate(command):
+        if escaped:  # (`\"` and `\\` in double quotes: the character itself, as shlex reads it too)
+            escaped = False
+            continue
         if target and not quote and c in " \t;&|" and (target == 2 or c not in " \t"):
             target = 0
         elif target == 1 and c not in " \t>":
@@ -172,8 +176,9 @@ def _expansions(command: str, s: TerminalState) -> set[str] | None:
                 kinds.add(mark + "quoted $")
             quote = "" if c == "'" else quote
         elif quote == '"':
-            if c == "\\":
-                kinds.add(mark + "backslash")
+            if c == "\\" and command[i + 1:i + 2] in ("$", "`", "\n", ""):
+                kinds.add(mark + "backslash")  # (bash takes it off there, shlex keeps it)
+            escaped = c == "\\"
             quote = "" if c == '"' else quote
         elif c in "'\"":
             quote = c

@@ -62,6 +62,9 @@ def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
         return True
     if program == "awk":
         return awk.may_write(args)
+    if program == "find" and args.count("-exec") == 1 and not {"-delete", "-execdir", "-ok", "-fprint"} & set(args):
+        run = [a for a in args[args.index("-exec") + 1:] if a not in ("{}", ";", "+")]
+        return not run or _writes(run[0], run[1:], s)  # (as the command it runs)
     if program == "find" and {"-delete", "-exec", "-execdir", "-ok", "-fprint"} & set(args):
         return True
     return program == "sort" and any(a.startswith("-o") for a in args)

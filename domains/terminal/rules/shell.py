@@ -168,6 +168,8 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     one_liner = pyeval.one_liner(command)
     if one_liner is not None:
         return _python_c(one_liner, s)
+    if "-exec" in command:
+        return compound.find_exec(state, _unexpanded(command, s), _said, lambda words: _source(words, s))
     computed = filters.answer(_unexpanded(command, s), lambda name: _contents(name, s), lambda words: _source(words, s))
     if computed is not None:
         return computed
