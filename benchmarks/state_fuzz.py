@@ -170,6 +170,8 @@ VAR_TEMPLATES = [
     "X=$(ls | wc -l); echo $X", "N=$((N + {k}))", "echo $N", "cd ..", "cd ~/notes-app", "pwd", "ls", "mkdir -p {n}",
     "touch {n}", "rm -rf {n}", "echo {w} > {n}", "if [ -n \"$F\" ]; then echo set; else echo unset; fi",
     "for f in *; do echo \"$f\"; done | wc -l", "bash -c 'echo \"[$F]\"'", "for f in {g} {n}; do ls -d $f; done",
+    "find . -name '{g}' -exec wc -l {{}} +", "find {n} -type f -exec head -1 {{}} \\;", "printf \"%s\\n\" {w} > {n}",
+    "while read -r l; do echo \"<$l>\"; done < {n}", "ls {n} | while read f; do echo \"$f\"; done",
 ]
 
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),

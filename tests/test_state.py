@@ -831,7 +831,8 @@ def test_who_the_shell_runs_as_and_the_machines_name_come_from_the_world():
     elsewhere = shell.TerminalState.model_validate(terminal() | {"home": "/srv/app"}).model_dump()
     assert shell.answer(elsewhere, "whoami") is None and shell.answer(elsewhere, "echo $USER") is None
     assert shell.answer(run(terminal(), "alias hostname='echo x'"), "hostname") is None
-    assert shell.answer(terminal(), "id -u") is None and shell.answer(terminal(), "hostname -f") is None
+    assert shell.answer(terminal(), "id -u") == ("1000\n", 0)  # (the sandbox's user: tests/test_variables.py)
+    assert shell.answer(terminal(), "id -G") is None and shell.answer(terminal(), "hostname -f") is None
 
 
 def test_the_sandboxs_root_is_known_and_nothing_is_made_or_removed_but_below_home_and_tmp():

@@ -103,9 +103,18 @@ def test_what_the_state_did_not_run_keeps_what_it_could_not_change_and_forgets_w
         'while read -r l; do echo "> $l"; done < requirements.txt', "cat README.md", "ls",
         "echo hi | tee README.md", "cat README.md", "ls | sort > list.txt", "cat list.txt", "(echo sub > sub.txt)",
         "cat sub.txt", "echo x > a.txt; false", "cat a.txt", "F=one", "export F=two b.txt", "echo $F",
-        "ls | while read f; do G=$f; done", "echo \"[$G]\""])
+        "ls | while read f; do G=$f; done", "echo \"[$G]\"", "cd /home", "(echo x > made)", "ls /home"])
     answers = {command: said for command, said, _ in seen}
     assert answers["cat README.md"] is None  # (after `tee`: the second time; the first was before it)
     assert seen[1][1] is not None and answers["ls"] is not None  # (the read-only loop forgot nothing)
     assert answers["cat list.txt"] is None and answers["cat sub.txt"] is None and answers["cat a.txt"] is None
     assert answers["echo $F"] is None and answers['echo "[$G]"'] is None
+    assert answers["ls /home"] is None  # (the shell in /home, above the home, wrote there: found by the fuzz)
+
+
+def test_who_the_shell_runs_as_and_the_system_are_the_sandboxs():
+    """`id`, `id -u`, `uname`: the sandbox's user (SandboxLimits.uid, the world's user name) on Linux;
+    `ls -l src/` lists the folder as `ls -l src` does."""
+    assert SandboxLimits().uid == shell.UID
+    seen = _side_by_side(["id", "id -u", "id -g", "id -un", "uname", "uname -s", "ls -l src/", "ls -la tests/"])
+    assert _unanswered(seen, {command for command, _, _ in seen}) == set()

@@ -130,7 +130,8 @@ def _long(args: list[str], s: TerminalState) -> str | None:
     if len(names) > 1:
         return _folders(names, s, lambda folder: _long([f"-{flags}", folder], s))
     if "l" not in flags or not all(_LONG_FLAGS.fullmatch(a) for a in args if a.startswith("-")) or len(names) > 1 or \
-            (names and (not _PLAIN.fullmatch(names[0]) or names[0].endswith("/") and names[0] != "/")) or \
+            (names and (not _PLAIN.fullmatch(names[0]) or names[0].endswith("/") and names[0] != "/" and
+                        _abs(names[0], s) not in s.dirs)) or \
             not st._c_locale(s) or "LS_COLORS" in s.env:
         return None
     target = _abs(names[0], s) if names else s.cwd

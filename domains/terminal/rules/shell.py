@@ -37,7 +37,9 @@ from .silent import silent
 # and `-i` ask the resolver, which is the machine's)
 WHO_AND_WHERE = {("whoami",): "user", ("id", "-un"): "user", ("id", "-nu"): "user",
                  ("hostname",): "host", ("hostname", "-s"): "host", ("uname", "-n"): "host",
-                 ("uname", "--nodename"): "host"}
+                 ("uname", "--nodename"): "host", ("uname",): "system", ("uname", "-s"): "system",
+                 ("id",): "ids", ("id", "-u"): "uid", ("id", "-g"): "uid"}
+UID = 1000  # the sandbox's user (executors/sandbox.py SandboxLimits.uid), its group the same
 
 
 def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
@@ -211,7 +213,9 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if cmd in ("true", "false", ":") and cmd not in s.defined:
         return "", int(cmd == "false")  # (bash's builtins: whatever their arguments)
     if (cmd, *args) in WHO_AND_WHERE and cmd not in s.defined and "PATH" not in s.env:
-        said = s.host if WHO_AND_WHERE[(cmd, *args)] == "host" else _user(s)
+        said = {"host": s.host, "user": _user(s), "system": "Linux", "uid": str(UID) if _user(s) != "root" else "",
+                "ids": f"uid={UID}({_user(s)}) gid={UID}({_user(s)}) groups={UID}({_user(s)})"
+                if _user(s) not in ("", "root") else ""}[WHO_AND_WHERE[(cmd, *args)]]
         return (said + "\n", 0) if said else None
     if cmd in ("basename", "dirname", "seq", "realpath") and cmd not in s.defined:
         return pathnames.answer(cmd, args, s.cwd, s.home, lambda path: _kind(path, s))

@@ -485,7 +485,8 @@ def _forget_writes(s: TerminalState, under: str | None, files: list[str] | None 
     was given (or, for a repository-wide git command, of every file under the repository).
     `index_kept`: a program that runs no git, so what git tracks is still followed, but for the
     files it does not track (`git diff` stays known, `git status` does not)."""
-    roots = [under] if under else [s.home, "/tmp"]
+    # (and /home above the home: the sandbox's, where a shell standing there writes too)
+    roots = [under] if under else [s.home, "/tmp"] + (["/home"] if _within(s.home, "/home") else [])
     s.seen = {}
     if index_kept and under is None and s.git is not None and s.git.follows and _within(s.git.repo, s.home):
         s.git.others_known = s.git.all_staged = False
