@@ -1,5 +1,6 @@
-"""`if` and `for` lines run as bash runs them, where the state answers every command that runs:
-`if [ -d src ]; then cd src; fi`, `for f in src/*.py; do echo "== $f"; head -3 "$f"; done`.
+"""`if`, `for` and `while read` lines, and `find -exec`, run as bash and find run them, where the state
+answers every command that runs: `if [ -d src ]; then cd src; fi`, `for f in src/*.py; do echo "==
+$f"; head -3 "$f"; done`, `ls | while read f; do wc -l "$f"; done`, `find . -name '*.py' -exec wc -l {} +`.
 
 A loop's words are expanded first, on the state the line starts on: substitutions (`$(ls)`), the
 variables the state knows, and patterns in folders it knows whole, each as bash splits and sorts
@@ -10,6 +11,7 @@ model answers.
 
 from __future__ import annotations
 
+import re
 import shlex
 from typing import Any, Callable
 
@@ -25,6 +27,25 @@ MAX_TURNS = 64  # a loop over more words is not run turn by turn here
 Ran = tuple[str, int, dict[str, Any]]  # what the commands printed, the last one's exit code, the state they leave
 Evaluate = Callable[[dict[str, Any], list[tuple[str, str]]], Ran | None]  # (shell._evaluate)
 Said = Callable[[dict[str, Any], str], tuple[str, int] | None]
+
+
+_COMPOUND = re.compile(r"\s*(?:if|for|while)\s")
+_PIPED_LOOP = re.compile(r"\|\s*while\s")
+
+
+def compounds(command: str) -> bool:
+    """A line `run` may run: an `if`, a `for`, a `while`, or a pipe into `while read`."""
+    return bool(_COMPOUND.match(command) or "while" in command and _PIPED_LOOP.search(command))
+
+
+def run(state: dict[str, Any], command: str, evaluate: Evaluate, said: Said) -> Ran | None:
+    """An `if`, `for` or `while read` line run as bash runs it; None: not one, or not known."""
+    head = command.lstrip()[:4]
+    if head == "for ":
+        return loop(state, command, evaluate, said)
+    if head[:3] == "if ":
+        return conditional(state, command, evaluate)
+    return reading(state, command, evaluate, said) if "while" in command else None
 
 
 def conditional(state: dict[str, Any], command: str, evaluate: Evaluate) -> Ran | None:
@@ -89,10 +110,9 @@ def reading(state: dict[str, Any], command: str, evaluate: Evaluate, said: Said)
             return None
         out.append(ran[0])
         code, staged = ran[1], ran[2]
-    after = TerminalState.model_validate(staged)
+    after, before = TerminalState.model_validate(staged), TerminalState.model_validate(state)
     if parsed.source:  # (a subshell's)
-        after.cwd, after.vars, after.env = TerminalState.model_validate(state).cwd, \
-            TerminalState.model_validate(state).vars, TerminalState.model_validate(state).env
+        after.cwd, after.vars, after.env = before.cwd, before.vars, before.env
     else:  # (the read that found no more lines set it to what was left)
         assign(after, [f"{parsed.name}={_read(rest, parsed.whole)}"], True)
     return "".join(out), code, after.model_dump()

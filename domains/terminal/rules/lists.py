@@ -113,7 +113,7 @@ def loop(command: str) -> tuple[str, str, list[tuple[str, str]]] | None:
     return head.group(1), head.group(2) or "", body
 
 
-_READ = re.compile(r"(?:(.*?)[ \t]*\|[ \t]*)?while[ \t]+(IFS=[ \t]+)?read[ \t]+(-r[ \t]+)?([A-Za-z_]\w*)", re.S)
+_READ = re.compile(r"while[ \t]+(IFS=[ \t]+)?read[ \t]+(-r[ \t]+)?([A-Za-z_]\w*)")
 _DONE = re.compile(r"done(?:[ \t]*<[ \t]*([A-Za-z0-9._/-]+))?")
 
 
@@ -133,16 +133,16 @@ def reading(command: str) -> Reading | None:
     listed = commands(command, substitutions=True)
     if not listed or len(listed) < 3 or listed[1][0] != ";" or listed[-1][0] != ";":
         return None
-    head, done = _READ.fullmatch(listed[0][1]), _DONE.fullmatch(listed[-1][1])
+    source, piped, loop_head = listed[0][1].rpartition("|")  # (the loop's own words hold no `|`)
+    head, done = _READ.fullmatch(loop_head.strip()), _DONE.fullmatch(listed[-1][1])
     word, _, rest = listed[1][1].partition(" ")
-    if head is None or done is None or word != "do" or not rest.strip() or head.group(1) and done.group(1) or \
-            head.group(1) is not None and not head.group(1).strip():
+    if head is None or done is None or word != "do" or not rest.strip() or piped and (done.group(1) or
+                                                                                       not source.strip()):
         return None
     body = [("", rest.strip()), *listed[2:-1]]
     if any(text.partition(" ")[0] in _KEYWORDS | {"break", "continue", "return", "exit"} for _, text in body):
         return None
-    return Reading((head.group(1) or "").strip(), done.group(1) or "", head.group(4), bool(head.group(2)),
-                   bool(head.group(3)), body)
+    return Reading(source.strip(), done.group(1) or "", head.group(3), bool(head.group(1)), bool(head.group(2)), body)
 
 
 def cds_first(s: TerminalState, listed: list[tuple[str, str]]) -> str:

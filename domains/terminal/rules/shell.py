@@ -129,7 +129,7 @@ TYPOS = frozenset(c[:i] + c[i + 1] + c[i] + c[i + 2:] for c in EVERYDAY for i in
 
 def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """The output and exit code when the state alone determines them; None: ask the model."""
-    if _COMPOUND.match(command):
+    if compound.compounds(command):
         ran = _compound(state, command)
         return None if ran is None else ran[:2]
     if _substitutes(command):
@@ -446,17 +446,8 @@ def cwd_after(state: dict[str, Any], command: str, exit_code: int) -> str:
     return next_cwd(line, state.get("cwd", ""), state.get("home", ""), exit_code)
 
 
-_COMPOUND = re.compile(r"\s*(?:if|for|while)\s|.*\|\s*while\s", re.S)
-
-
 def _compound(state: dict[str, Any], command: str) -> tuple[str, int, dict[str, Any]] | None:
-    """An `if`, `for` or `while read` line run as bash runs it (compound.py); None: not one, or not known."""
-    head = command.lstrip()[:4]
-    if head == "for ":
-        return compound.loop(state, command, _evaluate, _said)
-    if head[:3] == "if ":
-        return compound.conditional(state, command, _evaluate)
-    return compound.reading(state, command, _evaluate, _said) if "while" in command else None
+    return compound.run(state, command, _evaluate, _said)
 
 
 def _evaluate(state: dict[str, Any], listed: list[tuple[str, str]]) -> tuple[str, int, dict[str, Any]] | None:
@@ -547,7 +538,7 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
         s.defined.append("git config")  # git aliases may exist from now on
     listed = None if fed else lists.commands(line, substitutions=True)
     if listed and len(listed) > 1:
-        evaluated = _compound(state, line) if _COMPOUND.match(line) else _evaluate(state, listed)
+        evaluated = _compound(state, line) if compound.compounds(line) else _evaluate(state, listed)
         if evaluated is not None and evaluated[:2] == (output, exit_code):  # (the state ran it as reality did)
             staged = TerminalState.model_validate(evaluated[2])
             staged.defined = s.defined  # (its folder: where the commands that ran left it, not every `cd` of the line)
