@@ -172,6 +172,9 @@ VAR_TEMPLATES = [
     "for f in *; do echo \"$f\"; done | wc -l", "bash -c 'echo \"[$F]\"'", "for f in {g} {n}; do ls -d $f; done",
     "find . -name '{g}' -exec wc -l {{}} +", "find {n} -type f -exec head -1 {{}} \\;", "printf \"%s\\n\" {w} > {n}",
     "while read -r l; do echo \"<$l>\"; done < {n}", "ls {n} | while read f; do echo \"$f\"; done",
+    "cd {n}\nls", "echo {w}\necho {w2}", "for f in {g}\ndo\n  wc -l $f\ndone", "if [ -f {n} ]; then\n  cat {n}\nfi\npwd",
+    "for a in 1 2; do for b in {n} {n2}; do ls -d $b; done; done", "ls |\n  wc -l", "cat {n} # note; rm {n}\nls",
+    "for f in *; do if [ -d $f ]; then echo \"d $f\"; fi; done",
 ]
 
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),

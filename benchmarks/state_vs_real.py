@@ -582,6 +582,14 @@ SEQUENCES: list[list[str]] = [
      "while read -r l; do echo \"> $l\"; done < requirements.txt", "cat README.md",
      "ls | while read f; do echo $f; done", "ls src", "find . -name '*.py' -exec wc -l {} +",
      "find . -name '*.py' -exec grep -c def {} \\;", "find src -type f -exec head -1 {} ';'"],
+    # commands of several lines (a newline ends a command, but after `&&`, `|`, `do`, a backslash),
+    # comments, compound commands in a list and inside each other
+    ["cd src\nls", "echo a\necho b", "ls\n\npwd\n", "cd ..\n", "echo a # a comment; rm -rf src\necho b", "ls",
+     "ls &&\n  pwd", "cat README.md |\n  wc -l", "ls -la \\\n  src",
+     "for f in src/*.py tests/*.py\ndo\n  if grep -q def \"$f\"; then\n    echo \"defs: $f\"\n  fi\ndone",
+     "if [ -d src ]; then\n  cd src\nfi\npwd", "cd ..", "for a in 1 2; do for b in x y; do echo $a$b; done; done",
+     "for f in *; do if [ -d $f ]; then echo \"d $f\"; else wc -l $f; fi; done", "X=1\necho $X", "cat nope\necho $?",
+     "mkdir -p made/dir\ncd made\nls\ncd ..", "touch x.txt\nls", "grep -q notes README.md && echo found"],
     # writes the state does not follow (through a pipe, in a subshell): what they wrote is not known after
     ["echo hi | tee README.md", "cat README.md", "ls | sort > list.txt", "cat list.txt", "(echo sub > sub.txt)",
      "cat sub.txt", "ls", "echo x > a.txt; false", "cat a.txt"],

@@ -118,3 +118,22 @@ def test_who_the_shell_runs_as_and_the_system_are_the_sandboxs():
     assert SandboxLimits().uid == shell.UID
     seen = _side_by_side(["id", "id -u", "id -g", "id -un", "uname", "uname -s", "ls -l src/", "ls -la tests/"])
     assert _unanswered(seen, {command for command, _, _ in seen}) == set()
+
+
+MULTILINE = [
+    "cd src\nls", "echo a\necho b", "ls\n\npwd\n", "cd ..\n", "echo a # a comment; rm -rf src\necho b",
+    "ls &&\n  pwd", "cat README.md |\n  wc -l", "ls -la \\\n  src", "grep -rn \\\n  def src",
+    "for f in src/*.py tests/*.py\ndo\n  if grep -q def \"$f\"; then\n    echo \"defs: $f\"\n  fi\ndone",
+    "if [ -d src ]; then\n  cd src\nfi\npwd", "cd ..", "for a in 1 2; do for b in x y; do echo $a$b; done; done",
+    "for f in *; do if [ -d $f ]; then echo \"d $f\"; else wc -l $f; fi; done", "ls | while read f; do echo $f; done; pwd",
+    "X=1\necho $X", "cat nope\necho $?", "mkdir -p made/dir\ncd made\nls\ncd ..", "touch x.txt\nls",
+]
+
+
+def test_a_command_of_several_lines_runs_line_by_line_as_bash_does():
+    """A newline ends a command as `;` does — but after `&&`, `|`, `do`, `then` or a backslash, where
+    the command goes on — and a comment ends at the line's end. Compound commands stand in a list
+    (`if …; fi; pwd`) and inside each other (a loop in a loop, an `if` in a loop). Before, `echo a⏎echo
+    b` was answered `a echo b`, `ls⏎⏎pwd` as `ls pwd`, and `echo a # c⏎echo b` lost its second line."""
+    seen = _side_by_side(MULTILINE)
+    assert _unanswered(seen, set(MULTILINE)) == set()

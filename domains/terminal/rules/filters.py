@@ -375,7 +375,7 @@ def answer(command: str, read: Callable[[str], str | None],
     if fed is not None and read(fed[2]) is not None:  # (`wc -l < f | …` prints what `cat f | wc -l | …` does)
         command = f"cat {fed[2]} | " + command[:fed[0]] + " " + command[fed[1]:]
         bare = _outside_single_quotes(command)
-    if bare is None or any(c in bare for c in "$`\\{}~<>;&") or "||" in bare or not _globs_quoted(command):
+    if bare is None or any(c in bare for c in "$`\\{}~<>;&\n") or "||" in bare or not _globs_quoted(command):
         return None
     words = shell_words(command)
     if not words:

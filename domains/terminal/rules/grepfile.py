@@ -33,7 +33,7 @@ class Unknown(Exception):
 
 @dataclass
 class Options:
-    letters: set[str] = field(default_factory=set)  # n c v i w x o l h H
+    letters: set[str] = field(default_factory=set)  # n c v i w x o l h H q
     after: int = -1  # -A, -B: given, they win over -C and -N, whatever the order
     before: int = -1
     context: int = 0  # -C N, -N
@@ -96,7 +96,7 @@ def options(args: list[str]) -> tuple[Options, list[str]] | None:
                 elif c in "hH":
                     o.letters -= {"h", "H"}  # (the last one says)
                     o.letters.add(c)
-                elif c in "ncviwxol":
+                elif c in "ncviwxolq":
                     o.letters.add(c)
                 else:
                     return None
@@ -278,6 +278,8 @@ def _grep(args: list[str]) -> tuple[Callable[[list[str]], tuple[str, int]], list
                 last = k
         return "".join(out), 0 if selected else 1
 
+    if "q" in o.letters:  # (quiet: the status alone)
+        return (lambda texts: ("", over(texts)[1])), files
     return over, files
 
 

@@ -9,20 +9,24 @@ import re
 from typing import NamedTuple
 
 from .missing import what_is_at
-from .output import shell_words
+from .output import _uncommented, joined, separators, shell_words
 from .state import _PLAIN, TerminalState, _abs
 from .substitution import closing
 
 MAX_COMMANDS = 64  # a longer list is not run command by command here (each is answered on the state before it)
 
 
-def commands(command: str, substitutions: bool = False) -> list[tuple[str, str]] | None:
+def commands(command: str, substitutions: bool = False, grouped: bool = True) -> list[tuple[str, str]] | None:
     """The commands of a list at the line's top level, each as written with the operator before it
     ("" for the first; `&&`, `||`, `;`). None where anything else joins them or hides in them (`&`, a
     subshell, a here-document, a newline outside quotes, an open quote, more than MAX_COMMANDS, and
-    unless `substitutions`, a `$(…)`, which is then kept whole in its command). A command may be a pipeline."""
+    unless `substitutions`, a `$(…)`, which is then kept whole in its command). A command may be a pipeline.
+    A newline that ends a command (output.separators) joins it to the next as `;` does, named "\\n".
+    `grouped`: an `if … fi`, `for … done` or `while … done` is one command of the list (`group`)."""
     if "`" in command or "$(" in command and not substitutions:
         return None
+    command = joined(_uncommented(command))
+    ends = set(separators(command)) if "\n" in command and "<<" not in command else set()
     out: list[tuple[str, str]] = []
     op, start, i, quote = "", 0, 0, ""
     while i < len(command):
@@ -46,18 +50,55 @@ def commands(command: str, substitutions: bool = False) -> list[tuple[str, str]]
             if end is None:
                 return None
             i = end
-        elif command.startswith(("&&", "||"), i) or c == ";":
+        elif command.startswith(("&&", "||"), i) or c == ";" or i in ends:
             out.append((op, command[start:i].strip()))
-            op = command[i:i + (1 if c == ";" else 2)]
+            op = command[i:i + (1 if c in ";\n" else 2)]
             start = i + len(op)
             i = start - 1
-        elif c in "&()\n" or command.startswith("<<", i):  # (a newline in quotes is the text's)
-            return None
+        elif c in "&()" or command.startswith("<<", i) or c == "\n" and "<<" in command:
+            return None  # (a newline in quotes is the text's; one after `&&`, `do`…, a blank)
         i += 1
     out.append((op, command[start:].strip()))
+    if len(out) > 1 and out[-1] == ("\n", ""):
+        out.pop()  # (the line's last newline)
     if quote or not all(text for _, text in out) or len(out) > MAX_COMMANDS:
         return None
-    return out
+    return group(out) if grouped else out
+
+
+_OPENERS = frozenset({"if", "for", "while", "until", "case", "select"})
+_CLOSERS = frozenset({"fi", "done", "esac"})
+_SEPARATOR = {";": "; ", "\n": "\n", "&&": " && ", "||": " || "}
+
+
+def _depth(text: str) -> int:
+    """What a command of a list does to the nesting of compound commands: +1 where it opens one
+    (`for f in *`, `then if x`), -1 where it closes one (`done`, `fi > log`), else 0."""
+    words = text.split()
+    while words and words[0] in ("do", "then", "else", "!"):
+        words = words[1:]
+    if words and words[0] in _OPENERS:
+        return 1
+    if words and words[0] in _CLOSERS:
+        return -1
+    return 1 if "|" in text and text.rpartition("|")[2].split()[:1] in (["while"], ["until"]) else 0  # (`ls | while`)
+
+
+def group(listed: list[tuple[str, str]]) -> list[tuple[str, str]] | None:
+    """The list with each compound command, from the command that opens it to the one that closes
+    it, written back as one command (`if [ -d x ]; then cd x; fi` in `…; fi; pwd`); None where one is
+    not closed, or is closed without being opened."""
+    out: list[tuple[str, str]] = []
+    depth = 0
+    for op, text in listed:
+        if depth:
+            out[-1] = (out[-1][0], out[-1][1] + _SEPARATOR[op] + text)
+        else:
+            out.append((op, text))
+        depth += _depth(text)
+        if depth < 0:
+            return None
+    return out if depth == 0 else None
 
 
 def segments(command: str) -> list[str] | None:
@@ -66,31 +107,57 @@ def segments(command: str) -> list[str] | None:
     return None if listed is None or any(op not in ("", "&&") for op, _ in listed) else [t for _, t in listed]
 
 
-_KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
-                       "{", "}", "function", "select"})
-
-
 def conditional(command: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[tuple[str, str]]] | None:
     """`if LIST; then LIST; [else LIST;] fi`, the line's one command: its test, its body and what runs
-    otherwise ([] for none), each a list as `commands` gives it. None for anything else (`elif`,
-    anything nested, anything after `fi`)."""
-    listed = commands(command, substitutions=True)
-    if not listed or listed[-1] != (";", "fi"):
+    otherwise ([] for none), each a list as `commands` gives it (compound commands in it grouped).
+    None for anything else (`elif`, anything after `fi`)."""
+    listed = commands(command, substitutions=True, grouped=False)
+    if not listed or listed[-1] not in ((";", "fi"), ("\n", "fi")):
         return None
     parts: dict[str, list[tuple[str, str]]] = {"if": [], "then": [], "else": []}
-    at = ""
+    at, depth = "", 0
     for op, text in listed[:-1]:
-        word, _, rest = text.partition(" ")
-        if word in ("if", "then", "else"):
-            if (at, word) not in (("", "if"), ("if", "then"), ("then", "else")) or at and op != ";" or not rest.strip():
+        word, rest = (text.split(None, 1) + [""])[:2]
+        if depth == 0 and word in ("if", "then", "else", "elif"):
+            if (at, word) not in (("", "if"), ("if", "then"), ("then", "else")) or at and op not in (";", "\n") or \
+                    not rest.strip():
                 return None
             at = word
             parts[at].append(("", rest.strip()))
-        elif word in _KEYWORDS or not at or "\t" in word:
+            depth += _depth(rest)
+        elif not at:
             return None
         else:
             parts[at].append((op, text))
-    return (parts["if"], parts["then"], parts["else"]) if at in ("then", "else") else None
+            depth += _depth(text)
+        if depth < 0:
+            return None
+    grouped = [group(parts[k]) if parts[k] else [] for k in ("if", "then", "else")]
+    if at not in ("then", "else") or depth or any(g is None or _stray(g) for g in grouped):
+        return None
+    return grouped[0], grouped[1], grouped[2]  # type: ignore[return-value]
+
+
+_STRAY = frozenset({"then", "else", "elif", "fi", "do", "done", "esac", "{", "}", "function", "select", "case",
+                    "break", "continue", "return", "exit"})
+
+
+def _stray(listed: list[tuple[str, str]]) -> bool:
+    """A body that holds what is not run here: a keyword out of place, a `case`, `break`, `exit`…"""
+    return any((text.split() or [""])[0] in _STRAY for _, text in listed)
+
+
+def _body(listed: list[tuple[str, str]]) -> list[tuple[str, str]] | None:
+    """`do LIST; done`'s list (the commands after a loop's head, `done` last), compound commands in
+    it grouped; None where it is not one, or holds what is not run here."""
+    if len(listed) < 2 or listed[-1][1] != "done" and not _DONE.fullmatch(listed[-1][1]) or \
+            listed[-1][0] not in (";", "\n") or listed[0][0] not in (";", "\n"):
+        return None
+    word, rest = (listed[0][1].split(None, 1) + [""])[:2]
+    if word != "do" or not rest.strip():
+        return None
+    body = group([("", rest.strip()), *listed[1:-1]])
+    return None if body is None or _stray(body) else body
 
 
 _FOR = re.compile(r"for[ \t]+([A-Za-z_]\w*)[ \t]+in(?:[ \t]+(.*))?", re.S)
@@ -98,19 +165,12 @@ _FOR = re.compile(r"for[ \t]+([A-Za-z_]\w*)[ \t]+in(?:[ \t]+(.*))?", re.S)
 
 def loop(command: str) -> tuple[str, str, list[tuple[str, str]]] | None:
     """`for NAME in WORDS; do LIST; done`, the line's one command: the name, the words as written,
-    and the body, a list as `commands` gives it. None for anything else (a loop in the body, `break`,
-    anything after `done`, `for NAME` alone)."""
-    listed = commands(command, substitutions=True)
-    if not listed or len(listed) < 3 or listed[-1] != (";", "done") or listed[1][0] != ";":
-        return None
-    head = _FOR.fullmatch(listed[0][1])
-    word, _, rest = listed[1][1].partition(" ")
-    if head is None or word != "do" or not rest.strip():
-        return None
-    body = [("", rest.strip()), *listed[2:-1]]
-    if any(text.partition(" ")[0] in _KEYWORDS | {"break", "continue", "return", "exit"} for _, text in body):
-        return None
-    return head.group(1), head.group(2) or "", body
+    and the body, a list as `commands` gives it. None for anything else (`break`, anything after
+    `done`, `for NAME` alone)."""
+    listed = commands(command, substitutions=True, grouped=False)
+    head = _FOR.fullmatch(listed[0][1]) if listed else None
+    body = _body(listed[1:]) if listed and listed[-1][1] == "done" else None
+    return None if head is None or body is None else (head.group(1), head.group(2) or "", body)
 
 
 _READ = re.compile(r"while[ \t]+(IFS=[ \t]+)?read[ \t]+(-r[ \t]+)?([A-Za-z_]\w*)")
@@ -129,18 +189,13 @@ class Reading(NamedTuple):
 
 def reading(command: str) -> Reading | None:
     """A `while read` loop over a file's or a pipeline's lines, the line's one command; None for
-    anything else (a source and a file both, a loop in the body, `break`, anything after `done`)."""
-    listed = commands(command, substitutions=True)
-    if not listed or len(listed) < 3 or listed[1][0] != ";" or listed[-1][0] != ";":
+    anything else (a source and a file both, `break`, anything after `done`)."""
+    listed = commands(command, substitutions=True, grouped=False)
+    if not listed:
         return None
     source, piped, loop_head = listed[0][1].rpartition("|")  # (the loop's own words hold no `|`)
-    head, done = _READ.fullmatch(loop_head.strip()), _DONE.fullmatch(listed[-1][1])
-    word, _, rest = listed[1][1].partition(" ")
-    if head is None or done is None or word != "do" or not rest.strip() or piped and (done.group(1) or
-                                                                                       not source.strip()):
-        return None
-    body = [("", rest.strip()), *listed[2:-1]]
-    if any(text.partition(" ")[0] in _KEYWORDS | {"break", "continue", "return", "exit"} for _, text in body):
+    head, done, body = _READ.fullmatch(loop_head.strip()), _DONE.fullmatch(listed[-1][1]), _body(listed[1:])
+    if head is None or done is None or body is None or piped and (done.group(1) or not source.strip()):
         return None
     return Reading(source.strip(), done.group(1) or "", head.group(3), bool(head.group(1)), bool(head.group(2)), body)
 
@@ -154,7 +209,8 @@ def cds_first(s: TerminalState, listed: list[tuple[str, str]]) -> str:
         words = shell_words(text) or []
         if words[:1] != ["cd"]:
             rest = " ".join(t for _, t in listed[n:])
-            return s.cwd if n and op in ("&&", ";") and not re.search(r"(^|[\s;&|(])(cd|pushd|popd)\b", rest) else start
+            return s.cwd if n and op in ("&&", ";", "\n") and not re.search(r"(^|[\s;&|(])(cd|pushd|popd)\b", rest) \
+                else start
         if op == "||" or len(words) != 2 or not _PLAIN.fullmatch(words[1]) or what_is_at(words[1], s) != "dir":
             return start
         s.cwd = _abs(words[1], s)

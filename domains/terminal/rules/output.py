@@ -10,10 +10,15 @@ from mcp_world.rules import Call, FormatError, Parsed, refuse_repetition, exit_c
 
 
 def shell_words(command: str) -> list[str] | None:
-    """A command line as bash splits it into words and operators (`&&`, `;`, `|`, `>`, `>>`…);
-    None when it does not parse (an open quote)."""
+    """A command line as bash splits it into words and operators (`&&`, `;`, `|`, `>`, `>>`…), a
+    newline that ends a command read as `;` (`separators`); None when it does not parse (an open quote)."""
+    command = _uncommented(command)
+    if "\n" in command and "<<" not in command:  # (a here-document's lines are its text: heredoc())
+        command = joined(command)
+        ends = set(separators(command))
+        command = "".join(" ; " if i in ends else c for i, c in enumerate(command))
     try:
-        lexer = shlex.shlex(_uncommented(command), posix=True, punctuation_chars=";&|<>()")
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|<>()")
         lexer.commenters = ""  # (shlex would start a comment at any #: `$#`, `a#b`, a URL's #part)
         lexer.whitespace_split = True
         return list(lexer)
@@ -22,9 +27,11 @@ def shell_words(command: str) -> list[str] | None:
 
 
 def _uncommented(command: str) -> str:
-    """The line without its comment: bash starts one at an unquoted # that begins a word."""
-    quote, escaped = "", False
-    for i, c in enumerate(command):
+    """The line without its comments: bash starts one at an unquoted # that begins a word, and ends
+    it at the line's end."""
+    quote, escaped, out, i = "", False, [], 0
+    while i < len(command):
+        c = command[i]
         if escaped:
             escaped = False
         elif c == "\\" and quote != "'":
@@ -34,8 +41,85 @@ def _uncommented(command: str) -> str:
         elif c in "'\"":
             quote = c
         elif c == "#" and (i == 0 or command[i - 1] in " \t\n;&|()<>"):
-            return command[:i]
-    return command
+            end = command.find("\n", i)
+            i = len(command) if end < 0 else end
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def joined(command: str) -> str:
+    """The line with each backslash before a newline taken off with it (outside single quotes): bash
+    reads the two lines as one."""
+    if "\\\n" not in command:
+        return command
+    out, quote, i = [], "", 0
+    while i < len(command):
+        c = command[i]
+        if c == "\\" and quote != "'" and command[i + 1:i + 2] == "\n":
+            i += 2
+            continue
+        if c == "\\" and quote != "'":
+            out.append(command[i:i + 2])
+            i += 2
+            continue
+        quote = (c if c in "'\"" else "") if not quote else "" if c == quote else quote
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def one_line(command: str) -> str:
+    """A command of one line whose newlines outside quotes only space its words (after `|`, `&&`,
+    or its last): each a blank."""
+    out, quote, escaped = [], "", False
+    for c in command:
+        if escaped:
+            escaped = False
+        elif c == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "\n":
+            c = " "
+        out.append(c)
+    return "".join(out).rstrip(" ")
+
+
+_CONTINUED = ("&&", "||", "|", ";", "do", "then", "else", "{", "(", "!", "in")  # (a newline after them is a blank)
+
+
+def separators(command: str) -> list[int]:
+    """Where a newline ends a command (bash reads it as `;`): outside quotes, not escaped (a line
+    continued), not in a comment, and not after an operator or a word that leaves the command open
+    (`&&`, `|`, `do`, `then`…), nor at the line's start or after another."""
+    found: list[int] = []
+    quote, escaped, comment, start = "", False, False, 0  # (start: where the text since the last end began)
+    for i, c in enumerate(command):
+        if comment:
+            comment = c != "\n"
+            if comment:
+                continue
+        if escaped:
+            escaped = False
+        elif c == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (i == 0 or command[i - 1] in " \t\n;&|()<>"):
+            comment = True
+        elif c == "\n":
+            before = _uncommented(command[start:i]).rstrip(" \t\n")
+            if before and not before.endswith(("&&", "||", "|", ";", "(", "{")) and \
+                    not (before.split() or [""])[-1] in _CONTINUED:
+                found.append(i)
+                start = i + 1
+    return found
 
 
 def next_cwd(command: str, cwd: str, home: str, exit_code: int) -> str:

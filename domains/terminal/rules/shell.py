@@ -27,7 +27,7 @@ from .state import (_PLAIN, _c_locale, _QUOTABLE, QUOTED_TILDE, TerminalState, _
 from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything,
                       _walked_to_its_failure)
 from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc
-from .output import next_cwd, shell_words
+from .output import joined, next_cwd, one_line, shell_words
 from .programs import (INTERPRETERS, MODELLED, _as_python_shows, _compiled_where_it_ran, _named_in, _no_shadowing,
                        _project_run, _ran_nothing, _reads_only, _script, _writes)
 from .silent import silent
@@ -131,7 +131,9 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """The output and exit code when the state alone determines them; None: ask the model."""
     if compound.compounds(command):
         ran = _compound(state, command)
-        return None if ran is None else ran[:2]
+        listed = lists.commands(command, substitutions=True)
+        if ran is not None or not listed or len(listed) == 1:
+            return None if ran is None else ran[:2]  # (else a list that holds one: `if …; fi; pwd`, below)
     if _substitutes(command):
         listed = lists.commands(command, substitutions=True)
         if listed and len(listed) > 1:  # (each command's substitutions on the state those before it left)
@@ -156,9 +158,10 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     fed = heredoc(command)
     if fed is not None:
         return _fed_answer(s, fed)
+    command = joined(command) if "<<" not in command else command  # (a line continued: `ls \⏎ src`)
     listed = lists.commands(command)
-    if listed is not None and len(listed) == 1:  # (one command: those of a list expand on the state before them)
-        command = substitution.variables(command, s)  # (`wc -l $F`: as `wc -l src/x.py`)
+    if listed is not None and len(listed) == 1 and not compound.compounds(command):  # (a list's, a loop's: as run)
+        command = substitution.variables(one_line(command) if "\n" in command else command, s)  # (`wc -l $F`…)
     if listed and len(listed) == 1 and _condition(s, command) is not None:
         return _condition(s, command)
     if listed and len(listed) > 1:
@@ -456,6 +459,7 @@ def _evaluate(state: dict[str, Any], listed: list[tuple[str, str]]) -> tuple[str
     before it left: the output, the exit code and that state; None where one is not known."""
     staged, said, code, lines = state, [], 0, 0
     for op, text in listed:
+        lines += op == "\n"  # (bash names the line a command is on)
         if op == "&&" and code != 0 or op == "||" and code == 0:
             lines += text.count("\n")
             continue
@@ -514,7 +518,7 @@ _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s
 def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
     """The state after `command` printed `output` (exit code `exit_code`; `$?` in the next one)."""
     listed = lists.commands(command, substitutions=True) if _substitutes(command) else None
-    if listed and len(listed) == 1:  # (a list's: each command's, as `_evaluate` runs them)
+    if listed and len(listed) == 1 and not compound.compounds(command):  # (a list's, or a loop's: as they run)
         command = substitution.line(state, command, _said) or command
     after = _apply(state, command, output, exit_code, cwd_after)
     after["status"] = exit_code & 255
@@ -537,8 +541,8 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
     if re.search(r"\bgit\b", line) and re.search(r"\bconfig\b", line) and "git config" not in s.defined:
         s.defined.append("git config")  # git aliases may exist from now on
     listed = None if fed else lists.commands(line, substitutions=True)
-    if listed and len(listed) > 1:
-        evaluated = _compound(state, line) if compound.compounds(line) else _evaluate(state, listed)
+    if listed and (len(listed) > 1 or compound.compounds(line)):
+        evaluated = (_compound(state, line) if compound.compounds(line) else None) or _evaluate(state, listed)
         if evaluated is not None and evaluated[:2] == (output, exit_code):  # (the state ran it as reality did)
             staged = TerminalState.model_validate(evaluated[2])
             staged.defined = s.defined  # (its folder: where the commands that ran left it, not every `cd` of the line)
