@@ -165,9 +165,11 @@ async def test_real_repository_episodes_are_scored_by_their_real_test_runs(engin
                             "from steps where tool = 'repo_run_tests' order by id").fetchall()
     assert [r[0] for r in rows] == ["real", "real"]
     # the world model's prediction is logged beside each real run: its answer, or (the 135M model's
-    # answer, sampled, is now and then no test run at all: seen in CI) why the step has none
+    # answer, sampled, is now and then no test run at all: seen in CI; and on a busy machine one still
+    # running when the server's drain ends is marked abandoned, as designed: seen in CI) why it has none
     for _, predicted, _, error in rows:
-        assert predicted or (error or "").startswith("malformed_observation: the world model's answer was not"), error
+        assert predicted or (error or "").startswith(("malformed_observation: the world model's answer was not",
+                                                      "abandoned: the server stopped")), error
     assert "4 passed" in rows[0][2]
 
 
