@@ -589,7 +589,9 @@ SEQUENCES: list[list[str]] = [
      "for f in src/*.py tests/*.py\ndo\n  if grep -q def \"$f\"; then\n    echo \"defs: $f\"\n  fi\ndone",
      "if [ -d src ]; then\n  cd src\nfi\npwd", "cd ..", "for a in 1 2; do for b in x y; do echo $a$b; done; done",
      "for f in *; do if [ -d $f ]; then echo \"d $f\"; else wc -l $f; fi; done", "X=1\necho $X", "cat nope\necho $?",
-     "mkdir -p made/dir\ncd made\nls\ncd ..", "touch x.txt\nls", "grep -q notes README.md && echo found"],
+     "mkdir -p made/dir\ncd made\nls\ncd ..", "touch x.txt\nls", "grep -q notes README.md && echo found",
+     "cat > hello.py <<'EOF'\nprint('hi')\nEOF\npython3 hello.py", "cat hello.py", "ls",
+     "cat <<'EOF' > src/util.py\ndef f():\n    return 1\nEOF\npython3 -c 'from src.util import f; print(f())'"],
     # writes the state does not follow (through a pipe, in a subshell): what they wrote is not known after
     ["echo hi | tee README.md", "cat README.md", "ls | sort > list.txt", "cat list.txt", "(echo sub > sub.txt)",
      "cat sub.txt", "ls", "echo x > a.txt; false", "cat a.txt"],

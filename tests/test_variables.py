@@ -127,13 +127,17 @@ MULTILINE = [
     "if [ -d src ]; then\n  cd src\nfi\npwd", "cd ..", "for a in 1 2; do for b in x y; do echo $a$b; done; done",
     "for f in *; do if [ -d $f ]; then echo \"d $f\"; else wc -l $f; fi; done", "ls | while read f; do echo $f; done; pwd",
     "X=1\necho $X", "cat nope\necho $?", "mkdir -p made/dir\ncd made\nls\ncd ..", "touch x.txt\nls",
+    "cat > hello.py <<'EOF'\nprint('hi')\nEOF\npython3 hello.py", "cat hello.py",
+    "cat <<'EOF' > src/util.py\ndef f():\n    return 1\nEOF\nls src\npython3 -c 'from src.util import f; print(f())'",
+    "cat > t.txt << EOF\na\nb\nEOF\nwc -l t.txt\ncat nope", "ls",
 ]
 
 
 def test_a_command_of_several_lines_runs_line_by_line_as_bash_does():
     """A newline ends a command as `;` does — but after `&&`, `|`, `do`, `then` or a backslash, where
     the command goes on — and a comment ends at the line's end. Compound commands stand in a list
-    (`if …; fi; pwd`) and inside each other (a loop in a loop, an `if` in a loop). Before, `echo a⏎echo
-    b` was answered `a echo b`, `ls⏎⏎pwd` as `ls pwd`, and `echo a # c⏎echo b` lost its second line."""
+    (`if …; fi; pwd`) and inside each other (a loop in a loop, an `if` in a loop); a here-document's
+    command, then the lines after it (a script written, then run). Before, `echo a⏎echo b` was
+    answered `a echo b`, `ls⏎⏎pwd` as `ls pwd`, and `echo a # c⏎echo b` lost its second line."""
     seen = _side_by_side(MULTILINE)
     assert _unanswered(seen, set(MULTILINE)) == set()

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from . import lists, substitution
 from .folders import _unexpanded
-from .line import _expansions
+from .line import _expansions, heredoc_then
 from .output import shell_words
 from .programs import _reads_only
 from .state import TerminalState, _contents, assign
@@ -34,12 +34,19 @@ _PIPED_LOOP = re.compile(r"\|\s*while\s")
 
 
 def compounds(command: str) -> bool:
-    """A line `run` may run: an `if`, a `for`, a `while`, or a pipe into `while read`."""
-    return bool(_COMPOUND.match(command) or "while" in command and _PIPED_LOOP.search(command))
+    """A line `run` may run: an `if`, a `for`, a `while`, a pipe into `while read`, or a here-document
+    with more lines after it."""
+    return bool(_COMPOUND.match(command) or "while" in command and _PIPED_LOOP.search(command) or
+                "<<" in command and heredoc_then(command))
 
 
 def run(state: dict[str, Any], command: str, evaluate: Evaluate, said: Said) -> Ran | None:
-    """An `if`, `for` or `while read` line run as bash runs it; None: not one, or not known."""
+    """An `if`, `for` or `while read` line run as bash runs it, or a here-document's command and the
+    lines after it, each on the state the one before left; None: not one, or not known."""
+    split = heredoc_then(command) if "<<" in command else None
+    if split is not None:  # (`cat > f.py <<'EOF'` … `EOF`, then `python3 f.py`)
+        rest = lists.commands(split[1], substitutions=True)
+        return None if rest is None else evaluate(state, [("", split[0]), ("\n", rest[0][1]), *rest[1:]])
     head = command.lstrip()[:4]
     if head == "for ":
         return loop(state, command, evaluate, said)

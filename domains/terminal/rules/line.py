@@ -63,6 +63,24 @@ def heredoc(command: str) -> Heredoc | None:
                    literal=quoted or not any(c in text for c in "$`\\"))
 
 
+def heredoc_then(command: str) -> tuple[str, str] | None:
+    """A here-document's command with more commands on the lines after its delimiter (`cat > f.py
+    <<'EOF'` … `EOF`, then `python3 f.py`): the two parts, the first a command `heredoc` reads;
+    None for anything else."""
+    first, _, rest = command.partition("\n")
+    found = list(_HEREDOC.finditer(first))
+    if len(found) != 1 or "<<<" in first or not rest:
+        return None
+    m = found[0]
+    delimiter = m.group(2) or m.group(3) or m.group(4)
+    lines = command.split("\n")
+    for n, line in enumerate(lines[1:], 1):
+        if (line.lstrip("\t") if m.group(1) == "-" else line) == delimiter:
+            after = "\n".join(lines[n + 1:]).strip("\n")
+            return ("\n".join(lines[:n + 1]), after) if after.strip() else None
+    return None
+
+
 def _tildes(words: list[str], command: str, s: TerminalState) -> list[str]:
     """The words with each tilde the shell expands (`~`, `~/x` unquoted: the home), as a program sees
     them (`ls ~/x` says `cannot access '/home/user/x'`); raises _Unknown where a quoted one and an

@@ -469,7 +469,7 @@ def _evaluate(state: dict[str, Any], listed: list[tuple[str, str]]) -> tuple[str
         if line is None:
             return None
         found = _condition(s, line)
-        if found is None and (lists.commands(text, substitutions=True) or [("", "")])[0][1] == text:  # (no list again)
+        if found is None and (lists.commands(text, substitutions=True) or [("", text)])[0][1] == text:  # (no list again)
             found = answer(staged, line) or silent(staged, line)
         if found is None or lines and found[0].startswith("/bin/bash: line 1: "):
             return None  # (bash names the line a command is on: after a newline, not the first)
@@ -541,8 +541,9 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
     if re.search(r"\bgit\b", line) and re.search(r"\bconfig\b", line) and "git config" not in s.defined:
         s.defined.append("git config")  # git aliases may exist from now on
     listed = None if fed else lists.commands(line, substitutions=True)
-    if listed and (len(listed) > 1 or compound.compounds(line)):
-        evaluated = (_compound(state, line) if compound.compounds(line) else None) or _evaluate(state, listed)
+    if compound.compounds(command) or listed and len(listed) > 1:
+        evaluated = (_compound(state, command) if compound.compounds(command) else None) or \
+            (_evaluate(state, listed) if listed and len(listed) > 1 else None)
         if evaluated is not None and evaluated[:2] == (output, exit_code):  # (the state ran it as reality did)
             staged = TerminalState.model_validate(evaluated[2])
             staged.defined = s.defined  # (its folder: where the commands that ran left it, not every `cd` of the line)
