@@ -97,12 +97,10 @@ def separators(command: str) -> list[int]:
     continued), not in a comment, and not after an operator or a word that leaves the command open
     (`&&`, `|`, `do`, `then`…), nor at the line's start or after another."""
     found: list[int] = []
-    quote, escaped, comment, start = "", False, False, 0  # (start: where the text since the last end began)
+    quote, escaped, comment, since = "", False, -1, False  # (comment: where this line's began; since: code since the last end)
     for i, c in enumerate(command):
-        if comment:
-            comment = c != "\n"
-            if comment:
-                continue
+        if comment >= 0 and c != "\n":
+            continue
         if escaped:
             escaped = False
         elif c == "\\" and quote != "'":
@@ -112,13 +110,19 @@ def separators(command: str) -> list[int]:
         elif c in "'\"":
             quote = c
         elif c == "#" and (i == 0 or command[i - 1] in " \t\n;&|()<>"):
-            comment = True
+            comment = i
+            continue
         elif c == "\n":
-            before = _uncommented(command[start:i]).rstrip(" \t\n")
-            if before and not before.endswith(("&&", "||", "|", ";", "(", "{")) and \
-                    not (before.split() or [""])[-1] in _CONTINUED:
+            end = comment if comment >= 0 else i
+            tail = command[max(0, end - 16):end].rstrip(" \t\n")  # (enough to end with an operator or a keyword)
+            last = tail.split()[-1] if tail.split() else ""
+            if since and not tail.endswith(("&&", "||", "|", ";", "(", "{")) and last not in _CONTINUED:
                 found.append(i)
-                start = i + 1
+                since = False
+            comment = -1
+            continue
+        if c not in " \t":
+            since = True
     return found
 
 

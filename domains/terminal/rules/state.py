@@ -11,6 +11,7 @@ modules, not part of the domain's interface (that is TerminalRules, in __init__.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 import time
@@ -164,6 +165,7 @@ class _Unknown(Exception):
     """A word whose expansion the state does not know (a variable it never saw set)."""
 
 
+@functools.lru_cache(maxsize=16)  # (asked again for each command of a long line: `_expand_words`)
 def _outside_single_quotes(command: str) -> str | None:
     """The line with what single quotes hold taken out (the shell reads none of it); None where a
     quote is not closed."""
