@@ -26,27 +26,35 @@ def shell_words(command: str) -> list[str] | None:
         return None
 
 
-def _uncommented(command: str) -> str:
-    """The line without its comments: bash starts one at an unquoted # that begins a word, and ends
-    it at the line's end."""
-    quote, escaped, out, i = "", False, [], 0
-    while i < len(command):
-        c = command[i]
+def _scanned(command: str):
+    """Each character of the line (index, character, kind) as bash reads it: "code" (outside quotes,
+    not escaped), "quoted" (a quote, what quotes hold, an escaped character), "escape" (the backslash
+    before one, outside single quotes), "comment" (from an unquoted # that begins a word to the line's end)."""
+    quote, escaped, comment = "", False, False
+    for i, c in enumerate(command):
+        if comment and c != "\n":
+            yield i, c, "comment"
+            continue
+        comment = False
         if escaped:
             escaped = False
+            yield i, c, "quoted"
         elif c == "\\" and quote != "'":
             escaped = True
-        elif quote:
-            quote = "" if c == quote else quote
-        elif c in "'\"":
-            quote = c
+            yield i, c, "escape"
+        elif quote or c in "'\"":
+            quote = c if not quote else "" if c == quote else quote
+            yield i, c, "quoted"
         elif c == "#" and (i == 0 or command[i - 1] in " \t\n;&|()<>"):
-            end = command.find("\n", i)
-            i = len(command) if end < 0 else end
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
+            comment = True
+            yield i, c, "comment"
+        else:
+            yield i, c, "code"
+
+
+def _uncommented(command: str) -> str:
+    """The line without its comments (they end at the line's end)."""
+    return "".join(c for _, c, kind in _scanned(command) if kind != "comment") if "#" in command else command
 
 
 def joined(command: str) -> str:
@@ -54,39 +62,14 @@ def joined(command: str) -> str:
     reads the two lines as one."""
     if "\\\n" not in command:
         return command
-    out, quote, i = [], "", 0
-    while i < len(command):
-        c = command[i]
-        if c == "\\" and quote != "'" and command[i + 1:i + 2] == "\n":
-            i += 2
-            continue
-        if c == "\\" and quote != "'":
-            out.append(command[i:i + 2])
-            i += 2
-            continue
-        quote = (c if c in "'\"" else "") if not quote else "" if c == quote else quote
-        out.append(c)
-        i += 1
-    return "".join(out)
+    gone = {n for i, c, kind in _scanned(command) if kind == "escape" and command[i + 1:i + 2] == "\n" for n in (i, i + 1)}
+    return "".join(c for i, c in enumerate(command) if i not in gone)
 
 
 def one_line(command: str) -> str:
     """A command of one line whose newlines outside quotes only space its words (after `|`, `&&`,
     or its last): each a blank."""
-    out, quote, escaped = [], "", False
-    for c in command:
-        if escaped:
-            escaped = False
-        elif c == "\\" and quote != "'":
-            escaped = True
-        elif quote:
-            quote = "" if c == quote else quote
-        elif c in "'\"":
-            quote = c
-        elif c == "\n":
-            c = " "
-        out.append(c)
-    return "".join(out).rstrip(" ")
+    return "".join(" " if c == "\n" and kind == "code" else c for _, c, kind in _scanned(command)).rstrip(" ")
 
 
 _CONTINUED = ("&&", "||", "|", ";", "do", "then", "else", "{", "(", "!", "in")  # (a newline after them is a blank)
@@ -94,34 +77,18 @@ _CONTINUED = ("&&", "||", "|", ";", "do", "then", "else", "{", "(", "!", "in")  
 
 def separators(command: str) -> list[int]:
     """Where a newline ends a command (bash reads it as `;`): outside quotes, not escaped (a line
-    continued), not in a comment, and not after an operator or a word that leaves the command open
-    (`&&`, `|`, `do`, `then`…), nor at the line's start or after another."""
+    continued), and not after an operator or a word that leaves the command open (`&&`, `|`, `do`,
+    `then`…), nor at the line's start or after another. (The line without its comments: `_uncommented`.)"""
     found: list[int] = []
-    quote, escaped, comment, since = "", False, -1, False  # (comment: where this line's began; since: code since the last end)
-    for i, c in enumerate(command):
-        if comment >= 0 and c != "\n":
-            continue
-        if escaped:
-            escaped = False
-        elif c == "\\" and quote != "'":
-            escaped = True
-        elif quote:
-            quote = "" if c == quote else quote
-        elif c in "'\"":
-            quote = c
-        elif c == "#" and (i == 0 or command[i - 1] in " \t\n;&|()<>"):
-            comment = i
-            continue
-        elif c == "\n":
-            end = comment if comment >= 0 else i
-            tail = command[max(0, end - 16):end].rstrip(" \t\n")  # (enough to end with an operator or a keyword)
+    since = False  # (code since the last end)
+    for i, c, kind in _scanned(command):
+        if c == "\n" and kind == "code":
+            tail = command[max(0, i - 16):i].rstrip(" \t\n")  # (enough to end with an operator or a keyword)
             last = tail.split()[-1] if tail.split() else ""
             if since and not tail.endswith(("&&", "||", "|", ";", "(", "{")) and last not in _CONTINUED:
                 found.append(i)
                 since = False
-            comment = -1
-            continue
-        if c not in " \t":
+        elif c not in " \t\n" and kind != "comment":
             since = True
     return found
 
