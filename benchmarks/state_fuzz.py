@@ -78,6 +78,10 @@ REPO_TEMPLATES = [
     "sed -i -E 's/({w})+/<\\1>/g' {n}", "sed -i '$d' {n}", "sed -i 's/ *$//' {n}", "sed -n '$=' {n}",
     "sed 's/\\([a-z]\\)\\([a-z]*\\)/\\2\\1/' {n}", "sed -i '{k},/{w}/s/.*/[&]/' {n}", "cat {n} | sed '{k}q'",
     "git grep -n {w}", "git grep -c {w}", "git grep -l '{w}.'", "grep -n '^{w}' {n}", "grep -cE '{w}|{w2}' {n}",
+    # an edit undone, or put aside (gitrestore.py, gitstash.py)
+    "git reset", "git reset --hard", "git reset {n}", "git reset -- {n}", "git checkout {n}", "git checkout HEAD -- {n}",
+    "git restore -SW {n}", "git stash apply", "git stash drop -q", "git stash push -m {m}", "git stash -q",
+    "git reset --hard -q", "git checkout -- {n} {n2}", "git stash pop -q",
 ]
 # `--templates python`: the project's own modules written and imported, their functions called
 # (pyrun.py): bodies that loop, recurse, change lists and dicts, print, or fail in Python's ways

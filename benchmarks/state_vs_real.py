@@ -595,6 +595,20 @@ SEQUENCES: list[list[str]] = [
     # writes the state does not follow (through a pipe, in a subshell): what they wrote is not known after
     ["echo hi | tee README.md", "cat README.md", "ls | sort > list.txt", "cat list.txt", "(echo sub > sub.txt)",
      "cat sub.txt", "ls", "echo x > a.txt; false", "cat a.txt"],
+    # an edit undone with git: the working file as the index has it, the index as the last commit has it
+    ["sed -i 's/notes/items/g' src/notes.py", "git diff --stat", "git checkout -- src/notes.py", "cat src/notes.py",
+     "echo x >> README.md", "git add README.md", "echo y >> README.md", "git restore README.md", "git diff",
+     "git restore --staged README.md", "git status --short", "git reset --hard", "git status", "rm -rf tests",
+     "git checkout tests", "find tests", "git checkout -- nope", "cat > extra.py <<'EOF'\nx = 1\nEOF",
+     "git add extra.py", "git reset", "git status --short", "cat extra.py"],
+    ["git config --global user.email a@b.c && git config --global user.name 'A B'", "echo v2 > src/notes.py",
+     "git commit -qam v2", "echo broken > src/notes.py", "git add -A", "git reset --hard", "cat src/notes.py",
+     "git log --oneline", "mkdir lib && echo y > lib/y.py && git add lib", "git reset --hard -q", "ls",
+     "echo z > README.md", "cd src", "git reset -q && git checkout -- ..", "cd ..", "git status"],
+    # a stash: was the test failing before the change? (saved, the files as committed, then brought back)
+    ["git stash", "sed -i 's/append/insert/' src/notes.py", "echo new > notes.txt", "git add notes.txt",
+     "git stash list", "git stash", "cat src/notes.py", "ls", "python3 -m pytest -q tests 2>&1 | tail -1",
+     "git stash pop", "git status --short", "git diff", "git stash list", "git stash pop"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

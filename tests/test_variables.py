@@ -6,47 +6,13 @@ answers wrong."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
-from mcp_world.domain import load_domain
-from mcp_world.executors.sandbox import SandboxLimits, TerminalSandbox, bwrap_available
-from mcp_world.world import load_world
+from mcp_world.executors.sandbox import SandboxLimits, bwrap_available
 
-RULES = load_domain("terminal").rules
-shell = __import__(type(RULES).__module__ + ".shell", fromlist=["x"])
-silent = __import__(type(RULES).__module__ + ".silent", fromlist=["x"]).silent
+from .sandboxed import shell, side_by_side, unanswered
 
 pytestmark = pytest.mark.skipif(not bwrap_available(), reason="needs bubblewrap")
-_STAMP = re.compile(r"\b[A-Z][a-z]{2} [ 0-3]\d (?:[0-2]\d:[0-5]\d| \d{4}) ")  # ls -l's time (benchmarks/state_vs_real.py)
-
-
-def _side_by_side(commands: list[str]) -> list[tuple[str, tuple[str, int] | None, str]]:
-    """(command, the state's answer or None, the sandbox's output) for each command in turn; the state
-    follows the sandbox's output and folder, as the shadow mode has it follow reality."""
-    world = load_world("devbox")
-    state = RULES.initial(world)
-    box = TerminalSandbox(world, SandboxLimits())
-    seen = []
-    try:
-        for command in commands:
-            said = shell.answer(state, command) or silent(state, command)
-            real = box.run(command, state["cwd"], env=state.get("env") or {}, session=True)
-            box.status = real.exit_code & 255
-            if said is not None:  # (`ls -l` shows the minute each ran: the state's and the sandbox's may part by one)
-                assert (_STAMP.sub("<time>", said[0]), said[1]) == (_STAMP.sub("<time>", real.output), real.exit_code), \
-                    command
-                assert shell.cwd_after(state, command, said[1]) == real.cwd, command
-            seen.append((command, said, real.output))
-            state = shell.apply(state, command, real.output, real.exit_code, real.cwd)
-    finally:
-        box.close()
-    return seen
-
-
-def _unanswered(seen, expected: set[str]) -> set[str]:
-    return {command for command, said, _ in seen if command in expected and said is None}
 
 
 def test_variables_are_set_read_back_and_split_as_bash_does():
@@ -54,12 +20,12 @@ def test_variables_are_set_read_back_and_split_as_bash_does():
     quotes (`ls $L` of two names lists two), whole inside them; an empty one is no word at all. A
     value that is a pattern (`G='*.md'; ls $G`) or a `~` the shell does not read as the home is the
     model's. Before, `X=5` was answered by the model and made the state forget every folder it knew."""
-    seen = _side_by_side([
+    seen = side_by_side([
         "F=src/notes.py", "wc -l $F", "cat $F | head -2", 'grep -n def "$F"', "L='README.md requirements.txt'",
         "ls $L", "wc -l $L", 'echo "<$L>"', "cat $L | wc -l", "D=$(dirname $F)", "ls $D", "cd $D && pwd", "cd -",
         "N=$(wc -l < $F); echo $((N * 2))", 'unset F; echo "[$F]"', "E=", "ls $E", "X=5 Y=6; echo $X$Y", "ls",
         "G='*.md'", "ls $G", 'P="~/notes-app"', 'cd "$P"', "export V=1; W=2", "bash -c 'echo \"$V$W\"'"])
-    assert _unanswered(seen, {"F=src/notes.py", "wc -l $F", "cat $F | head -2", 'grep -n def "$F"', "wc -l $L",
+    assert unanswered(seen, {"F=src/notes.py", "wc -l $F", "cat $F | head -2", 'grep -n def "$F"', "wc -l $L",
                               'echo "<$L>"', "cat $L | wc -l", "ls $D", "cd $D && pwd", "cd -",
                               "N=$(wc -l < $F); echo $((N * 2))", "ls $E", "X=5 Y=6; echo $X$Y"}) == set()
     answers = {command: said for command, said, _ in seen}
@@ -72,7 +38,7 @@ def test_a_for_loop_runs_its_body_once_for_each_word_as_bash_does():
     body runs for each, the variable set to it, each turn on the state the one before left: what it
     prints, the last turn's status, the files it writes and the folder it ends in. `find -exec`
     runs its command once for each path (`;`) or once for them all (`+`)."""
-    seen = _side_by_side([
+    seen = side_by_side([
         'for f in src/*.py tests/*.py; do echo "== $f"; head -3 "$f"; done', "echo $f",
         "for f in *.md *.txt; do wc -l $f; done", 'for i in $(seq 3); do echo "n $i" > n$i.txt; done', "ls",
         "cat n2.txt", "for f in n*.txt; do cat $f; rm $f; done", "ls", "for d in src tests; do ls $d | wc -l; done",
@@ -81,21 +47,21 @@ def test_a_for_loop_runs_its_body_once_for_each_word_as_bash_does():
         "for d in src tests; do cd $d; pwd; cd ..; done", "pwd", "for w in; do echo $w; done",
         "find . -name '*.py' -exec wc -l {} +", "find . -name '*.py' -exec grep -c zzz {} \\;",
         "find src -type f -exec cat {} ';'", "find . -name 'zz*' -exec cat {} +"])
-    assert _unanswered(seen, {command for command, _, _ in seen}) == set()
+    assert unanswered(seen, {command for command, _, _ in seen}) == set()
 
 
 def test_a_while_read_loop_runs_its_body_once_for_each_line_of_a_file_or_a_pipe():
     """`while read -r l; do …; done < FILE` and `CMD | while read f; do …; done`: one turn for each
     whole line (its blanks at either end taken off, but with `IFS=`); fed by a pipe, the loop runs in
     a subshell, so the folder and the variables it set are gone after it, and the files it wrote stay."""
-    seen = _side_by_side([
+    seen = side_by_side([
         'while read -r l; do echo "> $l"; done < requirements.txt', 'echo "[$l]"',
         "find . -name '*.py' | while read f; do wc -l $f; done",
         "find . -name '*.py' | sort | while IFS= read -r f; do head -1 \"$f\"; done",
         "ls | while read f; do cd src; X=1; done", "pwd", "ls | while read f; do echo $f > $f.bak; done",
         "cat src.bak", "echo 'a  b' > t.txt", "while read x; do echo \"[$x]\"; done < t.txt",
         "while IFS= read -r x; do echo \"[$x]\"; done < t.txt", "while read l; do echo $l; done"])
-    assert _unanswered(seen, {command for command, _, _ in seen}) == set()
+    assert unanswered(seen, {command for command, _, _ in seen}) == set()
 
 
 def test_what_the_state_did_not_run_keeps_what_it_could_not_change_and_forgets_what_it_may_have():
@@ -103,7 +69,7 @@ def test_what_the_state_did_not_run_keeps_what_it_could_not_change_and_forgets_w
     the state does not follow (through a pipe, in a subshell, in a list that failed) leaves what it
     wrote unknown, and a variable a failed or unfollowed line may have set is not known either.
     Before, `ls | sort > README.md` then `cat README.md` was answered with the old README."""
-    seen = _side_by_side([
+    seen = side_by_side([
         'while read -r l; do echo "> $l"; done < requirements.txt', "cat README.md", "ls",
         "echo hi | tee README.md", "cat README.md", "ls | sort > list.txt", "cat list.txt", "(echo sub > sub.txt)",
         "cat sub.txt", "echo x > a.txt; false", "cat a.txt", "F=one", "export F=two b.txt", "echo $F",
@@ -120,8 +86,8 @@ def test_who_the_shell_runs_as_and_the_system_are_the_sandboxs():
     """`id`, `id -u`, `uname`: the sandbox's user (SandboxLimits.uid, the world's user name) on Linux;
     `ls -l src/` lists the folder as `ls -l src` does."""
     assert SandboxLimits().uid == shell.UID
-    seen = _side_by_side(["id", "id -u", "id -g", "id -un", "uname", "uname -s", "ls -l src/", "ls -la tests/"])
-    assert _unanswered(seen, {command for command, _, _ in seen}) == set()
+    seen = side_by_side(["id", "id -u", "id -g", "id -un", "uname", "uname -s", "ls -l src/", "ls -la tests/"])
+    assert unanswered(seen, {command for command, _, _ in seen}) == set()
 
 
 MULTILINE = [
@@ -143,5 +109,5 @@ def test_a_command_of_several_lines_runs_line_by_line_as_bash_does():
     (`if …; fi; pwd`) and inside each other (a loop in a loop, an `if` in a loop); a here-document's
     command, then the lines after it (a script written, then run). Before, `echo a⏎echo b` was
     answered `a echo b`, `ls⏎⏎pwd` as `ls pwd`, and `echo a # c⏎echo b` lost its second line."""
-    seen = _side_by_side(MULTILINE)
-    assert _unanswered(seen, set(MULTILINE)) == set()
+    seen = side_by_side(MULTILINE)
+    assert unanswered(seen, set(MULTILINE)) == set()

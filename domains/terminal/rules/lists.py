@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from .line import _expansions, _split
 from .missing import what_is_at
 from .output import _uncommented, joined, separators, shell_words
 from .state import _PLAIN, TerminalState, _abs
@@ -69,6 +70,17 @@ def commands(command: str, substitutions: bool = False, grouped: bool = True) ->
 _OPENERS = frozenset({"if", "for", "while", "until", "case", "select"})
 _CLOSERS = frozenset({"fi", "done", "esac"})
 _SEPARATOR = {";": "; ", "\n": "\n", "&&": " && ", "||": " || "}
+
+
+def expansions_each(command: str, parts: list[list[str]], s: TerminalState) -> list[set[str] | None] | None:
+    """What the shell expands in each of `parts` (the simple commands `_split` reads in `command`),
+    each read in its own text: `pytest; echo $?` expands nothing in pytest's words. None where the
+    texts of the commands are not those parts."""
+    listed = commands(command)
+    if not listed or len(listed) != len(parts) or any(op not in ("", "&&", ";") for op, _ in listed) or \
+            [_split(text) for _, text in listed] != [[p] for p in parts]:
+        return None
+    return [_expansions(text, s) for _, text in listed]
 
 
 def _depth(text: str) -> int:

@@ -254,6 +254,32 @@ def _reads_only(command: str, s: TerminalState) -> bool:
     return not any(_writes(st[0], st[1:], here) for st in stages)  # type: ignore[index]
 
 
+def ran_in_a_pipe(command: str, s: TerminalState) -> bool:
+    """A pipeline whose stages only read but for the program it starts with (`python3 -m pytest 2>&1 |
+    tail`): what that may have written is forgotten as for it run alone (_program_ran: one that runs
+    no git leaves what git tracks followed); True where it was such a pipeline."""
+    words = None if "$(" in command or "`" in command else _unsilenced(shell_words(command))
+    if words is None or any(w in (">", ">>", "&>", ">|", "||", "&&", ";", "&", "(", ")", "<", "<<") for w in words):
+        return False
+    stages: list[list[str]] = [[]]
+    for w in (w for w in words if w != "2>&1"):
+        if w in ("|", "|&"):
+            stages.append([])
+        else:
+            stages[-1].append(w)
+    if len(stages) < 2 or not all(stages) or any(st[0] == "cd" or re.fullmatch(r"\w+=.*", st[0]) for st in stages):
+        return False
+    first = stages[0]  # (the one that writes must be first: a later one may run what the pipe feeds it)
+    if any(_writes(st[0], st[1:], s) for st in stages[1:]) or first[0] in MODELLED or first[0] in _WRAPPERS or \
+            not _writes(first[0], first[1:], s):
+        return False
+    _program_ran(s, first[0], first[1:])
+    return True
+
+
+_WRAPPERS = frozenset({"xargs", "sudo", "su", "env", "ssh", "source", ".", "exec", "nohup", "timeout", "time", "nice"})
+
+
 def _unsilenced(words: list[str] | None) -> list[str] | None:
     """The words without their redirections that write nothing (`2>/dev/null`, `>/dev/null 2>&1`)."""
     if words is None:
@@ -313,8 +339,8 @@ def _program_ran(s: TerminalState, cmd: str, args: list[str]) -> None:
     that text is not known; a module run (`python3 -m pytest`) or another program: the files given
     alone (a test run writes caches, and a program its own files, far more often than the
     project's). One that runs no git leaves what git tracks followed."""
-    plain = [a for a in args if not a.startswith("-")]
     code = args[args.index("-c") + 1] if "-c" in args[:-1] else None
+    plain = [a for a in args if not a.startswith("-") and a != code]  # (the code run is no path it writes)
     script = plain[0] if plain and cmd in INTERPRETERS and code is None and args[:1] != ["-m"] else \
         "Makefile" if cmd == "make" else None
     text = code if code is not None else _contents(script, s) if script else None

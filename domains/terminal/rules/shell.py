@@ -15,8 +15,8 @@ import re
 import shlex
 from typing import Any
 
-from . import (compound, diskuse, filters, gitfiles, gittypo, lists, missing, pathnames, pycheck, pyeval, readonly,
-               search, substitution)
+from . import (compound, diskuse, filters, gitfiles, gitrestore, gitstash, gittypo, lists, missing, pathnames, pycheck,
+               pyeval, readonly, search, substitution)
 from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
@@ -29,7 +29,7 @@ from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anywa
 from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc
 from .output import joined, next_cwd, one_line, shell_words
 from .programs import (INTERPRETERS, MODELLED, _as_python_shows, _compiled_where_it_ran, _named_in, _no_shadowing,
-                       _project_run, _ran_nothing, _reads_only, _script, _writes)
+                       _project_run, _ran_nothing, _reads_only, _script, _writes, ran_in_a_pipe)
 from .silent import silent
 
 
@@ -324,8 +324,8 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return NO_IDENTITY.format(who=f"{user}@{s.host}.(none)"), 128
     if parsed and s.git and s.git.commits and _in_repo(s):
         config, sub = parsed
-        found = _commit_answer(s, config, sub) if sub[:1] == ["commit"] else \
-            _git_answer(s, sub) if not config else None
+        found = _commit_answer(s, config, sub) if sub[:1] == ["commit"] else None if config else \
+            gitstash.answer(s, sub) if sub[:1] == ["stash"] else gitrestore.answer(s, sub) or _git_answer(s, sub)
         if found is not None:
             return found
     if parsed and s.git and not s.git.commits and _in_repo(s) and not s.git.unknown:
@@ -557,13 +557,14 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
         s.cwd = cwd_after or s.cwd
         return s.model_dump()
     if parts is None:  # pipes, subshells, substitutions: unless every program only reads, forget what it may have changed
-        if fed or not _reads_only(command, s):  # (and the files it names: `ls | sort > f`, `(echo > f)`)
+        if fed or not (_reads_only(command, s) or ran_in_a_pipe(command, s)):  # (the files it names: `ls | sort > f`)
             _forget_writes(s, None, _named_in(line, s))
         forget_assigned(s, line)
         parts = []
     kinds = _expansions(line, s)
     if len(parts) == 1 and kinds is not None and assigns_itself(line):
         kinds.add("variable")  # (`X=1 Y=$X`: Y has the new X, which the words here were not expanded with)
+    each = lists.expansions_each(line, parts, s) if len(parts) > 1 and kinds is not None else None
     if exit_code != 0:
         forget_assigned(s, line)  # (`export F=a b.txt` failed: which of its variables it set, not followed)
     if exit_code != 0 and len(parts) > 1 and not (parts[-1][:2] == ["git", "commit"] and _quiet_prefix(state, parts)):
@@ -595,6 +596,6 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
             continue
         last = n == len(parts) - 1
         _apply_one(s, words, output if len(parts) == 1 or last and quiet_before else None, fed if last else None,
-                   kinds=kinds)
+                   kinds=each[n] if each else kinds)
     s.cwd = cwd_after or s.cwd
     return s.model_dump()

@@ -34,6 +34,18 @@ class Made(BaseModel):
     parent: str = ""
 
 
+class Stashed(BaseModel):
+    """A `git stash` entry the state made: what it saved of each path the stash changed (relative to
+    the repository): the working file's blob and the index's ("" where none), their texts, and the
+    commit it was made on (how many commits the branch had)."""
+    model_config = ConfigDict(extra="forbid")
+    subject: str  # "WIP on main: 60b5326 Initial commit" (`git stash list`)
+    commits: int
+    work: dict[str, str] = Field(default_factory=dict)
+    index: dict[str, str] = Field(default_factory=dict)
+    texts: dict[str, str | None] = Field(default_factory=dict)
+
+
 class GitState(BaseModel):
     model_config = ConfigDict(extra="forbid")
     repo: str = ""  # the repository's folder
@@ -70,6 +82,9 @@ class GitState(BaseModel):
     # where that commit is not one such (the world's, or one made of what the state did not know)
     last_change: dict[str, list[str]] | None = None
     last_texts: dict[str, str] = Field(default_factory=dict)
+    # `git stash` entries, newest first (stash@{0}), where known whole: the world makes its repository
+    # with none, and `git init` makes one with none
+    stash: list[Stashed] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -443,11 +458,11 @@ def _blob(s: TerminalState, path: str) -> str | None:
 
 def _write(s: TerminalState, path: str, content: str | None, append: bool = False, learnt: bool = False) -> None:
     """`path` holds `content` now: written by the command (or, `learnt`, read: nothing changed)."""
+    if append:  # (onto a file the state does not know, or may not know is there: not known either)
+        old = "" if _blob(s, path) == "" else s.files.get(path)
+        content = None if old is None or content is None else old + content
     if not learnt:
         _touched(s, path)
-    if append:
-        old = s.files.get(path, "" if path not in s.files else None)
-        content = None if old is None or content is None else old + content
     if not learnt and path not in s.files:
         _made(s, path)
     elif not learnt:

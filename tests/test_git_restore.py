@@ -1,0 +1,92 @@
+"""Undoing an edit with git (`git checkout -- f`, `git restore`, `git reset`, `git reset --hard`) in
+the terminal's state, against git in the real bubblewrap sandbox (tests/sandboxed.py): every answer
+byte for byte, the files and index after it too, so the lines after it (`cat`, `git status`, `git
+diff`, `find`) stay answered. Before, each of these ended what the state followed of the repository:
+every later `ls`, `cat` and `git status` there was the model's."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcp_world.executors.sandbox import bwrap_available
+
+from .sandboxed import side_by_side, unanswered
+
+pytestmark = pytest.mark.skipif(not bwrap_available(), reason="needs bubblewrap")
+
+
+def test_an_edit_undone_with_checkout_or_restore_is_put_back_as_the_index_has_it():
+    """The working file as the index has it; without `--` git counts what it wrote; a folder removed
+    comes back (and is listed where git made it); `checkout HEAD --` and `restore -SW` take the last
+    commit's, the index too."""
+    lines = ["sed -i 's/notes/items/g' src/notes.py", "git checkout -- src/notes.py", "cat src/notes.py",
+             "git status --short", "echo x >> README.md", "git restore README.md", "git diff",
+             "rm requirements.txt", "echo z > README.md", "git checkout README.md requirements.txt", "ls",
+             "git checkout .", "rm -r src", "git checkout -- src", "find . -not -path './.git*'", "ls -la src",
+             "echo y > README.md", "git add README.md", "echo w > README.md", "git checkout -- README.md",
+             "cat README.md", "git checkout HEAD -- README.md", "git status", "echo v > README.md",
+             "git add -A", "git restore -SW README.md", "git status --short", "cat README.md"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+
+
+def test_reset_unstages_and_lists_what_is_left_and_reset_hard_puts_everything_back():
+    """`git reset [PATHS]` sets the index back and lists every tracked file still changed, from the
+    repository's top; without `--` the first name must be in the working tree. `--hard` removes a
+    file staged as new, and the folders it leaves empty."""
+    lines = ["echo x >> src/notes.py", "git add src/notes.py", "echo y >> src/notes.py", "cd src", "git reset",
+             "git status --short", "git add notes.py", "git reset -- notes.py", "git add notes.py",
+             "git reset HEAD notes.py", "cd ..", "rm README.md", "git reset README.md", "git reset -- README.md",
+             "git reset nope new.txt", "git restore --staged src/notes.py", "git add -A", "git reset -q",
+             "git status", "mkdir -p d/e && echo q > d/e/f && git add d", "git reset --hard", "ls", "git status",
+             "cat src/notes.py README.md", "echo n > new.txt", "git add new.txt", "git reset --hard -q", "ls"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines) - {"mkdir -p d/e && echo q > d/e/f && git add d"}) == set()
+
+
+def test_a_path_git_does_not_know_is_refused_and_nothing_changes():
+    """A name git does not track is refused before anything is put back, each named once; `restore`
+    needs a path."""
+    lines = ["echo z > README.md", "echo n > new.txt", "git checkout -- nope other", "git checkout new.txt",
+             "git checkout -- new.txt README.md", "cat README.md", "git restore nope", "git restore --staged nope",
+             "git restore", "git reset nope", "git status --short"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+
+
+def test_appending_to_a_file_the_state_does_not_know_is_there_leaves_it_not_known():
+    """`>>` onto a file a program may have made: what it holds now is not known either. Before, the
+    state took a file it did not hold for empty, and answered `cat` with the appended line alone."""
+    seen = side_by_side(["python3 -c \"open('made.txt', 'w').write('a\\n')\"", "echo x >> made.txt", "cat made.txt",
+                         "mkdir fresh", "echo y >> fresh/new.txt", "cat fresh/new.txt"])
+    answers = {command: said for command, said, _ in seen}
+    assert answers["cat fresh/new.txt"] == ("y\n", 0)  # (a folder made now holds only what is made in it)
+
+
+def test_a_stash_saves_the_changes_puts_the_files_back_and_pop_brings_them_back():
+    """`git stash` (also `push -m`): saved as `git stash list` shows it, the files as the last commit
+    has them; `apply` and `pop` bring them back onto that commit and print `git status` (a file
+    staged as new is staged again, other staged changes are not); `pop` and `drop` take the entry
+    off (the id they print is the model's). With nothing changed, or nothing stashed, git says so."""
+    lines = ["git stash", "git stash -q", "git stash list", "git stash pop", "echo x >> README.md", "echo n > new.txt",
+             "git add new.txt", "echo y > src/notes.py", "git add src/notes.py", "echo z >> src/notes.py", "git stash",
+             "git stash list", "git status", "ls", "git stash apply", "git status --short", "git reset --hard -q",
+             "git stash pop -q", "git status --short", "cat src/notes.py new.txt", "git stash list", "git stash -q",
+             "git stash drop", "git stash list", "git stash pop", "echo q > README.md", 'git stash push -m "try this"',
+             "git stash list", "rm src/notes.py", "git stash", "ls src", "git stash pop", "ls src", "git stash pop",
+             "cat README.md", "git status", "git stash drop -q"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == {"git stash drop", "git stash pop"}  # (each prints the stash's id)
+    assert [said for command, said, _ in seen if command == "git stash pop"][0] == ("No stash entries found.\n", 1)
+
+
+def test_a_test_run_piped_or_followed_by_its_status_leaves_what_git_tracks_followed():
+    """`python3 -m pytest 2>&1 | tail -1` and `python3 x.py; echo $?` run a program that runs no git:
+    what git tracks stays followed, as for the program run alone (`git diff` after it is answered;
+    what it may have made beside, `git status`, is not). Before, the pipe, or the `$?` read by
+    another command of the line, ended what the state followed of the repository."""
+    lines = ["sed -i 's/append/insert/' src/notes.py", "git stash", "python3 -m pytest -q tests 2>&1 | tail -1",
+             "git stash pop", "git diff",
+             "python3 -c \"open('o.txt', 'w').write('x')\"; echo $?", "git diff --stat", "git stash list"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, {"git diff", "git diff --stat", "git stash list"}) == set()
