@@ -82,6 +82,7 @@ REPO_TEMPLATES = [
     "git reset", "git reset --hard", "git reset {n}", "git reset -- {n}", "git checkout {n}", "git checkout HEAD -- {n}",
     "git restore -SW {n}", "git stash apply", "git stash drop -q", "git stash push -m {m}", "git stash -q",
     "git reset --hard -q", "git checkout -- {n} {n2}", "git stash pop -q",
+    "git rm {n}", "git rm -r {n}", "git rm -f {n} {n2}", "mv {n} {n2} && git add -A", "git mv {n} {n2} && git status",
 ]
 # `--templates python`: the project's own modules written and imported, their functions called
 # (pyrun.py): bodies that loop, recurse, change lists and dicts, print, or fail in Python's ways

@@ -609,6 +609,14 @@ SEQUENCES: list[list[str]] = [
     ["git stash", "sed -i 's/append/insert/' src/notes.py", "echo new > notes.txt", "git add notes.txt",
      "git stash list", "git stash", "cat src/notes.py", "ls", "python3 -m pytest -q tests 2>&1 | tail -1",
      "git stash pop", "git status --short", "git diff", "git stash list", "git stash pop"],
+    # files moved and removed through git, or moved and staged: the rename git shows
+    ["git mv README.md GUIDE.md", "git status --short", "mv requirements.txt reqs.txt", "git add -A", "git status",
+     "cd src", "git status -s", "git rm notes.py", "ls", "cd ..", "git rm -r tests", "ls", "git rm nope",
+     "git status", "git reset -q --hard", "ls", "git rm --cached README.md", "git status --short"],
+    # what the rules before this answered wrong: a move staged (a rename to git), a folder placed
+    # where one was removed, a pattern that matches .git
+    ["mv README.md GUIDE.md", "git add -A", "git status --short", "git status", "rm -r src", "cp -r tests src",
+     "cat src/test_notes.py", "ls src", "echo .g* | wc -c", "ls -d */", "tac requirements.txt | md5sum"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

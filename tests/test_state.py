@@ -1245,17 +1245,20 @@ def test_what_the_state_cannot_tell_apart_is_not_refused_or_taken_as_made():
     assert shell.answer(run(s, "[[ -s README.md ]] && echo nonempty", "nonempty\n"), "ls") == shell.answer(s, "ls")
 
 
-def test_what_git_removes_renames_or_brings_back_is_no_longer_known_to_be_there():
-    """`git rm`, `git mv`, a stash or a restore change the working tree in ways the state does not
-    follow: whether a file is there goes to the model (or the next listing), where it was answered
-    as still there. Those that leave the working tree (`rm --cached`, `restore --staged`) keep it."""
+def test_what_git_removes_renames_or_brings_back_is_followed_or_no_longer_known_to_be_there():
+    """`git rm`, `git mv`, a stash or a restore the state follows (gitrm.py, gitmv.py, gitstash.py,
+    gitrestore.py) leave the working tree as git leaves it; one it does not follow (a pattern, a stash
+    with the untracked files) leaves whether a file is there to the model (or the next listing),
+    where it was answered as still there."""
     s = terminal()
     t = run(s, "git rm -q requirements.txt")
-    assert shell.silent(t, "rm requirements.txt") is None and shell.answer(t, "ls") is None
+    assert shell.silent(t, "rm requirements.txt") is None and shell.answer(t, "ls") == ("README.md\nsrc\ntests\n", 0)
     t = run(s, "git mv tests/test_notes.py new.txt")
-    assert shell.answer(t, "cd tests/test_notes.py") is None
+    assert shell.answer(t, "cd tests/test_notes.py")[1] == 1 and shell.answer(t, "cat new.txt")[0].startswith("from src")
     t = run(s, "git rm -q --cached requirements.txt")
-    assert shell.silent(t, "rm requirements.txt") == ("", 0) and shell.answer(t, "cat src/notes.py") is None
+    assert shell.silent(t, "rm requirements.txt") == ("", 0) and shell.answer(t, "cat src/notes.py") is not None
+    for unfollowed in ("git rm -q '*.txt'", "git stash -u"):
+        assert shell.answer(run(s, unfollowed), "ls") is None, unfollowed
     # a folder moved onto a name the state cannot place (a program wrote): wherever it went, not where it was
     t = run(run(s, "sed -i 'w out' README.md"), "mv tests new.txt")
     assert shell.answer(t, "cd tests/test_notes.py") == \

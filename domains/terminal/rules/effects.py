@@ -13,7 +13,8 @@ import sys
 
 from . import history, missing, sedscript
 from .state import (ASSIGNMENT, WRITABLE, TerminalState, _abs, assign, _absent, _changed, _children, _contents,
-                    _exists, _expand, _forget_writes, _made, _remove, _touched, _writable, _Unknown, _within, _write)
+                    _exists, _expand, _forget_writes, _globbed, _made, _remove, _touched, _writable, _Unknown, _within,
+                    _write)
 from .line import PATH_EXPANSIONS, Heredoc, _echo_text, _split, _tildes
 from .programs import (MODELLED, _archive_target, _compiles, _program_ran, _project_run, _script_run,
                        _writes)
@@ -64,7 +65,7 @@ def _partly_done(s: TerminalState, words: list[str], kinds: set[str] | None) -> 
         else:  # (what the pattern matched of the paths the state knows; the folder's listing: not known)
             where = _abs(folder or ".", s) if folder or not w.startswith("/") else "/"
             s.known_dirs = [d for d in s.known_dirs if d != where]
-            paths += [posixpath.join(where, n) for n in _children(where, s)
+            paths += [posixpath.join(where, n) for n in _globbed(where, s)
                       if fnmatch.fnmatchcase(n, pattern) and (pattern.startswith(".") or not n.startswith("."))]
     recursive = any(RECURSIVE.fullmatch(w) for w in words[1:] if w.startswith("-"))
     paths = [p for p in paths if not (words[0] == "rm" and not recursive and p in s.dirs)]  # (`rm DIR`: refused)
@@ -270,7 +271,7 @@ def _rm(s: TerminalState, plain: list[str]) -> None:
         else:  # as bash expands it: within the folder, dot files only for a pattern starting with a dot
             # (in a folder not known whole: what it matched of the paths the state knows is gone,
             # and the folder's listing stays unknown)
-            matches = [posixpath.join(folder, n) for n in _children(folder, s)
+            matches = [posixpath.join(folder, n) for n in _globbed(folder, s)
                        if fnmatch.fnmatchcase(n, name) and (name.startswith(".") or not n.startswith("."))]
         for p in matches:
             _remove(s, p)
@@ -312,6 +313,8 @@ def _placed(s: TerminalState, cmd: str, args: list[str], src: str, dst: str) -> 
         _touched(s, src)
     if dst in s.dirs:
         dst = posixpath.join(dst, posixpath.basename(src))
+    if src in s.dirs:  # (a folder removed there before: what is under it now is what came, not nothing)
+        s.deleted = [d for d in s.deleted if not _within(d, dst)]
     moved = {p: c for p, c in s.files.items() if p == src or p.startswith(src + "/")}
     whole = src in s.files and src not in s.dirs  # one file (a folder's copy is made in cp's own order)
     if not whole or cmd == "mv":
@@ -339,6 +342,9 @@ def _placed(s: TerminalState, cmd: str, args: list[str], src: str, dst: str) -> 
         _changed(s, posixpath.dirname(src))
         if src not in s.deleted:
             s.deleted.append(src)
+    folder = posixpath.relpath(dst, s.git.repo) if s.git is not None and dst in s.dirs else None
+    if folder is not None and s.git is not None and s.git.base.get(folder) == "" and folder not in s.git.index:
+        del s.git.base[folder]  # (a folder there now, not a file the last commit lacked)
     s.times = {p: t for p, t in s.times.items() if not (_within(p, src) and cmd == "mv" or _within(p, dst))}
     if whole and (cmd == "mv" or {"-p", "-a", "--preserve", "--archive"} & set(args)):
         if kept is not None:

@@ -3,7 +3,8 @@ them, computed exactly as GNU coreutils and grep print them (C.UTF-8 locale, no 
 
     cat -n F · head [-n N|-N] F · tail [-n N|-N] F · sed -n 'A,Bp' F · wc -l|-c|-w F
     grep [-n] [-c] [-v] [-i] WORD F · and any of them (or `cat F`, `ls`) piped into
-    head, tail, wc, grep, sort [-r], uniq [-c], tr a-z A-Z / A-Z a-z, cut -d D -f LIST / -c LIST
+    head, tail, wc, grep, sort [-r], uniq [-c], tr a-z A-Z / A-Z a-z, cut -d D -f LIST / -c LIST,
+    tac, md5sum / sha1sum / sha256sum / sha512sum
     `ls`, `find` and `grep -r` as the first stage, computed by the shell state (search.py)
 
 Anything else — a regular expression, an option not listed, a file whose contents the state does
@@ -13,6 +14,7 @@ byte against the real sandbox over the recorded corpus (benchmarks/state_vs_real
 
 from __future__ import annotations
 
+import hashlib
 import re
 import sys
 from typing import Callable
@@ -266,6 +268,11 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
         return uniq, files
     if cmd == "cut":
         return _cut(args)
+    if cmd == "tac" and len(args) <= 1 and not any(a.startswith("-") for a in args):
+        return (lambda text: ("".join(reversed(_lines(text))), 0)), args  # (a last line with no newline: first)
+    if cmd in _DIGESTS and len(args) <= 1 and not any(a.startswith("-") or "\\" in a for a in args):
+        name = args[0] if args else "-"
+        return (lambda text: (f"{hashlib.new(_DIGESTS[cmd], text.encode()).hexdigest()}  {name}\n", 0)), args
     if cmd == "tr" and args in (["a-z", "A-Z"], ["A-Z", "a-z"]):
         def tr(text: str) -> tuple[str, int]:
             table = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -277,6 +284,7 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
     return None
 
 
+_DIGESTS = {"md5sum": "md5", "sha1sum": "sha1", "sha256sum": "sha256", "sha512sum": "sha512"}
 _NL_SECTION = re.compile(r"^(\\:){1,3}$", re.M)  # (nl's logical page delimiters: `\:\:\:`, `\:\:`, `\:`)
 _NUMBER = re.compile(r"[ \t]*(-?(?:\d+\.?\d*|\.\d+))?")
 

@@ -11,7 +11,7 @@ import re
 
 from . import filters, gitfiles, listing, search
 from . import state as st
-from .state import _PLAIN, _QUOTABLE, TerminalState, _abs, _children, _contents, _within
+from .state import _PLAIN, _QUOTABLE, TerminalState, _abs, _children, _contents, _exists, _globbed, _within
 
 
 def _listing(folder: str, s: TerminalState) -> str | None:
@@ -29,6 +29,13 @@ def _ls(args: list[str], s: TerminalState) -> str | None:
     folder below it too (`ls -R [DIR]`), as GNU ls writes them to a pipe."""
     if all(a == "-1" for a in args):
         return _listing(s.cwd, s)
+    if any(a in ("-d", "-1d", "-d1") for a in args) and all(a in ("-d", "-1", "-1d", "-d1") or not a.startswith("-")
+                                                             for a in args):
+        named = [a for a in args if not a.startswith("-")] or ["."]  # (`-d`: each named as it is, folders too)
+        if any(not _PLAIN.fullmatch(n) or not _exists(_abs(n, s), s) or n.endswith("/") and _abs(n, s) not in s.dirs
+               for n in named):
+            return None
+        return "".join(n + "\n" for n in sorted(named, key=lambda n: n.encode()))
     if args[:1] != ["-R"] or len(args) > 2 or (len(args) == 2 and (args[1].startswith("-") or args[1].endswith("/")
                                                                   or not _PLAIN.fullmatch(args[1]))):
         return None
@@ -199,18 +206,21 @@ def _unexpanded(command: str, s: TerminalState) -> str:
         word = command[a:b]
         if not any(c in word for c in "*?[") or any(c in word for c in "'\"\\$`"):
             continue
-        folder, _, pattern = word.rpartition("/")
-        if any(c in word for c in "|;&<>(){}") or any(c in folder for c in "*?[~") or word.endswith("/") or \
-                "/" in word and not folder.strip("/"):
+        only_folders = word.endswith("/") and "/" not in word[:-1]  # (`*/`: the folders, each with its slash)
+        folder, _, pattern = word[:-1].rpartition("/") if only_folders else word.rpartition("/")
+        if any(c in word for c in "|;&<>(){}") or any(c in folder for c in "*?[~") or \
+                word.endswith("/") and not only_folders or "/" in word and not folder.strip("/") and not only_folders:
             return command  # (operators inside the word, a pattern above the last part, `~`, `/*`: not followed)
-        where = _abs(folder, s) if "/" in word else s.cwd
+        where = _abs(folder, s) if "/" in word and not only_folders else s.cwd
         if where not in s.known_dirs:
             return command
-        names = [n for n in _children(where, s) if (pattern.startswith(".") or not n.startswith(".")) and
-                 fnmatch.fnmatchcase(n, pattern)]
-        if any(not re.fullmatch(r"[A-Za-z0-9._+@,=-]+", n) for n in names):
+        names = [n + "/" if only_folders else n for n in _globbed(where, s) if
+                 (pattern.startswith(".") or not n.startswith(".")) and fnmatch.fnmatchcase(n, pattern) and
+                 (not only_folders or posixpath.join(where, n) in s.dirs or n == ".git")]
+        if any(not re.fullmatch(r"[A-Za-z0-9._+@,=-]+/?", n) for n in names):
             return command
-        matched = [f"{folder}/{n}" if "/" in word else n for n in names]  # (in ls's order: bash's, in C)
+        # (in ls's order: bash's, in C)
+        matched = [f"{folder}/{n}" if "/" in word and not only_folders else n for n in names]
         out += [command[last:a], " ".join(f"'{n}'" for n in matched) if matched else f"'{word}'"]
         last = b
     return "".join(out) + command[last:]
@@ -229,7 +239,7 @@ def _glob(pattern: str, s: TerminalState) -> list[str] | None:
     folder = _abs(prefix, s) if prefix else s.cwd
     if folder not in s.known_dirs:
         return None
-    return [f"{prefix}/{n}" if prefix else n for n in _children(folder, s) if fnmatch.fnmatchcase(n, last) and
+    return [f"{prefix}/{n}" if prefix else n for n in _globbed(folder, s) if fnmatch.fnmatchcase(n, last) and
             (last.startswith(".") or not n.startswith("."))]
 
 

@@ -142,7 +142,7 @@ def plan(s: TerminalState, args: list[str]) -> Plan | None:
         work = _blob(s, path)
         if target == "":
             if form.hard and staged:  # staged as new: `reset --hard` removes it
-                if work is None and path not in s.files:
+                if work is None and path not in s.files or not emptied_known(s, path):
                     return None
                 out.removes.append(path)
                 written += 1
@@ -216,17 +216,32 @@ def carry_out(s: TerminalState, plan: Plan) -> None:
             g.index.pop(rel, None)
         else:
             g.index[rel] = staged
-    for path, text in plan.writes.items():
+    for path, text in sorted(plan.writes.items(), key=lambda item: item[0].encode()):  # (in the index's order)
         _folders_for(s, path)
         s.files.pop(path, None)  # (git removes the old file and writes a new one: the newest of its folder)
         _write(s, path, text)
     for path in plan.removes:
         _remove(s, path)
         folder = posixpath.dirname(path)  # (and the folders it leaves empty, up to the repository)
-        while folder != g.repo and folder in s.known_dirs and not any(
+        while folder != g.repo and not _within(s.cwd, folder) and not any(
                 posixpath.dirname(p) == folder for p in list(s.files) + s.dirs if p != folder):
             _remove(s, folder)
             folder = posixpath.dirname(folder)
+
+
+def emptied_known(s: TerminalState, path: str) -> bool:
+    """Whether the state knows which folders removing `path` leaves empty (git removes them, up to the
+    repository, but not the shell's folder): each on the way is known whole, or holds the shell."""
+    g = s.git
+    assert g is not None
+    folder = posixpath.dirname(path)
+    while folder != g.repo and _within(folder, g.repo):
+        if _within(s.cwd, folder):
+            return True
+        if folder not in s.known_dirs:
+            return False
+        folder = posixpath.dirname(folder)
+    return True
 
 
 def _folders_for(s: TerminalState, path: str) -> None:

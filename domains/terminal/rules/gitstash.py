@@ -15,7 +15,7 @@ from __future__ import annotations
 import posixpath
 
 from . import gitrestore
-from .gitrestore import Plan, carry_out
+from .gitrestore import Plan, carry_out, emptied_known
 from .repository import _git_answer
 from .state import Stashed, TerminalState, _blob
 
@@ -92,6 +92,8 @@ def _bring_back(s: TerminalState) -> Plan | None:
                 return None
             out.index[rel] = work
         if not work:
+            if not emptied_known(s, path):
+                return None
             out.removes.append(path)
         elif work != now:
             out.writes[path] = top.texts.get(work)

@@ -2,13 +2,18 @@
 
 A change is a path (as git shows it: relative to the shell's folder) with its two status letters,
 the index against the last commit and the working tree against the index, as `git status --short`
-writes them (" M", "A ", "MD", "??"…). Untracked folders come collapsed, ending in "/". Checked
-byte for byte against git in the sandbox (benchmarks/state_vs_real.py).
+writes them (" M", "A ", "MD", "??"…); a rename is "OLD -> NEW" with "R". Untracked folders come
+collapsed, ending in "/". Checked byte for byte against git in the sandbox (benchmarks/state_vs_real.py).
 """
 
 from __future__ import annotations
 
-LABELS = {"A": "new file:", "M": "modified:", "D": "deleted:"}
+import bisect
+from collections import Counter
+
+from .state import GitState
+
+LABELS = {"A": "new file:", "M": "modified:", "D": "deleted:", "R": "renamed:"}
 # A repository with no commit yet: `git status` says so, and `git commit` with nothing staged
 NO_COMMITS = "No commits yet"
 INITIAL_COMMIT = "Initial commit"
@@ -37,7 +42,7 @@ def long(branch: str, changes: list[tuple[str, str]], unborn: str = "") -> str:
     of what a commit would take. `unborn`: the branch has no commit yet (NO_COMMITS, or
     INITIAL_COMMIT where `git commit` says why it made none)."""
     staged = [(path, xy[0]) for path, xy in changes if xy != "??" and xy[0] != " "]
-    unstaged = [(path, xy[1]) for path, xy in changes if xy != "??" and xy[1] != " "]
+    unstaged = [(path.split(" -> ")[-1], xy[1]) for path, xy in changes if xy != "??" and xy[1] != " "]
     untracked = [path for path, xy in changes if xy == "??"]
     out = [f"On branch {branch}\n"] + ([f"\n{unborn}\n\n"] if unborn else [])
     if staged:
@@ -66,3 +71,41 @@ def long(branch: str, changes: list[tuple[str, str]], unborn: str = "") -> str:
     else:
         out.append("nothing to commit, working tree clean\n")
     return "".join(out)
+
+
+def renames(g: GitState, listed: list[tuple[str, str]]) -> dict[str, str] | None:
+    """The renames `git status` shows among the staged changes `listed` (relative to the repository):
+    each file staged as new whose content a file staged as removed had, by its new path; None where
+    git may find one the state does not work out (a file's content changed too, or two alike)."""
+    gone: dict[str | None, list[str]] = {}
+    for rel, xy in listed:
+        if xy[0] == "D":
+            gone.setdefault(g.base[rel], []).append(rel)
+    made = [rel for rel, xy in listed if xy[0] == "A"]
+    alike = Counter(g.index.get(rel) for rel in made)
+    out: dict[str, str] = {}
+    for rel in made:
+        sources = gone.get(g.index.get(rel), [])
+        if len(sources) > 1 or sources and alike[g.index.get(rel)] > 1:
+            return None  # (which goes where: git's choice)
+        if sources:
+            out[rel] = sources[0]
+    paired = set(out.values())
+    left = [[g.texts.get(blob) if blob else "" for blob, rels in gone.items() for rel in rels if rel not in paired],
+            [g.texts.get(blob) if blob else "" for blob in (g.index.get(rel) for rel in made if rel not in out)]]
+    if any(text is None for texts in left for text in texts):
+        return None
+    # git weighs a removed and an added file as a rename where they are similar enough; never where
+    # one is more than twice the other's size (diffcore-rename.c): then, no rename to work out
+    added = sorted(len(text.encode()) for text in left[1])  # type: ignore[union-attr]
+    for size in (len(text.encode()) for text in left[0]):  # type: ignore[union-attr]
+        at = bisect.bisect_left(added, (size + 1) // 2)  # (the first added file at least half its size)
+        if at < len(added) and added[at] <= 2 * size:
+            return None
+    return out
+
+
+def may_rename(changes: list[tuple[str, str | None, str | None, str, str]]) -> bool:
+    """A file removed and one added among `changes` (path, texts, blobs before and after): git may
+    show them as a rename (exact, or similar enough), which the diffs here do not write."""
+    return any(not old and new for *_, old, new in changes) and any(old and not new for *_, old, new in changes)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from . import gitobjects, gitrestore, gitstash
+from . import gitmv, gitobjects, gitrestore, gitrm, gitstash
 from . import state as st
 from .repository import (BRANCH_LISTING, GIT_READS, QUIET, TAG_LISTING, _commit_message, _commits_all, _committed,
                          _fresh, _git_globals, _new_commit)
@@ -125,7 +125,8 @@ def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
         elif sub == ["branch"] and len(args) == 3 and args[1] in ("-d", "-D") and args[2] in s.git.branches:
             s.git.branches.remove(args[2])
         elif sub in (["checkout"], ["restore"], ["reset"]) and gitrestore.apply(s, args, output) or \
-                sub == ["stash"] and gitstash.apply(s, args, output):
+                sub == ["stash"] and gitstash.apply(s, args, output) or sub == ["rm"] and gitrm.apply(s, args, output) or \
+                sub == ["mv"] and gitmv.apply(s, args, output):
             pass  # (a file put back, the index too: as the last commit, the index or a stash had it)
         else:  # merge, rebase, stash, a reset or restore not followed, commit --amend…: not modelled
             s.git.unknown = True

@@ -29,8 +29,9 @@ IS_DIR = "Is a directory"
 # why(word) -> "file", "dir", NO_ENTRY, NOT_DIR, or None where the state does not know
 Why = Callable[[str], str | None]
 
+DIGESTS = ("md5sum", "sha1sum", "sha256sum", "sha512sum")
 TOOLS = frozenset({"rm", "cp", "mv", "head", "tail", "wc", "grep", "sort", "uniq", "nl", "cat", "touch", "mkdir",
-                   "rmdir", "chmod", "stat", "du"})
+                   "rmdir", "chmod", "stat", "du", "tac", *DIGESTS})
 
 _GREP_FLAGS = set("nivcwlohHExFsqr")
 _SORT_FLAGS = set("rnubfdM")
@@ -116,9 +117,14 @@ def refusal(cmd: str, args: list[str], why: Why, writable: Callable[[str], bool]
         if reason in (NO_ENTRY, NOT_DIR):
             return f"{cmd}: cannot open '{rest[0]}' for reading: {reason}\n", 1
         return (f"{cmd}: error reading '{rest[0]}': {IS_DIR}\n", 1) if reason == "dir" else None
-    if cmd in ("wc", "uniq", "nl", "cat") and len(plain) == 1 and set(flags) <= (set("lcwm") if cmd == "wc" else set()):
+    if cmd in ("wc", "uniq", "nl", "cat", *DIGESTS) and len(plain) == 1 and \
+            set(flags) <= (set("lcwm") if cmd == "wc" else set()):
         reason = why(plain[0])
         return (f"{cmd}: {plain[0]}: {reason}\n", 1) if reason in (NO_ENTRY, NOT_DIR) and _PLAIN.fullmatch(plain[0]) \
+            else None
+    if cmd == "tac" and len(plain) == 1 and not flags and _PLAIN.fullmatch(plain[0]):
+        reason = why(plain[0])
+        return (f"tac: failed to open '{plain[0]}' for reading: {reason}\n", 1) if reason in (NO_ENTRY, NOT_DIR) \
             else None
     if cmd == "grep" and len(plain) == 2 and set(flags) <= _GREP_FLAGS and "s" not in flags and \
             re.fullmatch(r"[A-Za-z0-9_ :,=#@%/-]+", plain[0]) and _PLAIN.fullmatch(plain[1]):

@@ -23,8 +23,8 @@ READS = frozenset({
     "uniq", "cut", "tr", "diff", "cmp", "file", "stat", "du", "df", "whoami", "id", "hostname", "date", "env",
     "printenv", "which", "type", "history", "tree", "less", "more", "nl", "column", "basename", "dirname",
     "realpath", "readlink", "uname", "uptime", "ps", "free", "true", "false", "test", "[", "[[", "seq", "sleep",
-    "export", "unset", "alias", "clear", "man", "help", "jq", "md5sum", "sha1sum", "sha256sum", "od", "xxd",
-    "hexdump", "strings", "awk", "sed", "locale", "groups", "w", "who", "top", "lsb_release", "nproc",
+    "export", "unset", "alias", "clear", "man", "help", "jq", "md5sum", "sha1sum", "sha256sum", "sha512sum", "od",
+    "xxd", "hexdump", "strings", "awk", "sed", "locale", "groups", "w", "who", "top", "lsb_release", "nproc", "tac",
 })
 
 

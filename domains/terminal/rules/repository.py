@@ -12,7 +12,8 @@ import re
 
 from . import gitdiff, gitgrep, gitlog, gitobjects, gitstatus
 from . import state as st
-from .state import (GitState, TerminalState, _PLAIN, _abs, _blob, _children, _contents, _exists, _kept, _within)
+from .state import (GitState, TerminalState, _PLAIN, _abs, _blob, _children, _contents, _exists, _in_repo, _kept,
+                    _within)
 
 
 # What git says to a commit where no one is configured to make it (the sandbox, a fresh machine):
@@ -193,6 +194,11 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
     return None
 
 
+def quiet_add(s: TerminalState, words: list[str]) -> bool:
+    """`git add …` that prints nothing and changes nothing a commit's refusal depends on."""
+    return words[:2] == ["git", "add"] and s.git is not None and _in_repo(s) and _git_answer(s, words[1:]) == ("", 0)
+
+
 def _log(g: GitState, args: list[str]) -> tuple[str, int] | None:
     """`git log` (`-N`, `-n N`, `--max-count=N`) in git's default form, `--pretty=oneline` or a
     format (gitlog.py), newest first, where the state knows each shown commit's full id, author and
@@ -270,7 +276,7 @@ def _change(g: GitState, form: str) -> str | None:
         if any(blob and text is None for blob, text in zip((old, new), texts)):
             return None
         changes.append((rel, texts[0], texts[1], old, new))
-    return gitdiff.body(changes, form)
+    return None if gitstatus.may_rename(changes) else gitdiff.body(changes, form)
 
 
 # the last commit's parent, as agents name it to see what it changed
@@ -323,7 +329,7 @@ def _diff(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
         if any(blob and text is None for blob, text in zip((old, new), texts)):
             return None
         changes.append((rel, texts[0], texts[1], old, new))
-    shown = gitdiff.body(changes, form)
+    shown = None if gitstatus.may_rename(changes) else gitdiff.body(changes, form)
     return (shown, 0) if shown is not None else None
 
 
@@ -493,6 +499,9 @@ def changes(s: TerminalState, relative_to: str) -> list[tuple[str, str]] | None:
             out.append((rel, x + y))
     if untracked and any(posixpath.basename(p) == ".gitignore" for p in s.files if _within(p, g.repo)):
         return None  # what is ignored: not worked out here
+    renamed = gitstatus.renames(g, out)
+    if renamed is None:
+        return None
     shown: set[str] = set()
     for rel in untracked:  # a folder holding no tracked file is shown once, as the folder
         parts = rel.split("/")
@@ -506,9 +515,11 @@ def changes(s: TerminalState, relative_to: str) -> list[tuple[str, str]] | None:
                 break
         else:
             shown.add(rel)
+    out = [(f"{renamed[p]} -> {p}", "R" + xy[1]) if p in renamed else (p, xy) for p, xy in out
+           if p not in renamed.values()]
     out += [(p, "??") for p in sorted(shown, key=lambda p: p.encode())]
-    return [(posixpath.relpath(posixpath.join(g.repo, p), relative_to) + ("/" if p.endswith("/") else ""), xy)
-            for p, xy in out]
+    return [(" -> ".join(posixpath.relpath(posixpath.join(g.repo, q), relative_to) for q in p.split(" -> ")) +
+             ("/" if p.endswith("/") else ""), xy) for p, xy in out]
 
 
 def _tracked_under(s: TerminalState, folder: str, untracked: set[str]) -> bool:

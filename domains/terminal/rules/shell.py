@@ -15,12 +15,13 @@ import re
 import shlex
 from typing import Any
 
-from . import (compound, diskuse, filters, gitfiles, gitrestore, gitstash, gittypo, lists, missing, pathnames, pycheck,
-               pyeval, readonly, search, substitution)
+from . import (compound, diskuse, filters, gitfiles, gitmv, gitrestore, gitrm, gitstash, gittypo, lists, missing,
+               pathnames, pycheck, pyeval, readonly, search, substitution)
 from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
-                         _commit_message, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer)
+                         _commit_message, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer,
+                         quiet_add)
 from .state import (_PLAIN, _c_locale, _QUOTABLE, QUOTED_TILDE, TerminalState, _abs, _absent, _children, _contents,
                     _exists, _expand, _expand_words, _forget_writes, _in_repo, _kind, _splits, _Unknown, _user,
                     _within, assigns_itself, forget_assigned)
@@ -187,8 +188,8 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if parts[0][:1] == ["wc"] and len(parts[0]) == 3 and parts[0][1] in ("-l", "-c", "-w") and \
             any(c in parts[0][2] for c in "*?") and not any(c in command for c in "'\"\\$"):
         return _wc_glob(parts[0][1], parts[0][2], s)
-    if parts[0][:2] == ["ls", "-R"] and "$" not in command:
-        listed = _ls(parts[0][1:], s)
+    if parts[0][:1] == ["ls"] and parts[0][1:2] in (["-R"], ["-d"], ["-1d"], ["-d1"]) and "$" not in command:
+        listed = _ls((_split(_unexpanded(command, s)) or [[]])[0][1:], s)  # (`ls -d */`: as bash expands it)
         return (listed, 0) if listed is not None else None
     quoted = (parts[0][:2] == ["git", "grep"] or parts[0][:1] in (["printf"], ["echo"])) and _specials_quoted(command)
     if not quoted and (any(c in w for w in parts[0] for c in "*?[]{}\\") or ("'" in command and "$" in command) or
@@ -325,7 +326,8 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if parsed and s.git and s.git.commits and _in_repo(s):
         config, sub = parsed
         found = _commit_answer(s, config, sub) if sub[:1] == ["commit"] else None if config else \
-            gitstash.answer(s, sub) if sub[:1] == ["stash"] else gitrestore.answer(s, sub) or _git_answer(s, sub)
+            gitstash.answer(s, sub) if sub[:1] == ["stash"] else gitrm.answer(s, sub) if sub[:1] == ["rm"] else \
+            gitmv.answer(s, sub) if sub[:1] == ["mv"] else gitrestore.answer(s, sub) or _git_answer(s, sub)
         if found is not None:
             return found
     if parsed and s.git and not s.git.commits and _in_repo(s) and not s.git.unknown:
@@ -501,15 +503,10 @@ def _quiet_prefix(state: dict[str, Any], parts: list[list[str]]) -> dict[str, An
     for part in parts[:-1]:
         line = shlex.join(part)
         s = TerminalState.model_validate(staged)
-        if not (_quiet_add(s, part) or silent(staged, line) == ("", 0)):
+        if not (quiet_add(s, part) or silent(staged, line) == ("", 0)):
             return None
         staged = apply(staged, line, "", 0, next_cwd(line, s.cwd, s.home, 0))
     return staged
-
-
-def _quiet_add(s: TerminalState, words: list[str]) -> bool:
-    """`git add …` that prints nothing and changes nothing a commit's refusal depends on."""
-    return words[:2] == ["git", "add"] and s.git is not None and _in_repo(s) and _git_answer(s, words[1:]) == ("", 0)
 
 
 _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s*)([\w.-]+)\s*\(\s*\)")  # alias, function

@@ -141,6 +141,22 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
                 (posixpath.dirname(_abs(plain[1], s)) in s.dirs and not plain[1].endswith("/") or _abs(plain[1], s) in s.dirs) and \
                 _abs(plain[0], s) not in (_abs(plain[1], s), posixpath.join(_abs(plain[1], s), posixpath.basename(plain[0]))):
             pass  # (onto itself: "are the same file", refused)
+        elif cmd in ("cp", "mv") and len(plain) == 2 and \
+                _folder_placed(s, cmd, args, _abs(plain[0], s), _abs(plain[1], s)):
+            pass
         else:
             return None
     return "", 0
+
+
+def _folder_placed(s: TerminalState, cmd: str, args: list[str], src: str, dst: str) -> bool:
+    """`mv DIR DST` (`cp -r DIR DST`) that succeeds silently: DST is not there, in a folder that is (a
+    rename), or is a folder holding nothing of that name (into it); not into itself, nor the shell's
+    own folder or one above it moved."""
+    if src not in s.dirs or not _writable(src) or not _writable(dst) or \
+            cmd == "cp" and not {"-r", "-R", "-a", "-rf", "-fr", "--recursive"} & set(args):
+        return False
+    if dst in s.dirs:
+        dst = posixpath.join(dst, posixpath.basename(src))
+    return _absent(dst, s) and posixpath.dirname(dst) in s.dirs and not _within(dst, src) and \
+        not (cmd == "mv" and _within(s.cwd, src))

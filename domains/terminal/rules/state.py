@@ -176,6 +176,15 @@ def _children(folder: str, s: TerminalState) -> list[str]:
     return sorted(names, key=lambda n: (n.lstrip(".").lower(), n))
 
 
+def _globbed(folder: str, s: TerminalState) -> list[str]:
+    """The names a pattern is matched against in `folder`, in the order bash sorts them: its
+    children, and a repository's .git (git's own folder, not among them)."""
+    names = _children(folder, s)
+    if ".git" not in names and _git_folder(posixpath.join(folder, ".git"), s):
+        names = sorted([*names, ".git"], key=None if _c_locale(s) else lambda n: (n.lstrip(".").lower(), n))
+    return names
+
+
 class _Unknown(Exception):
     """A word whose expansion the state does not know (a variable it never saw set)."""
 

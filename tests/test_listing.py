@@ -1,0 +1,44 @@
+"""Files read, listed, moved and matched in the terminal's state, against the real bubblewrap
+sandbox (tests/sandboxed.py): every answer byte for byte, and the lines named here answered."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcp_world.executors.sandbox import bwrap_available
+
+from .sandboxed import side_by_side, unanswered
+
+pytestmark = pytest.mark.skipif(not bwrap_available(), reason="needs bubblewrap")
+
+
+def test_a_folder_moved_or_copied_onto_the_name_of_one_removed_holds_what_came():
+    """`rm -r spec` then `mv tests spec` (or `cp -r src d2`): what is under the name now is what
+    came. Before, the removal still stood for everything under it, and `cat spec/test_notes.py` was
+    answered "No such file or directory". A folder moved or copied whole is answered too."""
+    lines = ["mkdir spec", "rm -r spec", "mv tests spec", "cat spec/test_notes.py", "git status --short",
+             "mkdir d2 && touch d2/x", "rm -r d2", "cp -r src d2", "ls d2", "cat d2/notes.py", "cp -r src d2",
+             "ls d2", "mv d2 spec", "ls spec", "mv spec spec/x"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines) - {"mv spec spec/x"}) == set()
+
+
+
+def test_reading_backwards_checksums_and_folders_named_as_they_are():
+    """`tac`, `md5sum`/`sha1sum`/`sha256sum`/`sha512sum` of a file or a pipe (and the refusal of one
+    that is not there), `ls -d` of paths and of `*/` (the folders, each with its slash, as bash
+    expands it)."""
+    lines = ["tac src/notes.py", "md5sum README.md", "sha256sum src/notes.py", "cat README.md | md5sum",
+             "printf 'a\\nb' > x", "tac x", "cat x | tac", "sha1sum x", "sha512sum x", "md5sum nope", "tac nope",
+             "ls | tac", "tac README.md | head -2", "ls -d */", "ls -d src tests", "ls -d", "ls -d s*", "ls -1d */",
+             "ls -d */ | wc -l", "ls -d src/ README.md", "mkdir e && ls -d */", "for d in */; do echo $d; done"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+
+
+def test_a_pattern_starting_with_a_dot_matches_the_repository_s_own_folder():
+    """`.g*` and `.*` match `.git`, which the state holds apart from the files it lists. Before,
+    `echo .g* | wc -c` counted the pattern itself: 4, where bash counts `.git`: 5."""
+    lines = ["echo .g* | wc -c", "echo .* | wc -w", "ls -d .* | wc -l", "for f in .*; do echo $f; done"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
