@@ -18,7 +18,8 @@ from .repository import _tracked, _untouched
 from .state import TerminalState, _abs, _blob, _exists, _within
 
 _WHY = {"missing": "bad source", "untracked": "not under version control", "exists": "destination exists",
-        "itself": "can not move directory into itself"}
+        "itself": "can not move directory into itself", "over": "cannot move directory over file",
+        "empty": "source directory is empty"}
 
 
 @dataclass
@@ -51,19 +52,25 @@ def plan(s: TerminalState, args: list[str]) -> Move | None:
         rel = [posixpath.relpath(p, g.repo) for p in (src, dst)]
         return Move(f"fatal: {_WHY[why]}, source={rel[0]}, destination={rel[1]}\n", 128)
 
-    if src == dst:
-        return refused("itself")
-    if not _exists(src, s):
+    if not _exists(src, s):  # (in git's order: the first that holds is said)
         return refused("missing") if _blob(s, src) == "" else None
+    if _within(dst, src):
+        return refused("itself")
+    there = True if _exists(dst, s) else False if _blob(s, dst) == "" else None
+    if there is None:
+        return None
+    if src in s.dirs and there:
+        return refused("over")
     moved = [rel for rel in tracked if _within(posixpath.join(g.repo, rel), src)]
+    if src in s.dirs and not moved:
+        return refused("empty")
     if src in s.files and not moved:
         return refused("untracked")
-    if _exists(dst, s) and dst in s.files:
+    if there:
         return refused("exists")
     head = set(_untouched(s)) | {rel for rel, blob in g.base.items() if blob}
-    if not moved or _exists(dst, s) or _blob(s, dst) != "" or _within(dst, src) or \
-            posixpath.dirname(dst) not in s.dirs or any(_within(posixpath.join(g.repo, rel), dst) for rel in head):
-        return None  # (a folder with nothing tracked, into itself, onto what may be there, or what git tracks)
+    if posixpath.dirname(dst) not in s.dirs or any(_within(posixpath.join(g.repo, rel), dst) for rel in head):
+        return None  # (into a folder that is not there, or onto what git tracks)
     out = Move("", 0, src, dst)
     new = posixpath.relpath(dst, g.repo)
     old = posixpath.relpath(src, g.repo)
