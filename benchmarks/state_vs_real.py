@@ -617,6 +617,11 @@ SEQUENCES: list[list[str]] = [
     # where one was removed, a pattern that matches .git
     ["mv README.md GUIDE.md", "git add -A", "git status --short", "git status", "rm -r src", "cp -r tests src",
      "cat src/test_notes.py", "ls src", "echo .g* | wc -c", "ls -d */", "tac requirements.txt | md5sum"],
+    # names handed on by xargs (the way agents search the files find lists)
+    ["find . -name '*.py' | xargs grep -l def", "find . -name '*.py' | xargs grep -n 'def '",
+     "find . -name '*.py' | xargs grep -c import", "find . -type f -name '*.md' | xargs grep -in notes",
+     "find . -name '*.py' | xargs cat | wc -l", "git ls-files | xargs grep -l pytest",
+     "find . -name '*.py' | xargs grep nothing", "echo $?"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

@@ -42,3 +42,15 @@ def test_a_pattern_starting_with_a_dot_matches_the_repository_s_own_folder():
     lines = ["echo .g* | wc -c", "echo .* | wc -w", "ls -d .* | wc -l", "for f in .*; do echo $f; done"]
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()
+
+
+def test_names_handed_on_by_xargs_to_grep_and_cat():
+    """`find … | xargs grep -l|-n|-c …` and `| xargs cat`: the command run once over the names in
+    the order they came (one name: grep shows none), and xargs's 123 where grep selected nothing."""
+    lines = ["find . -name '*.py' | xargs grep -l def", "find . -name '*.py' | xargs grep -n def",
+             "find . -name '*.py' | xargs grep -c import", "find . -name '*.py' | xargs grep nothing",
+             "find . -name '*.md' | xargs grep -n notes", "find . -name '*.py' | xargs cat | wc -l",
+             "find . -name '*.py' | sort | xargs grep -h def", "git ls-files | xargs grep -l add"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+

@@ -427,6 +427,23 @@ def answer(command: str, read: Callable[[str], str | None],
                 last_fixed = len(names) > 1  # the total: last, whatever the order above it
                 from_xargs = True
                 continue
+            if stage[:2] in (["xargs", "grep"], ["xargs", "cat"]) and n > 0 and (stage[1] == "grep" or len(stage) == 2):
+                names = [line.rstrip("\n") for line in _lines(text or "")]  # (each a word: xargs hands them on)
+                texts = [read(name) for name in names]
+                if not names or any(t is None or not re.fullmatch(r"[A-Za-z0-9._/+-]+", nm)
+                                    for t, nm in zip(texts, names)) or len(names) > 500 or _recursive(stage[1:]):
+                    return None
+                if stage[1] == "cat":
+                    text, code = "".join(texts), 0  # type: ignore[arg-type]
+                else:
+                    alone = _filter(["grep", *stage[2:], names[0]]) if len(names) == 1 else None
+                    found = grepfile.grep_files([*stage[2:], *names], read) if len(names) > 1 else \
+                        None if alone is None or alone[1] != names[:1] else alone[0](texts[0])
+                    if found is None:
+                        return None
+                    text, code = found[0], 0 if found[1] == 0 else 123  # (xargs: 123 where the command failed)
+                from_xargs = True
+                continue
             if from_xargs and stage[0] == "head":
                 return None  # (head may close the pipe before wc has written: "xargs: wc: terminated by signal 13")
             if not ordered:
