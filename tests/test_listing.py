@@ -54,3 +54,16 @@ def test_names_handed_on_by_xargs_to_grep_and_cat():
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()
 
+
+def test_tr_uniq_and_head_of_all_but_the_last_lines():
+    """`tr` deleting, squeezing, keeping and translating sets and classes; `uniq -d`/`-u`; `head -n
+    -N`. Before, every tr but `a-z A-Z` was the model's."""
+    lines = ["head -n -1 src/notes.py", "head -n-2 README.md", "cat README.md | head -n -3",
+             "tr -d ' ' < requirements.txt", "tr '[:lower:]' '[:upper:]' < README.md", "cat README.md | tr -s ' '",
+             "tr -d '[:space:]' < README.md", "cat README.md | tr -d '[:punct:]'", "tr 'abc' 'x' < README.md",
+             "cat README.md | tr -cd 'a-z'", "cat README.md | tr ' ' '\\n' | sort | uniq -c | sort -rn | head -3",
+             "cat README.md | tr -s ' ' '\\n' | grep -v '^$' | sort | uniq -c | sort -nr | head -5",
+             "uniq -d README.md", "uniq -u README.md", "sort README.md | uniq -d"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+

@@ -3,7 +3,7 @@ them, computed exactly as GNU coreutils and grep print them (C.UTF-8 locale, no 
 
     cat -n F · head [-n N|-N] F · tail [-n N|-N] F · sed -n 'A,Bp' F · wc -l|-c|-w F
     grep [-n] [-c] [-v] [-i] WORD F · and any of them (or `cat F`, `ls`) piped into
-    head, tail, wc, grep, sort [-r], uniq [-c], tr a-z A-Z / A-Z a-z, cut -d D -f LIST / -c LIST,
+    head, tail, wc, grep, sort [-r], uniq [-c|-d|-u], tr (trset.py), cut -d D -f LIST / -c LIST,
     tac, md5sum / sha1sum / sha256sum / sha512sum
     `ls`, `find` and `grep -r` as the first stage, computed by the shell state (search.py)
 
@@ -19,7 +19,7 @@ import re
 import sys
 from typing import Callable
 
-from . import awk, grepfile, sedscript
+from . import awk, grepfile, sedscript, trset
 from .output import shell_words
 from .state import _outside_single_quotes
 
@@ -183,6 +183,11 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
             return None
         program, fs, assigns, named = parsed
         return (lambda text: awk.run(program, text, fs, assigns)), named
+    spaced = args[:1] == ["-n"] and args[1:2] and args[1][:1] == "-" and args[1][1:].isdigit()
+    if cmd == "head" and (spaced or args[:1] and args[0][:3] == "-n-" and args[0][3:].isdigit()):
+        but = int(args[1][1:] if spaced else args[0][3:])  # (`head -n -N`: all but the last N lines)
+        files = args[2:] if spaced else args[1:]
+        return (lambda text: ("".join(_lines(text)[:-but] if but else _lines(text)), 0)), files
     if cmd in ("head", "tail"):
         parsed = _count(args)
         if parsed is None:
@@ -252,7 +257,7 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
         return sed, files
     if cmd == "sort":
         return _sort(args)
-    if cmd == "uniq" and [a for a in args if a.startswith("-")] in ([], ["-c"]) and len(args) <= 2:
+    if cmd == "uniq" and [a for a in args if a.startswith("-")] in ([], ["-c"], ["-d"], ["-u"]) and len(args) <= 2:
         files = [a for a in args if not a.startswith("-")]
         args = [a for a in args if a.startswith("-")]
 
@@ -263,7 +268,9 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
                     runs[-1][1] += 1
                 else:
                     runs.append([line, 1])
-            return "".join((f"{c:7d} {line}\n" if args else line + "\n") for line, c in runs), 0
+            # (-d: the repeated lines, once each; -u: those not repeated)
+            kept = [(line, c) for line, c in runs if (args != ["-d"] or c > 1) and (args != ["-u"] or c == 1)]
+            return "".join((f"{c:7d} {line}\n" if args == ["-c"] else line + "\n") for line, c in kept), 0
 
         return uniq, files
     if cmd == "cut":
@@ -273,14 +280,9 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
     if cmd in _DIGESTS and len(args) <= 1 and not any(a.startswith("-") or "\\" in a for a in args):
         name = args[0] if args else "-"
         return (lambda text: (f"{hashlib.new(_DIGESTS[cmd], text.encode()).hexdigest()}  {name}\n", 0)), args
-    if cmd == "tr" and args in (["a-z", "A-Z"], ["A-Z", "a-z"]):
-        def tr(text: str) -> tuple[str, int]:
-            table = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-            if args[0] == "A-Z":
-                table = {v: k for k, v in table.items()}
-            return text.translate(table), 0
-
-        return tr, []
+    if cmd == "tr":
+        run = trset.tr(args)
+        return None if run is None else (run, [])
     return None
 
 
@@ -394,7 +396,7 @@ def answer(command: str, read: Callable[[str], str | None],
             stages.append([])
         else:
             stages[-1].append(w)
-    if any(not st for st in stages) or len(stages) > 4:
+    if any(not st for st in stages) or len(stages) > 8:
         return None
     text: str | None = None
     code, refused = 0, ""
