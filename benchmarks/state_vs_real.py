@@ -622,6 +622,11 @@ SEQUENCES: list[list[str]] = [
      "find . -name '*.py' | xargs grep -c import", "find . -type f -name '*.md' | xargs grep -in notes",
      "find . -name '*.py' | xargs cat | wc -l", "git ls-files | xargs grep -l pytest",
      "find . -name '*.py' | xargs grep nothing", "echo $?"],
+    # commit messages of paragraphs: `-m a -m b`, and a here-document in `$(…)`, as Claude Code commits
+    ["git config --global user.email a@b.c && git config --global user.name 'A B'", "echo x >> README.md",
+     "git add -A && git commit -m \"$(cat <<'EOF'\nUpdate the readme\n\nCo-Authored-By: A <a@b.c>\nEOF\n)\"",
+     "git log --oneline", "git status", "echo y >> README.md", "git commit -qam first -m second",
+     "git log --oneline --graph", "git rev-parse --short HEAD"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

@@ -138,3 +138,36 @@ def test_git_mv_moves_the_file_and_its_index_entry_and_status_shows_the_rename()
              "mkdir empty && git mv empty e2"]
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()
+
+
+def test_a_commit_message_of_paragraphs_is_committed_as_git_commits_it():
+    """`git commit -m first -m second` makes one message of two paragraphs, and so does a message
+    written out in a here-document inside `$(…)` — the way Claude Code commits. The state took the
+    first `-m` alone, and answered `git log`, `git show` and the commit's id wrong; the here-document
+    was read as the line's own, and the commit was not followed at all (`git log --oneline` left it
+    out). Now each is committed with git's id: `--oneline` and the commit's own line show the first
+    paragraph; the whole message in `git log` and `git show` is the model's. `git log --oneline
+    --graph` of the state's one line of history marks each commit `* `."""
+    lines = ["git config --global user.email a@b.c && git config --global user.name 'A B'",
+             "git log --oneline --graph", "echo x > f.txt && git add f.txt",
+             "git commit -m \"$(cat <<'EOF'\nFix the thing\n\nCo-Authored-By: A <a@b.c>\nEOF\n)\"",
+             "git log --oneline", "git status", "echo y >> f.txt",
+             "git add -A && git commit -q -m \"$(cat <<'EOF'\nSecond\n\nBody line\nEOF\n)\"", "git status --short",
+             "echo z >> f.txt", "git commit -qam third -m 'more about it'", "git log --oneline --graph",
+             "git rev-parse HEAD", "git log -1", "git show --stat"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == {"git log -1", "git show --stat"}
+
+
+def test_a_file_removed_and_another_added_is_no_rename_where_their_sizes_rule_it_out():
+    """git never weighs two files as a rename where one is more than twice the other's size: such a
+    commit, its `git show` (and `--name-only`, `--name-status`) are answered; a true rename's commit
+    line and show (`rename new.txt => n2.txt (100%)`) are the model's."""
+    lines = ["git config --global user.email a@b.c && git config --global user.name 'A B'", "git show --name-only",
+             "echo x >> README.md && rm requirements.txt && echo n > new.txt && git add -A && git commit -qm two",
+             "git show --name-only", "git show --name-status", "git show --stat", "git show", "git log --oneline",
+             "mv new.txt n2.txt && git add -A", "git commit -m mv", "git log --oneline", "git show --stat",
+             "echo 'pytest==8.3.3' > r2.txt && git rm -q README.md && git add r2.txt && git commit -m swap",
+             "git show --name-status"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == {"git commit -m mv", "git show --stat"}  # (the second: of the rename)

@@ -1607,8 +1607,11 @@ def test_a_commit_with_an_identity_is_made_by_the_state_with_the_id_git_gives_it
     u = run(t, "sed -i 's/notes/items/' src/notes.py")
     assert shell.answer(u, "git commit -am Rename")[0].endswith("] Rename\n 1 file changed, 3 insertions(+), 3 deletions(-)\n")
     assert shell.answer(run(t, "rm README.md && touch NEWS"), "git add -A") == ("", 0)
-    moved = run(run(t, "rm README.md && touch NEWS"), "git add -A")
-    assert shell.answer(moved, "git commit -m m") is None  # one file gone, one made: git may call it a rename
+    moved = run(run(t, "rm README.md && touch NEWS"), "git add -A")  # (sizes 88 and 0: git calls it no rename)
+    assert shell.answer(moved, "git commit -m m")[0].endswith("] m\n 2 files changed, 5 deletions(-)\n"
+                                                              " create mode 100644 NEWS\n delete mode 100644 README.md\n")
+    renamed = run(run(t, "mv README.md NEWS"), "git add -A")
+    assert shell.answer(renamed, "git commit -m m") is None  # one file gone, one made alike: git names the rename
     assert shell.answer(run(t, "export GIT_AUTHOR_NAME=x"), "git commit -am y") is None
     other = run(t, "git commit -m 'Add slug'", "[main 1234567] Add slug\n")  # an id no second makes
     assert other["git"]["head"] == "" and shell.answer(run(other, "echo x >> NEWS.md && git add -A"), "git commit -m z") is None
@@ -2010,7 +2013,7 @@ def test_sort_uniq_wc_and_byte_counts_of_known_files():
     assert shell.answer(s, "head -c 10 src/notes.py") == ("def add(no", 0)
     assert shell.answer(s, "tail -c 7 src/notes.py") == (" notes\n", 0)
     assert shell.answer(s, "tail -n +2 src/notes.py") == ("    notes.append(text)\n    return notes\n", 0)
-    for unknown in ("sort -k2 n.txt", "sort -nu n.txt", "uniq -d README.md", "wc -m README.md", "sort n.txt README.md",
+    for unknown in ("sort -k2 n.txt", "sort -nu n.txt", "uniq -D README.md", "wc -m README.md", "sort n.txt README.md",
                     "head -c 5 " + "nope.txt"):
         assert shell.answer(s, unknown) is None, unknown
     accents = run(s, "echo 'é' > e.txt")

@@ -72,6 +72,7 @@ class Commit(BaseModel):
     who: str  # "name <email>"
     message: str
     changed: list[tuple[str, str, str, int, int]]  # (path, blob before, blob after, lines added, removed)
+    renames: bool = False  # git may find a rename among the changes (its summary then names it)
 
     def made(self, parent: str, when: int) -> str:
         """The commit's id, made at `when`."""
@@ -82,7 +83,8 @@ class Commit(BaseModel):
         the diffstat's summary, each file made or removed."""
         modes = [f" {'create' if not head else 'delete'} mode 100644 {rel}\n"
                  for rel, head, after, _, _ in sorted(self.changed, key=lambda c: c[0].encode()) if not head or not after]
-        return f"[{branch}{' (root-commit)' if root else ''} {made[:7]}] {self.message}\n" + gitdiff.shortstat(
+        subject = self.message.split("\n\n", 1)[0]  # (a message of paragraphs: the first, one line)
+        return f"[{branch}{' (root-commit)' if root else ''} {made[:7]}] {subject}\n" + gitdiff.shortstat(
             len(self.changed), sum(c[3] for c in self.changed), sum(c[4] for c in self.changed)) + "".join(modes)
 
 

@@ -95,17 +95,29 @@ def renames(g: GitState, listed: list[tuple[str, str]]) -> dict[str, str] | None
             [g.texts.get(blob) if blob else "" for blob in (g.index.get(rel) for rel in made if rel not in out)]]
     if any(text is None for texts in left for text in texts):
         return None
-    # git weighs a removed and an added file as a rename where they are similar enough; never where
-    # one is more than twice the other's size (diffcore-rename.c): then, no rename to work out
-    added = sorted(len(text.encode()) for text in left[1])  # type: ignore[union-attr]
-    for size in (len(text.encode()) for text in left[0]):  # type: ignore[union-attr]
-        at = bisect.bisect_left(added, (size + 1) // 2)  # (the first added file at least half its size)
-        if at < len(added) and added[at] <= 2 * size:
-            return None
-    return out
+    return None if _similar_sizes(*left) else out  # type: ignore[arg-type]
+
+
+def _similar_sizes(removed: list[str], added: list[str]) -> bool:
+    """Some removed file and added file git may weigh as a rename: it never pairs two where one is
+    more than twice the other's size (diffcore-rename.c), and finds the others by their content."""
+    sizes = sorted(len(text.encode()) for text in added)
+    for size in (len(text.encode()) for text in removed):
+        at = bisect.bisect_left(sizes, (size + 1) // 2)  # (the first added file at least half its size)
+        if at < len(sizes) and sizes[at] <= 2 * size:
+            return True
+    return False
 
 
 def may_rename(changes: list[tuple[str, str | None, str | None, str, str]]) -> bool:
-    """A file removed and one added among `changes` (path, texts, blobs before and after): git may
-    show them as a rename (exact, or similar enough), which the diffs here do not write."""
-    return any(not old and new for *_, old, new in changes) and any(old and not new for *_, old, new in changes)
+    """Among `changes` (path, texts and blobs before and after), a removed file and an added one git
+    may show as a rename (the same content, or sizes close enough to weigh), which the diffs here do
+    not write."""
+    removed = [(old, before) for _, before, _, old, new in changes if old and not new]
+    added = [(new, after) for _, _, after, old, new in changes if new and not old]
+    if not removed or not added:
+        return False
+    if {blob for blob, _ in removed} & {blob for blob, _ in added} or \
+            any(text is None for _, text in removed + added):
+        return True
+    return _similar_sizes([text or "" for _, text in removed], [text or "" for _, text in added])

@@ -72,6 +72,8 @@ def heredoc_then(command: str) -> tuple[str, str] | None:
     if len(found) != 1 or "<<<" in first or not rest:
         return None
     m = found[0]
+    if "$(" in first[:m.start()]:
+        return None  # (`git commit -m "$(cat <<'EOF'`: the here-document feeds a substitution, not the line)
     delimiter = m.group(2) or m.group(3) or m.group(4)
     lines = command.split("\n")
     for n, line in enumerate(lines[1:], 1):

@@ -199,6 +199,29 @@ def quiet_add(s: TerminalState, words: list[str]) -> bool:
     return words[:2] == ["git", "add"] and s.git is not None and _in_repo(s) and _git_answer(s, words[1:]) == ("", 0)
 
 
+def oneline(g: GitState, args: list[str]) -> tuple[str, int] | None:
+    """`git log --oneline [-N | -n N] [--graph]` from the abbreviated ids the state knows, newest
+    first; `--graph` marks each `* ` (the state follows one branch's history: a line)."""
+    rest = [a for a in args if a not in ("--oneline", "--graph")]
+    n = len(g.commits)
+    if len(args) - len(rest) != 1 + ("--graph" in args) or len(rest) > 2:
+        return None
+    if rest:
+        m = re.fullmatch(r"-n(\d+)|-(\d+)", "".join(rest))
+        if not m:
+            return None
+        n = int(m.group(1) or m.group(2))
+    known = g.hashes if len(g.hashes) == len(g.commits) else []
+    if not known or not all(known):
+        return None  # a commit whose hash the state does not know (`commit -q`): the model answers
+    subjects = [msg.split("\n\n", 1)[0] for msg in g.commits]  # (the first paragraph: one line, or not answered)
+    if any("\n" in subject for subject in subjects):
+        return None
+    lines = [f"{h} {subject}" for h, subject in zip(known, subjects)][::-1][:n]
+    mark = "* " if "--graph" in args else ""
+    return "".join(mark + line + "\n" for line in lines), 0
+
+
 def _log(g: GitState, args: list[str]) -> tuple[str, int] | None:
     """`git log` (`-N`, `-n N`, `--max-count=N`) in git's default form, `--pretty=oneline` or a
     format (gitlog.py), newest first, where the state knows each shown commit's full id, author and
@@ -230,7 +253,8 @@ LOG_ALL_AS_SHOW = {("--stat",): "stat", ("-p",): "patch", ("--patch",): "patch"}
 LOG_AS_SHOW = {(*rest, one): form for rest, form in LOG_ALL_AS_SHOW.items() for one in ("-1", "-n1", "--max-count=1")} | \
     {(one, *rest): form for rest, form in LOG_ALL_AS_SHOW.items() for one in ("-1", "-n1", "--max-count=1")}
 
-SHOW_FORMS = {(): "patch", ("HEAD",): "patch", ("--stat",): "stat", ("--stat", "HEAD"): "stat", ("HEAD", "--stat"): "stat"}
+SHOW_FORMS = {(): "patch", ("HEAD",): "patch", ("--stat",): "stat", ("--stat", "HEAD"): "stat", ("HEAD", "--stat"): "stat",
+              ("--name-only",): "names", ("--name-status",): "status"}
 
 
 def _show(s: TerminalState, form: str) -> tuple[str, int] | None:
@@ -378,14 +402,15 @@ def _commit_answer(s: TerminalState, config: dict[str, str], args: list[str]) ->
         return "", 0
     made = _new_commit(s, config, _commits_all(args), message)
     return (made.said(s.git.branch, made.made(s.git.head, int(st.clock())), root=not s.git.commits), 0) \
-        if made is not None else None
+        if made is not None and not made.renames else None  # (git names a rename it finds: not written here)
 
 
 def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool,
                 message: str) -> gitobjects.Commit | None:
     """The commit `git commit -m message` would make, where the state knows the whole tree, the
-    parent's id and who commits; None elsewhere (a rename git may detect, a file too long to count
-    its lines, a message git would clean up, nothing to commit)."""
+    parent's id and who commits (`renames`: git may find a rename among its changes, and name it in
+    what it prints); None elsewhere (a file too long to count its lines, a message git would clean
+    up, nothing to commit)."""
     g = s.git
     assert g is not None
     index = _committed(s, every_tracked)
@@ -393,7 +418,7 @@ def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool,
     email = config.get("user.email") or (s.identity or {}).get("user.email")
     if index is None or not g.head and g.commits or not name or not email or _env_identity(s) or \
             not re.fullmatch(r"[^\n<>]*[^\s<>]", name) or not re.fullmatch(r"[^\s<>]+", email) or \
-            not re.fullmatch(r"[^\n]*\S", message) or message != message.strip() or \
+            not _as_git_keeps_it(message) or \
             any(posixpath.basename(p) == ".gitignore" for p in s.files if _within(p, g.repo)):
         return None
     if any(p.count("/") > gitobjects.MAX_DEPTH for p in s.files):
@@ -407,6 +432,7 @@ def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool,
             return None
         tree[rel] = gitobjects.blob_id(content)
     changed = []
+    sides: list[tuple[str, str | None, str | None, str, str]] = []  # (each change with its texts: a rename?)
     work_left = gitdiff.MAX_LINES * 4  # lines diffed, all files together (an answer stays quick)
     for rel, head in g.base.items():
         after = index[rel]
@@ -423,9 +449,19 @@ def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool,
             if counted is None:
                 return None
             changed.append((rel, head or "", after or "", *counted))
-    if not changed or (any(not c[1] for c in changed) and any(not c[2] for c in changed)):
-        return None  # (nothing to commit; or a file made and one removed: git may call it a rename)
-    return gitobjects.Commit(tree=gitobjects.tree_of(tree), who=f"{name} <{email}>", message=message, changed=changed)
+            sides.append((rel, texts[0], texts[1], head or "", after or ""))
+    if not changed:
+        return None  # (nothing to commit)
+    return gitobjects.Commit(tree=gitobjects.tree_of(tree), who=f"{name} <{email}>", message=message, changed=changed,
+                             renames=gitstatus.may_rename(sides))
+
+
+def _as_git_keeps_it(message: str) -> bool:
+    """A message git commits as it is given (`-m`: lines with no blank at their end, no blank line
+    at either end or after another), its first paragraph one line; a message of paragraphs is
+    how agents give a body (`-m a -m b`, or a here-document in `$(…)`)."""
+    return message == message.strip() and not re.search(r"[ \t\r\f\v]\n|\n\n\n", message) and \
+        "\n" not in message.split("\n\n", 1)[0]
 
 
 def _committed(s: TerminalState, every_tracked: bool) -> dict[str, str | None] | None:
@@ -571,9 +607,10 @@ def _commit_message(args: list[str]) -> str | None:
     for a in args[1:]:
         if a in ("--amend", "-F", "--file", "-C", "-c", "--fixup", "--squash") or a.startswith("--fixup="):
             return None
+    paragraphs = []  # (`-m a -m b`: each a paragraph of the message, as git joins them)
     for i, a in enumerate(args[1:], 1):
-        if re.fullmatch(r"-[aqvs]*m", a) and i + 1 < len(args):
-            return args[i + 1]
-        if a.startswith("--message="):
-            return a.split("=", 1)[1]
-    return None
+        if re.fullmatch(r"-[aqvs]*m", a) and i + 1 < len(args) and args[i - 1] != a:
+            paragraphs.append(args[i + 1])
+        elif a.startswith("--message="):
+            paragraphs.append(a.split("=", 1)[1])
+    return "\n\n".join(paragraphs) if paragraphs else None

@@ -21,7 +21,7 @@ from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpande
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
                          _commit_message, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer,
-                         quiet_add)
+                         oneline, quiet_add)
 from .state import (_PLAIN, _c_locale, _QUOTABLE, QUOTED_TILDE, TerminalState, _abs, _absent, _children, _contents,
                     _exists, _expand, _expand_words, _forget_writes, _in_repo, _kind, _splits, _Unknown, _user,
                     _within, assigns_itself, forget_assigned)
@@ -332,18 +332,8 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             return found
     if parsed and s.git and not s.git.commits and _in_repo(s) and not s.git.unknown:
         return _unborn_answer(s, *parsed)
-    if cmd == "git" and args[:2] == ["log", "--oneline"] and len(args) <= 4 and s.git and s.git.commits and _in_repo(s):
-        n = len(s.git.commits)
-        if len(args) > 2:
-            m = re.fullmatch(r"-n(\d+)|-(\d+)", "".join(args[2:]))
-            if not m:
-                return None
-            n = int(m.group(1) or m.group(2))
-        known = s.git.hashes if len(s.git.hashes) == len(s.git.commits) else []
-        if not known or not all(known):
-            return None  # a commit whose hash the state does not know (`commit -q`): the model answers
-        lines = [f"{h} {msg}" for h, msg in zip(known, s.git.commits)][::-1][:n]
-        return "".join(line + "\n" for line in lines), 0
+    if cmd == "git" and args[:1] == ["log"] and "--oneline" in args and s.git and s.git.commits and _in_repo(s):
+        return oneline(s.git, args[1:])
     return None
 
 

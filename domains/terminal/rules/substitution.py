@@ -18,6 +18,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .line import heredoc
 from .programs import _reads_only
 from .state import TerminalState, _expand, _Unknown, assigns_itself
 
@@ -281,7 +282,8 @@ def line(state: dict[str, Any], command: str,
     s = TerminalState.model_validate(state)
 
     def inner(text: str) -> str | None:
-        if not _reads_only(text, s):
+        fed = heredoc(text)  # (`$(cat <<'EOF' … EOF)`: a message written out, as agents give git one)
+        if not _reads_only(fed.line if fed else text, s):
             return None  # (one that writes runs in a subshell: what it leaves is not followed here)
         found = said(state, text)
         return found[0] if found is not None and found[1] == 0 else None
