@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 
 from mcp_world.executors.sandbox import bwrap_available
+from mcp_world.world import load_world
 
-from .sandboxed import side_by_side, unanswered
+from .sandboxed import RULES, shell, side_by_side, unanswered
 
 pytestmark = pytest.mark.skipif(not bwrap_available(), reason="needs bubblewrap")
 
@@ -171,3 +172,19 @@ def test_a_file_removed_and_another_added_is_no_rename_where_their_sizes_rule_it
              "git show --name-status"]
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == {"git commit -m mv", "git show --stat"}  # (the second: of the rename)
+
+
+def test_a_commit_the_state_could_not_follow_leaves_the_history_to_the_model():
+    """A commit made by a line the model answered and the state could not follow (`git commit -F
+    msg.txt`; before this round also `git add -A && git commit -m "$(cat <<'EOF'…"`, now followed)
+    leaves the history unknown: `git log --oneline` was answered without the commit."""
+    state = RULES.initial(load_world("devbox"))
+    for command, output in [("echo x >> README.md && git add -A", ""), ("echo msg > /tmp/msg.txt", ""),
+                            ("git -c user.name=a -c user.email=a@b.c commit -q -F /tmp/msg.txt", "")]:
+        state = shell.apply(state, command, output, 0, state["cwd"])
+    assert shell.answer(state, "git log --oneline") is None
+    state = RULES.initial(load_world("devbox"))
+    for command in ["git mv README.md GUIDE.md", "git config --global user.email a@b.c && git config --global "
+                    "user.name 'A B'", "git add -A && git commit -m \"$(cat <<'EOF'\nRename\n\nBody\nEOF\n)\""]:
+        state = shell.apply(state, command, "", 0, state["cwd"])  # (the last, as the model answered it)
+    assert state["git"]["commits"][-1] == "Rename\n\nBody" and shell.answer(state, "git log --oneline") is None

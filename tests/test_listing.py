@@ -67,3 +67,14 @@ def test_tr_uniq_and_head_of_all_but_the_last_lines():
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()
 
+
+
+def test_double_quotes_bash_reads_as_written_are_read_as_single_quotes_are():
+    """`tr " " "\\n"`, `awk -F, "{print NF}"`, `sed -n "1,2p"`: a double-quoted word with no `$`,
+    backquote or backslash bash takes off is the same word single-quoted, and is answered as it is.
+    Before, each went to the model (the 135M model printed another command's output for the first)."""
+    lines = ['cat README.md | tr -s " " "\\n" | sort | uniq -c | sort -rn | head -3', 'awk -F, "{print NF}" README.md',
+             'cat README.md | tr " " "\\n" | wc -l', 'sed -n "1,2p" README.md', 'echo "a b" | tr " " "\\n"',
+             'printf "%s\\n" a b | sort -r', 'cut -d" " -f1 README.md', 'x=1; echo "$x" | tr 1 2']
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines) - {'x=1; echo "$x" | tr 1 2'}) == set()

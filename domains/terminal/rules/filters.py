@@ -20,7 +20,7 @@ import sys
 from typing import Callable
 
 from . import awk, grepfile, sedscript, trset
-from .output import shell_words
+from .output import shell_words, single_quoted
 from .state import _outside_single_quotes
 
 _LINES = re.compile(r"-(\d+)")
@@ -380,6 +380,7 @@ def answer(command: str, read: Callable[[str], str | None],
     (`source(words)`: `ls`, `find`, `grep -r`; its text, whether its lines' order is known, and its
     exit code); None: the model answers. Lines in an unknown order are answered only through a
     stage their order cannot change (`wc`, `sort`)."""
+    command = single_quoted(command)  # (`tr " " "\\n"`, `awk "{print NF}"`: as if single-quoted, the same)
     bare = _outside_single_quotes(command)  # (an awk program's `$1`, `{}` and `>` are its own)
     fed = _fed(command)
     if fed is not None and read(fed[2]) is not None:  # (`wc -l < f | …` prints what `cat f | wc -l | …` does)

@@ -114,8 +114,9 @@ def group(listed: list[tuple[str, str]]) -> list[tuple[str, str]] | None:
 
 
 def segments(command: str) -> list[str] | None:
-    """The commands of a line joined by `&&` alone (None where another operator joins them)."""
-    listed = commands(command)
+    """The commands of a line joined by `&&` alone (None where another operator joins them); a
+    `$(…)` is kept whole in its command."""
+    listed = commands(command, substitutions=True)
     return None if listed is None or any(op not in ("", "&&") for op, _ in listed) else [t for _, t in listed]
 
 

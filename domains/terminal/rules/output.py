@@ -52,6 +52,39 @@ def _scanned(command: str):
             yield i, c, "code"
 
 
+_PLAIN_DOUBLE = re.compile(r'(?:[^"\\$`\'!]|\\[^$`"\\\n])*')  # (what a double-quoted word bash reads as written holds)
+
+
+def single_quoted(command: str) -> str:
+    """The line with each double-quoted word bash reads as it is written — no `$`, backquote, `!`
+    or single quote in it, no backslash bash takes off (before `$`, a backquote, `"`, a backslash
+    or a newline) — written in single quotes instead: the same words (`tr " " "\\n"` is `tr ' '
+    '\\n'`), so what reads single-quoted text alone reads these too."""
+    if '"' not in command:
+        return command
+    out, i, start = [], 0, 0
+    while i < len(command):
+        c = command[i]
+        if c == "\\":
+            i += 2
+        elif c == "'":
+            end = command.find("'", i + 1)
+            if end < 0:
+                return command
+            i = end + 1
+        elif c == '"':
+            m = _PLAIN_DOUBLE.match(command, i + 1)
+            end = m.end() if m else i + 1
+            if end < len(command) and command[end] == '"':
+                out += [command[start:i], "'" + command[i + 1:end] + "'"]
+                start = i = end + 1
+            else:
+                return command  # (a word bash reads its own way: `"$x"`, `"it's"`…)
+        else:
+            i += 1
+    return "".join(out) + command[start:]
+
+
 def _uncommented(command: str) -> str:
     """The line without its comments (they end at the line's end)."""
     return "".join(c for _, c, kind in _scanned(command) if kind != "comment") if "#" in command else command

@@ -476,6 +476,8 @@ def _apply_segment(s: TerminalState, segment: str) -> None:
     """One command of a line whose commands all succeeded: a simple one as it is applied alone (what
     it printed not told apart from the rest), a pipeline as a whole (one that only reads changes
     nothing; another may have written anything)."""
+    if "$(" in segment:  # (`git commit -m "$(cat <<'EOF' … EOF)"`: the message the state can read)
+        segment = substitution.line(s.model_dump(), segment, _said) or segment
     parts = _split(segment)
     if parts is not None:
         kinds = _expansions(segment, s)
@@ -499,6 +501,7 @@ def _quiet_prefix(state: dict[str, Any], parts: list[list[str]]) -> dict[str, An
     return staged
 
 
+_COMMITS = re.compile(r"\bgit\s+(?:-c\s+\S+\s+)*(?:commit|merge|rebase|cherry-pick|revert|pull|am)\b")
 _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s*)([\w.-]+)\s*\(\s*\)")  # alias, function
 
 
@@ -509,6 +512,10 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
         command = substitution.line(state, command, _said) or command
     after = _apply(state, command, output, exit_code, cwd_after)
     after["status"] = exit_code & 255
+    if exit_code == 0 and after.get("git") and _COMMITS.search(command) and \
+            len(after["git"]["commits"]) == len((state.get("git") or {}).get("commits", [])) and \
+            any(_in_repo(TerminalState.model_validate(where)) for where in (state, after)):
+        after["git"]["unknown"] = True  # (a commit made that the state did not follow: its history is not known)
     if after.get("seen") and (exit_code != 0 and not _reads_only(command, TerminalState.model_validate(state)) or
                               set(after["files"]) != set(state.get("files", {})) or
                               set(after["dirs"]) != set(state.get("dirs", [])) or
