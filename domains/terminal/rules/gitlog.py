@@ -206,3 +206,27 @@ def _depth(revision: str, branch: str) -> int | None:
             return 1 << 30  # (a linear history has no second parent)
         depth += n
     return depth
+
+
+def oneline(commits: list[str], hashes: list[str], args: list[str]) -> tuple[str, int] | None:
+    """`git log --oneline [-N | -n N] [--graph]` from the abbreviated ids the state knows, newest
+    first (`hashes` beside `commits`, "" where not known); `--graph` marks each `* ` (the state
+    follows one branch's history: a line)."""
+    rest = [a for a in args if a not in ("--oneline", "--graph")]
+    n = len(commits)
+    if len(args) - len(rest) != 1 + ("--graph" in args) or len(rest) > 2:
+        return None
+    if rest:
+        m = re.fullmatch(r"-n(\d+)|-(\d+)", "".join(rest))
+        if not m:
+            return None
+        n = int(m.group(1) or m.group(2))
+    known = hashes if len(hashes) == len(commits) else []
+    if not known or not all(known):
+        return None  # a commit whose hash the state does not know (`commit -q`): the model answers
+    subjects = [msg.split("\n\n", 1)[0] for msg in commits]  # (the first paragraph: one line, or not answered)
+    if any("\n" in subject for subject in subjects):
+        return None
+    lines = [f"{h} {subject}" for h, subject in zip(known, subjects)][::-1][:n]
+    mark = "* " if "--graph" in args else ""
+    return "".join(mark + line + "\n" for line in lines), 0

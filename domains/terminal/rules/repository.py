@@ -199,33 +199,10 @@ def quiet_add(s: TerminalState, words: list[str]) -> bool:
     return words[:2] == ["git", "add"] and s.git is not None and _in_repo(s) and _git_answer(s, words[1:]) == ("", 0)
 
 
-def oneline(g: GitState, args: list[str]) -> tuple[str, int] | None:
-    """`git log --oneline [-N | -n N] [--graph]` from the abbreviated ids the state knows, newest
-    first; `--graph` marks each `* ` (the state follows one branch's history: a line)."""
-    rest = [a for a in args if a not in ("--oneline", "--graph")]
-    n = len(g.commits)
-    if len(args) - len(rest) != 1 + ("--graph" in args) or len(rest) > 2:
-        return None
-    if rest:
-        m = re.fullmatch(r"-n(\d+)|-(\d+)", "".join(rest))
-        if not m:
-            return None
-        n = int(m.group(1) or m.group(2))
-    known = g.hashes if len(g.hashes) == len(g.commits) else []
-    if not known or not all(known):
-        return None  # a commit whose hash the state does not know (`commit -q`): the model answers
-    subjects = [msg.split("\n\n", 1)[0] for msg in g.commits]  # (the first paragraph: one line, or not answered)
-    if any("\n" in subject for subject in subjects):
-        return None
-    lines = [f"{h} {subject}" for h, subject in zip(known, subjects)][::-1][:n]
-    mark = "* " if "--graph" in args else ""
-    return "".join(mark + line + "\n" for line in lines), 0
-
-
 def _log(g: GitState, args: list[str]) -> tuple[str, int] | None:
     """`git log` (`-N`, `-n N`, `--max-count=N`) in git's default form, `--pretty=oneline` or a
     format (gitlog.py), newest first, where the state knows each shown commit's full id, author and
-    time. (`--oneline` alone: from the abbreviated ids, in `answer`.)"""
+    time. (`--oneline`: from the abbreviated ids, gitlog.oneline.)"""
     parsed = gitlog.options(args)
     if parsed is None:
         return None

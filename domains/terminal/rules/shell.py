@@ -15,13 +15,13 @@ import re
 import shlex
 from typing import Any
 
-from . import (compound, diskuse, filters, gitfiles, gitmv, gitrestore, gitrm, gitstash, gittypo, lists, missing,
+from . import (compound, diskuse, filters, gitfiles, gitlog, gitmv, gitrestore, gitrm, gitstash, gittypo, lists, missing,
                pathnames, pycheck, pyeval, readonly, search, substitution)
 from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
                          _commit_message, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer,
-                         oneline, quiet_add)
+                         quiet_add)
 from .state import (_PLAIN, _c_locale, _QUOTABLE, QUOTED_TILDE, TerminalState, _abs, _absent, _children, _contents,
                     _exists, _expand, _expand_words, _forget_writes, _in_repo, _kind, _splits, _Unknown, _user,
                     _within, assigns_itself, forget_assigned)
@@ -333,7 +333,7 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if parsed and s.git and not s.git.commits and _in_repo(s) and not s.git.unknown:
         return _unborn_answer(s, *parsed)
     if cmd == "git" and args[:1] == ["log"] and "--oneline" in args and s.git and s.git.commits and _in_repo(s):
-        return oneline(s.git, args[1:])
+        return gitlog.oneline(s.git.commits, s.git.hashes, args[1:])
     return None
 
 
