@@ -627,6 +627,13 @@ SEQUENCES: list[list[str]] = [
      "git add -A && git commit -m \"$(cat <<'EOF'\nUpdate the readme\n\nCo-Authored-By: A <a@b.c>\nEOF\n)\"",
      "git log --oneline", "git status", "echo y >> README.md", "git commit -qam first -m second",
      "git log --oneline --graph", "git rev-parse --short HEAD"],
+    # an `if` with `elif`s, backquotes, and where the machine's programs are and what its environment holds
+    ["if [ -f pyproject.toml ]; then echo poetry; elif [ -f requirements.txt ]; then cat requirements.txt; fi",
+     "if [ -d nope ]; then ls nope; elif [ -d docs ]; then ls docs; else echo none; fi; echo $?",
+     "echo \"$(ls | wc -l) entries, `ls src | wc -l` in src\"", "for f in `find . -name '*.py'`; do wc -l $f; done",
+     "which python3 git", "command -v python3 >/dev/null && echo have python", "type cd", "which cd; echo $?",
+     "printenv HOME PATH", "echo $LANG", "export PYTHONPATH=src; printenv PYTHONPATH", "cd `dirname src/notes.py`",
+     "pwd", "cd -"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

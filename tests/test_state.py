@@ -2637,6 +2637,7 @@ def test_an_if_statement_is_run_as_bash_runs_it_where_the_state_knows_each_comma
     # one in a list, or inside another: each run where it stands (tests/test_variables.py runs more)
     assert shell.answer(s, "if true; then echo a; fi; pwd") == ("a\n/home/user/notes-app\n", 0)
     assert shell.answer(s, "if true; then if true; then echo a; fi; fi") == ("a\n", 0)
-    # `elif`, a `while` that is not a `while read`: the model's
-    for other in ("if true; then echo a; elif true; then echo b; fi", "while false; do echo a; done"):
+    assert shell.answer(s, "if false; then echo a; elif true; then echo b; fi") == ("b\n", 0)  # (each test in turn)
+    # a `while` that is not a `while read`, `elif` after `else` (bash refuses it): the model's
+    for other in ("while false; do echo a; done", "if true; then echo a; else echo c; elif true; then echo b; fi"):
         assert shell.answer(s, other) is None, other

@@ -88,9 +88,10 @@ def test_the_state_answers_a_line_through_the_substitutions_it_knows():
     assert shell.answer(state, "wc -l $(find . -name '*.py')")[0].endswith(" total\n")
     assert shell.answer(state, "echo $(( $(wc -l < README.md) * 2 ))") == ("10\n", 0)
     # a command in it that writes (its subshell's changes are not followed), or that the state does not
-    # know, or backquotes: the model's
+    # know, or nested backquotes: the model's (plain ones read as `$(…)`)
     assert shell.answer(state, "echo $(touch x; ls)") is None and shell.answer(state, "echo $(date)") is None
-    assert shell.answer(state, "echo `pwd`") is None
+    assert shell.answer(state, "echo `echo \\`pwd\\``") is None
+    assert shell.answer(state, "echo `pwd`") == ("/home/user/notes-app\n", 0)
     # each command of a list on the state the ones before it left
     assert shell.answer(state, "cd src && echo $(pwd)") == ("/home/user/notes-app/src\n", 0)
     assert shell.cwd_after(state, 'cd "$(dirname src/notes.py)"', 0) == "/home/user/notes-app/src"

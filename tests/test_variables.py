@@ -12,6 +12,7 @@ from mcp_world.executors.sandbox import SandboxLimits, bwrap_available
 
 from .sandboxed import shell, side_by_side, unanswered
 
+machine = __import__(shell.__name__.rsplit(".", 1)[0] + ".machine", fromlist=["x"])
 pytestmark = pytest.mark.skipif(not bwrap_available(), reason="needs bubblewrap")
 
 
@@ -85,9 +86,25 @@ def test_what_the_state_did_not_run_keeps_what_it_could_not_change_and_forgets_w
 def test_who_the_shell_runs_as_and_the_system_are_the_sandboxs():
     """`id`, `id -u`, `uname`: the sandbox's user (SandboxLimits.uid, the world's user name) on Linux;
     `ls -l src/` lists the folder as `ls -l src` does."""
-    assert SandboxLimits().uid == shell.UID
+    assert SandboxLimits().uid == machine.UID
     seen = side_by_side(["id", "id -u", "id -g", "id -un", "uname", "uname -s", "ls -l src/", "ls -la tests/"])
     assert unanswered(seen, {command for command, _, _ in seen}) == set()
+
+
+def test_where_the_machines_programs_are_and_its_environment_are_the_sandboxs():
+    """`which`, `command -v` and `type` of the programs every world has (and of bash's own, which no
+    program is), `printenv` and `$PATH`, `$LANG`, `$TERM` as the sandbox starts every shell with them;
+    a program that may or may not be installed (node), and the whole environment, are the model's.
+    Before, each was the model's."""
+    lines = ["which python3", "which python3 git bash", "which cd", "which python3 cd", "command -v git",
+             "command -v cd git if", "type cd", "type ls", "type if", "type -t cd ls if", "type echo", "which echo",
+             "which sh awk perl", "printenv HOME", "printenv PATH", "printenv LANG TERM", "printenv NOPE",
+             "X=1; printenv X", "export Y=2; printenv Y", "printenv PWD", "cd src && printenv PWD", "cd ..",
+             "echo $PATH", 'echo "$LANG $TERM"', "printenv USER LOGNAME HOSTNAME", "printenv SHELL"]
+    seen = side_by_side(lines + ["which node", "printenv", "which -a python3", "f() { :; }; type f", "type f",
+                                 "alias ls='ls -F'; which ls", "export PATH=/usr/bin:$PATH", "which git"])
+    assert unanswered(seen, set(lines)) == set()
+    assert all(said is None for command, said, _ in seen[len(lines):] if command != "export PATH=/usr/bin:$PATH")
 
 
 MULTILINE = [
@@ -111,3 +128,45 @@ def test_a_command_of_several_lines_runs_line_by_line_as_bash_does():
     answered `a echo b`, `ls⏎⏎pwd` as `ls pwd`, and `echo a # c⏎echo b` lost its second line."""
     seen = side_by_side(MULTILINE)
     assert unanswered(seen, set(MULTILINE)) == set()
+
+
+def test_an_if_with_elif_branches_and_backquotes_run_as_bash_runs_them():
+    """`if …; elif …; else …; fi`: each test in turn until one succeeds, that branch's commands, the
+    status 0 where no branch ran; backquotes read as `$(…)` where nothing in them is escaped or nested.
+    Before, each of these was the model's (and a backquote made the state forget what it knew)."""
+    seen = side_by_side([
+        "if [ -f README.md ]; then echo yes; elif [ -d src ]; then echo dir; fi",
+        "if [ -f nope ]; then echo yes; elif [ -d src ]; then echo dir; else echo no; fi",
+        "if [ -f nope ]; then echo a; elif [ -d nope ]; then echo b; elif grep -q add src/notes.py; then echo c; fi",
+        "if [ -f nope ]; then echo a; elif [ -d nope ]; then echo b; fi; echo $?",
+        "if false; then :; elif false; then :; else ls nope; fi; echo $?",
+        "if [ -f nope ]; then\n  echo a\nelif [ -d src ]; then\n  cd src\n  ls\nelse\n  echo c\nfi", "pwd", "cd ..",
+        "echo `ls | wc -l`", 'echo "files: `ls`"', "X=`pwd`; echo $X", "cd `dirname src/notes.py` && pwd",
+        "for f in `ls`; do echo \"- $f\"; done", "N=`wc -l < notes.py`; echo $N", "cd ..",
+        'echo "on `git branch --show-current`"', "ls",
+        "if true; then echo a; else echo c; elif true; then echo b; fi", "echo `echo \\`pwd\\``"])
+    answered = {command for command, _, _ in seen[:-2]}
+    assert unanswered(seen, answered) == set()
+    assert [said for _, said, _ in seen[-2:]] == [None, None]  # (elif after else: bash refuses it; nested)
+
+
+def test_backquotes_read_as_dollar_parentheses_are_what_bash_reads(tmp_path):
+    """Every line `backquoted` rewrites prints, run by bash, what the line as typed prints."""
+    import random
+    import subprocess
+
+    line = __import__(shell.__name__.rsplit(".", 1)[0] + ".line", fromlist=["x"])
+    rng = random.Random(7)
+    pieces = ["echo", "`echo a b`", '"`echo a  b`"', "'`x`'", "`pwd`", "x`echo y`z", '"`echo \'q\'`"', "\\`",
+              "`ls`", "`echo \"in\"`", "`echo )`", "`echo 'u`", "$(echo `echo n`)", "`printf '%s\\n' 1 2`", ";"]
+    rewritten = 0
+    for _ in range(400):
+        typed = "echo " + " ".join(rng.choice(pieces) for _ in range(rng.randint(1, 4)))
+        read = line.backquoted(typed)
+        if read == typed:
+            continue
+        rewritten += 1
+        runs = [subprocess.run(["bash", "-c", text], capture_output=True, text=True, cwd=tmp_path, timeout=30)
+                for text in (typed, read)]
+        assert (runs[0].stdout, runs[0].returncode) == (runs[1].stdout, runs[1].returncode), (typed, read)
+    assert rewritten > 100

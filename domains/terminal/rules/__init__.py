@@ -233,7 +233,7 @@ class TerminalRules(Rules):
         parsed = output.parse(raw, call)
         command = str(call.arguments.get("command", ""))
         code = parsed.structured.get("exit_code", 0)
-        if call.state.get("cwd") and ("$" in command or code and "cd" in command or "cd -" in command):
+        if call.state.get("cwd") and ("$" in command or "`" in command or code and "cd" in command or "cd -" in command):
             # (`cd "$(dirname f)"`, `cd $HOME`, `cd /tmp && git commit` failing, `cd -`: where the state knows)
             home = call.state.get("home", "/home/user")
             parsed.structured["cwd"] = shell.cwd_after({"home": home, **call.state}, command, code)

@@ -1,5 +1,5 @@
 """`if`, `for` and `while read` lines, and `find -exec`, run as bash and find run them, where the state
-answers every command that runs: `if [ -d src ]; then cd src; fi`, `for f in src/*.py; do echo "==
+answers every command that runs: `if [ -d src ]; then cd src; elif …; fi`, `for f in src/*.py; do echo "==
 $f"; head -3 "$f"; done`, `ls | while read f; do wc -l "$f"; done`, `find . -name '*.py' -exec wc -l {} +`.
 
 A loop's words are expanded first, on the state the line starts on: substitutions (`$(ls)`), the
@@ -56,17 +56,25 @@ def run(state: dict[str, Any], command: str, evaluate: Evaluate, said: Said) -> 
 
 
 def conditional(state: dict[str, Any], command: str, evaluate: Evaluate) -> Ran | None:
-    """`if TEST; then BODY; [else OTHER;] fi` (lists.conditional): the test's output, then the
-    branch's; the exit code the branch's last command's (0 where none ran); and the state it leaves."""
+    """`if TEST; then BODY; [elif TEST; then BODY;]… [else OTHER;] fi` (lists.conditional): each test's
+    output in turn until one succeeds, then its branch's; the exit code the branch's last command's (0
+    where none ran); and the state it leaves."""
     parsed = lists.conditional(command)
-    tested = evaluate(state, parsed[0]) if parsed is not None else None
-    if parsed is None or tested is None:
+    if parsed is None:
         return None
-    said, code, staged = tested
-    branch = parsed[1] if code == 0 else parsed[2]
-    if not branch:
+    clauses, otherwise = parsed
+    said, staged = "", state
+    for test, body in clauses:
+        tested = evaluate(staged, test)
+        if tested is None:
+            return None
+        said, staged = said + tested[0], tested[2]
+        if tested[1] == 0:
+            otherwise = body
+            break
+    if not otherwise:
         return said, 0, staged
-    ran = evaluate(staged, branch)
+    ran = evaluate(staged, otherwise)
     return None if ran is None else (said + ran[0], ran[1], ran[2])
 
 

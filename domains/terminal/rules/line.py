@@ -1,11 +1,12 @@
 """How bash reads a line, as far as the state follows it: simple commands joined by `&&` and `;`
 (`_split`), a here-document (`heredoc`), the tildes it expands (`_tildes`), what it would expand
 beside the variables the state knows (`_expansions`), and what `echo` and `printf` print
-(`_echo_text`)."""
+(`_echo_text`); backquotes, read as `$(…)` (`backquoted`)."""
 
 from __future__ import annotations
 
 import re
+import shlex
 
 from pydantic import BaseModel
 
@@ -27,6 +28,41 @@ def _split(command: str) -> list[list[str]] | None:
         else:
             parts[-1].append(w)
     return [p for p in parts if p]
+
+
+def backquoted(command: str) -> str:
+    """The line with each `…` written `$(…)`, which bash reads the same where nothing in it is escaped or
+    nested (`echo `ls | wc -l``, `X=`pwd``); the line as typed where one is not read so here (what sees a
+    backquote then leaves the line to the model)."""
+    if "`" not in command or "<<" in command:
+        return command
+    out, quote, i, at = [], "", 0, 0
+    while i < len(command):
+        c = command[i]
+        if quote == "'" or c == "'" and not quote:
+            quote = "" if quote else c
+        elif c == "\\":
+            i += 1
+        elif c == '"':
+            quote = "" if quote else c
+        elif c == "`":
+            end = command.find("`", i + 1)
+            body = command[i + 1:end]
+            if end < 0 or not body.strip() or any(x in body for x in "\\()") or quote and '"' in body or \
+                    not _balanced(body):
+                return command
+            out += [command[at:i], "$(", body, ")"]
+            i, at = end, end + 1
+        i += 1
+    return "".join(out) + command[at:]
+
+
+def _balanced(text: str) -> bool:
+    try:
+        shlex.split(text)
+    except ValueError:
+        return False
+    return True
 
 
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([A-Za-z_][A-Za-z0-9_]*)'|\"([A-Za-z_][A-Za-z0-9_]*)\"|([A-Za-z_][A-Za-z0-9_]*))")

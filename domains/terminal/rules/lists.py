@@ -120,35 +120,42 @@ def segments(command: str) -> list[str] | None:
     return None if listed is None or any(op not in ("", "&&") for op, _ in listed) else [t for _, t in listed]
 
 
-def conditional(command: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[tuple[str, str]]] | None:
-    """`if LIST; then LIST; [else LIST;] fi`, the line's one command: its test, its body and what runs
-    otherwise ([] for none), each a list as `commands` gives it (compound commands in it grouped).
-    None for anything else (`elif`, anything after `fi`)."""
+Clause = tuple[list[tuple[str, str]], list[tuple[str, str]]]  # (a test, the body it runs)
+
+
+def conditional(command: str) -> tuple[list[Clause], list[tuple[str, str]]] | None:
+    """`if LIST; then LIST; [elif LIST; then LIST;]… [else LIST;] fi`, the line's one command: its
+    tests, each with its body, and what runs otherwise ([] for none), each a list as `commands` gives
+    it (compound commands in it grouped). None for anything else (anything after `fi`)."""
     listed = commands(command, substitutions=True, grouped=False)
     if not listed or listed[-1] not in ((";", "fi"), ("\n", "fi")):
         return None
-    parts: dict[str, list[tuple[str, str]]] = {"if": [], "then": [], "else": []}
+    parts: list[tuple[str, list[tuple[str, str]]]] = []  # (keyword, its list), in order
     at, depth = "", 0
     for op, text in listed[:-1]:
         word, rest = (text.split(None, 1) + [""])[:2]
         if depth == 0 and word in ("if", "then", "else", "elif"):
-            if (at, word) not in (("", "if"), ("if", "then"), ("then", "else")) or at and op not in (";", "\n") or \
-                    not rest.strip():
+            if (at, word) not in _NEXT or at and op not in (";", "\n") or not rest.strip():
                 return None
             at = word
-            parts[at].append(("", rest.strip()))
+            parts.append((at, [("", rest.strip())]))
             depth += _depth(rest)
         elif not at:
             return None
         else:
-            parts[at].append((op, text))
+            parts[-1][1].append((op, text))
             depth += _depth(text)
         if depth < 0:
             return None
-    grouped = [group(parts[k]) if parts[k] else [] for k in ("if", "then", "else")]
+    grouped = [group(listed) for _, listed in parts]
     if at not in ("then", "else") or depth or any(g is None or _stray(g) for g in grouped):
         return None
-    return grouped[0], grouped[1], grouped[2]  # type: ignore[return-value]
+    otherwise = grouped.pop() if at == "else" else []
+    return [(grouped[i], grouped[i + 1]) for i in range(0, len(grouped), 2)], otherwise  # type: ignore[misc]
+
+
+# Which keyword may follow which in an `if` (`""`: the line's start)
+_NEXT = frozenset({("", "if"), ("if", "then"), ("then", "elif"), ("elif", "then"), ("then", "else")})
 
 
 _STRAY = frozenset({"then", "else", "elif", "fi", "do", "done", "esac", "{", "}", "function", "select", "case",

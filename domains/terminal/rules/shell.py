@@ -15,32 +15,23 @@ import re
 import shlex
 from typing import Any
 
-from . import (compound, diskuse, filters, gitfiles, gitlog, gitmv, gitrestore, gitrm, gitstash, gittypo, lists, missing,
-               pathnames, pycheck, pyeval, readonly, search, substitution)
+from . import (compound, diskuse, filters, gitfiles, gitlog, gitmv, gitrestore, gitrm, gitstash, gittypo, lists,
+               machine, missing, pathnames, pycheck, pyeval, readonly, search, substitution)
 from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
                          _commit_message, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer,
                          quiet_add)
 from .state import (_PLAIN, _c_locale, _QUOTABLE, QUOTED_TILDE, TerminalState, _abs, _absent, _children, _contents,
-                    _exists, _expand, _expand_words, _forget_writes, _in_repo, _kind, _splits, _Unknown, _user,
+                    _exists, _expand, _expand_words, _forget_writes, _in_repo, _kind, _splits, _Unknown,
                     _within, assigns_itself, forget_assigned)
 from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything,
                       _walked_to_its_failure)
-from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc
+from .line import Heredoc, _echo_text, _expansions, _split, _tildes, backquoted, heredoc
 from .output import joined, next_cwd, one_line, shell_words
 from .programs import (INTERPRETERS, MODELLED, _as_python_shows, _compiled_where_it_ran, _named_in, _no_shadowing,
                        _project_run, _ran_nothing, _reads_only, _script, _writes, ran_in_a_pipe)
 from .silent import silent
-
-
-# Commands that print who the shell runs as, or the machine's name (the world's hostname; `-f`
-# and `-i` ask the resolver, which is the machine's)
-WHO_AND_WHERE = {("whoami",): "user", ("id", "-un"): "user", ("id", "-nu"): "user",
-                 ("hostname",): "host", ("hostname", "-s"): "host", ("uname", "-n"): "host",
-                 ("uname", "--nodename"): "host", ("uname",): "system", ("uname", "-s"): "system",
-                 ("id",): "ids", ("id", "-u"): "uid", ("id", "-g"): "uid"}
-UID = 1000  # the sandbox's user (executors/sandbox.py SandboxLimits.uid), its group the same
 
 
 def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
@@ -130,6 +121,7 @@ TYPOS = frozenset(c[:i] + c[i + 1] + c[i] + c[i + 2:] for c in EVERYDAY for i in
 
 def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """The output and exit code when the state alone determines them; None: ask the model."""
+    command = backquoted(command)
     if compound.compounds(command):
         ran = _compound(state, command)
         listed = lists.commands(command, substitutions=True)
@@ -216,11 +208,8 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return s.cwd + "\n", 0
     if cmd in ("true", "false", ":") and cmd not in s.defined:
         return "", int(cmd == "false")  # (bash's builtins: whatever their arguments)
-    if (cmd, *args) in WHO_AND_WHERE and cmd not in s.defined and "PATH" not in s.env:
-        said = {"host": s.host, "user": _user(s), "system": "Linux", "uid": str(UID) if _user(s) != "root" else "",
-                "ids": f"uid={UID}({_user(s)}) gid={UID}({_user(s)}) groups={UID}({_user(s)})"
-                if _user(s) not in ("", "root") else ""}[WHO_AND_WHERE[(cmd, *args)]]
-        return (said + "\n", 0) if said else None
+    if cmd in ("which", "command", "type", "printenv", "whoami", "id", "hostname", "uname"):
+        return machine.answer(words, s)
     if cmd in ("basename", "dirname", "seq", "realpath") and cmd not in s.defined:
         return pathnames.answer(cmd, args, s.cwd, s.home, lambda path: _kind(path, s))
     if cmd in ("echo", "printf"):
@@ -419,6 +408,7 @@ def cwd_after(state: dict[str, Any], command: str, exit_code: int) -> str:
     """The shell's folder after `command`: where the commands of a list that ran left it, where the
     state runs the list (`[ -d x ] && cd x || echo no`, `cd nope; ls`), else following each `cd`
     (next_cwd)."""
+    command = backquoted(command)
     listed = lists.commands(command, substitutions=True)
     ran = _compound(state, command)
     if ran is not None and ran[1] == exit_code:
@@ -507,6 +497,7 @@ _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s
 
 def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
     """The state after `command` printed `output` (exit code `exit_code`; `$?` in the next one)."""
+    command = backquoted(command)
     listed = lists.commands(command, substitutions=True) if _substitutes(command) else None
     if listed and len(listed) == 1 and not compound.compounds(command):  # (a list's, or a loop's: as they run)
         command = substitution.line(state, command, _said) or command

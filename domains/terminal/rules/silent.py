@@ -12,7 +12,7 @@ from typing import Any
 from . import sedscript
 from .state import (_PLAIN, ASSIGNMENT, QUOTED_TILDE, READ_ONLY, TerminalState, _abs, _absent, _contents, _exists,
                     _expand_words, _file_on_the_way, _in_repo, _nearest_folder, _Unknown, _within, _writable)
-from .line import PATH_EXPANSIONS, _expansions, _split, heredoc
+from .line import PATH_EXPANSIONS, _expansions, _split, backquoted, heredoc
 from .programs import _compiles
 
 
@@ -60,6 +60,7 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     touch, mkdir, echo/printf into a file, export, cd into a known folder, rm/cp/mv of known paths;
     and those commands' refusal of an option they do not have."""
     s = TerminalState.model_validate(state)
+    command = backquoted(command)
     fed = heredoc(command)
     parts = _split(fed.line if fed else command)
     if not parts:

@@ -223,6 +223,8 @@ QUOTED_TILDE = re.compile(r"[\"'\\\\]~")  # (`"~/x"`, `\~`: a ~ the shell does n
 ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
 # What bash will not let a line assign (its own, read-only), and the variables bash or the programs
 # read that start exported or change how things run: assigned, they stay in env (as `export` has them)
+# What every shell of the sandbox starts with beside who and where it is (executors/sandbox.py)
+BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "TERM": "dumb"}
 READ_ONLY = frozenset({"UID", "EUID", "PPID", "BASHOPTS", "SHELLOPTS", "BASH_VERSINFO"})
 EXPORTED = frozenset({"PATH", "HOME", "USER", "LOGNAME", "LANG", "TERM", "HOSTNAME", "LANGUAGE", "IFS", "CDPATH",
                       "GLOBIGNORE", "POSIXLY_CORRECT", "TMPDIR", "PWD", "OLDPWD", "SHELL", "TZ"})
@@ -316,6 +318,8 @@ def _expand(word: str, s: TerminalState, strict: bool = False) -> str:
             return s.host
         if name == "SHELL":  # bash sets it from the user's passwd entry, which is /bin/bash in every world
             return "/bin/bash"
+        if name in BASE_ENV:
+            return BASE_ENV[name]
         if strict:  # $SHELL, $PATH, $RANDOM…: set by the machine, not by the episode
             raise _Unknown(name)
         return ""
