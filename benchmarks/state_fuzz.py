@@ -182,9 +182,31 @@ VAR_TEMPLATES = [
     "for f in *; do if [ -d $f ]; then echo \"d $f\"; fi; done",
 ]
 
+# `--templates lines`: backquotes (plain, quoted, nested, escaped), `if` with `elif`s, and where the
+# machine's programs are and what its environment holds, between moves, writes and exports
+LINE_INNER = ["pwd", "ls", "ls {n}", "cat {n}", "dirname {n}", "basename {n}", "wc -l < {n}", "echo {w}", "which {p}",
+              "git branch --show-current", "find . -name '{g}'", "cat nope", "printenv {v}"]
+LINE_TEMPLATES = [
+    "echo `{c}`", "echo \"[`{c}`]\"", "X=`{c}`; echo \"$X\"", "cd `dirname {n}` && pwd", "cd `{c}`; pwd",
+    "for f in `{c}`; do echo \"- $f\"; done", "echo `echo \\`{c}\\``", "echo '`{c}`'", "echo \\`{c}\\`",
+    "wc -l `find . -name '{g}'`", "echo `{c}` > {n} && cat {n}",
+    "if [ -f {n} ]; then echo file; elif [ -d {n} ]; then echo dir; else echo none; fi",
+    "if [ -d {n} ]; then cd {n}; elif [ -f {n} ]; then cat {n}; fi; pwd",
+    "if grep -q {w} {n}; then echo a; elif [ -e {n2} ]; then ls {n2}; elif false; then :; fi; echo $?",
+    "if [ -f {n} ]\nthen\n  wc -l {n}\nelif [ -d {n} ]\nthen\n  ls {n}\nfi",
+    "which {p}", "which {p} {p2}; echo $?", "command -v {p}", "command -v {p} {p2}", "type {p}", "type -t {p} {p2}",
+    "printenv {v}", "printenv {v} {v2}; echo $?", "echo ${v}", "echo \"${v}:${v2}\"", "export {v}={w}",
+    "{v}={w}; printenv {v}", "unset {v}", "alias ll='ls -l'", "f() {{ ls; }}", "cd ..", "cd ~/notes-app", "ls",
+    "mkdir -p {n}", "touch {n}", "rm -rf {n}", "echo {w} > {n}", "mv {n} {n2}",
+]
+LINE_PROGRAMS = ["python3", "git", "ls", "cd", "echo", "bash", "sh", "if", "node", "pytest", "ll", "f", "type",
+                 "export", "kill", "awk", "[", "nope", "printenv"]
+LINE_VARIABLES = ["HOME", "PATH", "LANG", "TERM", "USER", "PWD", "SHELL", "X", "V", "OLDPWD", "SHLVL", "HOSTNAME",
+                  "NOPE", "LOGNAME"]
+
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),
                  "python": (PY_TEMPLATES, [], []), "subst": (SUB_TEMPLATES, SUB_NAMES, SUB_WORDS),
-                 "vars": (VAR_TEMPLATES, SUB_NAMES, SUB_WORDS)}
+                 "vars": (VAR_TEMPLATES, SUB_NAMES, SUB_WORDS), "lines": (LINE_TEMPLATES, SUB_NAMES, SUB_WORDS)}
 
 
 def command(rng: random.Random, templates: str = "files") -> str:
@@ -201,6 +223,10 @@ def command(rng: random.Random, templates: str = "files") -> str:
     if templates == "subst":
         inner = dict(fields, k=rng.randint(-3, 12))
         fields.update(c=rng.choice(SUB_INNER).format(**inner), a=rng.choice(SUB_ARITH).format(**inner), k=inner["k"])
+    if templates == "lines":
+        fields.update(p=rng.choice(LINE_PROGRAMS), p2=rng.choice(LINE_PROGRAMS), v=rng.choice(LINE_VARIABLES),
+                      v2=rng.choice(LINE_VARIABLES))
+        fields.update(c=rng.choice(LINE_INNER).format(**fields))
     return form.format(**fields)
 
 

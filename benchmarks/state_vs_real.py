@@ -634,6 +634,10 @@ SEQUENCES: list[list[str]] = [
      "which python3 git", "command -v python3 >/dev/null && echo have python", "type cd", "which cd; echo $?",
      "printenv HOME PATH", "echo $LANG", "export PYTHONPATH=src; printenv PYTHONPATH", "cd `dirname src/notes.py`",
      "pwd", "cd -"],
+    # git blame of files as the first commit made them; a PATH that finds the machine's programs, and one that does not
+    ["git blame src/notes.py", "git blame -L 1,2 README.md | cut -c1-20", "git blame nope.py", "cd tests",
+     "git blame test_notes.py", "cd ..", 'export PATH="$HOME/.local/bin:$PATH"', "ls", "export PATH=/nowhere",
+     "ls", "which git", "export PATH=/usr/bin:/bin", "git blame -- requirements.txt"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

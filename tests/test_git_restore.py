@@ -188,3 +188,17 @@ def test_a_commit_the_state_could_not_follow_leaves_the_history_to_the_model():
                     "user.name 'A B'", "git add -A && git commit -m \"$(cat <<'EOF'\nRename\n\nBody\nEOF\n)\""]:
         state = shell.apply(state, command, "", 0, state["cwd"])  # (the last, as the model answered it)
     assert state["git"]["commits"][-1] == "Rename\n\nBody" and shell.answer(state, "git log --oneline") is None
+
+
+def test_git_blame_of_a_file_as_the_first_commit_made_it_names_that_commit_on_every_line():
+    """`git blame [-L A,B] [--] FILE`: each line `^60b5326 (user 2025-03-14 10:00:00 +0000 1)`, the line
+    numbers as wide as the last shown, a range past the end cut at it; a name not in the last commit
+    (untracked, or none), from the repository's top. After a second commit that did not touch the file,
+    the same; a file changed since, or by it, is the model's (git's diff says whose each line is)."""
+    lines = ["git blame src/notes.py", "git blame -- README.md", "git blame -L 2,3 README.md", "cd src",
+             "git blame nope.py", "git blame notes.py", "cd ..", "git blame -L 1,9 README.md", "touch u.txt",
+             "git blame u.txt", "git add u.txt", "git config --global user.email a@b.c && git config --global "
+             "user.name 'A B'", "git commit -qm two", "git blame tests/test_notes.py"]
+    seen = side_by_side(lines + ["echo x >> README.md", "git blame README.md", "git blame -- u.txt"])
+    assert unanswered(seen, set(lines)) == set()
+    assert [said for _, said, _ in seen[-2:]] == [None, None]  # (changed since; staged, committed by the second)

@@ -107,6 +107,21 @@ def test_where_the_machines_programs_are_and_its_environment_are_the_sandboxs():
     assert all(said is None for command, said, _ in seen[len(lines):] if command != "export PATH=/usr/bin:$PATH")
 
 
+def test_a_path_without_the_machines_programs_leaves_every_command_to_the_model():
+    """`export PATH=-n` (the fuzz typed it): `ls`, `touch x` are "command not found"; a PATH that reaches
+    /usr/bin past folders that are not there finds them all. A variable the state keeps as exported
+    for how it changes the shell (SHELL, TZ, LC_ALL) but that bash did not export: `printenv` is the
+    model's. Before, the state answered `ls` as ever, and `SHELL=x; printenv SHELL` printed x."""
+    seen = side_by_side(["export PATH=-n", "ls", "touch x", "mkdir -p d", "export PATH=/usr/local/bin:/usr/bin:/bin",
+                         "ls", 'export PATH="$HOME/.local/bin:$PATH"', "ls", "echo $PATH", "mkdir -p ~/.local/bin",
+                         "ls", "SHELL=x; printenv SHELL", "TZ=UTC; printenv TZ", "LC_ALL=C; printenv LC_ALL"])
+    said = {command: answer for command, answer, _ in seen}
+    assert [answer for command, answer, _ in seen[1:4]] == [None, None, None]
+    assert unanswered(seen, {'export PATH="$HOME/.local/bin:$PATH"', "echo $PATH"}) == set() and seen[7][1] is not None
+    assert seen[10][1] is None  # (~/.local/bin is there now: what is in it, not known)
+    assert said["SHELL=x; printenv SHELL"] is None and said["TZ=UTC; printenv TZ"] is None
+
+
 MULTILINE = [
     "cd src\nls", "echo a\necho b", "ls\n\npwd\n", "cd ..\n", "echo a # a comment; rm -rf src\necho b",
     "ls &&\n  pwd", "cat README.md |\n  wc -l", "ls -la \\\n  src", "grep -rn \\\n  def src",

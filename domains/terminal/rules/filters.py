@@ -346,7 +346,7 @@ def _bytes_or_from(cmd: str, args: list[str]) -> tuple[Callable[[str], tuple[str
 
 
 # git's reads whose output to a pipe is what they print alone (no colours, no pager there)
-GIT_PIPED = frozenset({"log", "ls-files", "show", "status", "diff", "branch"})
+GIT_PIPED = frozenset({"log", "ls-files", "show", "status", "diff", "branch", "blame"})
 
 
 _FED = re.compile(r"<[ \t]*([A-Za-z0-9_./-]+)(?=[ \t|]|$)")  # `< FILE`, a plain name

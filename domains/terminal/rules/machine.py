@@ -10,7 +10,9 @@ make, curl): the model answers, as it does for a name the episode made an alias 
 
 from __future__ import annotations
 
-from .state import BASE_ENV, TerminalState, _user
+import posixpath
+
+from .state import BASE_ENV, EXPORTED, TerminalState, _absent, _user
 
 # Commands that print who the shell runs as, or the machine's name (the world's hostname; `-f`
 # and `-i` ask the resolver, which is the machine's)
@@ -105,7 +107,34 @@ def _printenv(names: list[str], s: TerminalState) -> tuple[str, int] | None:
     fixed = {"HOME": s.home, "USER": _user(s), "LOGNAME": _user(s), "HOSTNAME": s.host, "PWD": s.cwd, **BASE_ENV}
     values: list[str | None] = []
     for name in names:
-        if name in s.vars and s.vars[name] is None or name in UNFOLLOWED or name in fixed and not fixed[name]:
-            return None  # (a value not known; a variable of the machine's not followed here)
+        if name in s.vars and s.vars[name] is None or name in UNFOLLOWED or name in fixed and not fixed[name] or \
+                name in s.env and name not in fixed and (name in EXPORTED or name.startswith(("LC_", "BASH"))):
+            return None  # (a value not known; the machine's, not followed here; one the state keeps as exported
+            # that the shell may not have: `TZ=UTC` changes how programs run, but is not exported unless asked)
         values.append(s.env.get(name, None if name in s.vars else fixed.get(name)))
     return "".join(f"{v}\n" for v in values if v is not None), int(any(v is None for v in values))
+
+
+def finds_programs(state: dict) -> bool:
+    """The shell finds the machine's programs where every world has them: its PATH is the sandbox's, or
+    a known one that reaches /usr/bin past folders that are not there (`export PATH=~/.local/bin:$PATH`).
+    Otherwise (`export PATH=~/bin`, a value not known) a program may be another, or none: the model's."""
+    env, variables = state.get("env") or {}, state.get("vars") or {}
+    if "PATH" not in env and "PATH" not in variables:
+        return True
+    value = variables["PATH"] if "PATH" in variables else env["PATH"]
+    folders = value.split(":") if value is not None else []
+    if "/usr/bin" not in folders:
+        return False
+    s = TerminalState.model_validate(state)
+    before = folders[:folders.index("/usr/bin")]
+    return all(f == "/usr/local/bin" or f.startswith("/") and _not_there(f, s) for f in before)
+
+
+def _not_there(path: str, s: TerminalState) -> bool:
+    """Nothing is at `path`, nor at a folder above it (~/.local/bin where ~/.local is not)."""
+    while path not in ("/", ""):
+        if _absent(path, s):
+            return True
+        path = posixpath.dirname(path)
+    return False

@@ -15,8 +15,8 @@ import re
 import shlex
 from typing import Any
 
-from . import (compound, diskuse, filters, gitfiles, gitlog, gitmv, gitrestore, gitrm, gitstash, gittypo, lists,
-               machine, missing, pathnames, pycheck, pyeval, readonly, search, substitution)
+from . import (compound, diskuse, filters, gitblame, gitfiles, gitlog, gitmv, gitrestore, gitrm, gitstash, gittypo,
+               lists, machine, missing, pathnames, pycheck, pyeval, readonly, search, substitution)
 from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
@@ -121,6 +121,8 @@ TYPOS = frozenset(c[:i] + c[i + 1] + c[i] + c[i + 2:] for c in EVERYDAY for i in
 
 def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """The output and exit code when the state alone determines them; None: ask the model."""
+    if not machine.finds_programs(state):
+        return None
     command = backquoted(command)
     if compound.compounds(command):
         ran = _compound(state, command)
@@ -316,7 +318,8 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         config, sub = parsed
         found = _commit_answer(s, config, sub) if sub[:1] == ["commit"] else None if config else \
             gitstash.answer(s, sub) if sub[:1] == ["stash"] else gitrm.answer(s, sub) if sub[:1] == ["rm"] else \
-            gitmv.answer(s, sub) if sub[:1] == ["mv"] else gitrestore.answer(s, sub) or _git_answer(s, sub)
+            gitmv.answer(s, sub) if sub[:1] == ["mv"] else gitblame.answer(s, sub) if sub[:1] == ["blame"] else \
+            gitrestore.answer(s, sub) or _git_answer(s, sub)
         if found is not None:
             return found
     if parsed and s.git and not s.git.commits and _in_repo(s) and not s.git.unknown:
