@@ -173,7 +173,8 @@ def test_backquotes_read_as_dollar_parentheses_are_what_bash_reads(tmp_path):
     line = __import__(shell.__name__.rsplit(".", 1)[0] + ".line", fromlist=["x"])
     rng = random.Random(7)
     pieces = ["echo", "`echo a b`", '"`echo a  b`"', "'`x`'", "`pwd`", "x`echo y`z", '"`echo \'q\'`"', "\\`",
-              "`ls`", "`echo \"in\"`", "`echo )`", "`echo 'u`", "$(echo `echo n`)", "`printf '%s\\n' 1 2`", ";"]
+              "`ls`", "`echo \"in\"`", "`echo )`", "`echo 'u`", "$(echo `echo n`)", "`printf '%s\\n' 1 2`", ";",
+              "$'q\\'`s`'"]
     rewritten = 0
     for _ in range(400):
         typed = "echo " + " ".join(rng.choice(pieces) for _ in range(rng.randint(1, 4)))

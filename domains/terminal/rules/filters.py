@@ -3,7 +3,7 @@ them, computed exactly as GNU coreutils and grep print them (C.UTF-8 locale, no 
 
     cat -n F · head [-n N|-N] F · tail [-n N|-N] F · sed -n 'A,Bp' F · wc -l|-c|-w F
     grep [-n] [-c] [-v] [-i] WORD F · and any of them (or `cat F`, `ls`) piped into
-    head, tail, wc, grep, sort [-r], uniq [-c|-d|-u], tr (trset.py), cut -d D -f LIST / -c LIST,
+    head, tail, wc, grep, sort (sortkeys.py), uniq [-c|-d|-u], tr (trset.py), cut -d D -f LIST / -c LIST,
     tac, md5sum / sha1sum / sha256sum / sha512sum
     `ls`, `find` and `grep -r` as the first stage, computed by the shell state (search.py)
 
@@ -19,7 +19,7 @@ import re
 import sys
 from typing import Callable
 
-from . import awk, grepfile, sedscript, trset
+from . import awk, grepfile, sedscript, sortkeys, trset
 from .output import shell_words, single_quoted
 from .state import _outside_single_quotes
 
@@ -256,7 +256,18 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
 
         return sed, files
     if cmd == "sort":
-        return _sort(args)
+        found = sortkeys.sorter(args)
+        if found is None:
+            return None
+        ordered, files = found
+
+        def sort(text: str) -> tuple[str, int]:
+            said = ordered(text)
+            if said is None:
+                raise _Unknown
+            return said
+
+        return sort, files
     if cmd == "uniq" and [a for a in args if a.startswith("-")] in ([], ["-c"], ["-d"], ["-u"]) and len(args) <= 2:
         files = [a for a in args if not a.startswith("-")]
         args = [a for a in args if a.startswith("-")]
@@ -288,31 +299,6 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
 
 _DIGESTS = {"md5sum": "md5", "sha1sum": "sha1", "sha256sum": "sha256", "sha512sum": "sha512"}
 _NL_SECTION = re.compile(r"^(\\:){1,3}$", re.M)  # (nl's logical page delimiters: `\:\:\:`, `\:\:`, `\:`)
-_NUMBER = re.compile(r"[ \t]*(-?(?:\d+\.?\d*|\.\d+))?")
-
-
-def _sort(args: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[str]] | None:
-    """`sort [-r] [-n] [-u] [FILE]` in the C.UTF-8 locale: bytes, or the leading number (a line
-    without one counts as 0) and then the bytes; -r reverses the whole comparison; -u keeps one of
-    equal lines."""
-    letters = "".join(a[1:] for a in args if a.startswith("-") and len(a) > 1 and not a.startswith("--"))
-    files = [a for a in args if not a.startswith("-")]
-    if set(letters) - set("rnu") or len(files) > 1 or len(files) + sum(a.startswith("-") for a in args) != len(args) or \
-            "n" in letters and "u" in letters:
-        return None
-
-    def number(line: str) -> float:
-        found = _NUMBER.match(line).group(1)
-        return float(found) if found else 0.0
-
-    def sort(text: str) -> tuple[str, int]:
-        lines = [line.rstrip("\n") for line in _lines(text)]
-        if "u" in letters:
-            lines = list(dict.fromkeys(lines))
-        key = (lambda s: (number(s), s.encode())) if "n" in letters else (lambda s: s.encode())
-        return "".join(line + "\n" for line in sorted(lines, key=key, reverse="r" in letters)), 0
-
-    return sort, files
 
 
 def _bytes_or_from(cmd: str, args: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[str]] | None:

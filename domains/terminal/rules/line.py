@@ -34,8 +34,8 @@ def backquoted(command: str) -> str:
     """The line with each `…` written `$(…)`, which bash reads the same where nothing in it is escaped or
     nested (`echo `ls | wc -l``, `X=`pwd``); the line as typed where one is not read so here (what sees a
     backquote then leaves the line to the model)."""
-    if "`" not in command or "<<" in command:
-        return command
+    if "`" not in command or "<<" in command or "$'" in command:
+        return command  # (a here-document's text; `$'…'`, whose backslashes are read otherwise)
     out, quote, i, at = [], "", 0, 0
     while i < len(command):
         c = command[i]
