@@ -1,8 +1,9 @@
 """The terminal state's awk (domains/terminal/rules/awk.py) against real awks: random programs of the
 kinds agents type (fields, sums, counts, patterns, printf, string functions, loops) over random
-texts of words and numbers, with and without `-F`, run by the sandbox's awk (mawk) and, where one is
-given, gawk too. Where the state answers, its output and exit code must be exactly what each awk
-prints; where the two awks part, the state must not answer (a real machine may have either).
+texts of words and numbers, with and without `-F` (one character, or a longer one of no regex
+specials), run by the sandbox's awk (mawk) and, where one is given, gawk too. Where the state
+answers, its output and exit code must be exactly what each awk prints; where the two awks part, the
+state must not answer (a real machine may have either).
 
     .venv/bin/python benchmarks/awk_vs_real.py [--seed 1] [--count 1500] [--awk awk] [--gawk PATH]
 
@@ -50,7 +51,7 @@ PROGRAMS = [
 WORDS = ["a", "b", "foo", "Foo", "bar", "x", "10", "9", "-3", "2.5", "0", "1e3", "007", "+4", "-7", "4.5", "-2.5",
          "15", "3abc", "1,5", "a:b", ""]
 ODD = ["0x1A", "inf", "nan", "-inf"]  # (numbers the awks read apart: one line in twenty has one)
-SEPARATORS = [None, ":", ",", "\t", "|", "."]
+SEPARATORS = [None, ":", ",", "\t", "|", ".", "==", ", ", "::", "- "]
 
 
 def _program(rng: random.Random) -> str:

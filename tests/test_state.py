@@ -1962,6 +1962,9 @@ def test_awk_prints_what_mawk_and_gawk_print_on_random_programs_and_texts():
     assert shell.answer(s, "awk '{print $1}' src/notes.py") == ("def\nnotes.append(text)\nreturn\n", 0)
     assert shell.answer(s, "wc -l src/notes.py | awk '{print $1 * 2}'") == ("6\n", 0)
     assert shell.answer(s, "awk -F'(' 'NR == 1 {print $2}' src/notes.py") == ("notes, text):\n", 0)
+    # a longer separator is a regular expression: one of no specials matches itself; another is the model's
+    assert shell.answer(s, "awk -F'==' '{print $2}' requirements.txt") == ("8.3.2\n", 0)
+    assert shell.answer(s, "awk -F'=+' '{print $2}' requirements.txt") is None
     assert shell.answer(s, "awk 'BEGIN {printf \"%05.1f|%-3s|\\n\", 3.14159, \"ab\"}'") == ("003.1|ab |\n", 0)
     for declined in ("awk '{print $1}' $HOME/x", "awk '/de+f/' src/notes.py", "awk '{print}'",
                      "awk '{for (k in a) print k}' src/notes.py", "awk 'BEGIN {print 2^40}'"):

@@ -31,6 +31,7 @@ _PREFIX = re.compile(r"[ \t\n]*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)")
 _ODD_NUMBER = re.compile(r"[ \t\n]*[-+]?(?:0[xX]|inf|nan)", re.I)  # hex, inf, nan: the awks read them apart
 _FORMAT = re.compile(r"%([-+ 0]*)(\d*)(?:\.(\d+))?([sdioxXeEfgG%])")  # (no #: C and Python part there)
 _BLANKS = re.compile(r"[ \t\n]+")  # awk's default field separator
+_REGEX_SPECIALS = frozenset("\\.[]()*+?{}|^$")
 SPECIAL = {"NR", "NF", "FNR", "FS", "OFS", "ORS", "SUBSEP", "CONVFMT", "OFMT", "RS", "FILENAME", "ENVIRON",
            "RSTART", "RLENGTH", "ARGC", "ARGV"}
 
@@ -156,8 +157,9 @@ class Machine:
         fs = text(self.vars.get("FS", " "))
         if fs == " ":
             parts = _BLANKS.split(line.strip(" \t\n")) if line.strip(" \t\n") else []
-        elif len(fs) == 1 and fs != "\\":
-            parts = line.split(fs) if line else []
+        elif fs and (len(fs) == 1 and fs != "\\" or not _REGEX_SPECIALS.intersection(fs)):
+            parts = line.split(fs) if line else []  # (a longer one is a regular expression: one of no specials
+            # matches itself: `-F'=='`, `-F', '`)
         else:
             raise Unknown("a field separator that is a regular expression")
         self.fields = [Strnum(line)] + [Strnum(p) for p in parts]
@@ -497,7 +499,7 @@ def command(args: list[str]) -> tuple[str, str, dict[str, str], list[str]] | Non
             fs = {"\\t": "\t", "t": "\t"}.get(value, value)
             if value == "t":
                 return None  # (-Ft: POSIX says a tab, some awks a "t")
-            if "\\" in fs or len(fs) != 1:
+            if "\\" in fs or not fs or len(fs) > 1 and _REGEX_SPECIALS.intersection(fs):
                 return None
         else:
             name, sep, val = value.partition("=")
