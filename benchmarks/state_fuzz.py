@@ -182,8 +182,9 @@ VAR_TEMPLATES = [
     "for f in *; do if [ -d $f ]; then echo \"d $f\"; fi; done",
 ]
 
-# `--templates lines`: backquotes (plain, quoted, nested, escaped), `if` with `elif`s, and where the
-# machine's programs are and what its environment holds, between moves, writes and exports
+# `--templates lines`: backquotes (plain, quoted, nested, escaped), `if` with `elif`s, where the
+# machine's programs are and what its environment holds, sort's keys, `du` of a pattern, numbered lines
+# piped on, `git blame`, between moves, writes and exports
 LINE_INNER = ["pwd", "ls", "ls {n}", "cat {n}", "dirname {n}", "basename {n}", "wc -l < {n}", "echo {w}", "which {p}",
               "git branch --show-current", "find . -name '{g}'", "cat nope", "printenv {v}"]
 LINE_TEMPLATES = [
@@ -198,6 +199,9 @@ LINE_TEMPLATES = [
     "printenv {v}", "printenv {v} {v2}; echo $?", "echo ${v}", "echo \"${v}:${v2}\"", "export {v}={w}",
     "{v}={w}; printenv {v}", "unset {v}", "alias ll='ls -l'", "f() {{ ls; }}", "cd ..", "cd ~/notes-app", "ls",
     "mkdir -p {n}", "touch {n}", "rm -rf {n}", "echo {w} > {n}", "mv {n} {n2}",
+    "sort -k{k} {n}", "sort -k{k},{k}nr -k1,1 {n}", "sort -t= -k2 -n {n}", "printf '%s {k}\\n' {w} {w2} >> {n}",
+    "du -sh *", "du -sh * | sort -h", "du -sk {n} {n2} | sort -rn", "cat -n {n} | head -{k}", "cat -A {n} | tail -1",
+    "awk -F'==' '{{print $1}}' {n}", "git blame {n}", "git blame -L 1,{k} {n} | cut -c1-9", "python3 --version",
 ]
 LINE_PROGRAMS = ["python3", "git", "ls", "cd", "echo", "bash", "sh", "if", "node", "pytest", "ll", "f", "type",
                  "export", "kill", "awk", "[", "nope", "printenv"]
@@ -225,7 +229,7 @@ def command(rng: random.Random, templates: str = "files") -> str:
         fields.update(c=rng.choice(SUB_INNER).format(**inner), a=rng.choice(SUB_ARITH).format(**inner), k=inner["k"])
     if templates == "lines":
         fields.update(p=rng.choice(LINE_PROGRAMS), p2=rng.choice(LINE_PROGRAMS), v=rng.choice(LINE_VARIABLES),
-                      v2=rng.choice(LINE_VARIABLES))
+                      v2=rng.choice(LINE_VARIABLES), k=rng.randint(1, 3))
         fields.update(c=rng.choice(LINE_INNER).format(**fields))
     return form.format(**fields)
 

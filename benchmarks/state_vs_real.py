@@ -638,6 +638,11 @@ SEQUENCES: list[list[str]] = [
     ["git blame src/notes.py", "git blame -L 1,2 README.md | cut -c1-20", "git blame nope.py", "cd tests",
      "git blame test_notes.py", "cd ..", 'export PATH="$HOME/.local/bin:$PATH"', "ls", "export PATH=/nowhere",
      "ls", "which git", "export PATH=/usr/bin:/bin", "git blame -- requirements.txt"],
+    # sort's keys, what is big here, numbered lines piped on, awk with a longer separator
+    ["printf 'b 2\\na 10\\nc 1\\nd 10\\n' > t.txt", "sort -k2 -n t.txt", "sort -k2,2nr -k1,1 t.txt",
+     "sort -k2,2n -u t.txt", "du -sh * | sort -h", "du -sk * | sort -rn | head -3", "cat -n src/notes.py | head -2",
+     "cat -n README.md | grep -n notes", "awk -F'==' '{print $1}' requirements.txt", "sort -t= -k2 requirements.txt",
+     "ls -la | sort -k5 -rn | head -3"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

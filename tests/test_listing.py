@@ -78,3 +78,17 @@ def test_double_quotes_bash_reads_as_written_are_read_as_single_quotes_are():
              'printf "%s\\n" a b | sort -r', 'cut -d" " -f1 README.md', 'x=1; echo "$x" | tr 1 2']
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines) - {'x=1; echo "$x" | tr 1 2'}) == set()
+
+
+def test_sort_keys_du_of_a_pattern_and_numbered_lines_piped_on_are_answered_as_run():
+    """`sort -k2 -n`, `-k2,2nr`, `-t= -k2`, `-u` by key, `-h` (sortkeys.py); `du -sh *` and `du -sh * |
+    sort -h` (what is big here); `cat -n f | head` and `cat -A f | head` (numbered or shown lines piped
+    on); `awk -F'=='`; `git blame f | head -1`. Before, each went to the model."""
+    lines = ["printf 'b 2\\na 10\\nc 1\\nd 10\\n' > t.txt", "sort -k2 -n t.txt", "sort -k2,2nr t.txt",
+             "sort -k2nr -k1,1 t.txt", "sort -k2,2n -u t.txt", "sort -t= -k2 requirements.txt", "ls -l | sort -k5 -n",
+             "du -sh *", "du -sh * | sort -h", "du -sk * | sort -rn | head -2", "du -sh s*",
+             "cat -n src/notes.py | head -2", "cat -n README.md | sed -n '2,3p'", "cat -A README.md | head -2",
+             "awk -F'==' '{print $2}' requirements.txt", "git blame src/notes.py | head -1",
+             "cut -d' ' -f2 t.txt | sort -n | uniq -c"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()

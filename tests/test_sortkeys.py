@@ -18,7 +18,7 @@ sortkeys = domain_code("terminal", "sortkeys")
 pytestmark = pytest.mark.skipif(shutil.which("sort") is None, reason="needs GNU sort")
 WORDS = ["a", "B", "b", "apple", "Apple", "10", "9", "-3", "2.5", ".5", "-0", "007", "1K", "2M", "512", "3G",
          "1.5K", "0K", "x1", "", "zz", "é", "10k", "-2K", "1e3", "+4", " ", "  7", "1.", "1,000", "--5", "0.0", "k",
-         "5k", "\t3", "1.5e", "Z", "-.5", "00.10"]
+         "5k", "\t3", "1.5e", "Z", "-.5", "00.10", "README", "1R", "2q"]
 OPTIONS = ["-r", "-n", "-h", "-u", "-f", "-b", "-s", "-rn", "-nr", "-nu", "-ru", "-fu", "-hr"]
 KEYS = ["1", "2", "3", "1,1", "2,2", "2,3", "1.2", "2.2,2.3", "2n", "2,2n", "2,2nr", "1,1f", "3,3h", "2b", "2,2b",
         "1.1,1.1", "2r", "3n", "1,2"]

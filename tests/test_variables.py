@@ -93,14 +93,16 @@ def test_who_the_shell_runs_as_and_the_system_are_the_sandboxs():
 
 def test_where_the_machines_programs_are_and_its_environment_are_the_sandboxs():
     """`which`, `command -v` and `type` of the programs every world has (and of bash's own, which no
-    program is), `printenv` and `$PATH`, `$LANG`, `$TERM` as the sandbox starts every shell with them;
+    program is), `printenv` and `$PATH`, `$LANG`, `$TERM` as the sandbox starts every shell with them,
+    `python3 --version` (Debian 12's);
     a program that may or may not be installed (node), and the whole environment, are the model's.
     Before, each was the model's."""
     lines = ["which python3", "which python3 git bash", "which cd", "which python3 cd", "command -v git",
              "command -v cd git if", "type cd", "type ls", "type if", "type -t cd ls if", "type echo", "which echo",
              "which sh awk perl", "printenv HOME", "printenv PATH", "printenv LANG TERM", "printenv NOPE",
              "X=1; printenv X", "export Y=2; printenv Y", "printenv PWD", "cd src && printenv PWD", "cd ..",
-             "echo $PATH", 'echo "$LANG $TERM"', "printenv USER LOGNAME HOSTNAME", "printenv SHELL"]
+             "echo $PATH", 'echo "$LANG $TERM"', "printenv USER LOGNAME HOSTNAME", "printenv SHELL",
+             "python3 --version", "python3 -V && which python3"]
     seen = side_by_side(lines + ["which node", "printenv", "which -a python3", "f() { :; }; type f", "type f",
                                  "alias ls='ls -F'; which ls", "export PATH=/usr/bin:$PATH", "which git"])
     assert unanswered(seen, set(lines)) == set()

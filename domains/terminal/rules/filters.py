@@ -391,9 +391,11 @@ def answer(command: str, read: Callable[[str], str | None],
         ordered, last_fixed, from_xargs = True, False, False
         for n, stage in enumerate(stages):
             if n == 0 and (stage[0] in ("find", "ls") or stage[0] == "grep" and _recursive(stage) or
+                           stage[0] == "du" and len(stages) > 1 or
                            stage[:1] == ["git"] and stage[1:2] and stage[1] in GIT_PIPED and len(stages) > 1 or
                            stage[0] in ("echo", "printf") and len(stages) > 1 or
-                           stage[0] == "cat" and len(stage) > 2 and len(stages) > 1):  # (several files)
+                           stage[0] == "cat" and len(stage) > 2 and len(stages) > 1 and
+                           not any(w.startswith("-") for w in stage[1:])):  # (several files)
                 if stage[0] == "ls" and len(stages) == 1:
                     return None  # `ls` alone is the shell's own rule
                 computed = source(stage)

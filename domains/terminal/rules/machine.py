@@ -20,6 +20,7 @@ WHO_AND_WHERE = {("whoami",): "user", ("id", "-un"): "user", ("id", "-nu"): "use
                  ("hostname",): "host", ("hostname", "-s"): "host", ("uname", "-n"): "host",
                  ("uname", "--nodename"): "host", ("uname",): "system", ("uname", "-s"): "system",
                  ("id",): "ids", ("id", "-u"): "uid", ("id", "-g"): "uid"}
+PYTHON = "3.11.2"  # Debian 12's python3 (its security updates keep the version)
 UID = 1000  # the sandbox's user (executors/sandbox.py SandboxLimits.uid), its group the same
 
 # In /usr/bin (merged /usr: found there first on the PATH, before /bin)
@@ -50,7 +51,8 @@ NO_PROGRAM = (BUILTINS | KEYWORDS) - PROGRAMS - frozenset(". : kill time { } ! [
 
 def answer(words: list[str], s: TerminalState) -> tuple[str, int] | None:
     """`which NAMES`, `command -v NAMES`, `type [-t] NAMES` and `printenv [NAMES]` where the state
-    knows every name, and who the shell runs as on which machine (WHO_AND_WHERE); None for anything else."""
+    knows every name, who the shell runs as on which machine (WHO_AND_WHERE), and `python3 --version`;
+    None for anything else."""
     cmd, args = words[0], words[1:]
     if (cmd, *args) in WHO_AND_WHERE and cmd not in s.defined and "PATH" not in s.env:
         said = {"host": s.host, "user": _user(s), "system": "Linux", "uid": str(UID) if _user(s) != "root" else "",
@@ -59,6 +61,8 @@ def answer(words: list[str], s: TerminalState) -> tuple[str, int] | None:
         return (said + "\n", 0) if said else None
     if cmd in s.defined or any(name in s.defined for name in args) or "PATH" in s.env or "PATH" in s.vars:
         return None  # (an alias or function of the episode's; a PATH of its own)
+    if cmd == "python3":
+        return (f"Python {PYTHON}\n", 0) if args in (["--version"], ["-V"]) else None
     if cmd == "printenv":
         return _printenv(args, s)
     options, names = (args[:1], args[1:]) if args[:1] in (["-v"], ["-t"]) else ([], args)

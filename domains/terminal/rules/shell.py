@@ -52,6 +52,9 @@ def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
     if words[:1] == ["git"] and words[1:2] and words[1] in filters.GIT_PIPED:
         said = answer(s.model_dump(), shlex.join(words))
         return None if said is None or said[1] != 0 else (said[0], True, 0)  # (git's refusal: to the terminal, not the pipe)
+    if words[0] == "du" and "du" not in s.defined:
+        said = diskuse.du(words[1:], s)
+        return None if said is None else (said[0], True, said[1])
     if words[0] == "find":
         return search.find(words[1:], lambda top: _tree(top, s), refs, lambda top: _absent(_abs(top, s), s))
     missing = search.missing_top(words[1:], lambda name: False if _absent(_abs(name, s), s) else None)
@@ -182,6 +185,9 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if parts[0][:1] == ["wc"] and len(parts[0]) == 3 and parts[0][1] in ("-l", "-c", "-w") and \
             any(c in parts[0][2] for c in "*?") and not any(c in command for c in "'\"\\$"):
         return _wc_glob(parts[0][1], parts[0][2], s)
+    if parts[0][:1] == ["du"] and "du" not in s.defined and any(c in w for w in parts[0][1:] for c in "*?") and \
+            not any(c in command for c in "'\"\\$[{"):
+        return diskuse.du((_split(_unexpanded(command, s)) or [[]])[0][1:], s)  # (`du -sh *`: as bash expands it)
     if parts[0][:1] == ["ls"] and parts[0][1:2] in (["-R"], ["-d"], ["-1d"], ["-d1"]) and "$" not in command:
         listed = _ls((_split(_unexpanded(command, s)) or [[]])[0][1:], s)  # (`ls -d */`: as bash expands it)
         return (listed, 0) if listed is not None else None
@@ -210,7 +216,8 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return s.cwd + "\n", 0
     if cmd in ("true", "false", ":") and cmd not in s.defined:
         return "", int(cmd == "false")  # (bash's builtins: whatever their arguments)
-    if cmd in ("which", "command", "type", "printenv", "whoami", "id", "hostname", "uname"):
+    if cmd in ("which", "command", "type", "printenv", "whoami", "id", "hostname", "uname") or \
+            cmd == "python3" and args in (["--version"], ["-V"]):
         return machine.answer(words, s)
     if cmd in ("basename", "dirname", "seq", "realpath") and cmd not in s.defined:
         return pathnames.answer(cmd, args, s.cwd, s.home, lambda path: _kind(path, s))

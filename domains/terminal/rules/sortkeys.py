@@ -67,9 +67,10 @@ def sorter(args: list[str]) -> tuple[Callable[[str], tuple[str, int] | None], li
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        if any("R" in line or "Q" in line for line in lines) and any("h" in k.options for k in keys) or \
+        if any(_newer_unit(_fold(_field(line, k, tab)) if "f" in k.options else _field(line, k, tab))
+               for k in keys if "h" in k.options for line in lines) or \
                 not text.isascii() and any(k.schar or k.echar for k in keys):
-            return None  # (newer suffixes, which sort may know; a character's place counted in bytes)
+            return None  # (units sort learnt after 9.1; a character's place counted in bytes)
         ordered = sorted(lines, key=cmp_to_key(compare))
         if unique:
             kept: list[str] = []
@@ -225,3 +226,11 @@ def _unit(text: str) -> int:
         return 0
     order = _UNITS.get(text[m.end():m.end() + 1], 0)
     return -order if m.group(1) else order
+
+
+def _newer_unit(text: str) -> bool:
+    """A number with R or Q after it: units newer sorts know (ronna, quetta), this machine's not."""
+    text = text.lstrip(BLANKS)
+    m = _NUMBER.match(text)
+    assert m is not None
+    return bool(re.search(r"[1-9]", m.group(2) + (m.group(3) or ""))) and text[m.end():m.end() + 1] in ("R", "Q")
