@@ -23,6 +23,7 @@ BLANKS = " \t"
 ORDERING = set("nhf")  # (the ordering options followed here; b and r are not ordering ones)
 _UNITS = {"K": 1, "k": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6, "Z": 7, "Y": 8}
 _NUMBER = re.compile(r"(-?)(\d*)(?:\.(\d*))?")
+MAX_LINES = 100_000  # (a longer text: the model's, as a sort of it takes a while here)
 _KEY = re.compile(r"(\d+)(?:\.(\d+))?([bfhnr]*)(?:,(\d+)(?:\.(\d+))?([bfhnr]*))?")
 
 
@@ -55,12 +56,12 @@ def sorter(args: list[str]) -> tuple[Callable[[str], tuple[str, int] | None], li
     if not keys and set(gkey.options) & ORDERING or not keys and gkey.skip_start:
         keys = [gkey]
 
-    def compare(a: str, b: str) -> int:
+    def compare(a: tuple[bytes, tuple], b: tuple[bytes, tuple]) -> int:
         if keys:
-            diff = _keycompare(a, b, keys, tab)
+            diff = _keycompare(a[1], b[1], keys)
             if diff or unique or stable:
                 return diff
-        diff = (a.encode() > b.encode()) - (a.encode() < b.encode())
+        diff = (a[0] > b[0]) - (a[0] < b[0])
         return -diff if reverse else diff
 
     def run(text: str) -> tuple[str, int] | None:
@@ -71,14 +72,16 @@ def sorter(args: list[str]) -> tuple[Callable[[str], tuple[str, int] | None], li
                for k in keys if "h" in k.options for line in lines) or \
                 not text.isascii() and any(k.schar or k.echar for k in keys):
             return None  # (units sort learnt after 9.1; a character's place counted in bytes)
-        ordered = sorted(lines, key=cmp_to_key(compare))
+        if len(lines) > MAX_LINES:
+            return None
+        ordered = sorted(((line.encode(), _parts(line, keys, tab)) for line in lines), key=cmp_to_key(compare))
         if unique:
-            kept: list[str] = []
+            kept: list[tuple[bytes, tuple]] = []
             for line in ordered:
                 if not kept or compare(kept[-1], line):
                     kept.append(line)
             ordered = kept
-        return "".join(line + "\n" for line in ordered), 0
+        return "".join(line.decode() + "\n" for line, _ in ordered), 0
 
     return run, files
 
@@ -174,18 +177,21 @@ def _limfield(line: str, key: Key, tab: str | None) -> int:
     return ptr
 
 
-def _keycompare(a: str, b: str, keys: list[Key], tab: str | None) -> int:
+def _parts(line: str, keys: list[Key], tab: str | None) -> tuple:
+    """What each key compares of a line: a number (`-n`), a unit's order and a number (`-h`), or bytes."""
+    parts = []
     for key in keys:
-        ta, tb = (_field(line, key, tab) for line in (a, b))
+        text = _field(line, key, tab)
         if "f" in key.options:  # (folded first, numbers too: `1e3` is `1E3` to -h, an exa)
-            ta, tb = _fold(ta), _fold(tb)
-        if "n" in key.options:
-            diff = _numcompare(ta, tb)
-        elif "h" in key.options:
-            diff = _unit(ta) - _unit(tb) or _numcompare(ta, tb)
-        else:
-            ea, eb = ta.encode(), tb.encode()
-            diff = (ea > eb) - (ea < eb)
+            text = _fold(text)
+        parts.append(_number(text) if "n" in key.options else (_unit(text), _number(text)) if "h" in key.options
+                     else text.encode())
+    return tuple(parts)
+
+
+def _keycompare(a: tuple, b: tuple, keys: list[Key]) -> int:
+    for x, y, key in zip(a, b, keys):
+        diff = (x > y) - (x < y)
         if diff:
             return -diff if "r" in key.options else diff
     return 0
