@@ -188,3 +188,15 @@ def test_backquotes_read_as_dollar_parentheses_are_what_bash_reads(tmp_path):
                 for text in (typed, read)]
         assert (runs[0].stdout, runs[0].returncode) == (runs[1].stdout, runs[1].returncode), (typed, read)
     assert rewritten > 100
+
+
+def test_a_home_or_folder_the_episode_sets_and_a_redirect_bash_refused_are_not_answered_wrong():
+    """Three wrong answers the fuzz (`--templates lines`) found: after `export HOME='a  b'`, `~` is that
+    folder, not the world's home; `PWD=…` moves where the sandbox takes the shell to be; and a
+    redirection bash refused (`>> ~/notes-app/src`, a folder, named by bash as `/home/user/notes-app/src`)
+    made no file, though the state had taken it for one (`echo x > src && cat src` was answered `x`)."""
+    side_by_side(["mv a b.txt ..", "printf 'x\\n' >> ~/notes-app/src",
+                  "echo `git branch --show-current` > src && cat src", "ls src", "mkdir -p ~/notes-app/src", "export HOME='a  b'", "cd `dirname ~/notes-app/src` && pwd",
+                  "ls ~", "cd ~/notes-app"])
+    seen = side_by_side(['PWD="$HOME"; printenv PWD', "pwd", "ls"])
+    assert seen[0][1] is None

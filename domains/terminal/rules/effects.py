@@ -31,9 +31,11 @@ def _redirected_anyway(s: TerminalState, words: list[str], kinds: set[str] | Non
     emptied it, `>> f` made it if missing; what it holds now is not known (what was written before
     the failure). Unless opening it failed (bash says so, naming it; a name ending in /)."""
     at = next((i for i, w in enumerate(words) if w in (">", ">>")), None)
-    if at is None or at + 1 >= len(words) or words[at + 1].endswith("/") or \
-            f"bash: line 1: {words[at + 1]}: " in output:
+    if at is None or at + 1 >= len(words) or words[at + 1].endswith("/"):
         return
+    named = words[at + 1]
+    if any(f"bash: line 1: {name}: " in output for name in (named, s.home + named[1:] if named[:2] == "~/" else named)):
+        return  # (as bash names it: `~/x` as the home's x)
     if kinds is None or {"target glob", "target brace", "target quoted $", "variable"} & kinds:
         _forget_writes(s, None)  # (where it wrote: not known)
         return

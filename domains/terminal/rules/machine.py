@@ -11,6 +11,7 @@ make, curl): the model answers, as it does for a name the episode made an alias 
 from __future__ import annotations
 
 import posixpath
+import re
 
 from .state import BASE_ENV, EXPORTED, TerminalState, _absent, _user
 
@@ -117,6 +118,20 @@ def _printenv(names: list[str], s: TerminalState) -> tuple[str, int] | None:
             # that the shell may not have: `TZ=UTC` changes how programs run, but is not exported unless asked)
         values.append(s.env.get(name, None if name in s.vars else fixed.get(name)))
     return "".join(f"{v}\n" for v in values if v is not None), int(any(v is None for v in values))
+
+
+def followed(state: dict, command: str) -> bool:
+    """The shell is one the state follows: it finds the machine's programs (`finds_programs`), its home
+    is the world's and its folder where it is (no `HOME=…` or `PWD=…` of the episode's, on this line or
+    before: `~` would be another folder, and the sandbox takes `$PWD` for where the shell is)."""
+    env, variables = state.get("env") or {}, state.get("vars") or {}
+    if any(name in env and env[name] != state.get(key) or name in variables
+           for name, key in (("HOME", "home"), ("PWD", "cwd"))) or _SETS_HOME.search(command):
+        return False
+    return finds_programs(state)
+
+
+_SETS_HOME = re.compile(r"(?:^|[\s;&|(`]|\$\()(?:HOME|PWD)\+?=")
 
 
 def finds_programs(state: dict) -> bool:

@@ -124,7 +124,7 @@ TYPOS = frozenset(c[:i] + c[i + 1] + c[i] + c[i + 2:] for c in EVERYDAY for i in
 
 def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """The output and exit code when the state alone determines them; None: ask the model."""
-    if not machine.finds_programs(state):
+    if not machine.followed(state, command):
         return None
     command = backquoted(command)
     if compound.compounds(command):
