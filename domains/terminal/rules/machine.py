@@ -13,7 +13,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from .state import BASE_ENV, EXPORTED, TerminalState, _absent, _user
+from .state import EXPORTED, TerminalState, _absent, _user, started_with
 
 # Commands that print who the shell runs as, or the machine's name (the world's hostname; `-f`
 # and `-i` ask the resolver, which is the machine's)
@@ -109,7 +109,7 @@ def _printenv(names: list[str], s: TerminalState) -> tuple[str, int] | None:
     sandbox's whole environment, which holds more than is followed here: the model's.)"""
     if not names or any(n.startswith("-") or "=" in n for n in names):
         return None
-    fixed = {"HOME": s.home, "USER": _user(s), "LOGNAME": _user(s), "HOSTNAME": s.host, "PWD": s.cwd, **BASE_ENV}
+    fixed = started_with(s)
     values: list[str | None] = []
     for name in names:
         if name in s.vars and s.vars[name] is None or name in UNFOLLOWED or name in fixed and not fixed[name] or \

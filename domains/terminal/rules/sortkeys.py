@@ -68,13 +68,12 @@ def sorter(args: list[str]) -> tuple[Callable[[str], tuple[str, int] | None], li
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        if any(_newer_unit(_fold(_field(line, k, tab)) if "f" in k.options else _field(line, k, tab))
-               for k in keys if "h" in k.options for line in lines) or \
-                not text.isascii() and any(k.schar or k.echar for k in keys):
-            return None  # (units sort learnt after 9.1; a character's place counted in bytes)
-        if len(lines) > MAX_LINES:
-            return None
-        ordered = sorted(((line.encode(), _parts(line, keys, tab)) for line in lines), key=cmp_to_key(compare))
+        if len(lines) > MAX_LINES or not text.isascii() and any(k.schar or k.echar for k in keys):
+            return None  # (a character's place counted in bytes)
+        keyed = [(line.encode(), _parts(line, keys, tab)) for line in lines]
+        if any(parts is None for _, parts in keyed):
+            return None  # (units sort learnt after 9.1)
+        ordered = sorted(keyed, key=cmp_to_key(compare))
         if unique:
             kept: list[tuple[bytes, tuple]] = []
             for line in ordered:
@@ -177,15 +176,21 @@ def _limfield(line: str, key: Key, tab: str | None) -> int:
     return ptr
 
 
-def _parts(line: str, keys: list[Key], tab: str | None) -> tuple:
-    """What each key compares of a line: a number (`-n`), a unit's order and a number (`-h`), or bytes."""
+def _parts(line: str, keys: list[Key], tab: str | None) -> tuple | None:
+    """What each key compares of a line: a number (`-n`), a unit's order and a number (`-h`), or bytes;
+    None where a unit is one this sort does not know but a newer one does."""
     parts = []
     for key in keys:
         text = _field(line, key, tab)
         if "f" in key.options:  # (folded first, numbers too: `1e3` is `1E3` to -h, an exa)
             text = _fold(text)
-        parts.append(_number(text) if "n" in key.options else (_unit(text), _number(text)) if "h" in key.options
-                     else text.encode())
+        if "h" in key.options:
+            order = _unit(text)
+            if order is None:
+                return None
+            parts.append((order, _number(text)))
+        else:
+            parts.append(_number(text) if "n" in key.options else text.encode())
     return tuple(parts)
 
 
@@ -217,26 +222,15 @@ def _number(text: str) -> Decimal:
     return -value if m.group(1) else value
 
 
-def _numcompare(a: str, b: str) -> int:
-    x, y = _number(a), _number(b)
-    return (x > y) - (x < y)
-
-
-def _unit(text: str) -> int:
+def _unit(text: str) -> int | None:
     """`-h`: the order of the unit after the number (K 1, M 2…), negative for a negative number; 0
-    where the number has no digit above 0."""
+    where the number has no digit above 0. None for R or Q (ronna, quetta): units newer sorts know,
+    this machine's (coreutils 9.1) not."""
     text = text.lstrip(BLANKS)
     m = _NUMBER.match(text)
     assert m is not None
     if not re.search(r"[1-9]", m.group(2) + (m.group(3) or "")):
         return 0
-    order = _UNITS.get(text[m.end():m.end() + 1], 0)
-    return -order if m.group(1) else order
-
-
-def _newer_unit(text: str) -> bool:
-    """A number with R or Q after it: units newer sorts know (ronna, quetta), this machine's not."""
-    text = text.lstrip(BLANKS)
-    m = _NUMBER.match(text)
-    assert m is not None
-    return bool(re.search(r"[1-9]", m.group(2) + (m.group(3) or ""))) and text[m.end():m.end() + 1] in ("R", "Q")
+    after = text[m.end():m.end() + 1]
+    order = _UNITS.get(after, 0)
+    return None if after in ("R", "Q") else -order if m.group(1) else order

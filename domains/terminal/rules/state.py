@@ -308,18 +308,11 @@ def _expand(word: str, s: TerminalState, strict: bool = False) -> str:
             return s.vars[name]  # type: ignore[return-value]
         if name in s.env:
             return s.env[name]
-        if name == "HOME":
-            return s.home
-        if name == "PWD":
-            return s.cwd
-        if name in ("USER", "LOGNAME") and _user(s):
-            return _user(s)
-        if name == "HOSTNAME" and s.host:
-            return s.host
+        started = started_with(s).get(name)
+        if started:
+            return started
         if name == "SHELL":  # bash sets it from the user's passwd entry, which is /bin/bash in every world
             return "/bin/bash"
-        if name in BASE_ENV:
-            return BASE_ENV[name]
         if strict:  # $SHELL, $PATH, $RANDOM…: set by the machine, not by the episode
             raise _Unknown(name)
         return ""
@@ -345,6 +338,12 @@ def _writable(path: str) -> bool:
     """A path that can be made, written or removed (below /home or /tmp: not the mounts themselves),
     outside git's own folders (what is in them is git's, not followed here)."""
     return any(path != top and _within(path, top) for top in WRITABLE) and "/.git/" not in path + "/"
+
+
+def started_with(s: TerminalState) -> dict[str, str]:
+    """The variables every shell of the sandbox has in its environment before the episode's own ("":
+    not known here): who and where it is, and BASE_ENV."""
+    return {"HOME": s.home, "PWD": s.cwd, "USER": _user(s), "LOGNAME": _user(s), "HOSTNAME": s.host, **BASE_ENV}
 
 
 def _user(s: TerminalState) -> str:
