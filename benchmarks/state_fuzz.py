@@ -208,9 +208,40 @@ LINE_PROGRAMS = ["python3", "git", "ls", "cd", "echo", "bash", "sh", "if", "node
 LINE_VARIABLES = ["HOME", "PATH", "LANG", "TERM", "USER", "PWD", "SHELL", "X", "V", "OLDPWD", "SHLVL", "HOSTNAME",
                   "NOPE", "LOGNAME"]
 
+# `--templates pipes`: loops and conditions piped on (what each command prints to the terminal and what
+# goes down the pipe), `ls` of several names, loops inside loops, between writes and moves
+PIPE_BODIES = ["wc -l $f", "head -1 $f", "echo $f", "cat $f", "ls $f", "grep -c {w} $f", "echo $f >&2",
+               "[ -f $f ] && echo $f", "basename $f", "ls -d $f", "cd $f; pwd", "echo {w} > $f.out", "cat nope"]
+PIPE_TEMPLATES = [
+    "for f in {g}; do {b}; done | sort -r", "for f in {n} {n2}; do {b}; done | wc -l",
+    "for f in {n} {n2} {n3}; do {b}; {b2}; done | head -{k}", "ls {n} {n2}", "ls {n} {n2} {n3}", "ls -a {n} {n2}",
+    "ls {n} {n2} | head -{k}", "ls {g} {n} | wc -l", "if [ -d {n} ]; then ls {n}; else cat {n}; fi | wc -l",
+    "if [ -f {n} ]; then {b}; fi | tail -1", "ls | while read f; do {b}; done | head -{k}",
+    "ls {n} | while read f; do {b}; done | sort", "for i in 1 2; do for f in {g}; do {b}; done; done | tail -{k}",
+    "for i in 1 2; do if [ -e {n} ]; then echo $i; fi; done | wc -l", "for f in {g}; do {b}; done 2>&1 | wc -l",
+    "echo {w} > {n}", "mkdir -p {n}", "touch {n}", "rm -rf {n}", "cd {n}", "cd ..", "ls", "cp {n} {n2}",
+]
+PIPE_NAMES = SUB_NAMES + ["README.md", "src/notes.py", "requirements.txt", "x.out", "new"]
+
+# `--templates streams`: a command's errors and output sent elsewhere (`2>/dev/null`, `2>&1`, `>/dev/null
+# 2>&1`, `&>`, `>&2`, `2> f`), alone, in lists and heading pipes, between writes and reads of what they wrote
+STREAM_INNER = ["ls {n}", "cat {n}", "ls nope", "cat nope", "grep -c {w} {n}", "wc -l {n}", "git status --short",
+                "git log --oneline -1", "head -1 {n}", "echo {w}", "which {p}", "command -v {p}",
+                "python3 -c 'print(1)'", "ls {n} {n2}", "find {n} -name '*.py'", "git checkout nope", "mkdir {n}",
+                "rm {n}", "cd {n}"]
+STREAM_TEMPLATES = [
+    "{c} 2>/dev/null", "{c} 2>&1", "{c} >/dev/null", "{c} >/dev/null 2>&1", "{c} &>/dev/null", "{c} 2>&1 >/dev/null",
+    "{c} 2>/dev/null | head -{k}", "{c} 2>&1 | wc -l", "{c} 2>&1 | tail -1", "{c} 2>/dev/null || echo failed",
+    "{c} >/dev/null 2>&1 && echo ok || echo no", "{c} 2> err.txt; cat err.txt", "{c} > out.txt 2>&1; cat out.txt",
+    "{c} >> out.txt 2>&1", "cat out.txt", "{c} 2>>err.txt", "{c} >&2", "{c} 1>&2 | wc -l", "ls", "cat err.txt",
+    "mkdir {n} 2>/dev/null", "rm {n} 2>/dev/null; echo $?", "cd {n} 2>/dev/null && pwd", "cd ..", "touch {n} 2>&1",
+    "echo {w} > {n} 2>/dev/null", "cat {n} 2>&1 | head -2", "pwd",
+]
+
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),
                  "python": (PY_TEMPLATES, [], []), "subst": (SUB_TEMPLATES, SUB_NAMES, SUB_WORDS),
-                 "vars": (VAR_TEMPLATES, SUB_NAMES, SUB_WORDS), "lines": (LINE_TEMPLATES, SUB_NAMES, SUB_WORDS)}
+                 "vars": (VAR_TEMPLATES, SUB_NAMES, SUB_WORDS), "lines": (LINE_TEMPLATES, SUB_NAMES, SUB_WORDS),
+                 "pipes": (PIPE_TEMPLATES, PIPE_NAMES, SUB_WORDS), "streams": (STREAM_TEMPLATES, PIPE_NAMES, SUB_WORDS)}
 
 
 def command(rng: random.Random, templates: str = "files") -> str:
@@ -231,6 +262,12 @@ def command(rng: random.Random, templates: str = "files") -> str:
         fields.update(p=rng.choice(LINE_PROGRAMS), p2=rng.choice(LINE_PROGRAMS), v=rng.choice(LINE_VARIABLES),
                       v2=rng.choice(LINE_VARIABLES), k=rng.randint(1, 3))
         fields.update(c=rng.choice(LINE_INNER).format(**fields))
+    if templates == "streams":
+        fields.update(k=rng.randint(1, 3), p=rng.choice(LINE_PROGRAMS))
+        fields.update(c=rng.choice(STREAM_INNER).format(**fields))
+    if templates == "pipes":
+        fields.update(k=rng.randint(1, 3))
+        fields.update(b=rng.choice(PIPE_BODIES).format(**fields), b2=rng.choice(PIPE_BODIES).format(**fields))
     return form.format(**fields)
 
 
@@ -285,7 +322,9 @@ def main() -> None:
                         help="files: file commands with hostile names and quoting; repo: a developer's work in "
                              "the world's repository (git, sed, pipes); python: the project's modules written, "
                              "imported and called; subst: command substitution and arithmetic; vars: variables "
-                             "and for loops")
+                             "and for loops; lines: elif, backquotes, which and printenv, sort keys, du, blame; "
+                             "pipes: loops and conditions piped on, ls of several names, loops in loops; streams: "
+                             "2>/dev/null, 2>&1, >/dev/null and the like, alone, in lists and heading pipes")
     args = parser.parse_args()
     steps, answered, wrong = asyncio.run(run(args.seed, args.sequences, args.length, args.templates))
     print(f"{steps} random steps in the sandbox: the state answered {answered}, "

@@ -32,6 +32,7 @@ from mcp_world.engines import EnginePool  # noqa: E402
 from mcp_world.importing import read_records  # noqa: E402
 from mcp_world.executors.sandbox import SandboxLimits, TerminalSandbox  # noqa: E402
 from mcp_world.paths import FIXTURES_DIR  # noqa: E402
+from mcp_world.rules import Call  # noqa: E402
 from mcp_world.simulator import Limits, Simulator  # noqa: E402
 from mcp_world.store import Store  # noqa: E402
 from mcp_world.world import World, load_world  # noqa: E402
@@ -643,6 +644,24 @@ SEQUENCES: list[list[str]] = [
      "sort -k2,2n -u t.txt", "du -sh * | sort -h", "du -sk * | sort -rn | head -3", "cat -n src/notes.py | head -2",
      "cat -n README.md | grep -n notes", "awk -F'==' '{print $1}' requirements.txt", "sort -t= -k2 requirements.txt",
      "ls -la | sort -k5 -rn | head -3"],
+    # loops and conditions piped on; ls of several names (files, folders, missing ones); loops in loops
+    ['for f in src/*.py tests/*.py; do echo "$f: $(wc -l < $f)"; done | sort -t: -k2 -n',
+     "for f in $(git ls-files); do wc -l $f; done | sort -rn | head -3", "ls README.md src tests nope",
+     'find . -name "*.py" | while read f; do echo "$f $(grep -c def $f)"; done | sort -k2 -n',
+     "if [ -d src ]; then ls src; fi | wc -l", "for f in *.md nope; do cat $f; done | wc -l",
+     "ls -a src README.md", "for d in src tests; do for f in $d/*.py; do echo $f; done; done | tail -1",
+     "echo x > a.txt && ls *.txt | wc -l", "ls a.txt requirements.txt", "for f in *.txt; do echo $f >&2; done | wc -l"],
+    ["mkdir -p docs && for n in 1 2 3; do echo \"# $n\" > docs/$n.md; done", "ls docs README.md",
+     "for f in docs/*.md; do head -1 $f; done | sort -r", "ls docs | while read f; do wc -c docs/$f; done | sort -n",
+     "for i in 1 2; do for j in a b; do echo $i$j; done; done | wc -l", "cd docs && ls 1.md ../src 2.md", "cd .."],
+    # errors and output sent elsewhere (`2>/dev/null`, `2>&1`, `>/dev/null 2>&1`, `2> f`), alone, in lists and
+    # heading pipes; a command that failed before a `;` of a line the model answers
+    ["ls nope 2>/dev/null", "cat README.md 2>/dev/null | head -1", "cat nope 2>/dev/null || echo missing",
+     "git status 2>&1 | head -3", "which python3 >/dev/null 2>&1 && echo yes", "mkdir -p build 2>/dev/null", "ls",
+     "echo x > out.log 2>&1", "cat out.log", "ls nope 2> err.txt; cat err.txt", "git status --short 2>/dev/null",
+     "cd src 2>/dev/null && pwd", "cd ..", "python3 -c 'print(1)' 2>&1", "find . -name '*.py' 2>/dev/null | wc -l",
+     "rm -rf build 2>/dev/null; ls", "mkdir README.md; date", "head -1 README.md", "rm nope 2>&1 | wc -l",
+     "command -v git >/dev/null && echo have git"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made
@@ -803,6 +822,36 @@ def _at_the_second_git_ran(sim: Simulator, ep, command: str, real: str, asked: f
     return None
 
 
+def _pin_a_quiet_commit(sim: Simulator, ep, box: TerminalSandbox, before: dict, command: str, real,
+                        asked: float) -> None:
+    """A commit the step made that the state made the id of (`commit -q` shows none), at the second git
+    made it, read from the sandbox: a second may turn between git's commit and the state's update on a
+    busy machine, and every later answer that shows the id (`git reset --hard`: "HEAD is now at …")
+    would be a second off (as tests/sandboxed.py pins it)."""
+    import importlib
+
+    state = ep.state.get("terminal", {})
+    git = state.get("git") or {}
+    if not git.get("head") or git.get("head") == (before.get("git") or {}).get("head"):
+        return
+    made = box.run(f"git -C '{git['repo']}' rev-parse HEAD", "/", env=before.get("env") or {}).output.strip()
+    if made == git["head"]:
+        return
+    st = importlib.import_module(f"{type(sim.domains['terminal'].rules).__module__}.state")
+    rules, saved = sim.domains["terminal"].rules, st.clock
+    try:
+        for second in range(int(asked), int(time.time()) + 1):
+            st.clock = lambda second=second: float(second)
+            then = rules.apply(json.loads(json.dumps(before)), Call("run_command", {"command": command}, before),
+                               real.output, {"exit_code": real.exit_code})
+            if (then.get("git") or {}).get("head") == made:
+                state.clear()
+                state.update(then)
+                return
+    finally:
+        st.clock = saved
+
+
 def _corrects_itself(sim: Simulator, ep, command: str, real: str, code: int) -> bool:
     """The state, once it saw what reality printed, gives it: an id the state made itself (a quiet
     commit's, at the second it saw git done, which may be a second after git ran) that the output
@@ -840,7 +889,9 @@ async def against_sandbox(world: World, sequences: list[list[str]], tally: Tally
                                 tally.corrected += 1  # (a quiet commit's id, a second off: the log shows git's)
                                 text = real.output
                             tally.add(f"sequence {n}", command, cwd, text, real.output)
+                        before = json.loads(json.dumps(state))
                         sim.observe(ep, "run_command", {"command": command}, real.output, {"exit_code": real.exit_code})
+                        _pin_a_quiet_commit(sim, ep, box, before, command, real, asked)
                         followed = ep.state["terminal"].get("cwd")
                         if real.cwd:
                             tally.cwds += 1

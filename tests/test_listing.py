@@ -92,3 +92,50 @@ def test_sort_keys_du_of_a_pattern_and_numbered_lines_piped_on_are_answered_as_r
              "cut -d' ' -f2 t.txt | sort -n | uniq -c"]
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()
+
+
+def test_ls_of_several_names_files_folders_and_missing_ones_is_answered_as_run():
+    """`ls a b dir`: the names not there first, with ls's complaint and status 2, then the files as
+    named, then each folder under its name; in a pipe, the files a pattern matched (`ls *.txt | wc -l`
+    after a file was made: bash hands ls every name). Before, any file among the names sent the line
+    to the model."""
+    lines = ["ls README.md src/notes.py", "ls ./README.md src/../requirements.txt", "ls src nope README.md tests",
+             "ls nope src", "ls -a src README.md", "ls src/ README.md", "ls -A tests README.md nope", "echo x > 1a.txt",
+             "ls *.txt | wc -l", "ls *.txt src | head -3", "ls requirements.txt 1a.txt"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+    # (a file named as a folder; a file's long row): the model's
+    assert [said for _, said, _ in side_by_side(["ls README.md/ src", "ls -l src README.md"])] == [None, None]
+
+
+def test_a_stream_redirected_shows_what_reaches_the_terminal_and_changes_what_the_command_changes():
+    """`2>/dev/null`, `2>&1`, `>/dev/null 2>&1`, `&>/dev/null`, `>&2`, `2> err.txt`, alone, in a list and
+    heading a pipe (streams.py): the command answered without them, then what reaches the terminal or
+    the pipe. Before, each was the model's, and the words after the command were read as its own:
+    `mkdir d 2>/dev/null` made no folder in the state (`ls` was answered without it), and `echo x > f
+    2>&1` wrote `x 2 >& 1` into f."""
+    lines = ["ls nope 2>/dev/null", "ls src 2>/dev/null", "cat README.md 2>/dev/null | head -1",
+             "cat nope 2>/dev/null || echo missing", "ls nope 2>&1", "git status 2>/dev/null | head -2",
+             "find . -name '*.py' 2>/dev/null", "ls -la 2>/dev/null | wc -l",
+             "which python3 >/dev/null 2>&1 && echo yes", "cat src/notes.py 2>&1 | head -2",
+             "wc -l src/notes.py 2>/dev/null", "ls nope >/dev/null", "ls src >/dev/null", "cd src 2>/dev/null && pwd",
+             "cd ..", "echo hi >&2", "ls nope 2>&1 | wc -l", "mkdir d 2>/dev/null", "ls", "echo x > f 2>&1", "cat f",
+             "mkdir e >/dev/null 2>&1", "ls", "echo y > g 2>/dev/null", "cat g", "rm f g 2>/dev/null", "ls",
+             "command -v git >/dev/null && echo ok", "ls nope &>/dev/null || echo none",
+             "git rev-parse --git-dir >/dev/null 2>&1 && echo repo", "rm nope 2>/dev/null; echo $?",
+             "cat nope 2>&1; echo $?"]
+    lines += ["ls nope 2> err.txt", "cat err.txt", "rm .. 2>> err.txt; cat err.txt", "echo 'a  b' >&2",
+              "cd src 2>/dev/null | head -1", "pwd", "git status --short 2> err2.txt", "rm err2.txt 2>&1 | wc -l",
+              "git status --short 2>/dev/null", "rm src/notes.py 2>/dev/null | head -1", "mkdir src/notes.py 2>&1",
+              "ls src", "cd src 2> err3.txt; cat err3.txt", "cd ..", "cat err3.txt"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+
+
+def test_a_command_that_failed_before_a_semicolon_changed_nothing_where_the_model_answered_the_line():
+    """`mkdir README.md; date`: the line's status is the last command's, and the model answers it (what
+    `date` prints is not known here); the state applies each command as it ran. Before, each before the
+    last was taken as done: README.md became a folder, and after `rm ..; date` the project's parent was gone."""
+    lines = ["mkdir README.md; date", "cat README.md", "rm ..; date", "ls ..", "rm nope; touch new.txt; date", "ls"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, {"cat README.md", "ls ..", "ls"}) == set()

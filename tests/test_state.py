@@ -2159,7 +2159,9 @@ def test_numbered_lines_several_folders_and_every_branch():
     assert shell.answer(s, "nl -ba src/notes.py") == shell.answer(s, "cat -n src/notes.py")
     assert shell.answer(s, "nl src/notes.py") == shell.answer(s, "cat -n src/notes.py")  # (no empty line in it)
     assert shell.answer(s, "ls tests src") == ("src:\nnotes.py\n\ntests:\ntest_notes.py\n", 0)
-    assert shell.answer(s, "ls -1 src") == ("notes.py\n", 0) and shell.answer(s, "ls src nope") is None
+    assert shell.answer(s, "ls -1 src") == ("notes.py\n", 0)
+    assert shell.answer(s, "ls src nope") == \
+        ("ls: cannot access 'nope': No such file or directory\nsrc:\nnotes.py\n", 2)
     assert shell.answer(run(s, "git checkout -b feat"), "git branch -a") == ("* feat\n  main\n", 0)
 
 

@@ -51,6 +51,50 @@ def test_a_for_loop_runs_its_body_once_for_each_word_as_bash_does():
     assert unanswered(seen, {command for command, _, _ in seen}) == set()
 
 
+def test_nested_loops_run_each_loop_once_and_a_line_past_the_budget_goes_to_the_model(monkeypatch):
+    """Each loop of a nested line runs once for the line's answer, folder and update (budget.py). Before,
+    a command in a loop was run again to answer it, to follow its folder and to apply it, so each level
+    ran its body three times: `for i in 1 2; do` eight deep, with an `if` between, took minutes on the
+    server's event loop and every other episode waited. A line whose loops would run past the budget
+    (here a million turns) is the model's, as any line the state cannot run."""
+    nest = 'for i in 1 2; do if [ -d src ]; then for j in a b; do echo "$i$j" > "$i$j.txt" && ls $i$j.txt; done; ' \
+        'fi; done'
+    seen = side_by_side([nest, "ls *.txt | wc -l", "cat 2b.txt", "for i in 1 2; do for j in 3 4; do for k in 5 6; do "
+                         "echo $i$j$k; done; done; done"])
+    assert unanswered(seen, {command for command, _, _ in seen}) == set()
+    compound = __import__(shell.__name__.rsplit(".", 1)[0] + ".compound", fromlist=["x"])
+    budget = __import__(shell.__name__.rsplit(".", 1)[0] + ".budget", fromlist=["x"])
+    state = side_by_side.__globals__["RULES"].initial(side_by_side.__globals__["load_world"]("devbox"))
+    runs, run = [], compound.run
+    monkeypatch.setattr(compound, "run", lambda *args: runs.append(1) or run(*args))
+    deep = "for i in 1 2; do " * 5 + "echo $i" + "; done" * 5
+    assert shell.answer(state, deep) == ("1\n2\n" * 16, 0)
+    assert len(runs) == 2 ** 6 - 1  # (each of the 63 loops once; before, 4,147)
+    runs.clear()
+    shell.apply(state, deep, "1\n2\n" * 16, 0, state["cwd"])
+    assert len(runs) == 2 ** 6 - 1
+    runs.clear()
+    million = "for i in 0 1 2 3 4 5 6 7 8 9; do " * 6 + "echo $i" + "; done" * 6
+    assert shell.answer(state, million) is None and shell.silent(state, million) is None
+    assert len(runs) <= budget.WORK
+
+
+def test_a_loop_or_an_if_piped_on_sends_down_the_pipe_what_its_commands_print_to_standard_output():
+    """`for … done | sort -n`, `if … fi | wc -l`, `ls | while read f; do …; done | head`: the compound
+    runs as alone, in a subshell (its files stay, its folder does not), and its output goes through
+    the pipeline. A command that complains (`cat nope`, `cd` into a file), or writes to standard error
+    (`>&2`), prints to the terminal, not down the pipe: such a line is the model's."""
+    lines = ["for f in src/*.py tests/*.py; do wc -l $f; done | sort -n", "for i in 3 1 2; do echo $i; done | sort -n",
+             "if [ -d src ]; then ls src; fi | wc -l", 'ls | while read f; do echo "<$f>"; done | sort -r | head -2',
+             "for d in src tests; do echo x > $d/y.out; cd $d; pwd; cd ..; done | tail -1", "pwd", "ls src",
+             "for i in 1 2; do for f in *.md; do echo $i$f; done; done | wc -l"]
+    refused = ["for f in nope README.md; do cat $f; done | wc -l", "for f in a b; do echo $f >&2; done | wc -l",
+               "for d in src tests; do cd $d; pwd; done | tail -1"]
+    seen = side_by_side(lines + refused)
+    assert unanswered(seen, set(lines)) == set()
+    assert [said for command, said, _ in seen if command in refused] == [None] * len(refused)
+
+
 def test_a_while_read_loop_runs_its_body_once_for_each_line_of_a_file_or_a_pipe():
     """`while read -r l; do …; done < FILE` and `CMD | while read f; do …; done`: one turn for each
     whole line (its blanks at either end taken off, but with `IFS=`); fed by a pipe, the loop runs in

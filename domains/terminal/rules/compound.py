@@ -2,6 +2,9 @@
 answers every command that runs: `if [ -d src ]; then cd src; elif …; fi`, `for f in src/*.py; do echo "==
 $f"; head -3 "$f"; done`, `ls | while read f; do wc -l "$f"; done`, `find . -name '*.py' -exec wc -l {} +`.
 
+A loop or an `if` may be piped on (`for f in *.py; do wc -l $f; done | sort -n`): what its commands
+print goes through the pipeline, where each printed to its standard output alone.
+
 A loop's words are expanded first, on the state the line starts on: substitutions (`$(ls)`), the
 variables the state knows, and patterns in folders it knows whole, each as bash splits and sorts
 them (substitution.py, folders.py). The body then runs once for each word, the loop's variable set
@@ -15,7 +18,7 @@ import re
 import shlex
 from typing import Any, Callable
 
-from . import lists, substitution
+from . import budget, lists, streams, substitution
 from .folders import _unexpanded
 from .line import _expansions, heredoc_then
 from .output import shell_words
@@ -23,10 +26,12 @@ from .programs import _reads_only
 from .state import TerminalState, _contents, assign
 
 MAX_TURNS = 64  # a loop over more words is not run turn by turn here
+PIPE_BUFFER = 65_536  # what a pipe holds before its writer waits for the reader (Linux)
 
 Ran = tuple[str, int, dict[str, Any]]  # what the commands printed, the last one's exit code, the state they leave
 Evaluate = Callable[[dict[str, Any], list[tuple[str, str]]], Ran | None]  # (shell._evaluate)
 Said = Callable[[dict[str, Any], str], tuple[str, int] | None]
+Pipe = Callable[[str, str], tuple[str, int] | None]  # (text fed, pipeline): what it prints (shell._piped_on)
 
 
 _COMPOUND = re.compile(r"\s*(?:if|for|while)\s")
@@ -40,9 +45,12 @@ def compounds(command: str) -> bool:
                 "<<" in command and heredoc_then(command))
 
 
-def run(state: dict[str, Any], command: str, evaluate: Evaluate, said: Said) -> Ran | None:
-    """An `if`, `for` or `while read` line run as bash runs it, or a here-document's command and the
-    lines after it, each on the state the one before left; None: not one, or not known."""
+def run(state: dict[str, Any], command: str, evaluate: Evaluate, said: Said, pipe: Pipe | None = None) -> Ran | None:
+    """An `if`, `for` or `while read` line run as bash runs it (piped on, with `pipe`), or a
+    here-document's command and the lines after it, each on the state the one before left; None: not
+    one, or not known."""
+    if pipe is not None and (split := lists.piped(command)) is not None:
+        return piped(state, *split, evaluate, said, pipe)
     split = heredoc_then(command) if "<<" in command else None
     if split is not None:  # (`cat > f.py <<'EOF'` … `EOF`, then `python3 f.py`)
         rest = lists.commands(split[1], substitutions=True)
@@ -53,6 +61,37 @@ def run(state: dict[str, Any], command: str, evaluate: Evaluate, said: Said) -> 
     if head[:3] == "if ":
         return conditional(state, command, evaluate)
     return reading(state, command, evaluate, said) if "while" in command else None
+
+
+def piped(state: dict[str, Any], compound: str, pipeline: str, evaluate: Evaluate, said: Said,
+          pipe: Pipe) -> Ran | None:
+    """`for … done | sort -n`, `if … fi | wc -l` (lists.piped): the compound run as alone, what it
+    printed fed to the pipeline. Only where every command it ran printed to its standard output, or
+    printed nothing: a complaint (`ls nope`, `echo x >&2`) goes to the terminal, not down the pipe, and
+    the text here does not tell them apart. The compound runs in a subshell: the files it wrote stay,
+    its folder and variables do not."""
+    with budget.heard() as heard:
+        ran = run(state, compound, evaluate, said)
+    if ran is None or len(ran[0]) > PIPE_BUFFER or not all(_to_the_pipe(entry) for entry in heard):
+        return None  # (past the pipe's buffer, a `head` that stops reading may break the pipe: bash complains)
+    fed = pipe(ran[0], pipeline)
+    if fed is None:
+        return None
+    after, before = TerminalState.model_validate(ran[2]), TerminalState.model_validate(state)
+    after.cwd, after.vars, after.env = before.cwd, before.vars, before.env
+    return fed[0], fed[1], after.model_dump()
+
+
+def _to_the_pipe(entry: budget.Heard) -> bool:
+    """A command heard (budget.hear) printed nothing, or printed to its standard output alone, redirecting
+    nothing (streams.split; a compound's commands are heard one by one)."""
+    if entry is None:
+        return False
+    line, (out, code) = entry
+    if not out or compounds(line) and lists.piped(line) is None:
+        return True
+    parts = streams.split(line, out, code)
+    return parts is not None and parts[1] == "" and not re.search(r"[|&>]", streams.masked(line) or "|")
 
 
 def conditional(state: dict[str, Any], command: str, evaluate: Evaluate) -> Ran | None:
@@ -88,6 +127,8 @@ def loop(state: dict[str, Any], command: str, evaluate: Evaluate, said: Said) ->
     name, _, body = parsed
     out, code, staged = [], 0, state
     for word in words:
+        if not budget.spend():
+            return None
         s = TerminalState.model_validate(staged)
         assign(s, [f"{name}={word}"], True)
         ran = evaluate(s.model_dump(), body)
@@ -118,6 +159,8 @@ def reading(state: dict[str, Any], command: str, evaluate: Evaluate, said: Said)
         return None
     out, code, staged = [], 0, state
     for line in lines:
+        if not budget.spend():
+            return None
         s = TerminalState.model_validate(staged)
         assign(s, [f"{parsed.name}={_read(line, parsed.whole)}"], True)
         ran = evaluate(s.model_dump(), parsed.body)
@@ -157,6 +200,8 @@ def find_exec(state: dict[str, Any], command: str, said: Said, source: Source) -
     lines = [[p if w == "{}" else w for w in run] for p in paths] if each else [run[:-1] + paths] if paths else []
     out, code = [], 0
     for line in lines:
+        if not budget.spend():
+            return None
         text = shlex.join(line)
         if not _reads_only(text, TerminalState.model_validate(state)) or (ran := said(state, text)) is None:
             return None

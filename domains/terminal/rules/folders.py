@@ -120,14 +120,47 @@ def _git_entries(laid: dict[str, gitfiles.Entry], folder: str, s: TerminalState)
 _LONG_FLAGS = re.compile(r"-[lah]+")
 
 
-def _folders(names: list[str], s: TerminalState, one) -> str | None:
-    """`ls` given several folders: each one's listing (`one(name)`) under its name, the folders in
-    byte order; None where any is not a known folder, or is given twice."""
-    if len(set(names)) < len(names) or any(_abs(n, s) not in s.dirs for n in names):
+def _folders(names: list[str], s: TerminalState, one, files: bool = True) -> tuple[str, int] | None:
+    """`ls` given several names, as GNU ls prints them: each one not there first, in the order given
+    (its complaint, and status 2), then the files as they were named, then each folder's listing
+    (`one(name)`) under its name, files and folders each in the order ls sorts names. None where any is
+    not known, or is given twice; `files=False`: where any is not a folder (`ls -l`'s rows of files are
+    not written here)."""
+    if len(set(names)) < len(names):
         return None
-    names = sorted(names, key=lambda n: n.encode())
-    listed = [one(n) for n in names]
-    return None if any(x is None for x in listed) else "\n".join(f"{n}:\n{x}" for n, x in zip(names, listed))
+    missing, plain, folders = [], [], []
+    for name in names:
+        kind = st._kind(_abs(name, s), s)
+        if kind == "dir" and _abs(name, s) in s.dirs:
+            folders.append(name)
+        elif files and kind == "file" and not name.endswith("/"):
+            plain.append(name)
+        elif files and kind == "missing" and _QUOTABLE.fullmatch(name):
+            missing.append(name)
+        else:
+            return None
+    order = (lambda n: n.encode()) if st._c_locale(s) else (lambda n: (n.lstrip(".").lower(), n))
+    listed = [(n, one(n)) for n in sorted(folders, key=order)]
+    if any(x is None for _, x in listed):
+        return None
+    shown = ["".join(n + "\n" for n in sorted(plain, key=order))] if plain else []
+    said = "\n".join(shown + [f"{n}:\n{x}" for n, x in listed])
+    return "".join(f"ls: cannot access '{n}': No such file or directory\n" for n in missing) + said, 2 if missing else 0
+
+
+def every_name(folder: str, s: TerminalState, almost: bool) -> str | None:
+    """`ls -a` (`-A`: without `.` and `..`) of a folder the state knows whole, dot files and all."""
+    names = _children(folder, s) if folder in s.known_dirs and folder != s.home else None
+    if names is None or any(n.startswith(".") for n in names):
+        return None  # a home holds dot files the state does not list (.bashrc, .profile)
+    if (s.git and folder == s.git.repo) or folder in s.other_repos:
+        if not st._c_locale(s):
+            return None
+        names = [".git", *names]  # a repository's top: git keeps everything in .git
+    everything = names if almost else [".", "..", *names]
+    if st._c_locale(s):
+        everything.sort(key=lambda n: n.encode())  # (in bytes: `*.txt` comes before `.`)
+    return "".join(n + "\n" for n in everything)
 
 
 def _long(args: list[str], s: TerminalState) -> str | None:
@@ -135,7 +168,8 @@ def _long(args: list[str], s: TerminalState) -> str | None:
     flags = "".join(a[1:] for a in args if a.startswith("-"))
     names = [a for a in args if not a.startswith("-")]
     if len(names) > 1:
-        return _folders(names, s, lambda folder: _long([f"-{flags}", folder], s))
+        listed = _folders(names, s, lambda folder: _long([f"-{flags}", folder], s), files=False)
+        return None if listed is None else listed[0]
     if "l" not in flags or not all(_LONG_FLAGS.fullmatch(a) for a in args if a.startswith("-")) or len(names) > 1 or \
             (names and (not _PLAIN.fullmatch(names[0]) or names[0].endswith("/") and names[0] != "/" and
                         _abs(names[0], s) not in s.dirs)) or \

@@ -56,6 +56,8 @@ def commands(command: str, substitutions: bool = False, grouped: bool = True) ->
             op = command[i:i + (1 if c in ";\n" else 2)]
             start = i + len(op)
             i = start - 1
+        elif c == "&" and (command[i - 1:i] == ">" or command.startswith(">", i + 1)):
+            pass  # (`2>&1`, `&>/dev/null`: a redirection's, not a command's end)
         elif c in "&()" or command.startswith("<<", i) or c == "\n" and "<<" in command:
             return None  # (a newline in quotes is the text's; one after `&&`, `do`…, a blank)
         i += 1
@@ -191,6 +193,21 @@ def loop(command: str) -> tuple[str, str, list[tuple[str, str]]] | None:
     head = _FOR.fullmatch(listed[0][1]) if listed else None
     body = _body(listed[1:]) if listed and listed[-1][1] == "done" else None
     return None if head is None or body is None else (head.group(1), head.group(2) or "", body)
+
+
+def piped(command: str) -> tuple[str, str] | None:
+    """`COMPOUND | PIPELINE`, the line's one command, a loop or an `if` whose output is piped on (`for f
+    in *.py; do wc -l $f; done | sort -n`): the compound as written, and the pipeline after it; None for
+    anything else."""
+    listed = commands(command, substitutions=True, grouped=False)
+    if not listed or (listed[0][1].split()[:1] or [""])[0] not in ("for", "while", "if") and "|" not in listed[0][1]:
+        return None
+    closer, bar, rest = listed[-1][1].partition("|")
+    whole = command.rstrip()
+    if not bar or closer.strip() not in ("done", "fi") or not rest.strip() or rest.startswith(("|", "&")) or \
+            not whole.endswith(listed[-1][1]) or len(group(listed[:-1] + [(listed[-1][0], closer.strip())]) or []) != 1:
+        return None
+    return whole[:len(whole) - len(listed[-1][1])] + closer.strip(), rest.strip()
 
 
 _READ = re.compile(r"while[ \t]+(IFS=[ \t]+)?read[ \t]+(-r[ \t]+)?([A-Za-z_]\w*)")

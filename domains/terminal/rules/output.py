@@ -136,13 +136,16 @@ def next_cwd(command: str, cwd: str, home: str, exit_code: int) -> str:
     if words is None:
         return cwd
     segments: list[list[str]] = [[]]
+    piped: set[int] = set()  # (a command of a pipe runs in a subshell: its `cd` moves no shell)
     for w in words:
         if w in ("&&", ";", "||", "|", "&"):
+            if w in ("|", "&"):
+                piped |= {len(segments) - 1, len(segments)}
             segments.append([])
         else:
             segments[-1].append(w)
-    for seg in segments:
-        if seg and seg[0] == "cd":
+    for n, seg in enumerate(segments):
+        if seg and seg[0] == "cd" and n not in piped:
             target = seg[1] if len(seg) > 1 else home
             if target == "-":
                 continue

@@ -54,6 +54,8 @@ def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
     if program == "git" and args[:1] and (args[0] in GIT_PIPED_READS or args[0] == "branch" and args[1:] and
                                            set(args[1:]) <= BRANCH_LISTING):
         return False  # (`git log | head`: reads the repository; status may refresh the index's stat data only)
+    if program == "command" and args[:1] in (["-v"], ["-V"]):
+        return False  # (`command -v git`: where a program is, as `which` says)
     if program not in READS:
         return True
     if program == "sed":

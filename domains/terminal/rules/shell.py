@@ -15,9 +15,10 @@ import re
 import shlex
 from typing import Any
 
-from . import (compound, diskuse, filters, gitblame, gitfiles, gitlog, gitmv, gitrestore, gitrm, gitstash, gittypo,
-               lists, machine, missing, pathnames, pycheck, pyeval, readonly, search, substitution)
-from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob
+from . import (budget, compound, diskuse, filters, gitblame, gitfiles, gitlog, gitmv, gitrestore, gitrm, gitstash,
+               gittypo, lists, machine, missing, pathnames, pycheck, pyeval, readonly, search, streams, substitution,
+               xdiff)
+from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob, every_name
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
                          _commit_message, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer,
@@ -76,38 +77,6 @@ def _printed(words: list[str], s: TerminalState) -> str | None:
     return None
 
 
-def _every_name(folder: str, s: TerminalState, almost: bool) -> str | None:
-    """`ls -a` (`-A`: without `.` and `..`) of a folder the state knows whole, dot files and all."""
-    names = _children(folder, s) if folder in s.known_dirs and folder != s.home else None
-    if names is None or any(n.startswith(".") for n in names):
-        return None  # a home holds dot files the state does not list (.bashrc, .profile)
-    if (s.git and folder == s.git.repo) or folder in s.other_repos:
-        if not _c_locale(s):
-            return None
-        names = [".git", *names]  # a repository's top: git keeps everything in .git
-    everything = names if almost else [".", "..", *names]
-    if _c_locale(s):
-        everything.sort(key=lambda n: n.encode())  # (in bytes: `*.txt` comes before `.`)
-    return "".join(n + "\n" for n in everything)
-
-
-def _diff_files(args: list[str], s: TerminalState) -> tuple[str, int] | None:
-    """`diff [-q] A B` of files the state knows: the same says nothing; `-q` says they differ; a
-    missing one is refused. Where they differ, which lines diff shows is its algorithm's: the model's."""
-    opts, names = [a for a in args if a.startswith("-")], [a for a in args if not a.startswith("-")]
-    if opts not in ([], ["-q"], ["--brief"], ["-u"]) or len(names) != 2 or not all(_PLAIN.fullmatch(n) for n in names):
-        return None
-    gone = [n for n in names if _absent(_abs(n, s), s)]
-    if len(gone) == 1 and all(_abs(n, s) in s.files for n in names if n not in gone):
-        return f"diff: {gone[0]}: No such file or directory\n", 2
-    old, new = (_contents(n, s) for n in names)
-    if old is None or new is None or "\0" in old + new:
-        return None
-    if old == new:
-        return "", 0
-    return (f"Files {names[0]} and {names[1]} differ\n", 1) if opts in (["-q"], ["--brief"]) else None
-
-
 # Commands typed fast enough to swap two letters (`sl`, `gti`, `cta`), which no machine has: the
 # swaps of everyday commands, less those that are programs somewhere (`nl` is coreutils', `dc` a
 # calculator, Debian packages `cw`, `otp`, `pat`, `tali`, `vm`). `sl`, a joke package, is kept: a
@@ -122,11 +91,15 @@ TYPOS = frozenset(c[:i] + c[i + 1] + c[i] + c[i + 2:] for c in EVERYDAY for i in
     set(EVERYDAY) - {"cw", "dc", "nl", "otp", "pat", "tali", "vm"}
 
 
+@budget.bounded
 def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """The output and exit code when the state alone determines them; None: ask the model."""
     if not machine.followed(state, command):
         return None
     command = backquoted(command)
+    redirected = streams.read(command)  # (`2>&1`, `2>/dev/null`…: the command answered, then what is shown)
+    if redirected is not None:
+        return streams.shown(state, redirected, _said, _piped_on)
     if compound.compounds(command):
         ran = _compound(state, command)
         listed = lists.commands(command, substitutions=True)
@@ -210,8 +183,7 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if refused is not None:
         return refused
     if cmd == "ls" and len(args) >= 2 and all(_PLAIN.fullmatch(a) and not a.startswith("-") for a in args):
-        listed = _folders(args, s, lambda folder: _listing(_abs(folder, s), s))
-        return (listed, 0) if listed is not None else None
+        return _folders(args, s, lambda folder: _listing(_abs(folder, s), s))
     if cmd == "pwd" and not args:
         return s.cwd + "\n", 0
     if cmd in ("true", "false", ":") and cmd not in s.defined:
@@ -257,7 +229,7 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             not re.search(r"\d", args[1]):
         return f"{cmd}: invalid number of lines: ‘{args[1]}’\n", 1  # (`head -n FILE`: the count left out)
     if cmd == "diff":
-        return _diff_files(args, s)
+        return xdiff.diff_files(args, s)
     if cmd == "du" and "du" not in s.defined:
         return diskuse.du(args, s)
     if cmd == "rmdir" and args == ["."]:
@@ -269,12 +241,11 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         listed = _long(args, s)
         return (listed, 0) if listed is not None else None
     if cmd == "ls" and args[:1] in (["-a"], ["-A"]) and len(args) <= 2 and not args[1:2] == ["--"]:
-        listed = _every_name(_abs(args[1], s) if len(args) == 2 else s.cwd, s, args[0] == "-A")
+        listed = every_name(_abs(args[1], s) if len(args) == 2 else s.cwd, s, args[0] == "-A")
         return None if listed is None else (listed, 0)
     if cmd == "ls" and args[:1] in (["-a"], ["-A"]) and len(args) >= 3 and \
             all(_PLAIN.fullmatch(a) and not a.startswith("-") for a in args[1:]):
-        listed = _folders(args[1:], s, lambda folder: _every_name(_abs(folder, s), s, args[0] == "-A"))
-        return None if listed is None else (listed, 0)
+        return _folders(args[1:], s, lambda folder: every_name(_abs(folder, s), s, args[0] == "-A"))
     if cmd == "ls" and len([a for a in args if a != "-1"]) <= 1 and not any(a.startswith("-") and a != "-1" for a in args):
         target = [a for a in args if a != "-1"]
         folder = _abs(target[0], s) if target else s.cwd
@@ -414,11 +385,12 @@ def _condition(s: TerminalState, command: str) -> tuple[str, int] | None:
     return "", 0 if holds != negate else 1
 
 
+@budget.bounded
 def cwd_after(state: dict[str, Any], command: str, exit_code: int) -> str:
     """The shell's folder after `command`: where the commands of a list that ran left it, where the
     state runs the list (`[ -d x ] && cd x || echo no`, `cd nope; ls`), else following each `cd`
     (next_cwd)."""
-    command = backquoted(command)
+    command = streams.quiet(backquoted(command))  # (`cd src 2>/dev/null`: where `cd src` goes)
     listed = lists.commands(command, substitutions=True)
     ran = _compound(state, command)
     if ran is not None and ran[1] == exit_code:
@@ -442,7 +414,14 @@ def cwd_after(state: dict[str, Any], command: str, exit_code: int) -> str:
 
 
 def _compound(state: dict[str, Any], command: str) -> tuple[str, int, dict[str, Any]] | None:
-    return compound.run(state, command, _evaluate, _said)
+    """The compound line run once on this state for the outermost call's answer, folder and update."""
+    return budget.remembered(state, command, lambda: compound.run(state, command, _evaluate, _said, _piped_on))
+
+
+def _piped_on(text: str, pipeline: str) -> tuple[str, int] | None:
+    """What `pipeline` prints fed `text` (a loop's output), where it reads no file (filters.py)."""
+    return filters.answer("printf FED | " + pipeline, lambda name: None,
+                          lambda words: (text, True, 0) if words == ["printf", "FED"] else None)
 
 
 def _evaluate(state: dict[str, Any], listed: list[tuple[str, str]]) -> tuple[str, int, dict[str, Any]] | None:
@@ -451,6 +430,8 @@ def _evaluate(state: dict[str, Any], listed: list[tuple[str, str]]) -> tuple[str
     before it left: the output, the exit code and that state; None where one is not known."""
     staged, said, code, lines = state, [], 0, 0
     for op, text in listed:
+        if not budget.spend():
+            return None  # (the line's work spent: budget.py)
         lines += op == "\n"  # (bash names the line a command is on)
         if op == "&&" and code != 0 or op == "||" and code == 0:
             lines += text.count("\n")
@@ -466,6 +447,7 @@ def _evaluate(state: dict[str, Any], listed: list[tuple[str, str]]) -> tuple[str
         if found is None or lines and found[0].startswith("/bin/bash: line 1: "):
             return None  # (bash names the line a command is on: after a newline, not the first)
         lines += text.count("\n")
+        budget.hear((line, found))
         out, code = found
         said.append(out)
         staged = apply(staged, line, out, code, cwd_after(staged, line, code))
@@ -505,9 +487,18 @@ _COMMITS = re.compile(r"\bgit\s+(?:-c\s+\S+\s+)*(?:commit|merge|rebase|cherry-pi
 _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s*)([\w.-]+)\s*\(\s*\)")  # alias, function
 
 
+@budget.bounded
 def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
     """The state after `command` printed `output` (exit code `exit_code`; `$?` in the next one)."""
     command = backquoted(command)
+    redirected = streams.read(command)  # (`mkdir d 2>/dev/null`: as `mkdir d`; `2> err.log` written)
+    if redirected is not None and (redirected[1] is None or  # (heading a pipe: one that writes, as alone)
+                                   _reads_only(redirected[1], s := TerminalState.model_validate(state)) and
+                                   not _reads_only(redirected[0].line, s)):
+        done = streams.applied(state, redirected[0], output if redirected[1] is None else None, exit_code, cwd_after,
+                               _said, apply)
+        if done is not None:
+            return done
     listed = lists.commands(command, substitutions=True) if _substitutes(command) else None
     if listed and len(listed) == 1 and not compound.compounds(command):  # (a list's, or a loop's: as they run)
         command = substitution.line(state, command, _said) or command
@@ -543,6 +534,8 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
             staged = TerminalState.model_validate(evaluated[2])
             staged.defined = s.defined  # (its folder: where the commands that ran left it, not every `cd` of the line)
             return staged.model_dump()
+    if not fed and ">" in line:  # (`mkdir d 2>/dev/null; ls`: as `mkdir d; ls`, a file the errors went into written)
+        line = streams.unredirected(s, line)
     # (`for`, `while`, `if`… that the state did not run: its words are no program's)
     parts = None if re.match(r"\s*(?:(?:for|while|until|if|case|select|function)\s|[({])", line) else _split(line)
     segments = lists.segments(line) if parts is None and not fed and exit_code == 0 else None
@@ -568,6 +561,8 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
         return s.model_dump()
     # the output is the last part's alone where those before it print nothing (`git add -A && git commit`)
     quiet_before = len(parts) > 1 and _quiet_prefix(state, parts) is not None
+    listed = lists.commands(line) if len(parts) > 1 else None
+    after_semicolon = [op in (";", "\n") for op, _ in listed[1:]] if listed and len(listed) == len(parts) else []
     if exit_code != 0 and len(parts) == 1 and not fed and _refused_before_anything(s, line, output, exit_code):
         parts = []  # (refused before it began: nothing changed)
     for n, words in enumerate(parts):
@@ -590,6 +585,10 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
             _forget_writes(s, None, _named_in(fed.text, s))
             continue
         last = n == len(parts) - 1
+        if not last and n < len(after_semicolon) and after_semicolon[n] and \
+                (alone := _said(s.model_dump(), listed[n][1])) is not None and alone[1] != 0:  # type: ignore[index]
+            s = TerminalState.model_validate(apply(s.model_dump(), listed[n][1], *alone, s.cwd))  # type: ignore[index]
+            continue  # (`rm ..; python3 x.py`: the line's status is the last one's; this one failed, as the state says)
         _apply_one(s, words, output if len(parts) == 1 or last and quiet_before else None, fed if last else None,
                    kinds=each[n] if each else kinds)
     s.cwd = cwd_after or s.cwd

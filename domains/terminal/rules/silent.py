@@ -9,7 +9,7 @@ import posixpath
 import re
 from typing import Any
 
-from . import machine, sedscript
+from . import budget, machine, sedscript, streams
 from .state import (_PLAIN, ASSIGNMENT, QUOTED_TILDE, READ_ONLY, TerminalState, _abs, _absent, _contents, _exists,
                     _expand_words, _file_on_the_way, _in_repo, _nearest_folder, _Unknown, _within, _writable)
 from .line import PATH_EXPANSIONS, _expansions, _split, backquoted, heredoc
@@ -55,12 +55,13 @@ def _apart(paths: list[str]) -> bool:
     return not any(_within(p, q) for i, p in enumerate(paths) for j, q in enumerate(paths) if i != j)
 
 
+@budget.bounded
 def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """Commands that print nothing when they succeed, where the state says they will succeed:
     touch, mkdir, echo/printf into a file, export, cd into a known folder, rm/cp/mv of known paths;
     and those commands' refusal of an option they do not have."""
-    if not machine.followed(state, command):
-        return None
+    if not machine.followed(state, command) or streams.read(command) is not None:
+        return None  # (a stream redirected: shell.answer's, through streams.py)
     s = TerminalState.model_validate(state)
     command = backquoted(command)
     fed = heredoc(command)
