@@ -235,7 +235,8 @@ STREAM_TEMPLATES = [
     "{c} >/dev/null 2>&1 && echo ok || echo no", "{c} 2> err.txt; cat err.txt", "{c} > out.txt 2>&1; cat out.txt",
     "{c} >> out.txt 2>&1", "cat out.txt", "{c} 2>>err.txt", "{c} >&2", "{c} 1>&2 | wc -l", "ls", "cat err.txt",
     "mkdir {n} 2>/dev/null", "rm {n} 2>/dev/null; echo $?", "cd {n} 2>/dev/null && pwd", "cd ..", "touch {n} 2>&1",
-    "echo {w} > {n} 2>/dev/null", "cat {n} 2>&1 | head -2", "pwd",
+    "echo {w} > {n} 2>/dev/null", "cat {n} 2>&1 | head -2", "pwd", "{c} | wc -l 2>/dev/null", "{c} | head -{k} 2>&1",
+    "{c} >& out.txt; cat out.txt", "{c} 2>&1 | grep -c {w} 2>/dev/null",
 ]
 
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),

@@ -115,6 +115,7 @@ def test_a_stream_redirected_shows_what_reaches_the_terminal_and_changes_what_th
     `mkdir d 2>/dev/null` made no folder in the state (`ls` was answered without it), and `echo x > f
     2>&1` wrote `x 2 >& 1` into f."""
     lines = ["ls nope 2>/dev/null", "ls src 2>/dev/null", "cat README.md 2>/dev/null | head -1",
+             'cat src/notes.py | grep -n "def" 2>/dev/null', "ls | grep x 2>&1",
              "cat nope 2>/dev/null || echo missing", "ls nope 2>&1", "git status 2>/dev/null | head -2",
              "find . -name '*.py' 2>/dev/null", "ls -la 2>/dev/null | wc -l",
              "which python3 >/dev/null 2>&1 && echo yes", "cat src/notes.py 2>&1 | head -2",
@@ -127,15 +128,18 @@ def test_a_stream_redirected_shows_what_reaches_the_terminal_and_changes_what_th
     lines += ["ls nope 2> err.txt", "cat err.txt", "rm .. 2>> err.txt; cat err.txt", "echo 'a  b' >&2",
               "cd src 2>/dev/null | head -1", "pwd", "git status --short 2> err2.txt", "rm err2.txt 2>&1 | wc -l",
               "git status --short 2>/dev/null", "rm src/notes.py 2>/dev/null | head -1", "mkdir src/notes.py 2>&1",
-              "ls src", "cd src 2> err3.txt; cat err3.txt", "cd ..", "cat err3.txt"]
-    seen = side_by_side(lines)
+              "ls src", "cd src 2> err3.txt; cat err3.txt", "cd ..", "cat err3.txt", "echo x >& /dev/null"]
+    declined = ["echo x >&3", "echo x 3>&1", "echo x 2>&-"]  # (descriptors not read here: before, `x >& 3` and so on)
+    seen = side_by_side(lines + declined + ["ls nope >& out2.txt", "cat out2.txt"])  # (ls's complaint in out2.txt)
     assert unanswered(seen, set(lines)) == set()
+    assert [said for command, said, _ in seen if command in declined] == [None] * len(declined)
 
 
 def test_a_command_that_failed_before_a_semicolon_changed_nothing_where_the_model_answered_the_line():
     """`mkdir README.md; date`: the line's status is the last command's, and the model answers it (what
     `date` prints is not known here); the state applies each command as it ran. Before, each before the
     last was taken as done: README.md became a folder, and after `rm ..; date` the project's parent was gone."""
-    lines = ["mkdir README.md; date", "cat README.md", "rm ..; date", "ls ..", "rm nope; touch new.txt; date", "ls"]
+    lines = ["mkdir README.md; date", "cat README.md", "rm ..; date", "ls ..", "rm nope; touch new.txt; date", "ls",
+             "mkdir d1 d2 > made.txt 2>&1; cat made.txt", "ls"]  # (and `mkdir` with its output sent to a file)
     seen = side_by_side(lines)
     assert unanswered(seen, {"cat README.md", "ls ..", "ls"}) == set()

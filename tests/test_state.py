@@ -790,16 +790,33 @@ def test_random_agent_like_sequences_in_the_sandbox_find_no_state_answer_that_di
 
     from benchmarks.state_fuzz import run as fuzz
 
-    for seed in (101, 104):  # (104 finds `rm -rf README.md /tmp` kept README.md, were a failed rm not forgotten)
-        steps, answered, wrong = asyncio.run(fuzz(seed, 40, 12))
-        assert wrong == [] and steps == 480 and answered >= 100, wrong[:3]
+    # (104 finds `rm -rf README.md /tmp` kept README.md, were a failed rm not forgotten)
+    steps, answered, wrong = asyncio.run(fuzz(104, 40, 12))
+    assert wrong == [] and steps == 480 and answered >= 100, wrong[:3]
     # a developer's work in the repository: git, sed, pipes, mistakes (3 finds `grep -c x src`, were its count line forgotten)
     steps, answered, wrong = asyncio.run(fuzz(3, 40, 12, "repo"))
     assert wrong == [] and steps == 480 and answered >= 150, wrong[:3]
+    # errors and output sent elsewhere (`2>/dev/null`, `2>&1`, `2> f`), alone, in lists and pipes
+    steps, answered, wrong = asyncio.run(fuzz(501, 12, 12, "streams"))
+    assert wrong == [] and steps == 144 and answered >= 60, wrong[:3]
+
+
+@pytest.mark.slow
+def test_more_random_agent_like_sequences_in_the_sandbox_find_no_state_answer_that_differs():
+    """The same net as above, wider (left out of the default suite for its time): files with hostile
+    names, the project's modules written, imported and called, and loops piped on."""
+    import asyncio
+
+    from benchmarks.state_fuzz import run as fuzz
+
+    steps, answered, wrong = asyncio.run(fuzz(101, 40, 12))
+    assert wrong == [] and steps == 480 and answered >= 100, wrong[:3]
     # the project's modules written, imported and called (28 finds a __pycache__ made again after
     # `rm -rf` shown by git status as gone, were a folder made again not taken out of those removed)
     steps, answered, wrong = asyncio.run(fuzz(28, 8, 20, "python"))
     assert wrong == [] and steps == 160 and answered >= 50, wrong[:3]
+    steps, answered, wrong = asyncio.run(fuzz(401, 12, 12, "pipes"))
+    assert wrong == [] and steps == 144 and answered >= 40, wrong[:3]
 
 
 def test_cd_where_nothing_is_or_into_a_file_is_refused_as_bash_refuses_it():

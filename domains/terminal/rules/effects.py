@@ -119,6 +119,9 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
     if redirect is not None:
         literal = kinds is not None and not kinds - {"target tilde", "target backslash"}
         _redirect(s, words, redirect, fed, literal)
+        rest = words[:redirect] + words[redirect + 2:]
+        if rest and rest[0] in FILE_COMMANDS:  # (`mkdir d > log`: the folder made too, not only the log)
+            _apply_one(s, rest, None, kinds=kinds)
         return
     cmd, args = words[0], words[1:]
     plain = [a for a in args if not a.startswith("-")]

@@ -97,6 +97,8 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if not machine.followed(state, command):
         return None
     command = backquoted(command)
+    if streams.unread(command):
+        return None
     redirected = streams.read(command)  # (`2>&1`, `2>/dev/null`…: the command answered, then what is shown)
     if redirected is not None:
         return streams.shown(state, redirected, _said, _piped_on)
@@ -534,7 +536,7 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
             staged = TerminalState.model_validate(evaluated[2])
             staged.defined = s.defined  # (its folder: where the commands that ran left it, not every `cd` of the line)
             return staged.model_dump()
-    if not fed and ">" in line:  # (`mkdir d 2>/dev/null; ls`: as `mkdir d; ls`, a file the errors went into written)
+    if not fed and ">" in line and "<<" not in line:  # (`mkdir d 2>/dev/null; ls` as `mkdir d; ls`; `2> f` written)
         line = streams.unredirected(s, line)
     # (`for`, `while`, `if`… that the state did not run: its words are no program's)
     parts = None if re.match(r"\s*(?:(?:for|while|until|if|case|select|function)\s|[({])", line) else _split(line)

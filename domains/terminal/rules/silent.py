@@ -60,7 +60,7 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """Commands that print nothing when they succeed, where the state says they will succeed:
     touch, mkdir, echo/printf into a file, export, cd into a known folder, rm/cp/mv of known paths;
     and those commands' refusal of an option they do not have."""
-    if not machine.followed(state, command) or streams.read(command) is not None:
+    if not machine.followed(state, command) or streams.read(command) is not None or streams.unread(command):
         return None  # (a stream redirected: shell.answer's, through streams.py)
     s = TerminalState.model_validate(state)
     command = backquoted(command)

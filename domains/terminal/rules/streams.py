@@ -1,5 +1,5 @@
 """Where a command's two streams go: `2>&1`, `2>/dev/null`, `>/dev/null 2>&1`, `&>/dev/null`, `>&2`,
-`2> err.log`, as agents end half their commands with one.
+`2> err.log`, `&> log`, as agents end many of their commands with one.
 
 The sandbox reads a command's standard output and its errors through one pipe, so the state's
 answer to a command is what `CMD 2>&1` sends down a pipe. A redirection of the errors, or into
@@ -9,8 +9,11 @@ must be told apart (`split`): a command that printed nothing; one that succeeded
 standard output alone (echo, ls, grep, git log…); one that failed and printed only its complaints
 (`ls: cannot access 'x': …`). Otherwise the line is the model's.
 
-Before, the words after the command were read as its own: `mkdir d 2>/dev/null` made no folder in the
-state (and `ls` was answered without it), `echo hi > f 2>&1` wrote `hi 2 >& 1` into f.
+A redirection of the output into a file stays in the line for the rules (`> f`; `&> f` is written
+so), a file the errors go into is opened before the command runs, and a descriptor not read here
+(`>&3`, `2>&-`) leaves the line to the model (`unread`). Before, the words after the command were
+read as its own: `mkdir d 2>/dev/null` made no folder in the state (and `ls` was answered without
+it), `echo hi > f 2>&1` wrote `hi 2 >& 1` into f.
 """
 
 from __future__ import annotations
@@ -99,17 +102,20 @@ def redirections(command: str) -> list[Redirection] | None:
             return None
         if bare[i:i + 1] == "&" and fd:
             dup = re.match(r"&([12])(?=$|[\s|;&)])", bare[i:])
-            if dup is None or append:
-                return None
-            found.append(Redirection(start, i + 2, fd, dup.group(0), False))
-            i += 2
-            continue
+            if dup is not None and not append:
+                found.append(Redirection(start, i + 2, fd, dup.group(0), False))
+                i += 2
+                continue
+            if fd != 1 or append or not re.match(r"&\s*[^\s\d-]", bare[i:]):
+                return None  # (`>&3`, `2>&-`: not read here)
+            i, fd = i + 1, 0  # (`>& f`: both streams, as `&> f`)
         target = _TARGET.match(bare, i)
-        name = target.group(1) if target is not None else ""
-        if not name or name != command[target.start(1):target.end(1)] or re.search(r"[$~*?\[{]", name):
-            return None  # (a name quoted, or made by an expansion or a pattern: not read here)
-        found.append(Redirection(start, target.end(), fd, "null" if target.group(1) == "/dev/null"
-                                 else target.group(1), append))
+        if target is None:
+            return None
+        name = command[target.start(1):target.end(1)]
+        if fd != 1 and (name != target.group(1) or re.search(r"[$~*?\[{]", name)):
+            return None  # (the errors into a name quoted, or made by an expansion or a pattern: not read here)
+        found.append(Redirection(start, target.end(), fd, "null" if name == "/dev/null" else name, append))
         i = target.end()
     return found
 
@@ -121,22 +127,22 @@ def simple(command: str, piped: bool = False) -> Streams | None:
     where the line holds none such, or is not one command."""
     bare = masked(command)
     found = redirections(command) if bare is not None else None
-    if not found or re.search(r"[|;&()`\n]|<<", re.sub(r"[0-9]?>&[12]|&>>?", "", bare or "")):
+    if not found or re.search(r"[|;&()`\n]|<<", re.sub(r"[0-9]?>&[12]|&>>?|>&", "", bare or "")):
         return None
     ends = {1: "pipe" if piped else "cap", 2: "cap"}
     kept: list[Redirection] = []
     for r in found:
         for fd in ((1, 2) if r.fd == 0 else (r.fd,)):
             ends[fd] = ends[int(r.to[1])] if r.to in ("&1", "&2") else r.to
-        if r.fd == 1 and r.to not in ("null", "&1", "&2"):
-            kept.append(r)
+        if r.fd in (0, 1) and r.to not in ("null", "&1", "&2"):
+            kept.append(r)  # (`> f`, and `&> f` written for the rules as `> f`, the errors then among it)
     if all(r.fd == 1 and r.to not in ("null", "&2") for r in found) or len(kept) > 1 or \
             kept and (piped or ends[1] != kept[0].to):
         return None  # (`> f` alone is the rules'; two files, or one left again: the model's)
     line, at = "", 0
     for r in found:
-        if r not in kept:
-            line += command[at:r.start]
+        if r not in kept or r.fd == 0:
+            line += command[at:r.start] + ((">> " if r.append else "> ") + r.to if r in kept else "")
             at = r.end
     line = (line + command[at:]).strip()
     appended = any(r.append for r in found if r.fd == 2 and r.to == ends[2])
@@ -231,12 +237,32 @@ def reaching(streams: Streams, said: tuple[str, int] | None, where: str) -> str 
 Said = Callable[[dict, str], tuple[str, int] | None]  # (a state, a command): the state's answer (shell._said)
 
 
+def tailed(command: str) -> Streams | None:
+    """`A | B 2>/dev/null`, `A | B 2>&1`: the errors of a later command of a pipe sent away or along,
+    which changes nothing the state answers (it answers a pipe only where its later commands print
+    no errors): the pipe without them."""
+    bare, found = masked(command), redirections(command)
+    first = bare.find("|") if bare is not None else -1
+    if not found or first <= 0 or any(r.start < first or r.fd != 2 or r.to not in ("null", "&1") for r in found) or \
+            re.search(r"\|\||[;&()`\n]|<<", re.sub(r"2>&1", "", bare or "")):
+        return None
+    line, at = "", 0
+    for r in found:
+        line, at = line + command[at:r.start], r.end
+    return Streams((line + command[at:]).strip(), "cap", "cap")
+
+
+def unread(command: str) -> bool:
+    """A line with a redirection not read here (`>&3`, `3>&1`, `2>&-`, `>|`): the state answers none of it."""
+    return ">" in command and "<<" not in command and masked(command) is not None and redirections(command) is None
+
+
 def read(command: str) -> tuple[Streams, str | None] | None:
     """A simple command's streams (`simple`), or a pipe's first command's and the pipeline after it
     (`headed`); None: the line redirects no stream, or not as read here."""
-    if ">" not in command:
-        return None
-    alone = simple(command)
+    if ">" not in command or "<<" in command:
+        return None  # (a here-document's text is not the line's: its own rules')
+    alone = simple(command) or tailed(command)
     return (alone, None) if alone is not None else headed(command)
 
 
