@@ -398,12 +398,12 @@ class Simulator:
         if real_run is not None and domain.name in self.real_domains(ep.id):
             real = await real_run
             if real is not None:
-                return self._real_step(ep, index, tool, domain, arguments, row, real)
+                return await self._real_step(ep, index, tool, domain, arguments, row, real)
             real_run = None  # no real observation after all: simulated like any step
         from_state = None
         try:
             # (shadow only here: the real run is logged beside whatever the agent is answered)
-            from_state = self._state_answer(domain, state, tool_name, arguments)
+            from_state = await self._off_the_loop(self._state_answer, domain, state, tool_name, arguments)
             if from_state is not None:
                 parsed, attempt, tokens = from_state, 0, (0, 0)
             else:
@@ -426,7 +426,8 @@ class Simulator:
             real = self._bounded(real)
             row.update(real_observation=real.text, real_structured=real.logged)
         seen = agent_structured if agent_structured is not None else parsed.structured
-        self._apply(domain, state, tool_name, arguments, seen or {}, parsed.text)
+        self._set(state, await self._off_the_loop(self._updated, domain, state, tool_name, arguments, seen or {},
+                                                  parsed.text))
         # The world stays consistent with what the agent was shown.
         history.append(Turn(action, parsed.text, where, tool_name, dict(arguments)))
         if parsed.thinking:
@@ -436,7 +437,7 @@ class Simulator:
                    repaired=int(parsed.repaired or attempt > 0), is_error=int(is_error))
         return StepResult(index, parsed.text, agent_structured, provenance, is_error), None
 
-    def _real_step(self, ep: Episode, index: int, tool: Tool, domain: Domain, arguments: dict[str, Any],
+    async def _real_step(self, ep: Episode, index: int, tool: Tool, domain: Domain, arguments: dict[str, Any],
                    row: dict[str, Any], real: Any) -> tuple[StepResult, Predict]:
         """The agent gets the real observation at once. The world model's prediction of it (logged
         beside it, for sim-vs-real pairs) is made afterwards, in the background, from the state and
@@ -450,7 +451,8 @@ class Simulator:
         structured = dict(real.structured)
         # A real tool's own failure (a repository's `error: no such file`) is an error too.
         is_error = domain.rules.is_error(Parsed(real.text, structured))
-        self._apply(domain, state, tool.name, arguments, structured, real.text)
+        self._set(state, await self._off_the_loop(self._updated, domain, state, tool.name, arguments, structured,
+                                                  real.text))
         history.append(Turn(self._dialect(ep).action_text(tool, arguments), real.text, where, tool.name,
                             dict(arguments)))
         row.update(real_observation=real.text, real_structured=real.logged, provenance="real", where=where,
@@ -729,18 +731,34 @@ class Simulator:
     def _apply(self, domain: Domain, state: dict[str, Any], tool: str, arguments: dict[str, Any],
                structured: dict[str, Any], observation: str = "") -> None:
         """Advance the domain's state document; an update that does not validate leaves it as it was."""
+        self._set(state, self._updated(domain, state, tool, arguments, structured, observation))
+
+    def _updated(self, domain: Domain, state: dict[str, Any], tool: str, arguments: dict[str, Any],
+                 structured: dict[str, Any], observation: str) -> dict[str, Any] | None:
+        """The domain's state document after the step, a new one; None: it stays as it was."""
         try:
             new = domain.rules.apply(state, Call(tool, arguments, state, spec=self.tools.get(tool)), observation,
                                      structured)
-            new = dict(domain.rules.validated(new, domain.name))  # a copy: `state` is cleared next
+            return dict(domain.rules.validated(new, domain.name))  # a copy: `state` is cleared next
         except (StateError, ValueError) as err:
             log.warning("state update after %s rejected: %s", tool, err)
-            return
         except Exception as err:  # noqa: BLE001 - a bug in a domain's rules: the state stays as it was
             _rule_failed(err, f"the state update after {tool} failed; the state stays as it was")
-            return
-        state.clear()
-        state.update(new)
+        return None
+
+    @staticmethod
+    def _set(state: dict[str, Any], new: dict[str, Any] | None) -> None:
+        if new is not None:
+            state.clear()
+            state.update(new)
+
+    @staticmethod
+    async def _off_the_loop(rule: Any, *args: Any) -> Any:
+        """A domain's rules run in a worker thread: a line that costs them seconds (a loop the
+        terminal's state runs, a user's own rules.py) holds up its own episode, never the server's
+        event loop, so every other episode is answered meanwhile. The episode's lock keeps its steps
+        in order, and its state document is replaced on the loop, once the rules are done with it."""
+        return await asyncio.to_thread(rule, *args)
 
     def transcript(self, ep: Episode) -> dict[str, Any]:
         """The episode in the interchange format (DESIGN.md), as the agent saw it (a real step's real

@@ -368,3 +368,46 @@ def test_a_domains_demonstrations_of_one_world_are_not_shown_in_another():
         tool="browser_navigate", arguments={"url": "https://tea.example/"},
         observation="<!DOCTYPE html><html><head><title>Tea</title></head><body><h1>Tea</h1></body></html>")]})
     assert [d.arguments for d in browser.demonstrations_for(own)] == [{"url": "https://tea.example/"}]
+
+
+async def test_a_domains_slow_rules_hold_up_their_own_episode_never_another(tmp_path, user_domains):
+    """A domain's rules run off the server's event loop (a user's rules.py, or a line the terminal's
+    state runs for a second): while one episode's rules work, another episode is answered. Here the
+    first episode's rules wait until the second episode's call is done; run on the event loop, they
+    would hold it up, and the second call could not finish first."""
+    write_kanban(tmp_path)
+    rules = tmp_path / "kanban" / "rules.py"
+    released = tmp_path / "released"
+    rules.write_text(rules.read_text().replace(
+        "    def answer(self, state, call):\n",
+        "    def answer(self, state, call):\n"
+        "        import pathlib, time\n"
+        "        if call.arguments.get('column') == 'slow':\n"
+        "            deadline = time.monotonic() + 20\n"
+        f"            while not pathlib.Path({str(released)!r}).exists() and time.monotonic() < deadline:\n"
+        "                time.sleep(0.01)\n"
+        f"            return Parsed('released\\n' if pathlib.Path({str(released)!r}).exists() else 'late\\n', {{}})\n"))
+    user_domains(tmp_path)
+    world = parse_world({"name": "b", "description": "a board", "domains": ["kanban"]})
+    store = Store(tmp_path / "k.db")
+    sim = Simulator(world, EnginePool([ScriptedEngine(lambda r: "card-1\n")]), store, get_dialect("instruct"),
+                    state_mode="full")
+    order: list[str] = []
+
+    async def slow() -> None:
+        said = await sim.call("a", "board_list", {"column": "slow"})
+        order.append(said.observation)
+
+    async def other() -> None:
+        said = await sim.call("b", "board_add", {"column": "todo", "title": "x"})
+        order.append(said.observation)
+        released.touch()
+
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(slow)
+            await anyio.sleep(0.05)
+            tg.start_soon(other)
+    assert order == ["card-1\n", "released\n"]
+    assert [r["observation"] for r in store.steps((await sim.episode("a")).id)] == ["released\n"]
+    store.close()
