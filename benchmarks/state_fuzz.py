@@ -239,10 +239,29 @@ STREAM_TEMPLATES = [
     "{c} >& out.txt; cat out.txt", "{c} 2>&1 | grep -c {w} 2>/dev/null",
 ]
 
+# `--templates braces`: what agents scaffold with (`mkdir -p d/{a,b}`, `cp f{,.bak}`, `touch t_{1..3}.py`,
+# `--exclude-dir={.git,x}`), between reads, listings and removals of what the braces made
+BRACE_NAMES = ["app", "src", "tests", "docs", "new", "README.md", "src/notes.py", "a b", "x.txt", ".", "nope"]
+BRACE_TEMPLATES = [
+    "mkdir -p {n}/{{a,b,c}}", "mkdir {n}{{1,2}}", "mkdir -p {n}/{{lib,bin}}/{{x,y}}", "ls {n}", "ls -R {n}", "ls",
+    "touch {n}/{{x,y}}.py", "touch {n}_{{1..3}}.txt", "ls {n}/{{a,b}}", "ls -d {n}{{1,2}} {n}_{{1..3}}.txt",
+    "cp {n}{{,.bak}}", "mv {n}{{,.old}}", "mv {n}{{.old,}}", "cat {n}{{,.bak}}", "rm -rf {n}/{{a,b}}",
+    "rm -rf {n}{{1,2}}",
+    "rm -f {n}_{{1..3}}.txt", "echo {n}{{1..3}}", "echo {{a..e..2}} {{05..1..2}} {{c..a}}", "echo {w}{{,x}}",
+    "for i in {{1..3}}; do echo $i >> {n}.log; done", "cat {n}.log", "for d in {{src,tests,nope}}; do ls $d; done",
+    "ls -d {{src,tests,nope}}", "grep -rn {w} . --exclude-dir={{.git,app}}", "grep -rl {w} --exclude-dir=.git .",
+    "grep -rn {w} --include='*.py' --exclude-dir={{.git,new}} .", "grep -rnI {w} src tests", "wc -l {n}{{,.bak}}",
+    "find {n} -name '*.py' | sort", "cd {n}", "cd ..", "echo '{{x,y}}' \"{{a,b}}\" {{a,b}}", "git status --short",
+    "git add {n}{{,.bak}}", "diff {n}{{,.bak}}", "mkdir -p {{{n},{n2}}}/sub && ls {n}",
+    "find . -path ./.git -prune -o -type f -print", "find . -name .git -prune -o -name '*.py' -print",
+    "find {n} -name {n2} -prune -o -type f -print", "find . -type d -name '{n}' -prune -o -print | wc -l",
+]
+
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),
                  "python": (PY_TEMPLATES, [], []), "subst": (SUB_TEMPLATES, SUB_NAMES, SUB_WORDS),
                  "vars": (VAR_TEMPLATES, SUB_NAMES, SUB_WORDS), "lines": (LINE_TEMPLATES, SUB_NAMES, SUB_WORDS),
-                 "pipes": (PIPE_TEMPLATES, PIPE_NAMES, SUB_WORDS), "streams": (STREAM_TEMPLATES, PIPE_NAMES, SUB_WORDS)}
+                 "pipes": (PIPE_TEMPLATES, PIPE_NAMES, SUB_WORDS), "streams": (STREAM_TEMPLATES, PIPE_NAMES, SUB_WORDS),
+                 "braces": (BRACE_TEMPLATES, BRACE_NAMES, REPO_WORDS)}
 
 
 def command(rng: random.Random, templates: str = "files") -> str:
@@ -325,7 +344,8 @@ def main() -> None:
                              "imported and called; subst: command substitution and arithmetic; vars: variables "
                              "and for loops; lines: elif, backquotes, which and printenv, sort keys, du, blame; "
                              "pipes: loops and conditions piped on, ls of several names, loops in loops; streams: "
-                             "2>/dev/null, 2>&1, >/dev/null and the like, alone, in lists and heading pipes")
+                             "2>/dev/null, 2>&1, >/dev/null and the like, alone, in lists and heading pipes; braces: "
+                             "{a,b}, {1..3} and {,.bak} as agents scaffold, grep's --exclude-dir and -I, find's -prune")
     args = parser.parse_args()
     steps, answered, wrong = asyncio.run(run(args.seed, args.sequences, args.length, args.templates))
     print(f"{steps} random steps in the sandbox: the state answered {answered}, "

@@ -662,6 +662,15 @@ SEQUENCES: list[list[str]] = [
      "cd src 2>/dev/null && pwd", "cd ..", "python3 -c 'print(1)' 2>&1", "find . -name '*.py' 2>/dev/null | wc -l",
      "rm -rf build 2>/dev/null; ls", "mkdir README.md; date", "head -1 README.md", "rm nope 2>&1 | wc -l",
      "command -v git >/dev/null && echo have git"],
+    # a project scaffolded with braces (`mkdir -p app/{models,views}`, `cp f{,.bak}`, `{1..3}`), then searched
+    # with .git left out (`--exclude-dir={.git,…}`, `-prune`), then committed
+    ["mkdir -p app/{models,views,tests} docs", "touch app/{models,views}/__init__.py app/tests/test_{a,b}.py",
+     "ls -R app", "echo 'x = 1' > app/models/user.py && cp app/models/user.py{,.bak}", "ls app/models",
+     "for i in {1..3}; do echo \"step $i\" >> docs/log.md; done", "cat docs/log.md", "echo {a..c} {05..1..2}",
+     "grep -rn 'x =' . --exclude-dir={.git,docs}", "grep -rl step --exclude-dir=.git .",
+     "find . -path ./.git -prune -o -name '*.py' -print | sort", "find . -name .git -prune -o -type f -print | wc -l",
+     "rm app/models/user.py.bak && git add -A",
+     "git status --short", "git commit -qm 'Scaffold app' && git log --oneline | head -2", "ls {app,docs}"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

@@ -64,6 +64,11 @@ def find(args: list[str], tree_of, refs: list[str], absent) -> tuple[str, bool, 
     top, rest = (args[0], args[1:]) if args and not args[0].startswith("-") and args[0] != "!" else (".", args)
     if not _PATH.fullmatch(top) or (top.endswith("/") and top != "/"):
         return None
+    if "-prune" in rest:
+        pruning = _pruning(rest, tree_of)
+        if pruning is None:
+            return None
+        rest, tree_of = pruning
     depth_max, depth_min, kind = None, 0, None
     tests: list[tuple[str, str, bool]] = []  # (name | iname | path, pattern, negated)
     i, tests_seen, negated = 0, False, False
@@ -159,17 +164,110 @@ def _not_in_git(word: str, fold: bool, held: list[bytes] | None) -> bool:
     return not any(probe in (data.lower() if fold else data) for data in held)
 
 
+_GLOB = re.compile(r"[A-Za-z0-9_.*?-]+")
+
+
+def _walked(args: list[str], tree_of) -> tuple[list[str], object] | None:
+    """`--exclude-dir=GLOB` and `--exclude=GLOB` (each as often as given) taken out of grep's
+    arguments, and `tree_of` giving the tree as grep then walks it: a folder whose name matches an
+    `--exclude-dir` skipped with all below it (`.git`: its repository then not inside), a file whose
+    name matches an `--exclude` not read. None: a glob not read here, or one that could match the top
+    folder itself (grep skips a folder named on its line by its name's end)."""
+    dirs = [a[len("--exclude-dir="):] for a in args if a.startswith("--exclude-dir=")]
+    files = [a[len("--exclude="):] for a in args if a.startswith("--exclude=")]
+    if not dirs and not files:
+        return args, tree_of
+    if not all(_GLOB.fullmatch(g) for g in dirs + files):
+        return None
+    kept = [a for a in args if not a.startswith(("--exclude-dir=", "--exclude="))]
+
+    def skips(rel: str, is_dir: bool) -> bool:
+        parts = rel.split("/")
+        return any(fnmatch.fnmatchcase(p, g) for p in (parts if is_dir else parts[:-1]) for g in dirs) or \
+            not is_dir and any(fnmatch.fnmatchcase(parts[-1], g) for g in files)
+
+    def walked(top: str) -> Tree | None:
+        tree = tree_of(top)
+        ends = {posixpath.basename(posixpath.normpath(top)), top, ".", ".."}
+        if tree is None or any(fnmatch.fnmatchcase(e, g) for e in ends for g in dirs):
+            return None
+        gits = [g for g in tree.git_dirs if not skips(g, True)]
+        return Tree(tree.top, [e for e in tree.entries if not skips(*e)], bool(gits), gits, tree.ordered,
+                    tree.git_entries if gits else None, tree.git_bytes if gits else None)
+    return kept, walked
+
+
+def _binary_skipped(args: list[str]) -> tuple[list[str], bool]:
+    """`-I` taken out of grep's flags: a binary file is then skipped, not reported as matching."""
+    out, skip = [], False
+    for a in args:
+        if a.startswith("-") and not a.startswith("--") and "I" in a:
+            skip, a = True, a.replace("I", "")
+            if a == "-":
+                continue
+        out.append(a)
+    return out, skip
+
+
+def _pruning(rest: list[str], tree_of) -> tuple[list[str], object] | None:
+    """`find TOP [-maxdepth N] TESTS -prune -o REST -print`, TESTS of `-path P`, `-name P`, `-type d`
+    (`-path ./.git -prune -o -name '*.py' -print`): REST, and `tree_of` giving the tree without what
+    is pruned (an entry TESTS pass, and all below it; `.git`: its repository then not inside). None:
+    another form (without `-print`, find prints what it pruned too)."""
+    at = rest.index("-prune")
+    lead = 0
+    while lead < at and rest[lead] in ("-maxdepth", "-mindepth"):
+        lead += 2
+    tests = rest[lead:at]
+    if rest[at + 1:at + 2] != ["-o"] or rest[-1:] != ["-print"] or "-prune" in rest[at + 1:] or not tests or \
+            len(tests) % 2 or any(t not in ("-path", "-name", "-type") for t in tests[::2]) or \
+            any(t == "-type" and v != "d" for t, v in zip(tests[::2], tests[1::2])):
+        return None
+    pairs = list(zip(tests[::2], tests[1::2]))
+
+    def walked(top: str) -> Tree | None:
+        tree = tree_of(top)
+        if tree is None:
+            return None
+
+        def pruned(rel: str, is_dir: bool) -> bool:
+            parts = rel.split("/")
+            return any(all(fnmatch.fnmatchcase(_joined(top, "/".join(parts[:k])), v) if t == "-path" else
+                           fnmatch.fnmatchcase(parts[k - 1], v) if t == "-name" else is_dir or k < len(parts)
+                           for t, v in pairs) for k in range(1, len(parts) + 1))
+
+        if all(fnmatch.fnmatchcase(top, v) if t == "-path" else
+               fnmatch.fnmatchcase(posixpath.basename(top), v) if t == "-name" else True for t, v in pairs):
+            return None  # (the top itself pruned)
+        gits = [g for g in tree.git_dirs if not pruned(g, True)]
+        return Tree(tree.top, [e for e in tree.entries if not pruned(*e)], bool(gits), gits, tree.ordered,
+                    tree.git_entries if gits else None, tree.git_bytes if gits else None)
+    return rest[:lead] + rest[at + 2:-1], walked
+
+
+def _joined(top: str, rel: str) -> str:
+    """A path below `top` as find prints it."""
+    return top.rstrip("/") + "/" + rel if top != "/" else "/" + rel
+
+
 def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, int] | None:
-    """`grep -r[nlhiwo] [--include=GLOB] WORD [DIR…]`: the lines printed, whether their order is
-    known (matches in one file at most), and the exit code; None: not answered here. `read(path)`
-    gives a file's contents (path relative to the shell's folder, as grep names it). Several
-    folders are searched one after the other, as grep takes them."""
+    """`grep -r[nlhiwoI] [--include=GLOB] [--exclude-dir=GLOB…] [--exclude=GLOB…] WORD [DIR…]`: the
+    lines printed, whether their order is known (matches in one file at most), and the exit code;
+    None: not answered here. `read(path)` gives a file's contents (path relative to the shell's
+    folder, as grep names it). Several folders are searched one after the other, as grep takes them."""
+    walked = _walked(args, tree_of)
+    if walked is None:
+        return None
+    args, tree_of = walked
+    args, skip_binary = _binary_skipped(args)
+    if skip_binary:
+        read = _text_only(read)
     operands = [i for i, a in enumerate(args) if not a.startswith("-")]
     if len(operands) > 2:
         if len(operands) > 16 or any(tree_of(args[i]) is None for i in operands[1:]):
             return None  # (a file among them, or a folder not known whole)
         shared = [a for i, a in enumerate(args) if i not in operands[1:]]
-        each = [grep_r([*shared, args[i]], tree_of, read, refs) for i in operands[1:]]
+        each = [grep_r([*shared, args[i]], tree_of, read, refs) for i in operands[1:]]  # (as walked, read)
         if any(e is None or e[2] > 1 for e in each):
             return None
         return "".join(e[0] for e in each), all(e[1] for e in each), 0 if any(e[2] == 0 for e in each) else 1
@@ -188,7 +286,7 @@ def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, 
     if not flags & {"r", "R"} or not words or len(words) > 2:
         return None
     if not _WORD.fullmatch(words[0]) or not flags <= set("rRnlhiwo"):
-        return _grep_r_pattern(args, tree_of, read)
+        return _grep_r_pattern(args, tree_of, read, refs)
     if "l" in flags and ("o" in flags or "n" in flags):
         return None
     word, top = words[0], words[1] if len(words) == 2 else None
@@ -236,14 +334,17 @@ def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, 
     return "".join(out), files_hit <= 1 or tree.ordered, 0 if files_hit else 1
 
 
-def _grep_r_pattern(args: list[str], tree_of, read) -> tuple[str, bool, int] | None:
-    """`grep -r[nlhiwoxvcEF] PATTERN [DIR]` of a regular expression (or a fixed string of other
-    characters), over a tree with no repository in it (what .git holds is not all known): each file
-    grepped in the walk's order as grep greps one file among several (grepfile.py: each line after
-    the file's name), the exit code 0 where any file has a line selected."""
-    letters, words = "", []
+def _grep_r_pattern(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, int] | None:
+    """`grep -r[nlhiwoxvcEF] [--include=GLOB] PATTERN [DIR]` of a regular expression (or a fixed
+    string of other characters), over a tree with no repository in it (what .git holds is not all
+    known), or only files no repository holds included: each file grepped in the walk's order as grep
+    greps one file among several (grepfile.py: each line after the file's name), the exit code 0
+    where any file has a line selected."""
+    letters, words, include = "", [], None
     for a in args:
-        if a.startswith("-") and len(a) > 1:
+        if a.startswith("--include=") and include is None:
+            include = a[len("--include="):]
+        elif a.startswith("-") and len(a) > 1:
             if a.startswith("--") or not set(a[1:]) <= set("rRnlhiwoxvcEF"):
                 return None  # (context's `--` runs across files; -e, -m, --include: not here)
             letters += a[1:].replace("r", "").replace("R", "")
@@ -253,13 +354,15 @@ def _grep_r_pattern(args: list[str], tree_of, read) -> tuple[str, bool, int] | N
     if top is not None and (not _PATH.fullmatch(top) or top.startswith("-")) or pattern.startswith("-"):
         return None
     tree = tree_of(top or ".")
-    if tree is None or tree.git_inside:
+    if include is not None and not _SAFE_NAME.fullmatch(include) and not _PATH.fullmatch(include):
+        return None
+    if tree is None or tree.git_inside and (include is None or not safe_in_git(include, refs)):
         return None
     flags = ([f"-{''.join(dict.fromkeys(letters))}"] if letters else []) + ([] if "h" in letters else ["-H"])
     out: list[str] = []
     files_hit = 0
     for rel, is_dir in tree.entries:
-        if is_dir:
+        if is_dir or (include is not None and not fnmatch.fnmatchcase(posixpath.basename(rel), include)):
             continue
         name, text = _file(read, top, rel)
         if text is None:
@@ -270,6 +373,17 @@ def _grep_r_pattern(args: list[str], tree_of, read) -> tuple[str, bool, int] | N
         out.append(said[0])
         files_hit += said[1] == 0
     return "".join(out), files_hit <= 1 and "c" not in letters or tree.ordered, 0 if files_hit else 1
+
+
+_SKIPPED = ""  # (what `_text_only` reads of a binary file: grep -I finds nothing in it)
+
+
+def _text_only(read):
+    """`read` as `grep -I` reads: a binary file known as such is read as holding nothing."""
+    def text(path: str) -> str | None:
+        data = read(path)
+        return _SKIPPED if data is not None and ("\0" in data or "\ufffd" in data) else data
+    return text
 
 
 def _file(read, top: str | None, rel: str) -> tuple[str, str | None]:
@@ -284,7 +398,8 @@ def missing_top(args: list[str], exists) -> str | None:
     """`grep -r WORD DIR` where DIR is known not to exist: grep's message (exit 2)."""
     words = [a for a in args if not a.startswith("-")]
     flags = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
-    if not set(flags) <= set("rRnlhiwoc") or any(a.startswith("--") and not a.startswith("--include=") for a in args):
+    if not set(flags) <= set("rRnlhiwocI") or \
+            any(a.startswith("--") and not a.startswith(("--include=", "--exclude-dir=", "--exclude=")) for a in args):
         return None  # (-s would keep the message back)
     if len(words) == 2 and _PATH.fullmatch(words[1]) and exists(words[1]) is False:
         return f"grep: {words[1]}: No such file or directory\n"

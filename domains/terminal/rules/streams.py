@@ -18,6 +18,7 @@ it), `echo hi > f 2>&1` wrote `hi 2 >& 1` into f.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from typing import Callable, NamedTuple
@@ -50,9 +51,11 @@ class Streams(NamedTuple):
     err_append: bool = False  # (`2>> f`)
 
 
+@functools.lru_cache(maxsize=64)
 def masked(command: str) -> str | None:
     """The line with what quotes, escapes and substitutions hold written over (`_`), the same length;
-    None where a quote or a parenthesis is not closed."""
+    None where a quote or a parenthesis is not closed. (Read once per line: answering, following and
+    applying it ask again.)"""
     out, i, quote = list(command), 0, ""
     while i < len(command):
         c = command[i]
@@ -81,7 +84,8 @@ def masked(command: str) -> str | None:
 _TARGET = re.compile(r"\s*([^\s|;&<>()]+)")
 
 
-def redirections(command: str) -> list[Redirection] | None:
+@functools.lru_cache(maxsize=64)
+def redirections(command: str) -> tuple[Redirection, ...] | None:
     """Every output redirection of the line, in order; None where the line is not read here (an open
     quote, `>|`, `<>`, a descriptor past 2, a target made of an expansion)."""
     bare = masked(command)
@@ -117,7 +121,7 @@ def redirections(command: str) -> list[Redirection] | None:
             return None  # (the errors into a name quoted, or made by an expansion or a pattern: not read here)
         found.append(Redirection(start, target.end(), fd, "null" if name == "/dev/null" else name, append))
         i = target.end()
-    return found
+    return tuple(found)
 
 
 def simple(command: str, piped: bool = False) -> Streams | None:
@@ -163,7 +167,7 @@ def headed(command: str) -> tuple[Streams, str] | None:
 def quiet(command: str) -> str:
     """The line without the redirections that write no file (`2>&1`, `2>/dev/null`): what it changes
     is the same (the folder a `cd` leaves the shell in)."""
-    found = redirections(command) or []
+    found = redirections(command) or ()
     line, at = "", 0
     for r in found:
         if r.to in ("null", "&1", "&2"):
@@ -175,7 +179,7 @@ def unredirected(s: TerminalState, command: str) -> str:
     """The line with every redirection but the rules' own (`> f` of a command's output) taken out, for
     what its commands change; a file their errors went into (`2> err.txt`, `&> log`) written in `s`,
     with what is not known (or, in a folder the state does not know is there, every listing forgotten)."""
-    found = redirections(command) or []
+    found = redirections(command) or ()
     line, at = "", 0
     for r in found:
         if r.to in ("null", "&1", "&2") or r.fd != 1:
