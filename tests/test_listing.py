@@ -108,6 +108,17 @@ def test_ls_of_several_names_files_folders_and_missing_ones_is_answered_as_run()
     assert [said for _, said, _ in side_by_side(["ls README.md/ src", "ls -l src README.md"])] == [None, None]
 
 
+def test_ls_a_of_a_folder_with_dot_files_the_episode_made_lists_them_in_byte_order():
+    """`touch .env && ls -a`: in the C locale the sandbox runs in, ls sorts names as bytes, dot files
+    among them (`.cache`, `.env`, `.git`, `Zed`, `_x`). Before, a dot file anywhere in the folder sent
+    `ls -a` to the model; in another locale (strcoll's order) it still does."""
+    lines = ["touch .env", "ls -a", "ls -A", "mkdir -p src/.cache && touch src/.hidden src/_x src/Zed", "ls -a src",
+             "ls -A src", "cd src", "ls -a", "cd .."]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+    assert side_by_side(["touch src/.x", "export LANG=en_US.UTF-8", "ls -a src"])[-1][1] is None
+
+
 def test_a_stream_redirected_shows_what_reaches_the_terminal_and_changes_what_the_command_changes():
     """`2>/dev/null`, `2>&1`, `>/dev/null 2>&1`, `&>/dev/null`, `>&2`, `2> err.txt`, alone, in a list and
     heading a pipe (streams.py): the command answered without them, then what reaches the terminal or

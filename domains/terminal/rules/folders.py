@@ -151,8 +151,8 @@ def _folders(names: list[str], s: TerminalState, one, files: bool = True) -> tup
 def every_name(folder: str, s: TerminalState, almost: bool) -> str | None:
     """`ls -a` (`-A`: without `.` and `..`) of a folder the state knows whole, dot files and all."""
     names = _children(folder, s) if folder in s.known_dirs and folder != s.home else None
-    if names is None or any(n.startswith(".") for n in names):
-        return None  # a home holds dot files the state does not list (.bashrc, .profile)
+    if names is None or any(n.startswith(".") for n in names) and not st._c_locale(s):
+        return None  # (a dot file's place among the others: in bytes where the locale is C, else strcoll's)
     if (s.git and folder == s.git.repo) or folder in s.other_repos:
         if not st._c_locale(s):
             return None
