@@ -333,6 +333,11 @@ async def run(seed: int, sequences: int, length: int, templates: str = "files") 
     return steps, answered, wrong
 
 
+def run_in_process(seed: int, sequences: int, length: int, templates: str = "files") -> tuple[int, int, list[dict]]:
+    """`run`, for a process of its own (the tests run seeds side by side, one per core)."""
+    return asyncio.run(run(seed, sequences, length, templates))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=1)

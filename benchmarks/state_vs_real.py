@@ -738,12 +738,16 @@ def _unclocked(text: str) -> str:
     return _IDS.sub("<id>", text)
 
 
+def _pair() -> list[int]:
+    return [0, 0]
+
+
 class Tally:
     def __init__(self, recorded: bool = False) -> None:
         # recorded: a recording does not keep when each step ran, so the commits a replay makes get
         # other ids and dates than the recording's (live, both are checked byte for byte)
         self.recorded = recorded
-        self.per_rule: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # rule: [answered, agreed]
+        self.per_rule: dict[str, list[int]] = defaultdict(_pair)  # rule: [answered, agreed]
         self.mismatches: list[dict] = []
         # the same lines in another order: find and grep -r on a disk file system, whose readdir
         # order no state can know (the state gives the tmpfs order of the sandbox's home)
@@ -796,6 +800,16 @@ class Tally:
         for m in [m for m in self.mismatches if m["where"] in on_disk and m["command"].split()[:1] == ["du"]]:
             self.mismatches.remove(m)
             self.disk.append(m)
+
+    def merge(self, other: Tally) -> None:
+        """`other`'s steps counted here too (a share of the sequences run in another process)."""
+        for rule, (answered, agreed) in other.per_rule.items():
+            self.per_rule[rule][0] += answered
+            self.per_rule[rule][1] += agreed
+        for name in ("mismatches", "reordered", "clocked", "disk", "ids", "cwd_wrong"):
+            getattr(self, name).extend(getattr(other, name))
+        for name in ("other_ids", "corrected", "steps", "cwds"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
 
     @property
     def answered(self) -> int:
@@ -912,6 +926,18 @@ async def against_sandbox(world: World, sequences: list[list[str]], tally: Tally
                     box.close()
         finally:
             store.close()
+
+
+def sandbox_share(world: str, sequences: str, share: int, shares: int) -> Tally:
+    """Every `shares`-th sequence of a set (`SEQUENCES`, `NO_REPO_SEQUENCES`, `UNDATED_SEQUENCES`) from
+    the `share`-th, in the sandbox beside the state: run in a process of its own (the tests run the
+    shares side by side, one per core), as the clock the rules read is the module's own, held at a
+    second while a commit's is looked for (`_at_the_second_git_ran`)."""
+    loaded = load_world(world)
+    tally = Tally()
+    asyncio.run(against_sandbox(undated(loaded) if sequences == "UNDATED_SEQUENCES" else loaded,
+                                globals()[sequences][share::shares], tally))
+    return tally
 
 
 async def replay(records):

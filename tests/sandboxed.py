@@ -4,9 +4,11 @@ and the folder after it too."""
 
 from __future__ import annotations
 
+import multiprocessing
 import re
 import shlex
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 from mcp_world.domain import load_domain
 from mcp_world.executors.sandbox import SandboxLimits, TerminalSandbox
@@ -88,3 +90,10 @@ def _applied(box: TerminalSandbox, state: dict, command: str, real, asked: float
 def unanswered(seen, expected: set[str]) -> set[str]:
     """Those of the `expected` commands the state left to the model."""
     return {command for command, said, _ in seen if command in expected and said is None}
+
+
+def side_by_side_processes() -> ProcessPoolExecutor:
+    """Two processes for the long nets of sandbox runs, one per core of the CI's two: a sandbox run is
+    mostly waiting on bwrap and bash, so two halves take about half the time. Processes, not threads:
+    the rules read the module's clock, which the nets hold at a second while they look for a commit's."""
+    return ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"))

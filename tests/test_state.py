@@ -32,6 +32,7 @@ from mcp_world.world import load_world, parse_world
 
 from .conftest import ScriptedEngine, shop_of_unknown_pages
 from .helpers import domain_code, stdio_client
+from .sandboxed import side_by_side_processes
 
 pytestmark = pytest.mark.anyio
 
@@ -786,37 +787,38 @@ def test_random_agent_like_sequences_in_the_sandbox_find_no_state_answer_that_di
     sandbox printed, with its exit code. A net for what no fixed sequence thought of: it found the
     write-path bugs fixed with it (each now has its own assertion above, which this net alone does
     not catch every time)."""
-    import asyncio
+    from benchmarks.state_fuzz import run_in_process as fuzz
 
-    from benchmarks.state_fuzz import run as fuzz
-
-    # (104 finds `rm -rf README.md /tmp` kept README.md, were a failed rm not forgotten)
-    steps, answered, wrong = asyncio.run(fuzz(104, 40, 12))
-    assert wrong == [] and steps == 480 and answered >= 100, wrong[:3]
-    # a developer's work in the repository: git, sed, pipes, mistakes (3 finds `grep -c x src`, were its count line forgotten)
-    steps, answered, wrong = asyncio.run(fuzz(3, 40, 12, "repo"))
-    assert wrong == [] and steps == 480 and answered >= 150, wrong[:3]
-    # errors and output sent elsewhere (`2>/dev/null`, `2>&1`, `2> f`), alone, in lists and pipes
-    steps, answered, wrong = asyncio.run(fuzz(501, 12, 12, "streams"))
-    assert wrong == [] and steps == 144 and answered >= 60, wrong[:3]
+    with side_by_side_processes() as pool:
+        # (104 finds `rm -rf README.md /tmp` kept README.md, were a failed rm not forgotten)
+        files = pool.submit(fuzz, 104, 40, 12)
+        # a developer's work in the repository: git, sed, pipes, mistakes (3 finds `grep -c x src`, were its
+        # count line forgotten)
+        repo = pool.submit(fuzz, 3, 40, 12, "repo")
+        # errors and output sent elsewhere (`2>/dev/null`, `2>&1`, `2> f`), alone, in lists and pipes
+        streams = pool.submit(fuzz, 501, 12, 12, "streams")
+        # braces as agents scaffold (`mkdir -p d/{a,b}`, `cp f{,.bak}`), searches that leave .git out
+        braces = pool.submit(fuzz, 601, 10, 12, "braces")
+    for job, steps_of, least in ((files, 480, 100), (repo, 480, 150), (streams, 144, 60), (braces, 120, 60)):
+        steps, answered, wrong = job.result()
+        assert wrong == [] and steps == steps_of and answered >= least, wrong[:3]
 
 
 @pytest.mark.slow
 def test_more_random_agent_like_sequences_in_the_sandbox_find_no_state_answer_that_differs():
     """The same net as above, wider (left out of the default suite for its time): files with hostile
     names, the project's modules written, imported and called, and loops piped on."""
-    import asyncio
+    from benchmarks.state_fuzz import run_in_process as fuzz
 
-    from benchmarks.state_fuzz import run as fuzz
-
-    steps, answered, wrong = asyncio.run(fuzz(101, 40, 12))
-    assert wrong == [] and steps == 480 and answered >= 100, wrong[:3]
-    # the project's modules written, imported and called (28 finds a __pycache__ made again after
-    # `rm -rf` shown by git status as gone, were a folder made again not taken out of those removed)
-    steps, answered, wrong = asyncio.run(fuzz(28, 8, 20, "python"))
-    assert wrong == [] and steps == 160 and answered >= 50, wrong[:3]
-    steps, answered, wrong = asyncio.run(fuzz(401, 12, 12, "pipes"))
-    assert wrong == [] and steps == 144 and answered >= 40, wrong[:3]
+    with side_by_side_processes() as pool:
+        files = pool.submit(fuzz, 101, 40, 12)
+        # the project's modules written, imported and called (28 finds a __pycache__ made again after
+        # `rm -rf` shown by git status as gone, were a folder made again not taken out of those removed)
+        python = pool.submit(fuzz, 28, 8, 20, "python")
+        pipes = pool.submit(fuzz, 401, 12, 12, "pipes")
+    for job, steps_of, least in ((files, 480, 100), (python, 160, 50), (pipes, 144, 40)):
+        steps, answered, wrong = job.result()
+        assert wrong == [] and steps == steps_of and answered >= least, wrong[:3]
 
 
 def test_cd_where_nothing_is_or_into_a_file_is_refused_as_bash_refuses_it():
@@ -1449,15 +1451,17 @@ def test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox():
     episodes: every step the state answers must be exactly what reality printed."""
     import asyncio
 
-    from benchmarks.state_vs_real import (NO_REPO_SEQUENCES, SEQUENCES, UNDATED_SEQUENCES, Tally, against_recordings,
-                                          against_sandbox, undated)
+    from benchmarks.state_vs_real import Tally, against_recordings, sandbox_share
     from mcp_world.paths import FIXTURES_DIR
 
     live, recorded = Tally(), Tally(recorded=True)
-    asyncio.run(against_sandbox(load_world("devbox"), SEQUENCES, live))
-    asyncio.run(against_sandbox(load_world("office"), NO_REPO_SEQUENCES, live))
-    asyncio.run(against_sandbox(undated(load_world("devbox")), UNDATED_SEQUENCES, live))
-    asyncio.run(against_recordings(sorted((FIXTURES_DIR / "real").glob("*.jsonl*")), recorded))
+    with side_by_side_processes() as pool:  # (the recordings replayed here meanwhile)
+        shares = [pool.submit(sandbox_share, "devbox", "SEQUENCES", k, 2) for k in range(2)] + \
+            [pool.submit(sandbox_share, "office", "NO_REPO_SEQUENCES", 0, 1),
+             pool.submit(sandbox_share, "devbox", "UNDATED_SEQUENCES", 0, 1)]
+        asyncio.run(against_recordings(sorted((FIXTURES_DIR / "real").glob("*.jsonl*")), recorded))
+    for share in shares:
+        live.merge(share.result())
     assert live.mismatches == [] and recorded.mismatches == []
     # and after every step the state's folder is where the sandbox's bash said it ended (`cd` into a
     # substitution, a variable; a list that failed after its `cd`)

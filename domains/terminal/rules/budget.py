@@ -2,8 +2,9 @@
 
 The state runs loops, conditions and lists command by command, and a command inside a loop is run
 again to answer it, to follow its folder and to apply it. Nested loops multiply: `for i in 1 2; do`
-eight deep, with an `if` between, ran for minutes on one core, and the rules run on the server's
-event loop, so every other episode waited. Two things bound it:
+eight deep, with an `if` between, ran for minutes on one core. The rules now run in a worker thread
+(simulator.py), so other episodes are answered meanwhile, but the episode itself waited, and the
+core was taken from everyone. Two things bound it:
 
 - **One line's work** (`WORK`): each command evaluated and each loop turn spends a unit of a budget
   opened by the outermost call (`answer`, `silent`, `cwd_after`, `apply`). Past it every rule says
