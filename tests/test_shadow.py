@@ -189,6 +189,36 @@ def test_concurrent_sandboxes_have_separate_process_caps():
         b.close()
 
 
+def test_sandboxes_of_two_processes_never_run_as_one_uid(tmp_path):
+    """Each process counted its sandboxes' uids from the same first one, so two processes (two
+    servers, a server and `tasks run`, the tests' nets side by side) ran sandboxes as one user: one
+    RLIMIT_NPROC for both, and a pipe in one failed with "fork: retry: Resource temporarily
+    unavailable" while the other was busy. A uid is now leased across processes (a locked file per
+    uid), and leased again only once its sandbox is closed."""
+    import os
+
+    if os.geteuid() != 0:
+        pytest.skip("a uid per sandbox is given only as root")
+    child = ("from mcp_world.executors.sandbox import SandboxLimits, TerminalSandbox\n"
+             "from mcp_world.world import load_world\n"
+             "boxes = [TerminalSandbox(load_world('devbox'), SandboxLimits()) for _ in range(3)]\n"
+             "print(' '.join(str(b.host_uid) for b in boxes), flush=True)\n"
+             "import sys; sys.stdin.read()\n"
+             "[b.close() for b in boxes]\n")
+    mine = [TerminalSandbox(load_world("devbox"), SandboxLimits()) for _ in range(3)]
+    other = subprocess.Popen([sys.executable, "-c", child], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        theirs = {int(u) for u in other.stdout.readline().split()}
+        assert len(theirs) == 3 and not theirs & {b.host_uid for b in mine}
+        assert len({b.host_uid for b in mine}) == 3
+    finally:
+        other.communicate("", timeout=60)
+        for b in mine:
+            b.close()
+    again = TerminalSandbox(load_world("devbox"), SandboxLimits())  # (a closed sandbox's uid is free again)
+    again.close()
+
+
 def test_scratch_folders_are_removed_at_close():
     b = TerminalSandbox(load_world("devbox"), SandboxLimits())
     scratch = b.scratch

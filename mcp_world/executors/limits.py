@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import itertools
 import logging
 import os
@@ -22,6 +23,9 @@ from pathlib import Path
 log = logging.getLogger("mcp_world")
 _UIDS = itertools.count()
 UID_BASE = 200_000  # root: sandbox n runs as uid UID_BASE + n (no such user exists on the host)
+UID_COUNT = 100_000
+# (root) one file per uid a sandbox runs as, locked while it does, in whatever process
+UID_LEASES = Path(os.environ.get("MCP_WORLD_UID_LEASES", "/run/mcp-world/uids"))
 
 
 @dataclass
@@ -87,8 +91,41 @@ def _own_cgroups() -> dict[str, str]:
     return found
 
 
-def sandbox_uid() -> int:
-    return UID_BASE + next(_UIDS) % 100_000
+@dataclass
+class UidLease:
+    """A host uid one sandbox runs as, held until `release` (or its process ends)."""
+
+    uid: int
+    fd: int | None = None
+
+    def release(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+def sandbox_uid() -> UidLease:
+    """A uid no other sandbox on this machine runs as, in this process or another (two servers, a
+    server and `tasks run`, the tests' nets run side by side): each is leased by an exclusive lock on
+    a file of its own under UID_LEASES, which the kernel drops when the process ends. Before, each
+    process counted from the same first uid, so two processes' sandboxes ran as one user: their
+    processes counted against one RLIMIT_NPROC (one sandbox's pipeline failed with "fork: retry:
+    Resource temporarily unavailable" while the other ran), and a uid was given again after 100,000."""
+    start = next(_UIDS) + os.getpid() * 97
+    try:
+        UID_LEASES.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for k in range(UID_COUNT):
+            n = (start + k) % UID_COUNT
+            fd = os.open(UID_LEASES / str(n), os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            return UidLease(UID_BASE + n, fd)
+    except OSError as err:  # (no folder to keep the leases in: this process's own count, from its pid)
+        log.warning("sandbox uids are not leased across processes (%s): counted in this process", err)
+    return UidLease(UID_BASE + start % UID_COUNT)
 
 
 def tasks_of(uid: int) -> int:

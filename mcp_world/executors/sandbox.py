@@ -185,7 +185,8 @@ class TerminalSandbox:
         self.scratch = Path(tempfile.mkdtemp(prefix="mcp-world-shadow-", dir=parent))
         self.skipped: list[str] = []  # seed files outside the home folder, which is all that is materialized
         self.root = os.geteuid() == 0
-        self.host_uid = sandbox_uid() if self.root else os.getuid()
+        self.uid_lease = sandbox_uid() if self.root else None  # (a uid of its own, across processes)
+        self.host_uid = self.uid_lease.uid if self.uid_lease is not None else os.getuid()
         self.cgroup = Cgroup.create(limits.memory_bytes, limits.max_processes) if self.root else None
         self.sized: list[str] = []  # scratch folders on a sized tmpfs of their own (as root): home, tmp, …
         self.status = 0  # the agent's last command's exit status: `$?` in the next one (ShadowTerminal sets it)
@@ -456,6 +457,8 @@ class TerminalSandbox:
         shutil.rmtree(self.scratch, ignore_errors=True)
         if self.cgroup is not None:
             self.cgroup.remove()
+        if self.uid_lease is not None:
+            self.uid_lease.release()
 
 
 class SandboxReader:
