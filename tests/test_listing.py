@@ -119,6 +119,17 @@ def test_ls_a_of_a_folder_with_dot_files_the_episode_made_lists_them_in_byte_ord
     assert side_by_side(["touch src/.x", "export LANG=en_US.UTF-8", "ls -a src"])[-1][1] is None
 
 
+def test_ls_of_names_some_missing_with_its_errors_sent_away_shows_the_listing_alone():
+    """`ls src nope 2>/dev/null`: ls complains of every name not there before it lists anything, so its
+    complaints and its listing are told apart, and what reaches the terminal, the pipe or the file is
+    answered. Before, such a line (its output and errors both) was the model's."""
+    lines = ["ls src nope 2>/dev/null", "ls nope src README.md 2>/dev/null", "ls src nope 2>&1 >/dev/null",
+             "ls src nope README.md 2>/dev/null | wc -l", "ls nope1 src nope2 2> err.txt; cat err.txt",
+             "ls -a src nope 2>/dev/null", "ls src nope 2>/dev/null || echo some missing"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+
+
 def test_a_stream_redirected_shows_what_reaches_the_terminal_and_changes_what_the_command_changes():
     """`2>/dev/null`, `2>&1`, `>/dev/null 2>&1`, `&>/dev/null`, `>&2`, `2> err.txt`, alone, in a list and
     heading a pipe (streams.py): the command answered without them, then what reaches the terminal or

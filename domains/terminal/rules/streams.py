@@ -205,7 +205,17 @@ def split(line: str, text: str, code: int) -> tuple[str, str] | None:
         return text, ""
     if code != 0 and text.endswith("\n") and all(_complaint(program, ln) for ln in text.splitlines()):
         return "", text
+    if program == "ls" and code == 2:  # (`ls src nope`: ls complains of each name not there before it lists)
+        lines = text.splitlines(keepends=True)
+        missing = 0
+        while missing < len(lines) and _NOT_THERE.fullmatch(lines[missing]):
+            missing += 1
+        if missing and not any(ln.startswith("ls: ") for ln in lines[missing:]):
+            return "".join(lines[missing:]), "".join(lines[:missing])
     return None
+
+
+_NOT_THERE = re.compile(r"ls: cannot access '[^'\n]*': No such file or directory\n")
 
 
 def _parts(streams: Streams, text: str, code: int) -> tuple[str, str] | None:
