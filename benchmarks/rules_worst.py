@@ -1,8 +1,8 @@
 """What the terminal's rules cost on the worst lines found: nested loops that would run a million
 turns, loops eight deep with an `if` between, a loop of 3,600 turns. The rules run in a worker thread
 (other episodes are answered meanwhile), but a line's answer and update are time its own episode
-waits and a core is busy (domains/terminal/rules/budget.py bounds them). Prints seconds to answer and to apply each line, and whether the state
-answered it (past the budget: the model's).
+waits and a core is busy (domains/terminal/rules/budget.py bounds them). Prints seconds to answer and
+to apply each line, and whether the state answered it (past the budget: the model's).
 
     .venv/bin/python benchmarks/rules_worst.py [--world devbox] [--world repo] [--world path/to/world.yaml]
 """
