@@ -438,7 +438,7 @@ class Simulator:
         return StepResult(index, parsed.text, agent_structured, provenance, is_error), None
 
     async def _real_step(self, ep: Episode, index: int, tool: Tool, domain: Domain, arguments: dict[str, Any],
-                   row: dict[str, Any], real: Any) -> tuple[StepResult, Predict]:
+                         row: dict[str, Any], real: Any) -> tuple[StepResult, Predict]:
         """The agent gets the real observation at once. The world model's prediction of it (logged
         beside it, for sim-vs-real pairs) is made afterwards, in the background, from the state and
         history before this step: the agent never waits for a model it does not read."""

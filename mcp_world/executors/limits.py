@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import fcntl
+import functools
 import itertools
 import logging
 import os
@@ -112,20 +113,32 @@ def sandbox_uid() -> UidLease:
     processes counted against one RLIMIT_NPROC (one sandbox's pipeline failed with "fork: retry:
     Resource temporarily unavailable" while the other ran), and a uid was given again after 100,000."""
     start = next(_UIDS) + os.getpid() * 97
+    folder = _lease_folder()
+    for k in range(UID_COUNT if folder is not None else 0):
+        n = (start + k) % UID_COUNT
+        try:
+            fd = os.open(folder / str(n), os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except OSError as err:
+            log.warning("a sandbox uid could not be leased (%s): counted in this process", err)
+            break
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        return UidLease(UID_BASE + n, fd)
+    return UidLease(UID_BASE + start % UID_COUNT)
+
+
+@functools.lru_cache(maxsize=1)
+def _lease_folder() -> Path | None:
+    """Where the uid leases are kept (made once, root's alone); None, said once, where it cannot be."""
     try:
         UID_LEASES.mkdir(parents=True, exist_ok=True, mode=0o700)
-        for k in range(UID_COUNT):
-            n = (start + k) % UID_COUNT
-            fd = os.open(UID_LEASES / str(n), os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                continue
-            return UidLease(UID_BASE + n, fd)
-    except OSError as err:  # (no folder to keep the leases in: this process's own count, from its pid)
+        return UID_LEASES
+    except OSError as err:
         log.warning("sandbox uids are not leased across processes (%s): counted in this process", err)
-    return UidLease(UID_BASE + start % UID_COUNT)
+        return None
 
 
 def tasks_of(uid: int) -> int:
