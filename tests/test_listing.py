@@ -119,6 +119,20 @@ def test_ls_a_of_a_folder_with_dot_files_the_episode_made_lists_them_in_byte_ord
     assert side_by_side(["touch src/.x", "export LANG=en_US.UTF-8", "ls -a src"])[-1][1] is None
 
 
+def test_a_commands_patterns_are_expanded_as_bash_does_where_the_state_knows_the_folders():
+    """`ls src/*.py tests/*.py`, `echo *`, `head -1 *.md`, `rm *.log`, `grep -n add src/*.py tests/*.py`: a
+    simple command's patterns are expanded before it runs, in the folders the state knows whole, sorted
+    as bash sorts them; one that matches nothing is the word as typed. Before, any pattern but those of
+    a few commands (`ls`, `wc`, `du`) sent the line to the model. A list's commands are each expanded
+    as they run (`touch a.log && ls *.log`)."""
+    lines = ["echo *", "ls src/*.py tests/*.py", "echo */", "echo src/*", "cat *.txt", "wc -l src/*.py tests/*.py",
+             "touch a.log b.log", "ls *.log", "head -1 *.log *.md", "rm *.log", "ls", "ls *.log",
+             "grep -n add src/*.py tests/*.py", "ls -d s* t*", "cd s*", "pwd", "cd ..", "echo .*",
+             "touch c.log && ls *.log", "rm -f *.log; ls *.log"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+
+
 def test_ls_of_names_some_missing_with_its_errors_sent_away_shows_the_listing_alone():
     """`ls src nope 2>/dev/null`: ls complains of every name not there before it lists anything, so its
     complaints and its listing are told apart, and what reaches the terminal, the pipe or the file is

@@ -9,8 +9,9 @@ import fnmatch
 import posixpath
 import re
 
-from . import filters, gitfiles, listing, search
+from . import braces, filters, gitfiles, listing, search
 from . import state as st
+from .line import backquoted
 from .state import _PLAIN, _QUOTABLE, TerminalState, _abs, _children, _contents, _exists, _globbed, _within
 
 
@@ -217,11 +218,29 @@ def _long(args: list[str], s: TerminalState) -> str | None:
     return listing.render(rows, int(st.clock()), user, "h" in flags, total=not (target in s.files and target not in s.dirs))
 
 
-def _unexpanded(command: str, s: TerminalState) -> str:
+def read_as_bash(state: dict, command: str) -> str:
+    """The line as bash reads it before running it, as far as the state follows: backquotes as `$(…)`,
+    braces expanded (braces.py), and where the line is one simple command, its patterns expanded in
+    the folders the state knows whole (`ls src/*.py tests/*.py`, `echo *`, `rm *.log`, `cat */x.md`
+    not: a pattern above the last part). A list's commands are each read so as they run (on the
+    state the ones before them left: `touch a.txt && ls *.txt`), a loop's words as it runs them."""
+    command = braces.expanded(backquoted(command))
+    if "*" not in command and "?" not in command or "$" in command or "`" in command:
+        return command  # (`$(( x * 2 ))`: a substitution's words are not the line's)
+    from .streams import masked
+
+    bare = masked(command)
+    if bare is None or re.search(r"[|;&()<>\n]|\[\[|(?:^|\s)[A-Za-z_]\w*\+?=", bare):
+        return command  # (a list, a pipe, a redirection, an assignment: each as it runs)
+    return _unexpanded(command, TerminalState.model_validate(state), matched_only=True)
+
+
+def _unexpanded(command: str, s: TerminalState, matched_only: bool = False) -> str:
     """The command with each unquoted pattern word expanded as bash does it, where the state knows
     whole the folder it matches in (the shell's, or the one a plain path before its last part names:
     `src/*.py`): the paths it matches, sorted; none, the word as it is (`grep -r x --include=*.py .`).
-    Elsewhere the command stays as it is (and is not followed)."""
+    Elsewhere the command stays as it is (and is not followed); `matched_only`: a pattern that matches
+    nothing stays as typed (the rules that read patterns themselves then answer it: `ls *.xyz`)."""
     if not any(c in command for c in "*?[") or "\n" in command:
         return command
     out, quote, start = [], "", 0
@@ -255,7 +274,8 @@ def _unexpanded(command: str, s: TerminalState) -> str:
             return command
         # (in ls's order: bash's, in C)
         matched = [f"{folder}/{n}" if "/" in word and not only_folders else n for n in names]
-        out += [command[last:a], " ".join(f"'{n}'" for n in matched) if matched else f"'{word}'"]
+        out += [command[last:a], " ".join(f"'{n}'" for n in matched) if matched else
+                word if matched_only else f"'{word}'"]
         last = b
     return "".join(out) + command[last:]
 

@@ -15,10 +15,10 @@ import re
 import shlex
 from typing import Any
 
-from . import (braces, budget, compound, diskuse, filters, gitblame, gitfiles, gitlog, gitmv, gitrestore, gitrm,
+from . import (budget, compound, diskuse, filters, gitblame, gitfiles, gitlog, gitmv, gitrestore, gitrm,
                gitstash, gittypo, lists, machine, missing, pathnames, pycheck, pyeval, readonly, search, streams,
                substitution, xdiff)
-from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob, every_name
+from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob, every_name, read_as_bash
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
                          _commit_message, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer,
@@ -28,7 +28,7 @@ from .state import (_PLAIN, _c_locale, _QUOTABLE, QUOTED_TILDE, TerminalState, _
                     _within, assigns_itself, forget_assigned)
 from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything,
                       _walked_to_its_failure)
-from .line import Heredoc, _echo_text, _expansions, _split, _tildes, backquoted, heredoc
+from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc
 from .output import joined, next_cwd, one_line, shell_words
 from .programs import (INTERPRETERS, MODELLED, _as_python_shows, _compiled_where_it_ran, _named_in, _no_shadowing,
                        _project_run, _ran_nothing, _reads_only, _script, _writes, ran_in_a_pipe)
@@ -96,7 +96,7 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """The output and exit code when the state alone determines them; None: ask the model."""
     if not machine.followed(state, command):
         return None
-    command = braces.expanded(backquoted(command))
+    command = read_as_bash(state, command)
     if streams.unread(command):
         return None
     redirected = streams.read(command)  # (`2>&1`, `2>/dev/null`…: the command answered, then what is shown)
@@ -392,7 +392,7 @@ def cwd_after(state: dict[str, Any], command: str, exit_code: int) -> str:
     """The shell's folder after `command`: where the commands of a list that ran left it, where the
     state runs the list (`[ -d x ] && cd x || echo no`, `cd nope; ls`), else following each `cd`
     (next_cwd)."""
-    command = streams.quiet(braces.expanded(backquoted(command)))  # (`cd src 2>/dev/null`: where `cd src` goes)
+    command = streams.quiet(read_as_bash(state, command))  # (`cd src 2>/dev/null`: where `cd src` goes)
     listed = lists.commands(command, substitutions=True)
     ran = _compound(state, command)
     if ran is not None and ran[1] == exit_code:
@@ -492,7 +492,7 @@ _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s
 @budget.bounded
 def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
     """The state after `command` printed `output` (exit code `exit_code`; `$?` in the next one)."""
-    command = braces.expanded(backquoted(command))
+    command = read_as_bash(state, command)
     redirected = streams.read(command)  # (`mkdir d 2>/dev/null`: as `mkdir d`; `2> err.log` written)
     if redirected is not None and (redirected[1] is None or  # (heading a pipe: one that writes, as alone)
                                    _reads_only(redirected[1], s := TerminalState.model_validate(state)) and

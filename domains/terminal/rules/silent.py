@@ -9,10 +9,11 @@ import posixpath
 import re
 from typing import Any
 
-from . import braces, budget, machine, sedscript, streams
+from . import budget, machine, sedscript, streams
 from .state import (_PLAIN, ASSIGNMENT, QUOTED_TILDE, READ_ONLY, TerminalState, _abs, _absent, _contents, _exists,
                     _expand_words, _file_on_the_way, _in_repo, _nearest_folder, _Unknown, _within, _writable)
-from .line import PATH_EXPANSIONS, _expansions, _split, backquoted, heredoc
+from .line import PATH_EXPANSIONS, _expansions, _split, heredoc
+from .folders import read_as_bash
 from .programs import _compiles
 
 
@@ -63,7 +64,7 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if not machine.followed(state, command) or streams.read(command) is not None or streams.unread(command):
         return None  # (a stream redirected: shell.answer's, through streams.py)
     s = TerminalState.model_validate(state)
-    command = braces.expanded(backquoted(command))
+    command = read_as_bash(state, command)
     fed = heredoc(command)
     parts = _split(fed.line if fed else command)
     if not parts:
