@@ -17,6 +17,7 @@ more than `MAX_WORDS` words. `tests/test_braces.py` runs random lines through ba
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .substitution import closing
@@ -31,9 +32,11 @@ class _NotRead(Exception):
     """The line holds braces not expanded here."""
 
 
+@functools.lru_cache(maxsize=64)
 def expanded(command: str) -> str:
     """The line with every word's braces expanded as bash expands them; the line as typed where it
-    has none, or where they are not read here."""
+    has none, or where they are not read here. (Read once per line: answering, following and applying
+    it ask again.)"""
     if "{" not in command or command.rstrip().endswith("\\") or any(w in command for w in ("<<", "[[", "((")) or \
             re.search(r"(?:^|[\s;&|(])case\s", command):
         return command

@@ -191,10 +191,16 @@ def _walked(args: list[str], tree_of) -> tuple[list[str], object] | None:
         ends = {posixpath.basename(posixpath.normpath(top)), top, ".", ".."}
         if tree is None or any(fnmatch.fnmatchcase(e, g) for e in ends for g in dirs):
             return None
-        gits = [g for g in tree.git_dirs if not skips(g, True)]
-        return Tree(tree.top, [e for e in tree.entries if not skips(*e)], bool(gits), gits, tree.ordered,
-                    tree.git_entries if gits else None, tree.git_bytes if gits else None)
+        return _without(tree, skips)
     return kept, walked
+
+
+def _without(tree: Tree, left_out) -> Tree:
+    """The tree without the entries `left_out(rel, is_dir)` says a walk skips (each with all below it);
+    a repository whose .git is skipped is then not inside."""
+    gits = [g for g in tree.git_dirs if not left_out(g, True)]
+    return Tree(tree.top, [e for e in tree.entries if not left_out(*e)], bool(gits), gits, tree.ordered,
+                tree.git_entries if gits else None, tree.git_bytes if gits else None)
 
 
 def _binary_skipped(args: list[str]) -> tuple[list[str], bool]:
@@ -239,9 +245,7 @@ def _pruning(rest: list[str], tree_of) -> tuple[list[str], object] | None:
         if all(fnmatch.fnmatchcase(top, v) if t == "-path" else
                fnmatch.fnmatchcase(posixpath.basename(top), v) if t == "-name" else True for t, v in pairs):
             return None  # (the top itself pruned)
-        gits = [g for g in tree.git_dirs if not pruned(g, True)]
-        return Tree(tree.top, [e for e in tree.entries if not pruned(*e)], bool(gits), gits, tree.ordered,
-                    tree.git_entries if gits else None, tree.git_bytes if gits else None)
+        return _without(tree, pruned)
     return rest[:lead] + rest[at + 2:-1], walked
 
 
