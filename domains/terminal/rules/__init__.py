@@ -187,8 +187,8 @@ class TerminalRules(Rules):
         return Parsed(out, {"output": out, "exit_code": code, "cwd": shell.cwd_after({"home": home, **state}, command, code)})
 
     def apply(self, state: dict[str, Any], call: Call, text: str, structured: dict[str, Any]) -> dict[str, Any]:
-        return shell.apply(state, str(call.arguments.get("command", "")), text,
-                           int(structured.get("exit_code", 0) or 0), structured.get("cwd", ""))
+        return st.within_bounds(state, shell.apply(state, str(call.arguments.get("command", "")), text,
+                                                   int(structured.get("exit_code", 0) or 0), structured.get("cwd", "")))
 
     def situation(self, state: dict[str, Any]) -> dict[str, Any]:
         # (the clock: when the world was made and written; the last status, which the history shows)

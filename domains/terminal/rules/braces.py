@@ -143,8 +143,12 @@ def _expand(word: str) -> list[str]:
             found = _expression(word, i)
             if found is not None and found[1] is not None:
                 end, parts = found
-                head, tails = word[:i], _expand(word[end + 1:])
-                return [head + p + t for part in parts for p in _expand(part) for t in tails]
+                head, tails, middles = word[:i], _expand(word[end + 1:]), []
+                for part in parts:
+                    middles += _expand(part)
+                    if len(middles) * len(tails) > MAX_WORDS:
+                        raise _NotRead  # (counted before it is written: `{1..999}{1..999}{1..999}` is 10**9 words)
+                return [head + m + t for m in middles for t in tails]
             if found is not None:
                 raise _NotRead  # (`{#..{1..3}}`: whether bash reads the braces inside, not followed here)
             i += 1

@@ -25,7 +25,7 @@ from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO,
                          quiet_add)
 from .state import (_PLAIN, _c_locale, _QUOTABLE, QUOTED_TILDE, TerminalState, _abs, _absent, _children, _contents,
                     _exists, _expand, _expand_words, _forget_writes, _in_repo, _kind, _splits, _Unknown,
-                    _within, assigns_itself, forget_assigned)
+                    _within, assigns_itself, forget_assigned, refusing_long_paths)
 from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything,
                       _walked_to_its_failure)
 from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc
@@ -92,6 +92,7 @@ TYPOS = frozenset(c[:i] + c[i + 1] + c[i] + c[i + 2:] for c in EVERYDAY for i in
 
 
 @budget.bounded
+@refusing_long_paths(lambda *_: None)
 def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """The output and exit code when the state alone determines them; None: ask the model."""
     if not machine.followed(state, command):
@@ -388,6 +389,8 @@ def _condition(s: TerminalState, command: str) -> tuple[str, int] | None:
 
 
 @budget.bounded
+@refusing_long_paths(lambda state, command, exit_code: next_cwd(command, state.get("cwd", ""), state.get("home", ""),
+                                                                exit_code))
 def cwd_after(state: dict[str, Any], command: str, exit_code: int) -> str:
     """The shell's folder after `command`: where the commands of a list that ran left it, where the
     state runs the list (`[ -d x ] && cd x || echo no`, `cd nope; ls`), else following each `cd`
@@ -489,7 +492,18 @@ _COMMITS = re.compile(r"\bgit\s+(?:-c\s+\S+\s+)*(?:commit|merge|rebase|cherry-pi
 _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s*)([\w.-]+)\s*\(\s*\)")  # alias, function
 
 
+def _not_followed(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
+    """The state after a line the rules do not follow (a path the kernel refuses): what it may have
+    written and set, forgotten."""
+    s = TerminalState.model_validate(state)
+    _forget_writes(s, None)
+    forget_assigned(s, command)
+    s.cwd, s.status = cwd_after or s.cwd, exit_code & 255
+    return s.model_dump()
+
+
 @budget.bounded
+@refusing_long_paths(_not_followed)
 def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
     """The state after `command` printed `output` (exit code `exit_code`; `$?` in the next one)."""
     command = read_as_bash(state, command)

@@ -11,7 +11,8 @@ from typing import Any
 
 from . import budget, machine, sedscript, streams
 from .state import (_PLAIN, ASSIGNMENT, QUOTED_TILDE, READ_ONLY, TerminalState, _abs, _absent, _contents, _exists,
-                    _expand_words, _file_on_the_way, _in_repo, _nearest_folder, _Unknown, _within, _writable)
+                    _expand_words, _file_on_the_way, _in_repo, _nearest_folder, _Unknown, _within, _writable,
+                    refusing_long_paths)
 from .line import PATH_EXPANSIONS, _expansions, _split, heredoc
 from .folders import read_as_bash
 from .programs import _compiles
@@ -57,6 +58,7 @@ def _apart(paths: list[str]) -> bool:
 
 
 @budget.bounded
+@refusing_long_paths(lambda *_: None)
 def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """Commands that print nothing when they succeed, where the state says they will succeed:
     touch, mkdir, echo/printf into a file, export, cd into a known folder, rm/cp/mv of known paths;

@@ -12,10 +12,11 @@ modules, not part of the domain's interface (that is TerminalRules, in __init__.
 from __future__ import annotations
 
 import functools
+import json
 import posixpath
 import re
 import time
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -139,9 +140,15 @@ class TerminalState(BaseModel):
     seen: dict[str, str] = Field(default_factory=dict)
 
 
+PATH_MAX, NAME_MAX = 4_096, 255  # bytes: Linux refuses a longer path or name ("File name too long")
+
+
 def _abs(path: str, s: TerminalState) -> str:
     if path.startswith("~"):
         path = s.home + path[1:]
+    if len(path) > NAME_MAX // 4 and (len(path.encode()) >= PATH_MAX or
+                                      any(len(part.encode()) > NAME_MAX for part in path.split("/"))):
+        raise TooLong(path[:64])
     normal = posixpath.normpath(path if path.startswith("/") else posixpath.join(s.cwd, path))
     return "/" + normal.lstrip("/")  # (normpath keeps a leading `//`, which Linux reads as `/`)
 
@@ -187,6 +194,28 @@ def _globbed(folder: str, s: TerminalState) -> list[str]:
 
 class _Unknown(Exception):
     """A word whose expansion the state does not know (a variable it never saw set)."""
+
+
+class TooLong(_Unknown):
+    """A path the kernel refuses, longer than PATH_MAX or with a name past NAME_MAX: `touch` of a
+    300-letter name says "File name too long" and makes nothing, where the state made the file. Not
+    followed: the rules' entry points (`refusing_long_paths`) leave the line to the model and forget
+    what it may have written (`mkdir -p` of a path 4,096 bytes long succeeds: it goes a folder at a
+    time)."""
+
+
+def refusing_long_paths(fallback: Callable[..., Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """An entry point of the rules (answer, silent, cwd_after, apply): where a path of the line is
+    one the kernel refuses (TooLong, from anywhere inside), what `fallback` makes of the same call."""
+    def wrapped(fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def entered(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except TooLong:
+                return fallback(*args, **kwargs)
+        return entered
+    return wrapped
 
 
 @functools.lru_cache(maxsize=16)  # (asked again for each command of a long line: `_expand_words`)
@@ -549,6 +578,28 @@ def _forget_below(s: TerminalState, root: str) -> None:
     s.dirs = [d for d in s.dirs if not _within(d, root) or d in keep]
     s.deleted = [d for d in s.deleted if not _within(d, root)]
     s.order = [p for p in s.order if not _within(p, root)]
+
+
+MAX_HELD = 16 << 20  # characters of the state document a step may take it past (contents, names, git's texts)
+
+
+def within_bounds(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """`after`, unless the step took the state document past MAX_HELD: the episode's server keeps it,
+    logs it and reads it at every step. A loop of `cp big.txt big$i.txt` or a 2,000-folder `mkdir -p`
+    grows it by megabytes a step. Then what is below the home and /tmp is forgotten (their listings
+    and contents, but for the folders the shell is in), with what git kept of the texts it changed:
+    those steps are the model's from then on, and nothing the state still answers is wrong."""
+    size = len(json.dumps(after, ensure_ascii=False))
+    if size <= MAX_HELD or size <= len(json.dumps(before, ensure_ascii=False)):
+        return after
+    s = TerminalState.model_validate(after)
+    for root in dict.fromkeys((s.home, "/tmp")):
+        _forget_below(s, root)
+    if s.git is not None:
+        s.git = s.git.model_copy(update={
+            "follows": False, "base": {}, "index": {}, "texts": {}, "all_staged": False, "others_known": False,
+            "pristine": False, "last_change": None, "last_texts": {}, "stash": None})
+    return s.model_dump()
 
 
 def _remove(s: TerminalState, path: str) -> None:
