@@ -671,6 +671,12 @@ SEQUENCES: list[list[str]] = [
      "find . -path ./.git -prune -o -name '*.py' -print | sort", "find . -name .git -prune -o -type f -print | wc -l",
      "rm app/models/user.py.bak && git add -A",
      "git status --short", "git commit -qm 'Scaffold app' && git log --oneline | head -2", "ls {app,docs}"],
+    # a script made executable and run; modes shown, copied and taken back (`chmod a=r`: then refused)
+    ["printf '#!/bin/sh\\necho ran\\n' > run.sh", "chmod +x run.sh", "ls -l run.sh",
+     "chmod 600 README.md && ls -l", "cp run.sh deploy.sh && ls -l deploy.sh", "chmod u+x,go-rx deploy.sh",
+     "ls -l", "git status --short", "chmod -x run.sh deploy.sh", "git status --short", "chmod a=r requirements.txt",
+     "echo x >> requirements.txt", "chmod u+w requirements.txt", "cat requirements.txt", "chmod 700 src",
+     "ls -l", "ls src", "chmod +x nope", "chmod +x run.sh && ./run.sh"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

@@ -238,6 +238,9 @@ class Handles:
                 body = json.loads(raw)
             except ValueError:
                 raise HandleError(400, "the request body must be a JSON object") from None
+            except RecursionError:
+                raise HandleError(400, "the request body is nested deeper than it can be read; it must be a JSON "
+                                       "object ({\"task\": ID, \"seed\": N})") from None
             if not isinstance(body, dict):
                 raise HandleError(400, "the request body must be a JSON object")
             return body

@@ -91,6 +91,9 @@ async def test_bad_requests_get_clear_errors_and_lose_nothing(engine_url: str, t
                 assert all(part in r.json()["error"] for part in says), (body, r.json())
             raw = await h.post("/episodes", content=b"{not json", headers={"content-type": "application/json"})
             assert raw.status_code == 400 and "JSON object" in raw.json()["error"]
+            deep = await h.post("/episodes", content=b'{"a":' * 5000 + b"1" + b"}" * 5000,
+                                headers={"content-type": "application/json"})  # (a RecursionError, a 500, before)
+            assert deep.status_code == 400 and "nested deeper" in deep.json()["error"]
             unknown = await h.post("/episodes/ep-madeup/verify", json={})
             assert unknown.status_code == 404 and "not an episode this server opened" in unknown.json()["error"]
             no_task = (await h.post("/episodes", json={})).json()

@@ -14,7 +14,7 @@ import pytest
 from mcp_world.executors.sandbox import bwrap_available
 from mcp_world.rules import Call
 
-from .sandboxed import RULES, shell, side_by_side
+from .sandboxed import RULES, side_by_side
 
 
 def test_braces_that_would_expand_past_the_bound_are_counted_before_they_are_written():
@@ -28,7 +28,7 @@ def test_braces_that_would_expand_past_the_bound_are_counted_before_they_are_wri
             "from mcp_world.domain import load_domain\n"
             "rules = load_domain('terminal').rules\n"
             "braces = __import__(type(rules).__module__.rsplit('.', 1)[0] + '.braces', fromlist=['x'])\n"
-            f"print(json.dumps([braces.expanded(line) for line in json.loads(sys.argv[1])]))")
+            "print(json.dumps([braces.expanded(line) for line in json.loads(sys.argv[1])]))")
     done = subprocess.run([sys.executable, "-c", code, json.dumps(lines)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     out = json.loads(done.stdout)

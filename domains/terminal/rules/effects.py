@@ -10,13 +10,14 @@ import fnmatch
 import posixpath
 import re
 import sys
+from typing import Any
 
-from . import history, missing, sedscript
+from . import history, missing, modes, sedscript
 from .state import (ASSIGNMENT, WRITABLE, TerminalState, _abs, assign, _absent, _changed, _children, _contents,
                     _exists, _expand, _forget_writes, _globbed, _made, _remove, _touched, _writable, _Unknown, _within,
-                    _write)
+                    _write, forget_assigned)
 from .line import PATH_EXPANSIONS, Heredoc, _echo_text, _split, _tildes
-from .programs import (MODELLED, _archive_target, _compiles, _program_ran, _project_run, _script_run,
+from .programs import (MODELLED, _archive_target, _compiles, _named_in, _program_ran, _project_run, _script_run,
                        _writes)
 
 
@@ -90,6 +91,17 @@ def _partly_done(s: TerminalState, words: list[str], kinds: set[str] | None) -> 
         s.times = {p: when for p, when in s.times.items() if not gone(p)}
 
 
+def not_followed(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
+    """The state after a line the rules do not follow (a path the kernel refuses,
+    a mode held that refuses the user: modes.py): what it may have
+    written and set, forgotten."""
+    s = TerminalState.model_validate(state)
+    _forget_writes(s, None, _named_in(command, s))
+    forget_assigned(s, command)
+    s.cwd, s.status = cwd_after or s.cwd, exit_code & 255
+    return s.model_dump()
+
+
 def _refused_before_anything(s: TerminalState, command: str, output: str, exit_code: int) -> bool:
     """The command failed as missing.py said it would, before it did anything (all but rm of
     several paths, which removes the others)."""
@@ -101,7 +113,7 @@ def _refused_before_anything(s: TerminalState, command: str, output: str, exit_c
     except _Unknown:
         return False
     plain = [w for w in words[1:] if not w.startswith("-")]
-    return not (words[0] == "rm" and len(plain) > 1) and missing.refused(words, s) == (output, exit_code)
+    return not (words[0] in ("rm", "chmod") and len(plain) > 1) and missing.refused(words, s) == (output, exit_code)
 
 
 def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Heredoc | None = None,
@@ -125,6 +137,8 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
         return
     cmd, args = words[0], words[1:]
     plain = [a for a in args if not a.startswith("-")]
+    if cmd == "git":
+        modes.after_git(s, args)
     if cmd == "tee" and fed is not None:
         for a in plain:
             _write(s, _abs(a, s), fed.text if fed.literal else None, "-a" in args or "--append" in args)
@@ -157,6 +171,8 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
         for a in args:
             s.env.pop(a, None)
             s.vars.pop(a, None)
+    elif cmd == "chmod":
+        modes.apply(s, args, 0)
     elif cmd == "git" and history.apply(s, words, output):
         pass
     elif cmd == "sed" and (edit := sedscript.in_place(args)) is not None:  # (it rewrites the files it is given)
@@ -318,6 +334,7 @@ def _placed(s: TerminalState, cmd: str, args: list[str], src: str, dst: str) -> 
         _touched(s, src)
     if dst in s.dirs:
         dst = posixpath.join(dst, posixpath.basename(src))
+    _modes_placed(s, cmd, args, src, dst)
     if src in s.dirs:  # (a folder removed there before: what is under it now is what came, not nothing)
         s.deleted = [d for d in s.deleted if not _within(d, dst)]
     moved = {p: c for p, c in s.files.items() if p == src or p.startswith(src + "/")}
@@ -357,6 +374,22 @@ def _placed(s: TerminalState, cmd: str, args: list[str], src: str, dst: str) -> 
     elif whole:
         _changed(s, dst)
     _changed(s, posixpath.dirname(dst))
+
+
+def _modes_placed(s: TerminalState, cmd: str, args: list[str], src: str, dst: str) -> None:
+    """The modes of what `mv`/`cp` put at `dst` (modes.py): mv keeps them; cp makes a new file with
+    its source's less the umask (all of it with -p/-a), and a file it writes over keeps its own."""
+    if not s.modes:
+        return
+    placed = {p: dst + p[len(src):] for p in [*s.files, *s.dirs] if _within(p, src)}
+    if cmd == "mv":
+        modes.removed(s, dst)
+        for p in [p for p in s.modes if _within(p, src)]:
+            s.modes[dst + p[len(src):]] = s.modes.pop(p)
+        return
+    preserved = bool({"-p", "-a", "--preserve", "--archive"} & set(args))
+    for p, to in placed.items():
+        modes.copied(s, p, to, preserved, made=not _exists(to, s))
 
 
 def _walked_to_its_failure(s: TerminalState, args: list[str], output: str, exit_code: int) -> bool:

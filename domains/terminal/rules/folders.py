@@ -9,7 +9,7 @@ import fnmatch
 import posixpath
 import re
 
-from . import braces, filters, gitfiles, listing, search
+from . import braces, filters, gitfiles, listing, modes, search
 from . import state as st
 from .line import backquoted
 from .state import _PLAIN, _QUOTABLE, TerminalState, _abs, _children, _contents, _exists, _globbed, _within
@@ -193,13 +193,17 @@ def _long(args: list[str], s: TerminalState) -> str | None:
             return None
         if path in s.files and path not in s.dirs:
             content = s.files[path]
-            return None if content is None else listing.file_row(name, len(content.encode()), when)
+            mode = modes.of(path, s)
+            return None if content is None or mode is None else \
+                listing.file_row(name, len(content.encode()), when, modes.text(mode, False))
         if posixpath.basename(path) == ".git" and posixpath.dirname(path) in repos:
             return listing.folder_row(name, listing.GIT_DIR_ENTRIES, listing.GIT_DIR_FOLDERS, when)
         inside = entries(path)
         if inside is None or path not in s.dirs:
             return None
-        return listing.folder_row(name, len(inside), sum(1 for p in inside if p in s.dirs or p.endswith("/.git")), when)
+        mode = modes.of(path, s)
+        folders = sum(1 for p in inside if p in s.dirs or p.endswith("/.git"))
+        return None if mode is None else listing.folder_row(name, len(inside), folders, when, modes.text(mode, True))
 
     if target in s.files and target not in s.dirs:
         shown = [(target, names[0])]

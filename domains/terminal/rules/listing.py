@@ -24,13 +24,13 @@ class Row:
     when: int
 
 
-def file_row(name: str, size: int, when: int) -> Row:
-    return Row(name, "-rw-r--r--", 1, size, -(-size // 4096) * 4, when)
+def file_row(name: str, size: int, when: int, mode: str = "-rw-r--r--") -> Row:
+    return Row(name, mode, 1, size, -(-size // 4096) * 4, when)
 
 
-def folder_row(name: str, entries: int, folders: int, when: int) -> Row:
+def folder_row(name: str, entries: int, folders: int, when: int, mode: str = "drwxr-xr-x") -> Row:
     """A folder holding `entries` entries, `folders` of them folders (each names it as `..`)."""
-    return Row(name, "drwxr-xr-x", 2 + folders, 40 + 20 * entries, 0, when)
+    return Row(name, mode, 2 + folders, 40 + 20 * entries, 0, when)
 
 
 def render(rows: list[Row], now: int, user: str, human: bool, total: bool) -> str:

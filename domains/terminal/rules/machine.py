@@ -13,6 +13,7 @@ from __future__ import annotations
 import posixpath
 import re
 
+from . import modes
 from .state import EXPORTED, TerminalState, _absent, _user, started_with
 
 # Commands that print who the shell runs as, or the machine's name (the world's hostname; `-f`
@@ -123,7 +124,10 @@ def _printenv(names: list[str], s: TerminalState) -> tuple[str, int] | None:
 def followed(state: dict, command: str) -> bool:
     """The shell is one the state follows: it finds the machine's programs (`finds_programs`), its home
     is the world's and its folder where it is (no `HOME=…` or `PWD=…` of the episode's, on this line or
-    before: `~` would be another folder, and the sandbox takes `$PWD` for where the shell is)."""
+    before: `~` would be another folder, and the sandbox takes `$PWD` for where the shell is), and
+    no mode is held that refuses the user what the rules take it may do (modes.py)."""
+    if modes.held(state):
+        return False
     env, variables = state.get("env") or {}, state.get("vars") or {}
     if any(name in env and env[name] != state.get(key) or name in variables
            for name, key in (("HOME", "home"), ("PWD", "cwd"))) or _SETS_HOME.search(command):

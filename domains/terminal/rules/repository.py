@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from . import gitdiff, gitgrep, gitlog, gitobjects, gitstatus
+from . import gitdiff, gitgrep, gitlog, gitobjects, gitstatus, modes
 from . import state as st
 from .state import (GitState, TerminalState, _PLAIN, _abs, _blob, _children, _contents, _exists, _in_repo, _kept,
                     _within)
@@ -395,9 +395,9 @@ def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool,
     email = config.get("user.email") or (s.identity or {}).get("user.email")
     if index is None or not g.head and g.commits or not name or not email or _env_identity(s) or \
             not re.fullmatch(r"[^\n<>]*[^\s<>]", name) or not re.fullmatch(r"[^\s<>]+", email) or \
-            not _as_git_keeps_it(message) or \
+            not _as_git_keeps_it(message) or modes.executable_in_repo(s) or \
             any(posixpath.basename(p) == ".gitignore" for p in s.files if _within(p, g.repo)):
-        return None
+        return None  # (a file of mode 100755: a tree the state does not write)
     if any(p.count("/") > gitobjects.MAX_DEPTH for p in s.files):
         return None  # (a tree that deep: the model's)
     tree: dict[str, str] = {}  # every tracked file's blob after the commit

@@ -16,7 +16,7 @@ import shlex
 from typing import Any
 
 from . import (budget, compound, diskuse, filters, gitblame, gitfiles, gitlog, gitmv, gitrestore, gitrm,
-               gitstash, gittypo, lists, machine, missing, pathnames, pycheck, pyeval, readonly, search, streams,
+               gitstash, gittypo, lists, machine, missing, modes, pathnames, pycheck, pyeval, readonly, search, streams,
                substitution, xdiff)
 from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob, every_name, read_as_bash
 from .history import _ids_shown
@@ -26,7 +26,7 @@ from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO,
 from .state import (_PLAIN, _c_locale, _QUOTABLE, QUOTED_TILDE, TerminalState, _abs, _absent, _children, _contents,
                     _exists, _expand, _expand_words, _forget_writes, _in_repo, _kind, _splits, _Unknown,
                     _within, assigns_itself, forget_assigned, refusing_long_paths)
-from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything,
+from .effects import (FILE_COMMANDS, _apply_one, not_followed, _partly_done, _redirected_anyway, _refused_before_anything,
                       _walked_to_its_failure)
 from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc
 from .output import joined, next_cwd, one_line, shell_words
@@ -268,8 +268,8 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             return None
         names = [n for n in _children(folder, s) if not n.startswith(".")]
         return ("".join(n + "\n" for n in names), 0)
-    if cmd == "git" and s.git and s.git.unknown:
-        return None  # the episode ran git commands the state does not model (merge, reset…)
+    if cmd == "git" and s.git and (s.git.unknown or modes.executable_in_repo(s)):
+        return None  # the episode ran git commands the state does not model (merge, reset…); 100755 files
     if cmd == "git" and args and re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]*", args[0]) and "PATH" not in s.env and \
             "git config" not in s.defined and not any(p.endswith(GIT_CONFIG_FILES) for p in s.files):
         said = gittypo.unknown(args[0])  # (an alias needs git config, or a config file written)
@@ -492,20 +492,12 @@ _COMMITS = re.compile(r"\bgit\s+(?:-c\s+\S+\s+)*(?:commit|merge|rebase|cherry-pi
 _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s*)([\w.-]+)\s*\(\s*\)")  # alias, function
 
 
-def _not_followed(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
-    """The state after a line the rules do not follow (a path the kernel refuses): what it may have
-    written and set, forgotten."""
-    s = TerminalState.model_validate(state)
-    _forget_writes(s, None)
-    forget_assigned(s, command)
-    s.cwd, s.status = cwd_after or s.cwd, exit_code & 255
-    return s.model_dump()
-
-
 @budget.bounded
-@refusing_long_paths(_not_followed)
+@refusing_long_paths(not_followed)
 def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
     """The state after `command` printed `output` (exit code `exit_code`; `$?` in the next one)."""
+    if modes.held(state) and not (len(parts := _split(command) or []) == 1 and modes.chmod_line(parts[0])):
+        return not_followed(state, command, output, exit_code, cwd_after)  # (what it may have written: forgotten)
     command = read_as_bash(state, command)
     redirected = streams.read(command)  # (`mkdir d 2>/dev/null`: as `mkdir d`; `2> err.log` written)
     if redirected is not None and (redirected[1] is None or  # (heading a pipe: one that writes, as alone)
@@ -583,6 +575,12 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
         parts = []  # (refused before it began: nothing changed)
     for n, words in enumerate(parts):
         if exit_code != 0 and len(parts) == 1:
+            if words[0] == "chmod":
+                try:
+                    modes.apply(s, _expand_words(words, line, s, strict=True)[1:], exit_code)
+                except _Unknown:
+                    s.modes[s.cwd] = None  # (which paths it named: not known; nothing is answered until a chmod here)
+                break
             if words[0] == "python3" and _walked_to_its_failure(s, words[1:], output, exit_code):
                 break  # (pyrun.py followed it to the assert that failed)
             if exit_code not in (126, 127) and words[0] not in MODELLED and _writes(words[0], words[1:], s) and \

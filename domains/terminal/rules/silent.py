@@ -9,7 +9,7 @@ import posixpath
 import re
 from typing import Any
 
-from . import budget, machine, sedscript, streams
+from . import budget, machine, modes, sedscript, streams
 from .state import (_PLAIN, ASSIGNMENT, QUOTED_TILDE, READ_ONLY, TerminalState, _abs, _absent, _contents, _exists,
                     _expand_words, _file_on_the_way, _in_repo, _nearest_folder, _Unknown, _within, _writable,
                     refusing_long_paths)
@@ -128,6 +128,10 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             pass  # (`F=src/x.py`: a variable is set)
         elif cmd == "python3" and _compiles(s, args):
             pass
+        elif cmd == "chmod" and modes.answer(args, s) is not None:
+            modes.apply(s, args, 0)  # (later parts of the line run with it)
+            if modes.held(s) and n < len(parts) - 1:
+                return None
         elif cmd == "sed" and (edit := sedscript.in_place(args) if not kinds - PATH_EXPANSIONS - {"quoted $"}
                                else None) and edit.edit and all(_contents(f, s) is not None for f in edit.files):
             pass  # (a script that is always valid, on files the state knows)

@@ -138,6 +138,9 @@ class TerminalState(BaseModel):
     # not know may be a file or a folder): printed again while nothing the state follows of the
     # files has changed since (a world that does not contradict itself), never learnt from
     seen: dict[str, str] = Field(default_factory=dict)
+    # The modes `chmod` gave paths, where not the default (files 644, folders 755); None: not known
+    # (modes.py)
+    modes: dict[str, int | None] = Field(default_factory=dict)
 
 
 PATH_MAX, NAME_MAX = 4_096, 255  # bytes: Linux refuses a longer path or name ("File name too long")
@@ -604,6 +607,7 @@ def within_bounds(before: dict[str, Any], after: dict[str, Any]) -> dict[str, An
 
 def _remove(s: TerminalState, path: str) -> None:
     _touched(s, path)
+    s.modes = {p: m for p, m in s.modes.items() if not _within(p, path)}
     for p in [p for p in s.files if _within(p, path)]:
         del s.files[p]
     s.dirs = [d for d in s.dirs if not _within(d, path)]
