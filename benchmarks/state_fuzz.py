@@ -257,11 +257,26 @@ BRACE_TEMPLATES = [
     "find {n} -name {n2} -prune -o -type f -print", "find . -type d -name '{n}' -prune -o -print | wc -l",
 ]
 
+# `--templates modes`: chmod (octal and symbolic, ones that take the user's own rights, ones not followed)
+# between reads, writes, listings, copies, git; and patterns above the last part (`*/*`, `ls -d */*/`)
+MODE_NAMES = ["run.sh", "src", "tests", "src/notes.py", "README.md", "new", "new/y", "lib", "lib/a.py", "nope",
+              "*.md", "a-b", "a-b/c.py", "."]
+MODES = ["+x", "-x", "755", "644", "600", "700", "000", "a=r", "u+x,go-w", "go=", "u-w", "=rx", "+X", "g=u", "o+t",
+         "u+s", "0755", "-R 700", "-v 644", "999"]
+MODE_TEMPLATES = [
+    "chmod {m} {n}", "chmod {m} {n} {n2}", "ls -l", "ls -l {n}", "ls -la {n}", "cat {n}", "echo {w} > {n}",
+    "echo {w} >> {n}", "touch {n}/x", "ls {n}", "mkdir -p {n}/{n2}", "cp {n} {n2}", "cp -p {n} {n2}", "mv {n} {n2}",
+    "rm -rf {n}", "cp -r {n} {n2}", "git status --short", "git diff --stat", "git log --oneline | head -3",
+    "git add -A && git -c user.name=a -c user.email=a@b.c commit -qm m", "echo */*", "ls */", "ls -d */*/",
+    "wc -l */*", "grep -c {w} */*", "cat */{n}", "echo {g}/*", "head -n 1 */*.py", "rm {g}/{n}", "cd {n}", "cd ..",
+    "sed -i 's/a/b/' {n}", "printf '#!/bin/sh\\necho hi\\n' > {n}", "mkdir -p a-b/c.py lib && touch lib/a.py",
+]
+
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),
                  "python": (PY_TEMPLATES, [], []), "subst": (SUB_TEMPLATES, SUB_NAMES, SUB_WORDS),
                  "vars": (VAR_TEMPLATES, SUB_NAMES, SUB_WORDS), "lines": (LINE_TEMPLATES, SUB_NAMES, SUB_WORDS),
                  "pipes": (PIPE_TEMPLATES, PIPE_NAMES, SUB_WORDS), "streams": (STREAM_TEMPLATES, PIPE_NAMES, SUB_WORDS),
-                 "braces": (BRACE_TEMPLATES, BRACE_NAMES, REPO_WORDS)}
+                 "braces": (BRACE_TEMPLATES, BRACE_NAMES, REPO_WORDS), "modes": (MODE_TEMPLATES, MODE_NAMES, REPO_WORDS)}
 
 
 def command(rng: random.Random, templates: str = "files") -> str:
@@ -285,6 +300,8 @@ def command(rng: random.Random, templates: str = "files") -> str:
     if templates == "streams":
         fields.update(k=rng.randint(1, 3), p=rng.choice(LINE_PROGRAMS))
         fields.update(c=rng.choice(STREAM_INNER).format(**fields))
+    if templates == "modes":
+        fields.update(m=rng.choice(MODES))
     if templates == "pipes":
         fields.update(k=rng.randint(1, 3))
         fields.update(b=rng.choice(PIPE_BODIES).format(**fields), b2=rng.choice(PIPE_BODIES).format(**fields))

@@ -677,6 +677,10 @@ SEQUENCES: list[list[str]] = [
      "ls -l", "git status --short", "chmod -x run.sh deploy.sh", "git status --short", "chmod a=r requirements.txt",
      "echo x >> requirements.txt", "chmod u+w requirements.txt", "cat requirements.txt", "chmod 700 src",
      "ls -l", "ls src", "chmod +x nope", "chmod +x run.sh && ./run.sh"],
+    # patterns above the last part (`*/*.py`, `*/`, `../*/…`), in a tree with a folder named like another's prefix
+    ["mkdir -p lib/core lib-extra docs && touch lib/core/a.py lib-extra/b.py docs/c.md lib/d.py", "echo */*",
+     "wc -l */*.py", "grep -c def */*.py */*/*.py", "ls -d */*/", "cat */notes.py | wc -l", "ls */*.md",
+     "head -n 1 */*.py", "echo ../*/src", "rm */*.md && ls docs", "echo */*/*"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

@@ -133,6 +133,20 @@ def test_a_commands_patterns_are_expanded_as_bash_does_where_the_state_knows_the
     assert unanswered(seen, set(lines)) == set()
 
 
+def test_patterns_above_the_last_part_are_expanded_part_by_part_and_sorted_whole():
+    """`cat */*.py`, `wc -l */*.py`, `grep -n def */*.py`, `ls -d */*/`, `echo ./*/x`, `../*/src/*.py`:
+    each part's pattern matched in the folders the parts before it reached, and the whole list sorted
+    as bash sorts it (`a-b/y` before `a/sub`: `-` is below `/`), dot names only for a dot pattern, a
+    file never gone into. Before, a pattern above the last part sent the line to the model."""
+    lines = ["mkdir -p a/sub a-b b/.hid && touch a/x a-b/y b/z a/sub/q b/.hid/w && echo hi > a/.dot", "echo */*",
+             "ls -d */*/", "echo */*/", "echo */.*", "echo a*/*", "cat */notes.py | head -1", "wc -l */*.py",
+             "grep -n def */*.py", "ls */*", "echo ./*/x", "echo ../*/src/*.py", "head -n1 */*.py", "rm */x && ls a",
+             "echo */*/q", "ls -d ../*/", "echo src/../*/sub"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+    assert dict((c, said) for c, said, _ in seen)["echo */*"][0].startswith("a-b/y a/sub a/x b/z")
+
+
 def test_ls_of_names_some_missing_with_its_errors_sent_away_shows_the_listing_alone():
     """`ls src nope 2>/dev/null`: ls complains of every name not there before it lists anything, so its
     complaints and its listing are told apart, and what reaches the terminal, the pipe or the file is

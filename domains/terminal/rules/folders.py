@@ -265,6 +265,13 @@ def _unexpanded(command: str, s: TerminalState, matched_only: bool = False) -> s
             continue
         only_folders = word.endswith("/") and "/" not in word[:-1]  # (`*/`: the folders, each with its slash)
         folder, _, pattern = word[:-1].rpartition("/") if only_folders else word.rpartition("/")
+        if any(c in folder for c in "*?[") or word.endswith("/") and not only_folders:
+            deep = _matched(word, s)  # (`*/*.py`, `src/*/`, `*/notes.py`: a pattern above the last part)
+            if deep is None:
+                return command
+            out += [command[last:a], " ".join(f"'{n}'" for n in deep) if deep else word if matched_only else f"'{word}'"]
+            last = b
+            continue
         if any(c in word for c in "|;&<>(){}") or any(c in folder for c in "*?[~") or \
                 word.endswith("/") and not only_folders or "/" in word and not folder.strip("/") and not only_folders:
             return command  # (operators inside the word, a pattern above the last part, `~`, `/*`: not followed)
@@ -285,6 +292,50 @@ def _unexpanded(command: str, s: TerminalState, matched_only: bool = False) -> s
 
 
 _FOLDER = re.compile(r"/?[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*")  # (a folder named before a pattern)
+_NAME = re.compile(r"[A-Za-z0-9._+@,=-]+")  # (a name bash prints, and the rules read back, as it is)
+
+
+def _matched(word: str, s: TerminalState) -> list[str] | None:
+    """What bash expands a pattern word with patterns in more than its last part to (`*/*.py`,
+    `src/*/`, `*/notes.py`, `../*/x`): part by part, each pattern matched in the folders the parts
+    before it reached (a folder the state must know whole), the paths as typed; `/` at the end keeps
+    the folders; the whole list sorted, as bash sorts it (in C: `a-b/y` before `a/x`); [] for none.
+    None where not known: another locale, a folder not known whole, a bracket class, a name the
+    rules would not read back as it is."""
+    if not st._c_locale(s) or any(c in word for c in "|;&<>(){}~") or "[:" in word or "[^" in word or \
+            "//" in word or word.startswith("-"):
+        return None
+    parts = word.split("/")
+    ends_in_folder = parts[-1] == ""
+    parts = parts[:-1] if ends_in_folder else parts
+    reached = [("/", "/")] if parts[0] == "" else [("", s.cwd)]
+    for i, part in enumerate(parts[1:] if parts[0] == "" else parts):
+        after: list[tuple[str, str]] = []
+        for text, path in reached:
+            if path in s.files and path not in s.dirs:
+                continue  # (a file: nothing below it)
+            if not any(c in part for c in "*?["):
+                after.append((text + part, posixpath.normpath(posixpath.join(path, part))))
+                continue
+            if path not in s.known_dirs:
+                return None
+            for n in _globbed(path, s):
+                if (part.startswith(".") or not n.startswith(".")) and fnmatch.fnmatchcase(n, part):
+                    if not _NAME.fullmatch(n):
+                        return None
+                    after.append((text + n, posixpath.join(path, n)))
+        reached = [(text + "/", path) for text, path in after]
+    found = []
+    for text, path in reached:
+        text = text if ends_in_folder else text[:-1]
+        if any(_within(path, d) for d in s.deleted) or not _exists(path, s):
+            if posixpath.dirname(path) not in s.known_dirs:
+                return None  # (whether it is there: not known)
+            continue
+        if ends_in_folder and path not in s.dirs and posixpath.basename(path) != ".git":
+            continue
+        found.append(text)
+    return sorted(found, key=str.encode)
 
 
 def _glob(pattern: str, s: TerminalState) -> list[str] | None:
