@@ -262,7 +262,7 @@ BRACE_TEMPLATES = [
 MODE_NAMES = ["run.sh", "src", "tests", "src/notes.py", "README.md", "new", "new/y", "lib", "lib/a.py", "nope",
               "*.md", "a-b", "a-b/c.py", "."]
 MODES = ["+x", "-x", "755", "644", "600", "700", "000", "a=r", "u+x,go-w", "go=", "u-w", "=rx", "+X", "g=u", "o+t",
-         "u+s", "0755", "-R 700", "-v 644", "999"]
+         "u+s", "0755", "-R 700", "-v 644", "999", "g+s", "-R go+rX", "a+rwX", "u=rwx,g=rx,o=", "-f 600"]
 MODE_TEMPLATES = [
     "chmod {m} {n}", "chmod {m} {n} {n2}", "ls -l", "ls -l {n}", "ls -la {n}", "cat {n}", "echo {w} > {n}",
     "echo {w} >> {n}", "touch {n}/x", "ls {n}", "mkdir -p {n}/{n2}", "cp {n} {n2}", "cp -p {n} {n2}", "mv {n} {n2}",

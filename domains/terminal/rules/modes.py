@@ -21,6 +21,7 @@ the state would write). A git command that may rewrite files then leaves those f
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from typing import Any
@@ -28,40 +29,65 @@ from typing import Any
 from .state import TerminalState, _abs, _exists, _Unknown, _within, _writable
 
 FILE, FOLDER, UMASK = 0o644, 0o755, 0o022
-_CLAUSE = re.compile(r"([ugoa]*)((?:[-+=][rwx]*)+)")
-_BITS = {"r": 0o444, "w": 0o222, "x": 0o111}
-_WHO = {"u": 0o700, "g": 0o070, "o": 0o007, "a": 0o777}
 # git commands that leave the working tree's files as they are (their modes too)
 _LEAVES_FILES = frozenset({"add", "commit", "status", "diff", "log", "show", "branch", "rev-parse", "ls-files",
                            "grep", "blame", "config", "tag", "shortlog", "describe", "remote"})
 
 
-def changed(spec: str, mode: int) -> int | None:
-    """The mode `chmod SPEC` makes of `mode` (GNU's rules: with no `ugoa`, the umask's bits are left
-    alone); None for what is not followed here (`X`, `s`, `t`, `g=u`, a special bit)."""
-    if re.fullmatch(r"[0-7]{1,4}", spec):
+def changed(spec: str, mode: int, folder: bool = False) -> int | None:
+    """The mode `chmod SPEC` makes of `mode`, as GNU chmod computes it (coreutils' mode_compile and
+    mode_adjust: with no `ugoa` the umask's bits are left alone; `X`, copies like `g=u`, `s` and
+    `t`; a folder keeps its set-id bits unless the mode names them); None for a mode chmod refuses."""
+    changes = _compiled(spec)
+    if changes is None:
+        return None
+    mode &= 0o7777
+    for op, flag, affected, value, mentioned in changes:
+        omit = (0o6000 if folder else 0) & ~mentioned
+        if flag == "copy":
+            value &= mode
+            value |= (0o444 if value & 0o444 else 0) | (0o222 if value & 0o222 else 0) | (0o111 if value & 0o111 else 0)
+        elif flag == "X" and (mode & 0o111 or folder):
+            value |= 0o111
+        value &= (affected if affected else ~UMASK) & ~omit
+        if op == "=":
+            preserved = (~affected if affected else 0) | omit
+            mode = (mode & preserved) | value
+        elif op == "+":
+            mode |= value
+        else:
+            mode &= ~value
+    return mode & 0o7777
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(spec: str) -> tuple[tuple[str, str, int, int, int], ...] | None:
+    """The changes a mode stands for, each (op, flag, affected, value, mentioned), as mode_compile
+    makes them; None where chmod would say "invalid mode"."""
+    if re.fullmatch(r"[0-7]+", spec):
         value = int(spec, 8)
-        return value if value <= 0o777 else None
+        if value > 0o7777:
+            return None
+        mentioned = (value & 0o6000) | 0o1777 if len(spec) < 5 else 0o7777
+        return (("=", "", 0o7777, value, mentioned),)
+    changes = []
     for clause in spec.split(","):
-        m = _CLAUSE.fullmatch(clause)
+        m = re.fullmatch(r"([ugoa]*)((?:[-+=](?:[ugo]|[rwxXst]*))+)", clause)
         if m is None:
             return None
         affected = 0
-        for who in m.group(1) or "a":
-            affected |= _WHO[who]
-        allowed = affected if m.group(1) else 0o777 & ~UMASK
-        for op, perms in re.findall(r"([-+=])([rwx]*)", m.group(2)):
-            value = 0
-            for p in perms:
-                value |= _BITS[p]
-            value &= allowed
-            if op == "+":
-                mode |= value
-            elif op == "-":
-                mode &= ~value
+        for who in m.group(1):
+            affected |= {"u": 0o4700, "g": 0o2070, "o": 0o1007, "a": 0o7777}[who]
+        for op, perms in re.findall(r"([-+=])([ugo]|[rwxXst]*)", m.group(2)):
+            flag, value = "", 0
+            if perms in ("u", "g", "o"):
+                flag, value = "copy", {"u": 0o700, "g": 0o070, "o": 0o007}[perms]
             else:
-                mode = (mode & ~(affected if m.group(1) else 0o777)) | value
-    return mode
+                for p in perms:
+                    value |= {"r": 0o444, "w": 0o222, "x": 0o111, "X": 0, "s": 0o6000, "t": 0o1000}[p]
+                    flag = "X" if p == "X" else flag
+            changes.append((op, flag, affected, value, affected & value if affected else value))
+    return tuple(changes)
 
 
 def of(path: str, s: TerminalState) -> int | None:
@@ -72,21 +98,27 @@ def of(path: str, s: TerminalState) -> int | None:
 
 
 def text(mode: int, folder: bool) -> str:
-    """`ls -l`'s first column: `-rwxr-xr-x`."""
-    return ("d" if folder else "-") + "".join(c if mode & (1 << (8 - i)) else "-" for i, c in enumerate("rwxrwxrwx"))
+    """`ls -l`'s first column: `-rwxr-xr-x`; a set-id bit as `s` (`S` without x), sticky as `t` (`T`)."""
+    out = ["d" if folder else "-"]
+    for i, c in enumerate("rwxrwxrwx"):
+        out.append(c if mode & (1 << (8 - i)) else "-")
+    for at, bit, letter in ((3, 0o4000, "s"), (6, 0o2000, "s"), (9, 0o1000, "t")):
+        if mode & bit:
+            out[at] = letter if out[at] == "x" else letter.upper()
+    return "".join(out)
 
 
 def held(state: dict[str, Any] | TerminalState) -> bool:
-    """A mode the rules do not follow the effects of is held somewhere: not known, a special bit, or
-    one that takes from the user a right it needs (a file's rw, a folder's rwx)."""
+    """A mode the rules do not follow the effects of is held somewhere: not known, a folder's
+    set-group-id bit, or one that takes from the user a right it needs (a file's rw, a folder's rwx)."""
     modes = state.modes if isinstance(state, TerminalState) else state.get("modes")
     if not modes:
         return False
     folders = set(state.dirs if isinstance(state, TerminalState) else state.get("dirs") or [])
     for path, mode in modes.items():
         need = 0o700 if path in folders else 0o600
-        if mode is None or mode & ~0o777 or mode & need != need:
-            return True
+        if mode is None or mode & need != need or path in folders and mode & 0o2000:
+            return True  # (a folder's set-group-id bit is handed to each folder made in it: not followed)
     return False
 
 
@@ -96,33 +128,53 @@ def chmod_line(words: list[str]) -> bool:
 
 
 def answer(args: list[str], s: TerminalState) -> tuple[str, int] | None:
-    """`chmod MODE PATH…` of paths the state holds in the home or /tmp: it prints nothing."""
-    followed = _followed(args, s)
-    return None if followed is None else ("", 0)
+    """`chmod [-R] [-f] MODE PATH…` of paths the state holds in the home or /tmp: it prints nothing."""
+    read = _read(args)
+    if read is None or read[0] - {"R", "f"}:
+        return None  # (-v and -c print what they changed: the model's)
+    return None if _followed(read, s) is None else ("", 0)
 
 
-def apply(s: TerminalState, args: list[str], exit_code: int) -> None:
-    """`chmod ARGS` ran: each path's new mode where followed; not known where it was not (every path
-    below a folder with `-R`), or where it failed (which of its paths it changed is not known)."""
-    followed = _followed(args, s) if exit_code == 0 else None
-    if followed is not None:
-        for path, mode in followed.items():
-            default = FOLDER if path in s.dirs else FILE
-            if mode == default:
-                s.modes.pop(path, None)
-            else:
-                s.modes[path] = mode
+def apply(s: TerminalState, args: list[str], exit_code: int, output: str = "") -> None:
+    """`chmod ARGS` ran: each path's new mode. Where it failed (chmod goes on past a path that is not
+    there), the paths the state knows are there get it, and none where the mode was refused. A path
+    the state does not hold keeps no mode, unless the mode may take the user's rights: then its mode
+    is not known (and the state stops answering until a chmod sets one)."""
+    read = _read(args)
+    if read is None:
+        _unknown(s, [a for a in args if not a.startswith("-")])
         return
-    for a in [a for a in args[1:] if not a.startswith("-")]:
-        try:
-            target = _abs(a, s)
-        except _Unknown:  # (a path not followed: nothing of it is held)
-            continue
-        below = [p for p in [*s.files, *s.dirs] if _within(p, target)] if "-R" in args or "--recursive" in args \
-            else [target]
-        for path in below:
-            if _exists(path, s):
-                s.modes[path] = None
+    if exit_code != 0 and "invalid mode" in output:
+        return
+    followed = _followed(read, s) if exit_code == 0 else None
+    if followed is None:
+        followed = {}
+        spec = read[1]
+        for a in read[2]:
+            try:
+                target = _abs(a, s)
+            except _Unknown:
+                continue
+            if _absent_known(target, s):
+                continue
+            for path in _reached(target, read[0], s):
+                mode = of(path, s) if _exists(path, s) and path == target else None  # (how far -R went: not known)
+                if mode is not None and _compiled(spec) is not None:
+                    followed[path] = changed(spec, mode, path in s.dirs)
+                elif _exists(path, s) or not _keeps_rights(spec):
+                    followed[path] = None  # type: ignore[assignment]
+    for path, mode in followed.items():
+        if mode == (FOLDER if path in s.dirs else FILE):
+            s.modes.pop(path, None)
+        else:
+            s.modes[path] = mode
+
+
+def _keeps_rights(spec: str) -> bool:
+    """The mode leaves the user its rights on a file or a folder of the defaults (one the state does
+    not hold: a program made it)."""
+    file, folder = changed(spec, FILE, False), changed(spec, FOLDER, True)
+    return file is not None and folder is not None and file & 0o600 == 0o600 and folder & 0o700 == 0o700
 
 
 def copied(s: TerminalState, src: str, dst: str, preserved: bool, made: bool) -> None:
@@ -132,7 +184,7 @@ def copied(s: TerminalState, src: str, dst: str, preserved: bool, made: bool) ->
         return
     mode = of(src, s)
     if mode is not None and not preserved:
-        mode &= ~UMASK
+        mode &= 0o777 & ~UMASK  # (cp drops the set-id and sticky bits it does not preserve)
     if mode == (FOLDER if dst in s.dirs else FILE):
         s.modes.pop(dst, None)
     else:
@@ -162,22 +214,77 @@ def after_git(s: TerminalState, args: list[str]) -> None:
             s.modes[path] = None
 
 
-def _followed(args: list[str], s: TerminalState) -> dict[str, int] | None:
-    """Each path's new mode, where chmod's arguments are a mode and paths the state holds (made by the
-    world or the episode, in the home or /tmp); None otherwise."""
-    if len(args) < 2 or not args[0] or args[0].startswith("-") and _CLAUSE.fullmatch(args[0]) is None:
-        return None  # (an option: -R, -v, --reference…; `-x` is a mode)
+_OPTIONS = {"-R": "R", "--recursive": "R", "-f": "f", "--silent": "f", "--quiet": "f", "-v": "v",
+            "--verbose": "v", "-c": "c", "--changes": "c"}
+
+
+def _read(args: list[str]) -> tuple[frozenset[str], str, list[str]] | None:
+    """chmod's arguments: (its options, the mode, the paths); None for an option not followed here
+    (`--reference`, `--preserve-root`…). A word like `-x` or `-w` is a mode, as chmod reads it."""
+    options: set[str] = set()
+    rest = list(args)
+    while rest and rest[0].startswith("-") and _compiled(rest[0]) is None:
+        word = rest.pop(0)
+        if word == "--":
+            break
+        letters = [f"-{c}" for c in word[1:]] if not word.startswith("--") else [word]
+        if not all(w in _OPTIONS for w in letters):
+            return None
+        options |= {_OPTIONS[w] for w in letters}
+    if len(rest) < 2:
+        return None
+    return frozenset(options), rest[0], rest[1:]
+
+
+def _reached(target: str, options: frozenset[str], s: TerminalState) -> list[str]:
+    """The paths chmod changes for `target`: all below it too with -R (those the state holds)."""
+    if "R" not in options:
+        return [target]
+    return [target] + [p for p in dict.fromkeys([*s.dirs, *s.files]) if p != target and _within(p, target)]
+
+
+def _absent_known(path: str, s: TerminalState) -> bool:
+    return any(_within(path, d) for d in s.deleted) or posixpath.dirname(path) in s.known_dirs and \
+        not _exists(path, s)
+
+
+def _unknown(s: TerminalState, names: list[str]) -> None:
+    for a in names:
+        try:
+            path = _abs(a, s)
+        except _Unknown:
+            continue
+        if _exists(path, s):
+            s.modes[path] = None
+
+
+def _followed(read: tuple[frozenset[str], str, list[str]], s: TerminalState) -> dict[str, int] | None:
+    """Each path's new mode, where the paths are ones the state holds (made by the world or the
+    episode, in the home or /tmp; with -R, every one below each) and the mode is one chmod takes;
+    None otherwise."""
+    options, spec, names = read
+    if _compiled(spec) is None:
+        return None
     out: dict[str, int] = {}
-    for a in args[1:]:
+    for n, a in enumerate(names):
         if a.startswith("-") or a.endswith("/.git") or "/.git/" in a:
             return None
-        path = _abs(a, s)
-        if not _writable(path) or not _exists(path, s) or posixpath.basename(path) == ".git" or \
-                any(_within(path, d) for d in s.deleted):
+        if n and held(TerminalState.model_construct(modes=out, dirs=s.dirs)):
+            return None  # (`chmod 000 . x`: the paths after it may no longer be reached)
+        target = _abs(a, s)
+        if not _writable(target) or not _exists(target, s) or posixpath.basename(target) == ".git" or \
+                any(_within(target, d) for d in s.deleted) or "R" in options and _git_inside(target, s):
             return None
-        mode = of(path, s)
-        new = None if mode is None else changed(args[0], mode)
-        if new is None:
-            return None
-        out[path] = new
+        for path in _reached(target, options, s):
+            mode = of(path, s)
+            if mode is None or any(_within(path, d) for d in s.deleted) or not _exists(path, s):
+                return None
+            out[path] = changed(spec, mode, path in s.dirs)  # type: ignore[assignment]
+            if "R" in options and path in s.dirs and out[path] & 0o500 != 0o500:
+                return None  # (`chmod -R 600 d`: chmod cannot go into d once it has done it)
     return out
+
+
+def _git_inside(target: str, s: TerminalState) -> bool:
+    """A repository's .git below `target` (git's own files: chmod -R would reach them, not followed)."""
+    return any(_within(repo, target) for repo in ([s.git.repo] if s.git else []) + s.other_repos)

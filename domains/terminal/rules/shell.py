@@ -577,7 +577,7 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
         if exit_code != 0 and len(parts) == 1:
             if words[0] == "chmod":
                 try:
-                    modes.apply(s, _expand_words(words, line, s, strict=True)[1:], exit_code)
+                    modes.apply(s, _expand_words(words, line, s, strict=True)[1:], exit_code, output)
                 except _Unknown:
                     s.modes[s.cwd] = None  # (which paths it named: not known; nothing is answered until a chmod here)
                 break
