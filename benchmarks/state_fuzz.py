@@ -276,7 +276,8 @@ TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, RE
                  "python": (PY_TEMPLATES, [], []), "subst": (SUB_TEMPLATES, SUB_NAMES, SUB_WORDS),
                  "vars": (VAR_TEMPLATES, SUB_NAMES, SUB_WORDS), "lines": (LINE_TEMPLATES, SUB_NAMES, SUB_WORDS),
                  "pipes": (PIPE_TEMPLATES, PIPE_NAMES, SUB_WORDS), "streams": (STREAM_TEMPLATES, PIPE_NAMES, SUB_WORDS),
-                 "braces": (BRACE_TEMPLATES, BRACE_NAMES, REPO_WORDS), "modes": (MODE_TEMPLATES, MODE_NAMES, REPO_WORDS)}
+                 "braces": (BRACE_TEMPLATES, BRACE_NAMES, REPO_WORDS),
+                 "modes": (MODE_TEMPLATES, MODE_NAMES, REPO_WORDS)}
 
 
 def command(rng: random.Random, templates: str = "files") -> str:

@@ -45,10 +45,11 @@ def test_while_a_mode_refuses_the_user_nothing_is_answered_until_chmod_gives_it_
     written is forgotten; a chmod that gives the rights back is followed, and the state answers
     again. git's answers are the model's while a file of the repository is executable (git records
     mode 100755)."""
-    seen = side_by_side(["chmod -v 644 README.md", "chmod +x README.md nope", "ls -l README.md", "chmod a=r README.md", "echo x > README.md", "echo y >> README.md", "chmod 644 README.md",
-                         "cat README.md", "chmod 000 src", "ls src", "touch src/x", "cat src/notes.py", "mkdir src/y",
-                         "chmod 755 src", "pwd", "chmod +x src/notes.py", "git status --short", "git diff",
-                         "chmod -x src/notes.py", "chmod -R 600 tests", "chmod 000 . README.md"])
+    seen = side_by_side(["chmod -v 644 README.md", "chmod +x README.md nope", "ls -l README.md",
+                         "chmod a=r README.md", "echo x > README.md", "echo y >> README.md", "chmod 644 README.md",
+                         "cat README.md", "chmod 000 src", "ls src", "touch src/x", "cat src/notes.py",
+                         "mkdir src/y", "chmod 755 src", "pwd", "chmod +x src/notes.py", "git status --short",
+                         "git diff", "chmod -x src/notes.py", "chmod -R 600 tests", "chmod 000 . README.md"])
     said = {command: answer for command, answer, _ in seen}
     real = {command: output for command, _, output in seen}
     assert "Permission denied" in real["echo x > README.md"] and "Permission denied" in real["touch src/x"]

@@ -92,9 +92,8 @@ def _partly_done(s: TerminalState, words: list[str], kinds: set[str] | None) -> 
 
 
 def not_followed(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
-    """The state after a line the rules do not follow (a path the kernel refuses,
-    a mode held that refuses the user: modes.py): what it may have
-    written and set, forgotten."""
+    """The state after a line the rules do not follow (a path the kernel refuses; any line while a
+    mode refuses the user a right, modes.py): what it may have written and set, forgotten."""
     s = TerminalState.model_validate(state)
     _forget_writes(s, None, _named_in(command, s))
     forget_assigned(s, command)

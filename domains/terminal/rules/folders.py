@@ -269,7 +269,8 @@ def _unexpanded(command: str, s: TerminalState, matched_only: bool = False) -> s
             deep = _matched(word, s)  # (`*/*.py`, `src/*/`, `*/notes.py`: a pattern above the last part)
             if deep is None:
                 return command
-            out += [command[last:a], " ".join(f"'{n}'" for n in deep) if deep else word if matched_only else f"'{word}'"]
+            out += [command[last:a], " ".join(f"'{n}'" for n in deep) if deep else
+                    word if matched_only else f"'{word}'"]
             last = b
             continue
         if any(c in word for c in "|;&<>(){}") or any(c in folder for c in "*?[~") or \

@@ -26,8 +26,8 @@ from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO,
 from .state import (_PLAIN, _c_locale, _QUOTABLE, QUOTED_TILDE, TerminalState, _abs, _absent, _children, _contents,
                     _exists, _expand, _expand_words, _forget_writes, _in_repo, _kind, _splits, _Unknown,
                     _within, assigns_itself, forget_assigned, refusing_long_paths)
-from .effects import (FILE_COMMANDS, _apply_one, not_followed, _partly_done, _redirected_anyway, _refused_before_anything,
-                      _walked_to_its_failure)
+from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything,
+                      _walked_to_its_failure, not_followed)
 from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc
 from .output import joined, next_cwd, one_line, shell_words
 from .programs import (INTERPRETERS, MODELLED, _as_python_shows, _compiled_where_it_ran, _named_in, _no_shadowing,
