@@ -802,7 +802,11 @@ def test_random_agent_like_sequences_in_the_sandbox_find_no_state_answer_that_di
         streams = pool.submit(fuzz, 501, 12, 12, "streams")
         # braces as agents scaffold (`mkdir -p d/{a,b}`, `cp f{,.bak}`), searches that leave .git out
         braces = pool.submit(fuzz, 601, 10, 12, "braces")
-    for job, steps_of, least in ((files, 480, 100), (repo, 480, 150), (streams, 144, 60), (braces, 120, 60)):
+        # chmod of every form among reads, writes and git; patterns above the last part (711 finds
+        # `chmod 000 . run.sh`, were chmod taken to reach run.sh after `.`)
+        modes = pool.submit(fuzz, 711, 10, 12, "modes")
+    for job, steps_of, least in ((files, 480, 100), (repo, 480, 150), (streams, 144, 60), (braces, 120, 60),
+                                 (modes, 120, 40)):
         steps, answered, wrong = job.result()
         assert wrong == [] and steps == steps_of and answered >= least, wrong[:3]
 
