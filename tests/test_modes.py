@@ -21,18 +21,22 @@ needs_bwrap = pytest.mark.skipif(not bwrap_available(), reason="needs bubblewrap
 @needs_bwrap
 def test_chmod_is_answered_and_ls_l_shows_what_it_set():
     """`chmod +x run.sh`, `chmod 600`, `u+x,g-r`, `-x`, `go=` on a folder, `-R 700`, `-R go+rX`, `o+t`,
-    `u+s`, `g=u`: each prints nothing and `ls -l` shows the mode (`s`, `t`); `cp` makes a file with its
-    source's mode less the umask and the set-id bits, `cp -p` and `mv` keep it.
+    `u+s`, `g=u`, `-R 700 .` (the repository's .git too): each prints nothing and `ls -l` shows the mode
+    (`s`, `t`); `cp` makes a file with its source's mode less the umask and the set-id bits, `cp -p` and
+    `mv` keep it.
     Before, any chmod made the state forget every listing and every file's content."""
     lines = ["echo x > run.sh", "chmod +x run.sh", "ls -l", "chmod 600 README.md", "chmod u+x,g-r src/notes.py",
              "ls -l src", "cp run.sh r2.sh && ls -l", "mv r2.sh r3.sh", "cp -p r3.sh r4.sh", "ls -l",
              "chmod -x run.sh", "chmod +w README.md", "chmod 755 src", "chmod go= src", "chmod 644 src/notes.py",
              "cat src/notes.py", "chmod 700 tests && ls -l", "mkdir -p d/e && touch d/e/f d/g", "chmod -R 700 d",
              "ls -l d", "chmod -R go+rX d", "ls -l d d/e", "ls -l d", "chmod o+t d", "chmod u+s d/g && ls -l d",
-             "cp d/g h && cp -p d/g h2", "ls -l h", "ls -l h2", "chmod g=u,o-rwx d/e/f", "ls -l d/e"]
+             "cp d/g h && cp -p d/g h2", "ls -l h", "ls -l h2", "chmod g=u,o-rwx d/e/f", "ls -l d/e",
+             "chmod -R 700 .", "ls -la", "chmod -R 755 src", "ls -l"]
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()
-    listed = {command: real for command, _, real in seen}
+    listed: dict[str, str] = {}
+    for command, _, real in seen:
+        listed.setdefault(command, real)  # (the first `ls -l`)
     assert "-rwxr-xr-x 1 user user  2" in listed["ls -l"]
     assert "drwx------ 2 user user 60" in listed["chmod 700 tests && ls -l"]
 

@@ -197,7 +197,9 @@ def _long(args: list[str], s: TerminalState) -> str | None:
             return None if content is None or mode is None else \
                 listing.file_row(name, len(content.encode()), when, modes.text(mode, False))
         if posixpath.basename(path) == ".git" and posixpath.dirname(path) in repos:
-            return listing.folder_row(name, listing.GIT_DIR_ENTRIES, listing.GIT_DIR_FOLDERS, when)
+            mode = modes.of(path, s)
+            return None if mode is None else \
+                listing.folder_row(name, listing.GIT_DIR_ENTRIES, listing.GIT_DIR_FOLDERS, when, modes.text(mode, True))
         inside = entries(path)
         if inside is None or path not in s.dirs:
             return None

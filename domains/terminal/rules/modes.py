@@ -94,7 +94,11 @@ def of(path: str, s: TerminalState) -> int | None:
     """The mode of a path the state holds; None where not known."""
     if path in s.modes:
         return s.modes[path]
-    return FOLDER if path in s.dirs else FILE
+    return FOLDER if _folder(path, s) else FILE
+
+
+def _folder(path: str, s: TerminalState) -> bool:
+    return path in s.dirs or posixpath.basename(path) == ".git" and _exists(path, s)
 
 
 def text(mode: int, folder: bool) -> str:
@@ -116,8 +120,9 @@ def held(state: dict[str, Any] | TerminalState) -> bool:
         return False
     folders = set(state.dirs if isinstance(state, TerminalState) else state.get("dirs") or [])
     for path, mode in modes.items():
-        need = 0o700 if path in folders else 0o600
-        if mode is None or mode & need != need or path in folders and mode & 0o2000:
+        folder = path in folders or path.endswith("/.git")
+        need = 0o700 if folder else 0o600
+        if mode is None or mode & need != need or folder and mode & 0o2000:
             return True  # (a folder's set-group-id bit is handed to each folder made in it: not followed)
     return False
 
@@ -158,13 +163,14 @@ def apply(s: TerminalState, args: list[str], exit_code: int, output: str = "") -
             if _absent_known(target, s):
                 continue
             for path in _reached(target, read[0], s):
-                mode = of(path, s) if _exists(path, s) and path == target else None  # (how far -R went: not known)
+                # (where it failed, how far -R went is not known)
+                mode = of(path, s) if _exists(path, s) and (path == target or exit_code == 0) else None
                 if mode is not None and _compiled(spec) is not None:
-                    followed[path] = changed(spec, mode, path in s.dirs)
+                    followed[path] = changed(spec, mode, _folder(path, s))
                 elif _exists(path, s) or not _keeps_rights(spec):
                     followed[path] = None  # type: ignore[assignment]
     for path, mode in followed.items():
-        if mode == (FOLDER if path in s.dirs else FILE):
+        if mode == (FOLDER if _folder(path, s) else FILE):
             s.modes.pop(path, None)
         else:
             s.modes[path] = mode
@@ -179,13 +185,13 @@ def _keeps_rights(spec: str) -> bool:
 
 def copied(s: TerminalState, src: str, dst: str, preserved: bool, made: bool) -> None:
     """`cp SRC DST`: a file made keeps its source's mode less the umask (all of it with -p/-a); a file
-    written over keeps its own. `mv` (preserved, made) keeps the mode."""
+    written over keeps its own."""
     if not made and not preserved:
         return
     mode = of(src, s)
     if mode is not None and not preserved:
         mode &= 0o777 & ~UMASK  # (cp drops the set-id and sticky bits it does not preserve)
-    if mode == (FOLDER if dst in s.dirs else FILE):
+    if mode == (FOLDER if _folder(src, s) else FILE):
         s.modes.pop(dst, None)
     else:
         s.modes[dst] = mode
@@ -200,7 +206,7 @@ def executable_in_repo(s: TerminalState) -> bool:
     """A file of the repository has the user's x bit (or a mode not known): git records 100755."""
     if s.git is None or not s.modes:
         return False
-    return any((mode is None or mode & 0o100) and _within(path, s.git.repo) and path not in s.dirs
+    return any((mode is None or mode & 0o100) and _within(path, s.git.repo) and not _folder(path, s)
                for path, mode in s.modes.items())
 
 
@@ -210,7 +216,7 @@ def after_git(s: TerminalState, args: list[str]) -> None:
     if s.git is None or not s.modes or args[:1] and args[0] in _LEAVES_FILES:
         return
     for path in s.modes:
-        if _within(path, s.git.repo) and path not in s.dirs:
+        if _within(path, s.git.repo) and not _folder(path, s):
             s.modes[path] = None
 
 
@@ -237,10 +243,13 @@ def _read(args: list[str]) -> tuple[frozenset[str], str, list[str]] | None:
 
 
 def _reached(target: str, options: frozenset[str], s: TerminalState) -> list[str]:
-    """The paths chmod changes for `target`: all below it too with -R (those the state holds)."""
+    """The paths chmod changes for `target`: all below it too with -R (those the state holds, and a
+    repository's .git: what is inside it is git's, and no answer shows its modes)."""
     if "R" not in options:
         return [target]
-    return [target] + [p for p in dict.fromkeys([*s.dirs, *s.files]) if p != target and _within(p, target)]
+    gits = [posixpath.join(r, ".git") for r in ([s.git.repo] if s.git else []) + s.other_repos]
+    return [target] + [p for p in dict.fromkeys([*s.dirs, *s.files, *gits]) if p != target and _within(p, target)
+                       and _exists(p, s)]
 
 
 def _absent_known(path: str, s: TerminalState) -> bool:
@@ -273,18 +282,13 @@ def _followed(read: tuple[frozenset[str], str, list[str]], s: TerminalState) -> 
             return None  # (`chmod 000 . x`: the paths after it may no longer be reached)
         target = _abs(a, s)
         if not _writable(target) or not _exists(target, s) or posixpath.basename(target) == ".git" or \
-                any(_within(target, d) for d in s.deleted) or "R" in options and _git_inside(target, s):
+                any(_within(target, d) for d in s.deleted):
             return None
         for path in _reached(target, options, s):
             mode = of(path, s)
             if mode is None or any(_within(path, d) for d in s.deleted) or not _exists(path, s):
                 return None
-            out[path] = changed(spec, mode, path in s.dirs)  # type: ignore[assignment]
-            if "R" in options and path in s.dirs and out[path] & 0o500 != 0o500:
+            out[path] = changed(spec, mode, _folder(path, s))  # type: ignore[assignment]
+            if "R" in options and _folder(path, s) and out[path] & 0o500 != 0o500:
                 return None  # (`chmod -R 600 d`: chmod cannot go into d once it has done it)
     return out
-
-
-def _git_inside(target: str, s: TerminalState) -> bool:
-    """A repository's .git below `target` (git's own files: chmod -R would reach them, not followed)."""
-    return any(_within(repo, target) for repo in ([s.git.repo] if s.git else []) + s.other_repos)
