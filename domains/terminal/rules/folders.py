@@ -227,8 +227,7 @@ def _long(args: list[str], s: TerminalState) -> str | None:
 def read_as_bash(state: dict, command: str) -> str:
     """The line as bash reads it before running it, as far as the state follows: backquotes as `$(…)`,
     braces expanded (braces.py), and where the line is one simple command, its patterns expanded in
-    the folders the state knows whole (`ls src/*.py tests/*.py`, `echo *`, `rm *.log`, `cat */x.md`
-    not: a pattern above the last part). A list's commands are each read so as they run (on the
+    the folders the state knows whole (`ls src/*.py tests/*.py`, `echo *`, `rm *.log`, `cat */x.md`). A list's commands are each read so as they run (on the
     state the ones before them left: `touch a.txt && ls *.txt`), a loop's words as it runs them."""
     command = braces.expanded(backquoted(command))
     if "*" not in command and "?" not in command or "$" in command or "`" in command:
@@ -284,7 +283,7 @@ def _unexpanded(command: str, s: TerminalState, matched_only: bool = False) -> s
         names = [n + "/" if only_folders else n for n in _globbed(where, s) if
                  (pattern.startswith(".") or not n.startswith(".")) and fnmatch.fnmatchcase(n, pattern) and
                  (not only_folders or posixpath.join(where, n) in s.dirs or n == ".git")]
-        if any(not re.fullmatch(r"[A-Za-z0-9._+@,=-]+/?", n) for n in names):
+        if any(not _NAME.fullmatch(n.removesuffix("/")) for n in names):
             return command
         # (in ls's order: bash's, in C)
         matched = [f"{folder}/{n}" if "/" in word and not only_folders else n for n in names]

@@ -26,7 +26,7 @@ import posixpath
 import re
 from typing import Any
 
-from .state import TerminalState, _abs, _exists, _Unknown, _within, _writable
+from .state import TerminalState, _abs, _absent, _exists, _Unknown, _within, _writable
 
 FILE, FOLDER, UMASK = 0o644, 0o755, 0o022
 # git commands that leave the working tree's files as they are (their modes too)
@@ -118,11 +118,11 @@ def held(state: dict[str, Any] | TerminalState) -> bool:
     modes = state.modes if isinstance(state, TerminalState) else state.get("modes")
     if not modes:
         return False
-    folders = set(state.dirs if isinstance(state, TerminalState) else state.get("dirs") or [])
+    dirs = state.dirs if isinstance(state, TerminalState) else state.get("dirs") or []
     for path, mode in modes.items():
-        folder = path in folders or path.endswith("/.git")
-        need = 0o700 if folder else 0o600
-        if mode is None or mode & need != need or folder and mode & 0o2000:
+        if mode is None or mode & 0o600 != 0o600:
+            return True
+        if (mode & 0o100 == 0 or mode & 0o2000) and (path in dirs or path.endswith("/.git")):
             return True  # (a folder's set-group-id bit is handed to each folder made in it: not followed)
     return False
 
@@ -160,7 +160,7 @@ def apply(s: TerminalState, args: list[str], exit_code: int, output: str = "") -
                 target = _abs(a, s)
             except _Unknown:
                 continue
-            if _absent_known(target, s):
+            if _absent(target, s) or any(_within(target, d) for d in s.deleted):
                 continue
             for path in _reached(target, read[0], s):
                 # (where it failed, how far -R went is not known)
@@ -250,11 +250,6 @@ def _reached(target: str, options: frozenset[str], s: TerminalState) -> list[str
     gits = [posixpath.join(r, ".git") for r in ([s.git.repo] if s.git else []) + s.other_repos]
     return [target] + [p for p in dict.fromkeys([*s.dirs, *s.files, *gits]) if p != target and _within(p, target)
                        and _exists(p, s)]
-
-
-def _absent_known(path: str, s: TerminalState) -> bool:
-    return any(_within(path, d) for d in s.deleted) or posixpath.dirname(path) in s.known_dirs and \
-        not _exists(path, s)
 
 
 def _unknown(s: TerminalState, names: list[str]) -> None:
