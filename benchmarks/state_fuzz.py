@@ -272,12 +272,23 @@ MODE_TEMPLATES = [
     "sed -i 's/a/b/' {n}", "printf '#!/bin/sh\\necho hi\\n' > {n}", "mkdir -p a-b/c.py lib && touch lib/a.py",
 ]
 
+# `--templates walk`: find and grep -r through the repository's .git where it comes in the walk (gitfiles.walk),
+# between writes, renames and `git status` (the index written anew); several names read or listed, some not there
+WALK_WORDS = ["notes", "import", "return", "usage", "Initial", "sample", "pytest", "hook", "HEAD", "'def '", "main"]
+WALK_TEMPLATES = [
+    "find .", "find . -type f", "find . -maxdepth 2", "find . -type d", "find . -name '{g}'", "grep -rn {w} .",
+    "grep -rl {w} .", "grep -rni {w} .", "grep -rn {w} . 2>/dev/null", "grep -rn {w} . | wc -l", "grep -rnw {w} . | sort",
+    "grep -rn {w}", "grep -rho {w} .", "git status", "git status --short", "touch {n}", "echo {w} > {n}", "mkdir -p {n}",
+    "mv {n} {n2}", "rm -rf {n}", "cp {n} {n2}", "cat {n} {n2}", "cat {n} {n2} 2>/dev/null", "head -2 {n} {n2}",
+    "wc -l {n} {n2}", "ls -l {n} {n2}", "ls -ld {n} {n2}", "ls -l {n}", "git diff", "git log --oneline", "cd {n}", "cd ..",
+]
+
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),
                  "python": (PY_TEMPLATES, [], []), "subst": (SUB_TEMPLATES, SUB_NAMES, SUB_WORDS),
                  "vars": (VAR_TEMPLATES, SUB_NAMES, SUB_WORDS), "lines": (LINE_TEMPLATES, SUB_NAMES, SUB_WORDS),
                  "pipes": (PIPE_TEMPLATES, PIPE_NAMES, SUB_WORDS), "streams": (STREAM_TEMPLATES, PIPE_NAMES, SUB_WORDS),
                  "braces": (BRACE_TEMPLATES, BRACE_NAMES, REPO_WORDS),
-                 "modes": (MODE_TEMPLATES, MODE_NAMES, REPO_WORDS)}
+                 "modes": (MODE_TEMPLATES, MODE_NAMES, REPO_WORDS), "walk": (WALK_TEMPLATES, REPO_NAMES, WALK_WORDS)}
 
 
 def command(rng: random.Random, templates: str = "files") -> str:

@@ -104,8 +104,8 @@ def test_ls_of_several_names_files_folders_and_missing_ones_is_answered_as_run()
              "ls *.txt | wc -l", "ls *.txt src | head -3", "ls requirements.txt 1a.txt"]
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()
-    # (a file named as a folder; a file's long row): the model's
-    assert [said for _, said, _ in side_by_side(["ls README.md/ src", "ls -l src README.md"])] == [None, None]
+    # (a file named as a folder): the model's
+    assert [said for _, said, _ in side_by_side(["ls README.md/ src"])] == [None]
 
 
 def test_ls_a_of_a_folder_with_dot_files_the_episode_made_lists_them_in_byte_order():
@@ -193,3 +193,21 @@ def test_a_command_that_failed_before_a_semicolon_changed_nothing_where_the_mode
              "mkdir d1 d2 > made.txt 2>&1; cat made.txt", "ls"]  # (and `mkdir` with its output sent to a file)
     seen = side_by_side(lines)
     assert unanswered(seen, {"cat README.md", "ls ..", "ls"}) == set()
+
+
+def test_ls_l_of_several_names_and_cat_of_names_some_not_there_are_answered_as_run():
+    """`ls -l` given several names: the complaints first, the files' rows as one table sized by every
+    name given (the folders' own rows too), then each folder's rows under its name; `ls -ld` each
+    name's own row; an empty folder's `total 0`. `cat a nope`, `head -2 a nope b`, `wc -l a src`:
+    each name's part or complaint in turn, and with the errors sent away, the rest alone. Before, each
+    was the model's, and `ls -l` of an empty folder raised in the rules."""
+    lines = ["ls -l README.md src", "ls -la src tests README.md nope", "ls -ld src tests", "ls -lhd . src/ README.md",
+             "mkdir -p a/b && touch a/x && ls -l a a/x a/b", "ls -l a/b", "ls -ld a/b nope a", "ls -l nope",
+             "chmod 600 a/x && ls -l a/x README.md", "cat README.md nope.md", "cat nope.md src README.md",
+             "cat README.md nope.md 2>/dev/null", "cat pyproject.toml setup.py requirements.txt 2>/dev/null",
+             "cat README.md nope.md 2> err.txt; cat err.txt", "printf abc > n.txt && cat n.txt nope n.txt",
+             "head -2 README.md nope n.txt", "head -2 nope README.md", "head -n 1 README.md src n.txt",
+             "head -3 README.md nope 2>/dev/null", "wc -l README.md nope n.txt", "wc README.md nope",
+             "wc -l README.md src", "wc -l README.md src 2>/dev/null", "wc -w nope1 nope2"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()

@@ -1085,7 +1085,8 @@ def test_ls_recursive_and_a_pattern_the_shell_expands_in_a_folder_known_whole():
     assert shell.answer(s, "ls -R a/") is None  # (a trailing slash is written into every heading)
     assert shell.answer(run(s, "mkdir -p " + "/".join(["d"] * 1500)), "ls -R") is None  # too deep: the model's, no crash
     assert shell.answer(s, "cat requirements.txt src/notes.py")[0].startswith("pytest==8.3.2\ndef add(")
-    assert shell.answer(s, "cat requirements.txt missing.txt") is None  # an error among them: where it goes, the model's
+    assert shell.answer(s, "cat requirements.txt missing.txt") == (  # each in turn (tests/test_listing.py)
+        "pytest==8.3.2\ncat: missing.txt: No such file or directory\n", 1)
 
 
 def test_find_and_grep_r_walk_folders_newest_first_where_the_state_saw_every_entry_made():

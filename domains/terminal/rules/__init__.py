@@ -110,6 +110,11 @@ def _made_in_order(seed: TerminalSeed, home: str) -> list[str]:
     return order
 
 
+def _git_made(seed: TerminalSeed, home: str) -> list[str]:
+    """The repository's .git, made after every file of the world (the sandbox runs `git init` last)."""
+    return [posixpath.join(g.path, ".git") for g in seed.git[:1] if g.path.startswith(home + "/")]
+
+
 def _made_now(seed: TerminalSeed, home: str) -> dict[str, int]:
     """Everything the shadow sandbox makes of the seed is made now: the home, the folder it is in,
     each path in it, and the repository's .git (TerminalState.times)."""
@@ -171,7 +176,8 @@ class TerminalRules(Rules):
         known = sorted(known)
         return st.TerminalState(cwd=seed.cwd, home=home, host=seed.hostname, files=files, dirs=dirs, known_dirs=known,
                                    git=git, no_repo=git is None and not any("/.git/" in p for p in files),
-                                   order=_made_in_order(seed, home), times=_made_now(seed, home),
+                                   order=_made_in_order(seed, home) + _git_made(seed, home),
+                                   times=_made_now(seed, home),
                                    identity={},  # (the sandbox configures no git identity)
                                    configured=any(p.endswith(repository.GIT_CONFIG_FILES) for p in files)).model_dump()
 

@@ -19,7 +19,7 @@ import re
 import sys
 from typing import Callable
 
-from . import awk, grepfile, sedscript, sortkeys, trset
+from . import awk, grepfile, search, sedscript, sortkeys, trset
 from .output import shell_words, single_quoted
 from .state import _outside_single_quotes
 
@@ -359,6 +359,9 @@ def _fed(command: str) -> tuple[int, int, str] | None:
     return found
 
 
+SPONGES = frozenset({"wc", "sort", "tail", "tac"})  # (each prints once what comes before it has ended)
+
+
 def answer(command: str, read: Callable[[str], str | None],
            source: Callable[[list[str]], tuple[str, bool, int] | None]) -> tuple[str, int] | None:
     """The output and exit code of `command` when every file it reads is known (`read(name)`: the
@@ -404,6 +407,11 @@ def answer(command: str, read: Callable[[str], str | None],
                 text, ordered, code = computed
                 if code != 0 and len(stages) > 1:  # (a top that is not there: said to the terminal, none to the pipe)
                     refused, text = text, ""
+                elif stage[0] == "grep" and len(stages) > 1 and "binary file matches" in text:
+                    told = search.binary_told(stage, text)
+                    if told is None or not any(later[0] in SPONGES for later in stages[1:]):
+                        return None  # (grep's messages on the terminal while the pipe prints: in which order?)
+                    text, refused = told  # (all said before a command that waits for the end prints)
                 continue
             if stage[:2] == ["xargs", "wc"] and n > 0 and len(stage) == 3 and stage[2] in ("-l", "-c", "-w"):
                 which = stage[2][1:]

@@ -107,8 +107,38 @@ def _tree(top: str, s: TerminalState) -> search.Tree | None:
     git_dirs = sorted({posixpath.join(r, ".git")[len(folder):].lstrip("/") for r in repos})
     laid = gitfiles.of_repository(s) if s.git is not None and set(repos) == {s.git.repo} else None
     in_git = [] if not repos else None if laid is None else _git_entries(laid, folder, s)
-    return search.Tree(top=top, entries=entries, git_inside=bool(repos), ordered=ordered, git_dirs=git_dirs,
+    tree = search.Tree(top=top, entries=entries, git_inside=bool(repos), ordered=ordered, git_dirs=git_dirs,
                        git_entries=in_git, git_bytes=[e.data for e in laid.values() if e.data] if laid else None)
+    if ordered and laid is not None and s.git is not None and posixpath.join(s.git.repo, ".git") in made:
+        _walked_with_git(tree, laid, made, s)
+    return tree
+
+
+def _walked_with_git(tree: search.Tree, laid: dict[str, gitfiles.Entry], made: dict[str, int],
+                     s: TerminalState) -> None:
+    """The tree's walk with the repository's .git in it (search.Tree.walk): .git where it was made
+    among the entries of the repository's top (after the world's files, before what the episode
+    made), its own entries in gitfiles.walk's order."""
+    inside = gitfiles.walk(s)
+    if inside is None or s.git is None:
+        return
+    folder = _abs(tree.top, s)
+    git = posixpath.join(s.git.repo, ".git")[len(folder):].lstrip("/")
+    repo, when = posixpath.dirname(git), made[posixpath.join(s.git.repo, ".git")]
+    at = None  # before the first of the repository top's entries made before it (newest first)
+    for i, (rel, _) in enumerate(tree.entries):
+        if posixpath.dirname(rel) == repo and made[posixpath.join(folder, rel)] < when:
+            at = i
+            break
+    if at is None:  # (else after the last entry below the repository's top, or the top itself)
+        below = [i + 1 for i, (rel, _) in enumerate(tree.entries)
+                 if not repo or rel == repo or rel.startswith(repo + "/")]
+        at = below[-1] if below else 0
+    walk = tree.entries[:at] + [(git, True)] + [(f"{git}/{path}", folder_) for path, folder_ in inside] + \
+        tree.entries[at:]
+    tree.walk = walk
+    tree.git_data = {f"{git}/{path}": laid[path].data for path, folder_ in inside if not folder_}
+    tree.unplaced = f"{git}/index" if s.git.index_moved else None
 
 
 def _git_entries(laid: dict[str, gitfiles.Entry], folder: str, s: TerminalState) -> list[tuple[str, bool]]:
@@ -118,33 +148,37 @@ def _git_entries(laid: dict[str, gitfiles.Entry], folder: str, s: TerminalState)
     return [(git, True)] + [(f"{git}/{rel}", entry.size is None) for rel, entry in laid.items()]
 
 
-_LONG_FLAGS = re.compile(r"-[lah]+")
+_LONG_FLAGS = re.compile(r"-[lahd]+")
 
 
-def _folders(names: list[str], s: TerminalState, one, files: bool = True) -> tuple[str, int] | None:
+def _one_a_line(names: list[str]) -> str | None:
+    return "".join(n + "\n" for n in names)
+
+
+def _folders(names: list[str], s: TerminalState, one, files=_one_a_line,
+             folders_as_files: bool = False) -> tuple[str, int] | None:
     """`ls` given several names, as GNU ls prints them: each one not there first, in the order given
-    (its complaint, and status 2), then the files as they were named, then each folder's listing
-    (`one(name)`) under its name, files and folders each in the order ls sorts names. None where any is
-    not known, or is given twice; `files=False`: where any is not a folder (`ls -l`'s rows of files are
-    not written here)."""
+    (its complaint, and status 2), then the files as one list (`files(names)`), then each folder's
+    listing (`one(name)`) under its name, files and folders each in the order ls sorts names (`ls -d`:
+    folders among the files). None where any is not known, or is given twice."""
     if len(set(names)) < len(names):
         return None
     missing, plain, folders = [], [], []
     for name in names:
         kind = st._kind(_abs(name, s), s)
         if kind == "dir" and _abs(name, s) in s.dirs:
-            folders.append(name)
-        elif files and kind == "file" and not name.endswith("/"):
+            (plain if folders_as_files else folders).append(name)
+        elif kind == "file" and not name.endswith("/"):
             plain.append(name)
-        elif files and kind == "missing" and _QUOTABLE.fullmatch(name):
+        elif kind == "missing" and _QUOTABLE.fullmatch(name):
             missing.append(name)
         else:
             return None
     order = (lambda n: n.encode()) if st._c_locale(s) else (lambda n: (n.lstrip(".").lower(), n))
     listed = [(n, one(n)) for n in sorted(folders, key=order)]
-    if any(x is None for _, x in listed):
+    shown = [files(sorted(plain, key=order))] if plain else []
+    if any(x is None for _, x in listed) or None in shown:
         return None
-    shown = ["".join(n + "\n" for n in sorted(plain, key=order))] if plain else []
     said = "\n".join(shown + [f"{n}:\n{x}" for n, x in listed])
     return "".join(f"ls: cannot access '{n}': No such file or directory\n" for n in missing) + said, 2 if missing else 0
 
@@ -164,64 +198,85 @@ def every_name(folder: str, s: TerminalState, almost: bool) -> str | None:
     return "".join(n + "\n" for n in everything)
 
 
-def _long(args: list[str], s: TerminalState) -> str | None:
-    """`ls -l [-a] [-h] [PATH…]` where the state knows every entry's size, links and time (listing.py)."""
+def _long(args: list[str], s: TerminalState) -> tuple[str, int] | None:
+    """`ls -l [-a] [-h] [-d] [PATH…]` where the state knows every entry's size, links and time
+    (listing.py): a folder's rows under `total`, a file's row alone; several names as `_folders` lays
+    them out (the files' rows one table); `-d`: each name's own row, folders too, in one table."""
     flags = "".join(a[1:] for a in args if a.startswith("-"))
     names = [a for a in args if not a.startswith("-")]
-    if len(names) > 1:
-        listed = _folders(names, s, lambda folder: _long([f"-{flags}", folder], s), files=False)
-        return None if listed is None else listed[0]
-    if "l" not in flags or not all(_LONG_FLAGS.fullmatch(a) for a in args if a.startswith("-")) or len(names) > 1 or \
-            (names and (not _PLAIN.fullmatch(names[0]) or names[0].endswith("/") and names[0] != "/" and
-                        _abs(names[0], s) not in s.dirs)) or \
-            not st._c_locale(s) or "LS_COLORS" in s.env:
+    if "l" not in flags or not all(_LONG_FLAGS.fullmatch(a) for a in args if a.startswith("-")) or \
+            not all(_PLAIN.fullmatch(n) for n in names) or not st._c_locale(s) or "LS_COLORS" in s.env:
         return None
-    target = _abs(names[0], s) if names else s.cwd
-    if not _within(target, s.home) or any(_within(target, d) for d in s.deleted):
+    if any((not _within(_abs(n, s), s.home) or any(_within(_abs(n, s), d) for d in s.deleted)) and
+           st._kind(_abs(n, s), s) != "missing" for n in names or ["."]):
         return None  # (elsewhere: modes, owners and sizes the state does not hold)
-    repos = {r for r in ([s.git.repo] if s.git else []) + s.other_repos}
+    rows = _Rows(s)
 
-    def entries(folder: str) -> list[str] | None:
-        if folder not in s.known_dirs:
+    def table(shown: list[tuple[str, str]], total: bool, also: list[tuple[str, str]] = ()) -> str | None:
+        found, sizing = [rows.row(path, name) for path, name in shown], [rows.row(path, name) for path, name in also]
+        if None in found or None in sizing:
             return None
-        inside = [posixpath.join(folder, n) for n in _children(folder, s)]
-        return inside + ([posixpath.join(folder, ".git")] if folder in repos else [])
+        return listing.render(found, int(st.clock()), posixpath.basename(s.home),  # type: ignore[arg-type]
+                              "h" in flags, total=total, also=tuple(sizing))  # type: ignore[arg-type]
 
-    def row(path: str, name: str) -> listing.Row | None:
+    def files(given: list[str]) -> str | None:
+        return table([(_abs(n, s), n) for n in given], total=False,
+                     also=[(_abs(n, s), n) for n in names if _abs(n, s) in s.dirs and n not in given])
+
+    def folder(name: str) -> str | None:
+        inside = rows.entries(_abs(name, s))
+        if inside is None:
+            return None
+        here = _abs(name, s)
+        shown = [(p, posixpath.basename(p)) for p in inside]
+        if "a" in flags:
+            shown += [(here, "."), (posixpath.dirname(here), "..")]
+        else:
+            shown = [(p, n) for p, n in shown if not n.startswith(".")]
+        return table(sorted(shown, key=lambda e: e[1].encode()), total=True)
+
+    if "d" in flags:
+        return _folders(names or ["."], s, folder, files, folders_as_files=True)
+    if len(names) > 1 or names and st._kind(_abs(names[0], s), s) == "missing":
+        return _folders(names, s, folder, files)  # (a name not there: its complaint)
+    target = _abs(names[0], s) if names else s.cwd
+    if names and names[0].endswith("/") and names[0] != "/" and target not in s.dirs:
+        return None
+    said = files(names) if target in s.files and target not in s.dirs else folder(names[0] if names else ".")
+    return None if said is None else (said, 0)
+
+
+class _Rows:
+    """`ls -l`'s row of each path the state knows the size, links, mode and time of."""
+
+    def __init__(self, s: TerminalState):
+        self.s = s
+        self.repos = {r for r in ([s.git.repo] if s.git else []) + s.other_repos}
+
+    def entries(self, folder: str) -> list[str] | None:
+        if folder not in self.s.known_dirs:
+            return None
+        inside = [posixpath.join(folder, n) for n in _children(folder, self.s)]
+        return inside + ([posixpath.join(folder, ".git")] if folder in self.repos else [])
+
+    def row(self, path: str, name: str) -> listing.Row | None:
+        s = self.s
         when = s.times.get(path)
-        if when is None:
+        mode = modes.of(path, s)
+        if when is None or mode is None:
             return None
         if path in s.files and path not in s.dirs:
             content = s.files[path]
-            mode = modes.of(path, s)
-            return None if content is None or mode is None else \
+            return None if content is None else \
                 listing.file_row(name, len(content.encode()), when, modes.text(mode, False))
-        if posixpath.basename(path) == ".git" and posixpath.dirname(path) in repos:
-            mode = modes.of(path, s)
-            return None if mode is None else \
-                listing.folder_row(name, listing.GIT_DIR_ENTRIES, listing.GIT_DIR_FOLDERS, when, modes.text(mode, True))
-        inside = entries(path)
+        if posixpath.basename(path) == ".git" and posixpath.dirname(path) in self.repos:
+            return listing.folder_row(name, listing.GIT_DIR_ENTRIES, listing.GIT_DIR_FOLDERS, when,
+                                      modes.text(mode, True))
+        inside = self.entries(path)
         if inside is None or path not in s.dirs:
             return None
-        mode = modes.of(path, s)
         folders = sum(1 for p in inside if p in s.dirs or p.endswith("/.git"))
-        return None if mode is None else listing.folder_row(name, len(inside), folders, when, modes.text(mode, True))
-
-    if target in s.files and target not in s.dirs:
-        shown = [(target, names[0])]
-    else:
-        inside = entries(target)
-        if inside is None:
-            return None
-        every = "a" in flags
-        shown = sorted(([(target, "."), (posixpath.dirname(target), "..")] if every else []) +
-                       [(p, posixpath.basename(p)) for p in inside if every or not posixpath.basename(p).startswith(".")],
-                       key=lambda e: e[1].encode())
-    rows = [row(p, name) for p, name in shown]
-    if any(r is None for r in rows):
-        return None
-    user = posixpath.basename(s.home)
-    return listing.render(rows, int(st.clock()), user, "h" in flags, total=not (target in s.files and target not in s.dirs))
+        return listing.folder_row(name, len(inside), folders, when, modes.text(mode, True))
 
 
 def read_as_bash(state: dict, command: str) -> str:

@@ -37,15 +37,20 @@ class Entry(NamedTuple):
     data: bytes | None = None
 
 
-@functools.lru_cache(maxsize=1)
-def template() -> tuple[tuple[str, Entry], ...] | None:
-    """git's template folder as `git init` copies it: (path within it, what is there); None where this
-    machine has no git, or its templates are not where git's prefix puts them."""
+def _template_root() -> str | None:
     git = shutil.which("git")
     if git is None:
         return None
     root = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(git))), "share", "git-core", "templates")
-    if not os.path.isdir(root):
+    return root if os.path.isdir(root) else None
+
+
+@functools.lru_cache(maxsize=1)
+def template() -> tuple[tuple[str, Entry], ...] | None:
+    """git's template folder as `git init` copies it: (path within it, what is there); None where this
+    machine has no git, or its templates are not where git's prefix puts them."""
+    root = _template_root()
+    if root is None:
         return None
     found: list[tuple[str, Entry]] = []
     for folder, dirs, files in os.walk(root):
@@ -157,9 +162,9 @@ def layout(files: dict[str, str], branch: str, who: str, epoch: int, message: st
     return None if found is None else [(path, entry.size) for path, entry in found.items()]
 
 
-def of_repository(s: TerminalState) -> dict[str, Entry] | None:
-    """`.git`'s entries (as `entries`) of the state's repository, where it is as the world's seed
-    commit left it (GitState.pristine) and the state knows every file that commit holds."""
+def _seed_commit(s: TerminalState) -> tuple[dict[str, str], str, str, int, str] | None:
+    """What the world's seed commit was made of (`entries`' arguments), where .git is as it left it
+    (GitState.pristine) and the state knows every file that commit holds."""
     g = s.git
     if g is None or not g.pristine or not g.follows or g.unknown or len(g.commits) != 1 or len(g.made) != 1 or \
             g.made[0] is None or g.branches != [g.branch]:
@@ -168,7 +173,107 @@ def of_repository(s: TerminalState) -> dict[str, Entry] | None:
     committed.update({rel: g.texts.get(head) for rel, head in g.base.items() if head})
     if any(text is None for text in committed.values()):
         return None
-    return entries(committed, g.branch, g.made[0].who, g.made[0].when, g.commits[0])  # type: ignore[arg-type]
+    return committed, g.branch, g.made[0].who, g.made[0].when, g.commits[0]  # type: ignore[return-value]
+
+
+def of_repository(s: TerminalState) -> dict[str, Entry] | None:
+    """`.git`'s entries (as `entries`) of the state's repository, where it is as the world's seed
+    commit left it and the state knows every file that commit holds."""
+    seed = _seed_commit(s)
+    return None if seed is None else entries(*seed)
+
+
+# What git (2.39) makes in .git after the template's entries, in order: `git init`'s own, and then
+# `git commit`'s (the objects between them: `_objects_made`). Checked with `find .git` in the sandbox.
+INIT_MADE = ("refs", "refs/heads", "refs/tags", "HEAD", "config", "objects", "objects/pack", "objects/info")
+COMMIT_MADE = ("index", "COMMIT_EDITMSG", "logs", "logs/HEAD", "logs/refs")
+
+
+@functools.lru_cache(maxsize=1)
+def _template_made() -> tuple[str, ...] | None:
+    """The template's paths in the order `git init` copies them (copy_templates_1): each folder's
+    entries in the order the file system hands them out (readdir, as os.scandir reads them), a
+    folder's own right after it."""
+    root = _template_root()
+    if root is None:
+        return None
+    out: list[str] = []
+
+    def copy(folder: str, rel: str) -> None:  # (the template is two folders deep)
+        with os.scandir(folder) as found:
+            inside = [(e.path, f"{rel}/{e.name}".lstrip("/"), e.is_dir(follow_symlinks=False)) for e in found]
+        for path, name, is_dir in inside:
+            out.append(name)
+            if is_dir:
+                copy(path, name)
+    copy(root, "")
+    return tuple(out)
+
+
+def _objects_made(files: dict[str, str], branch: str, who: str, epoch: int, message: str) -> list[str]:
+    """The object ids in the order `git add -A && git commit` writes them: each distinct blob as the
+    paths come in byte order, each folder's tree after the trees of the folders in it (cache-tree's
+    walk of the index), the commit."""
+    blobs = {p: gitobjects.blob_id(text) for p, text in files.items()}
+    named: dict[str, str] = {}
+    root = gitobjects.tree_of(blobs, None, named)
+    paths = sorted(files, key=lambda p: p.encode())
+    order = list(dict.fromkeys(blobs[p] for p in paths))
+    inside: dict[str, list[str]] = {}  # each folder: the folders in it, as their paths first come in the index
+    for path in paths:
+        parts = path.split("/")[:-1]
+        for depth in range(len(parts)):
+            here, sub = "/".join(parts[:depth]), "/".join(parts[:depth + 1])
+            if sub not in inside.setdefault(here, []):
+                inside[here].append(sub)
+    trees: list[str] = []
+    stack = [("", False)]
+    while stack:
+        folder, done = stack.pop()
+        if done:
+            trees.append(named[folder])
+            continue
+        stack.append((folder, True))
+        stack.extend((sub, False) for sub in reversed(inside.get(folder, [])))
+    order += [t for t in dict.fromkeys(trees) if t not in order]
+    return order + [gitobjects.commit_id(root, "", who, epoch, message)]
+
+
+def walk(s: TerminalState) -> list[tuple[str, bool]] | None:
+    """The entries of the repository's .git (relative to it; is a folder) in the order find and
+    grep -r walk them: each folder's entries newest first (the sandbox's tmpfs hands them out so), a
+    folder's own right after it. Where .git is as the world's commit left it, but that `git status`
+    may have written the index anew (GitState.index_moved: the index is then where the commit left
+    it, and the caller must not rely on that); None where not known."""
+    seed = _seed_commit(s)
+    laid = None if seed is None else entries(*seed)
+    made = _template_made()
+    if seed is None or laid is None or made is None:
+        return None
+    order = list(made) + list(INIT_MADE)
+    for oid in _objects_made(*seed):
+        order += [f"objects/{oid[:2]}", f"objects/{oid[:2]}/{oid[2:]}"]
+    order += COMMIT_MADE
+    rank: dict[str, int] = {}
+    for path in order + list(laid):  # (the rest, in any order: each the only one in its folder)
+        rank.setdefault(path, len(rank))
+    if set(rank) != set(laid):
+        return None  # (a template or a layout not as this was written for)
+    children: dict[str, list[str]] = {}
+    for path in laid:
+        children.setdefault(posixpath.dirname(path), []).append(path)
+    out: list[tuple[str, bool]] = []
+    stack = [sorted(children.get("", []), key=lambda p: rank[p])]  # (each list popped from its end: newest first)
+    while stack:
+        if not stack[-1]:
+            stack.pop()
+            continue
+        path = stack[-1].pop()
+        is_dir = laid[path].size is None
+        out.append((path, is_dir))
+        if is_dir:
+            stack.append(sorted(children.get(path, []), key=lambda p: rank[p]))
+    return out
 
 
 def _within_git(path: str, s: TerminalState) -> tuple[dict[str, Entry], str] | None:

@@ -23,6 +23,8 @@ def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
     cmd, args = words[0], words[1:]
     if cmd == "git" and s.git is not None and s.git.pristine and _may_write_git_dir(s, args):
         s.git.pristine = False
+    elif cmd == "git" and s.git is not None and _git_args(args)[:1] == ["status"] and _in_repo(s):
+        s.git.index_moved = True  # (it may refresh the index and write it anew, renamed into place)
     if cmd == "git" and args[:1] in (["init"], ["clone"]):
         where = [a for a in args[1:] if not a.startswith("-")]
         target = where[0] if args[0] == "init" and where else (where[1] if len(where) > 1 else None)

@@ -33,16 +33,18 @@ def folder_row(name: str, entries: int, folders: int, when: int, mode: str = "dr
     return Row(name, mode, 2 + folders, 40 + 20 * entries, 0, when)
 
 
-def render(rows: list[Row], now: int, user: str, human: bool, total: bool) -> str:
-    """The rows in their order, each column as wide as its widest cell; `total` first for a folder."""
-    cells = []
-    for r in rows:
+def render(rows: list[Row], now: int, user: str, human: bool, total: bool, also: tuple[Row, ...] = ()) -> str:
+    """The rows in their order, each column as wide as its widest cell (of `also`'s too: GNU ls sizes
+    the table of the files named on its line by every name there, the folders listed after it too);
+    `total` first for a folder."""
+    def cells(r: Row) -> tuple[str, str, str, str, str]:
         recent = now - SIX_MONTHS < r.when <= now
         stamp = time.strftime("%b %e %H:%M" if recent else "%b %e  %Y", time.gmtime(r.when))
-        cells.append((r.mode, str(r.links), human_size(r.size) if human else str(r.size), stamp, r.name))
-    links, sizes = (max(len(c[i]) for c in cells) for i in (1, 2))
+        return r.mode, str(r.links), human_size(r.size) if human else str(r.size), stamp, r.name
+    shown = [cells(r) for r in rows]
+    links, sizes = (max((len(c[i]) for c in shown + [cells(r) for r in also]), default=0) for i in (1, 2))
     out = "".join(f"{mode} {n:>{links}} {user} {user} {size:>{sizes}} {stamp} {name}\n"
-                  for mode, n, size, stamp, name in cells)
+                  for mode, n, size, stamp, name in shown)
     if total:
         blocks = sum(r.blocks for r in rows)
         out = f"total {human_size(blocks * 1024) if human else blocks}\n" + out

@@ -46,6 +46,11 @@ class Tree:
     git_entries: list[tuple[str, bool]] | None = None
     # (with them) what each file there holds, as far as it is known (gitfiles.Entry): what grep may match
     git_bytes: list[bytes] | None = None
+    # Where the walk's order is known with .git's in it (gitfiles.walk): every entry in that order, .git's
+    # too, and what each file there holds (by its path relative to the top)
+    walk: list[tuple[str, bool]] | None = None
+    git_data: dict[str, bytes | None] = field(default_factory=dict)
+    unplaced: str | None = None  # (in the walk) the index, where `git status` may have moved it in .git
 
 
 def safe_in_git(pattern: str, refs: list[str]) -> bool:
@@ -148,6 +153,11 @@ def find(args: list[str], tree_of, refs: list[str], absent) -> tuple[str, bool, 
                 out.append(path)
         return out
 
+    if tree.walk is not None:  # (.git's entries in their place)
+        out = printed([(".", True)] + tree.walk)
+        if tree.unplaced is not None and shown(tree.unplaced) in out and len(out) > 1:
+            return None  # (the index printed, where `git status` may have moved it)
+        return "".join(p + "\n" for p in out), len(out) <= 1 or tree.ordered, 0
     out = printed([(".", True)] + tree.entries)
     in_git = printed(tree.git_entries or [])  # (where in the walk: not known)
     return "".join(p + "\n" for p in out + in_git), len(out + in_git) <= 1 or tree.ordered and not in_git, 0
@@ -199,8 +209,10 @@ def _without(tree: Tree, left_out) -> Tree:
     """The tree without the entries `left_out(rel, is_dir)` says a walk skips (each with all below it);
     a repository whose .git is skipped is then not inside."""
     gits = [g for g in tree.git_dirs if not left_out(g, True)]
+    walk = None if tree.walk is None else [e for e in tree.walk if not left_out(*e)]
     return Tree(tree.top, [e for e in tree.entries if not left_out(*e)], bool(gits), gits, tree.ordered,
-                tree.git_entries if gits else None, tree.git_bytes if gits else None)
+                tree.git_entries if gits else None, tree.git_bytes if gits else None, walk,
+                tree.git_data if gits else {}, tree.unplaced if gits else None)
 
 
 def _binary_skipped(args: list[str]) -> tuple[list[str], bool]:
@@ -299,18 +311,29 @@ def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, 
     tree = tree_of(top or ".")
     if tree is None:
         return None
-    if tree.git_inside and (include is None or not safe_in_git(include, refs)) and \
+    # (.git walked in its place: each of its files searched as the others, but for the index's stat
+    # data, which a word of four letters or more is taken as not lying in: _not_in_git)
+    walked = tree.walk is not None and tree.git_inside and len(word) >= 4
+    if tree.git_inside and (include is None or not safe_in_git(include, refs)) and not walked and \
             not _not_in_git(word, "i" in flags, tree.git_bytes):
         return None
     if include is not None and not _SAFE_NAME.fullmatch(include) and not _PATH.fullmatch(include):
         return None
     fold = "i" in flags
-    probe = re.compile(("(?<![A-Za-z0-9_])" if "w" in flags else "") + re.escape(word.lower() if fold else word)
-                       + ("(?![A-Za-z0-9_])" if "w" in flags else ""))
+    bounds = ("(?<![A-Za-z0-9_])", "(?![A-Za-z0-9_])") if "w" in flags else ("", "")
+    probe = re.compile(bounds[0] + re.escape(word.lower() if fold else word) + bounds[1])
     out: list[str] = []
     files_hit = 0
-    for rel, is_dir in tree.entries:
+    for rel, is_dir in tree.walk if walked else tree.entries:  # type: ignore[union-attr]
         if is_dir or (include is not None and not fnmatch.fnmatchcase(posixpath.basename(rel), include)):
+            continue
+        if rel in tree.git_data:
+            found = _in_git_file(_named(top, rel), tree.git_data[rel], re.compile(probe.pattern.encode()), flags,
+                                 skip_binary)
+            if found is None or found[0] and rel == tree.unplaced:
+                return None  # (or the index matched, where `git status` may have moved it)
+            out += found[0]
+            files_hit += found[1]
             continue
         name, text = _file(read, top, rel)
         if text is None or (fold or "w" in flags) and not text.isascii():
@@ -390,12 +413,74 @@ def _text_only(read):
     return text
 
 
+def _named(top: str | None, rel: str) -> str:
+    """A file below the top as grep names it."""
+    return rel if top is None else (top.rstrip("/") + "/" + rel if top != "/" else "/" + rel)
+
+
 def _file(read, top: str | None, rel: str) -> tuple[str, str | None]:
     """A file below the top as grep names it, and its text; None where grep would not read it as
     text (not known, binary, or bytes that were not UTF-8: "binary file matches")."""
-    name = rel if top is None else (top.rstrip("/") + "/" + rel if top != "/" else "/" + rel)
     text = read(rel if top is None else posixpath.join(top, rel))
-    return name, None if text is None or "\0" in text or "\ufffd" in text else text
+    return _named(top, rel), None if text is None or "\0" in text or "\ufffd" in text else text
+
+
+_BINARY_MATCH = re.compile(r"grep: [^\n]+: binary file matches\n")
+
+
+def binary_told(words: list[str], text: str) -> tuple[str, str] | None:
+    """What `grep -r` (its words) printed, told apart: (its lines, its `binary file matches`
+    messages, which go to its errors); None where a line of a file could read as one (-h)."""
+    lines = text.splitlines(keepends=True)
+    told = [ln for ln in lines if _BINARY_MATCH.fullmatch(ln)]
+    if told and any(w.startswith("-") and not w.startswith("--") and "h" in w for w in words[1:]):
+        return None
+    return "".join(ln for ln in lines if not _BINARY_MATCH.fullmatch(ln)), "".join(told)
+
+
+BINARY_PROBE = 32_768  # (grep looks for a NUL in what it reads first: a file's first buffer)
+
+
+def _in_git_file(name: str, data: bytes | None, probe: re.Pattern[bytes], flags: set[str],
+                 skip_binary: bool) -> tuple[list[str], bool] | None:
+    """What `grep -r WORD` prints of a file in .git (`data`: its bytes), and whether it matched, as
+    grep 3.8 in a UTF-8 locale does: a file with a NUL is binary (`grep: NAME: binary file matches`,
+    where it matches; -l: its name; -I: skipped), and so is a line to be printed that is not UTF-8
+    (the message in its place, and nothing after it). None: not answered here."""
+    fold = "i" in flags
+    if data is None or b"\0" in data[BINARY_PROBE:] and b"\0" not in data[:BINARY_PROBE]:
+        return None
+    if b"\0" in data:
+        matches = list(probe.finditer(data.lower() if fold else data))
+        if not matches or skip_binary:
+            return [], False
+        if "w" in flags and any(max(data[m.start() - 1:m.start()] + data[m.end():m.end() + 1], default=0) >= 0x80
+                                for m in matches):
+            return None  # (a letter of another script beside it: grep's word boundaries are the locale's)
+        return ([name + "\n"] if "l" in flags else [f"grep: {name}: binary file matches\n"]), True
+    out: list[str] = []
+    head = "" if "h" in flags else name + ":"
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    hit = False
+    for n, line in enumerate(lines, 1):
+        matches = list(probe.finditer(line.lower() if fold else line))
+        if not matches:
+            continue
+        hit = True
+        if "l" in flags:
+            return [name + "\n"], True
+        if (fold or "w" in flags) and not line.isascii():
+            return None
+        try:
+            line.decode()
+        except UnicodeDecodeError:
+            return (None if skip_binary else (out + [f"grep: {name}: binary file matches\n"], True))
+        at = head + (f"{n}:" if "n" in flags else "")
+        out += [at + line[m.start():m.end()].decode(errors="replace") + "\n" for m in matches] if "o" in flags \
+            else [at + line.decode() + "\n"]
+    return out, hit
 
 
 def missing_top(args: list[str], exists) -> str | None:

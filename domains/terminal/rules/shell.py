@@ -16,8 +16,8 @@ import shlex
 from typing import Any
 
 from . import (budget, compound, diskuse, filters, gitblame, gitfiles, gitlog, gitmv, gitrestore, gitrm,
-               gitstash, gittypo, lists, machine, missing, modes, pathnames, pycheck, pyeval, readonly, search, streams,
-               substitution, xdiff)
+               gitstash, gittypo, inturn, lists, machine, missing, modes, pathnames, pycheck, pyeval, readonly, search,
+               streams, substitution, xdiff)
 from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob, every_name, read_as_bash
 from .history import _ids_shown
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
@@ -185,6 +185,9 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     refused = missing.refused(words, s)
     if refused is not None:
         return refused
+    in_turn = inturn.answer(words, s)  # (`cat a nope b`, `head -5 a nope`, `wc -l a docs`)
+    if in_turn is not None:
+        return in_turn
     if cmd == "ls" and len(args) >= 2 and all(_PLAIN.fullmatch(a) and not a.startswith("-") for a in args):
         return _folders(args, s, lambda folder: _listing(_abs(folder, s), s))
     if cmd == "pwd" and not args:
@@ -209,9 +212,6 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             return f"cat: {args[0]}: Is a directory\n", 1
         content = s.files.get(path) if "/.git/" not in path else gitfiles.text(path, s)
         return (content, 0) if content is not None else None
-    if cmd == "cat" and len(args) > 1 and not any(a.startswith("-") for a in args):
-        contents = [_contents(a, s) for a in args]  # every file there and known: one after the other
-        return ("".join(c for c in contents if c is not None), 0) if all(c is not None for c in contents) else None
     if cmd == "cd" and args == ["-"] and s.vars.get("OLDPWD") in s.dirs and "cd" not in s.defined:
         return s.vars["OLDPWD"] + "\n", 0  # type: ignore[operator]
     if cmd == "cd" and len(args) == 1 and _PLAIN.fullmatch(args[0].removeprefix("~/")) and \
@@ -241,8 +241,7 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
             _exists(_abs(args[0], s), s):
         return f"mkdir: cannot create directory ‘{args[0]}’: File exists\n", 1
     if cmd == "ls" and any(a.startswith("-") and "l" in a for a in args):
-        listed = _long(args, s)
-        return (listed, 0) if listed is not None else None
+        return _long(args, s)
     if cmd == "ls" and args[:1] in (["-a"], ["-A"]) and len(args) <= 2 and not args[1:2] == ["--"]:
         listed = every_name(_abs(args[1], s) if len(args) == 2 else s.cwd, s, args[0] == "-A")
         return None if listed is None else (listed, 0)

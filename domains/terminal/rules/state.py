@@ -77,6 +77,9 @@ class GitState(BaseModel):
     # .git holds what the world's seed commit made and nothing since (gitfiles.py lays it out): no
     # git command that may write there ran, nor a program that may run git
     pristine: bool = False
+    # (while pristine) `git status` may have written the index anew (where a file was racily clean: changed in
+    # the second the index was written), making it the newest entry in .git: where it is, not known
+    index_moved: bool = False
     made: list[Made | None] = Field(default_factory=list)  # beside `commits`, where known (`git log`)
     # The last commit, where the episode made it and the state knew it whole (`git show`): each
     # path it changed, with its blob before and after ("": none), and those blobs' texts; None

@@ -23,6 +23,7 @@ import posixpath
 import re
 from typing import Callable, NamedTuple
 
+from . import inturn, search
 from .output import shell_words
 from .state import TerminalState, _abs, _forget_writes, _kind, _writable, _write
 from .substitution import closing
@@ -193,13 +194,19 @@ def unredirected(s: TerminalState, command: str) -> str:
     return (line + command[at:]).strip() if found else command
 
 
-def split(line: str, text: str, code: int) -> tuple[str, str] | None:
+def split(line: str, text: str, code: int, state: dict | None = None) -> tuple[str, str] | None:
     """(what `line` printed to its standard output, and to its errors), from what it printed to both
-    (the state's answer); None where they cannot be told apart."""
+    (the state's answer; on `state`, where given); None where they cannot be told apart."""
     if not text:
         return "", ""
     words = shell_words(line) or [""]
     program = words[0]
+    if program in inturn.TOOLS and code == 1 and state is not None and \
+            (pieces := inturn.pieces(words, TerminalState.model_validate(state))) is not None and \
+            "".join(t for t, _ in pieces) == text:  # (`cat a nope`: which part is which, from what is at each)
+        return "".join(t for t, err in pieces if not err), "".join(t for t, err in pieces if err)
+    if program == "grep" and code == 0 and "binary file matches" in text:
+        return search.binary_told(words, text)  # (grep -r of a repository's .git: its messages, to the errors)
     if code == 0 and (program in TO_STDOUT or program == "git" and words[1:2] and words[1] in GIT_TO_STDOUT or
                       words[:2] == ["command", "-v"]):
         return text, ""
@@ -207,21 +214,21 @@ def split(line: str, text: str, code: int) -> tuple[str, str] | None:
         return "", text
     if program == "ls" and code == 2:  # (`ls src nope`: ls complains of each name not there before it lists)
         lines = text.splitlines(keepends=True)
-        missing = 0
-        while missing < len(lines) and _NOT_THERE.fullmatch(lines[missing]):
-            missing += 1
-        if missing and not any(ln.startswith("ls: ") for ln in lines[missing:]):
-            return "".join(lines[missing:]), "".join(lines[:missing])
+        absent = 0
+        while absent < len(lines) and _NOT_THERE.fullmatch(lines[absent]):
+            absent += 1
+        if absent and not any(ln.startswith("ls: ") for ln in lines[absent:]):
+            return "".join(lines[absent:]), "".join(lines[:absent])
     return None
 
 
 _NOT_THERE = re.compile(r"ls: cannot access '[^'\n]*': No such file or directory\n")
 
 
-def _parts(streams: Streams, text: str, code: int) -> tuple[str, str] | None:
+def _parts(streams: Streams, text: str, code: int, state: dict | None = None) -> tuple[str, str] | None:
     """`split`, where what the command shows with its output into a file of the rules' (`> f`) is all
     its errors."""
-    return ("", text) if streams.out not in ("cap", "null", "pipe") else split(streams.line, text, code)
+    return ("", text) if streams.out not in ("cap", "null", "pipe") else split(streams.line, text, code, state)
 
 
 def _complaint(program: str, line: str) -> bool:
@@ -232,9 +239,9 @@ def _complaint(program: str, line: str) -> bool:
     return line.startswith((f"{program}: ", f"/bin/bash: line 1: {program}: ", f"Try '{program} --help'"))
 
 
-def reaching(streams: Streams, said: tuple[str, int] | None, where: str) -> str | None:
-    """What of the state's answer to `streams.line` (both streams, in the order written) reaches
-    `where` ("cap", "pipe", a file); None where the two cannot be told apart."""
+def reaching(streams: Streams, said: tuple[str, int] | None, where: str, state: dict | None = None) -> str | None:
+    """What of the state's answer to `streams.line` (both streams, in the order written, on `state`)
+    reaches `where` ("cap", "pipe", a file); None where the two cannot be told apart."""
     if said is None:
         return None
     text, code = said
@@ -242,7 +249,7 @@ def reaching(streams: Streams, said: tuple[str, int] | None, where: str) -> str 
         return text
     if where not in (streams.out, streams.err):
         return ""
-    parts = _parts(streams, text, code)
+    parts = _parts(streams, text, code, state)
     if parts is None:
         return None
     return (parts[0] if streams.out == where else "") + (parts[1] if streams.err == where else "")
@@ -288,13 +295,14 @@ def shown(state: dict, redirected: tuple[Streams, str | None], said: Said,
     streams, rest = redirected
     if _own(streams) and not _opens(streams.err, state):
         return None  # (the complaints into a file of their own that bash may not open)
-    answered = said(_opened(state, streams), streams.line)
+    staged = _opened(state, streams)
+    answered = said(staged, streams.line)
     if answered is None:
         return None
-    shows = reaching(streams, answered, "cap")
+    shows = reaching(streams, answered, "cap", staged)
     if rest is None:
         return None if shows is None else (shows, answered[1])
-    fed = reaching(streams, answered, "pipe")
+    fed = reaching(streams, answered, "pipe", staged)
     if shows != "" or fed is None:
         return None  # (a complaint on the terminal while the pipe runs: in which order, not known here)
     return pipe(fed, rest)
@@ -340,7 +348,7 @@ def applied(state: dict, streams: Streams, output: str | None, code: int, cwd: s
         if answered is None or words[0] in _SUBSHELL_ONLY or "=" in words[0]:
             return None
         return apply(staged, streams.line, answered[0], answered[1], cwd)
-    known = answered is not None and answered[1] == code and reaching(streams, answered, "cap") == output
+    known = answered is not None and answered[1] == code and reaching(streams, answered, "cap", staged) == output
     after = apply(staged, streams.line, answered[0] if known and answered else output, code, cwd)
     if streams.err in ("cap", "null", "pipe"):
         return after
@@ -351,7 +359,7 @@ def applied(state: dict, streams: Streams, output: str | None, code: int, cwd: s
             if path in s.files:
                 s.files[path] = None
     elif posixpath.dirname(path) in s.dirs:
-        parts = _parts(streams, *answered) if known and answered else None
+        parts = _parts(streams, *answered, staged) if known and answered else None
         _write(s, path, parts[1] if parts else None, True)  # (onto the file as bash opened it)
     else:
         _forget_writes(s, None)

@@ -1,0 +1,75 @@
+"""The walk find and grep -r make through a repository's .git (domains/terminal/rules/gitfiles.walk):
+each folder's entries newest first, as the sandbox's tmpfs hands them out, .git made after the world's
+files, its own entries in the order git 2.39 makes them. Checked against the real bubblewrap sandbox
+(tests/sandboxed.py), on the shipped world and on generated repositories."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import yaml
+
+from mcp_world.executors.sandbox import bwrap_available
+from mcp_world.world import load_world
+
+from .sandboxed import RULES, side_by_side, st, unanswered
+
+pytestmark = pytest.mark.skipif(not bwrap_available(), reason="needs bubblewrap")
+gitfiles = __import__(type(RULES).__module__ + ".gitfiles", fromlist=["x"])
+
+
+def test_find_and_grep_r_of_a_repository_walk_its_git_folder_where_the_sandbox_does():
+    """`find .` lists .git's entries in their place; `grep -rn WORD .` prints the sample hooks' lines,
+    the commit's message in .git's logs, and `grep: ./.git/index: binary file matches` where a path
+    holds the word, each where the walk reaches it; with the errors sent away, or into a pipe that
+    waits for its end, the messages apart. `git status` may write the index anew (where a file was
+    racily clean), which makes it the newest entry: after it, a walk that shows the index is the
+    model's. Before, each was the model's: where .git came in the walk was not known."""
+    lines = ["find .", "find . -maxdepth 2 -type f", "grep -rn notes .", "grep -rn import .", "grep -rni usage .",
+             "grep -rli initial .", "grep -rnw test .", "grep -rn notes . | wc -l", "grep -rn notes . 2>/dev/null",
+             "grep -rn notes . 2>&1 | wc -l", "grep -rn notes . | sort", "grep -rhn notes .", "grep -rnI notes .",
+             "grep -rno sample .", "git status", "find . -type d", "grep -rn import .", "touch src/new.py",
+             "mkdir -p build && echo notes > build/out.txt", "find . -maxdepth 1 -name '*.*'", "grep -rl sample ."]
+    seen = side_by_side(lines + ["grep -rn notes .", "find . -maxdepth 2"])
+    assert unanswered(seen[:-2], set(lines)) == set()
+    assert "binary file matches" in dict((c, r) for c, _, r in seen)["grep -rn notes ."]
+    assert [said for _, said, _ in seen[-2:]] == [None, None]  # (the index: where, after `git status`?)
+
+
+def _world(tmp_path, rng: random.Random) -> str:
+    """A repository of nested folders, files that share their contents, an empty one, on a branch
+    of its own: the objects git writes (and the folders they go in) in an order of their own."""
+    names = ["a.py", "b.txt", "pkg/__init__.py", "pkg/core.py", "pkg/sub/deep.py", "pkg/sub/x.md", "pkg-x.txt",
+             "docs/guide.md", "docs/api/ref.md", "z/y/x/w.txt", "Makefile", "setup.cfg"]
+    texts = ["", "import os\n", "def main():\n    return 1\n", "# Guide\n\nRun main.\n", "x = 1\n"]
+    files = {f"/home/user/proj/{n}": rng.choice(texts) + rng.choice(["", f"# {n}\n"])
+             for n in rng.sample(names, rng.randint(4, len(names)))}
+    world = {"name": "walk", "description": "A project.", "domains": ["terminal"],
+             "seed": {"terminal": {"user": "user", "hostname": "devbox", "cwd": "/home/user/proj", "files": files,
+                                   "git": [{"path": "/home/user/proj", "branch": rng.choice(["main", "feat/x"]),
+                                            "message": rng.choice(["Initial commit", "Start the project"])}]}}}
+    path = tmp_path / f"walk{rng.random():.6f}.yaml"
+    path.write_text(yaml.safe_dump(world))
+    return str(path)
+
+
+def test_generated_repositories_are_walked_as_the_sandbox_walks_them(tmp_path):
+    rng = random.Random(20261206)
+    for _ in range(4):
+        world = _world(tmp_path, rng)
+        lines = ["find .", "grep -rn main .", "grep -rl import .", "find . -type d", "git status", "find .git",
+                 "grep -rn Guide . 2>/dev/null"]
+        seen = side_by_side(lines, world)
+        assert unanswered(seen, set(lines) - {"find .git", "git status"}) == set(), world
+
+
+def test_the_walk_is_not_claimed_once_git_may_have_written_in_git():
+    """A commit, a branch, `git add`: .git then holds what the rules do not lay out, and the walk is
+    the model's again."""
+    seen = side_by_side(["echo hi > new.txt", "git add new.txt", "grep -rn notes .", "find ."])
+    assert unanswered(seen, {"grep -rn notes .", "find ."}) == {"grep -rn notes .", "find ."}
+    s = st.TerminalState.model_validate(RULES.initial(load_world("devbox")))
+    assert gitfiles.walk(s) is not None
+    s.git.pristine = False
+    assert gitfiles.walk(s) is None
