@@ -278,8 +278,9 @@ WALK_WORDS = ["notes", "import", "return", "usage", "Initial", "sample", "pytest
 WALK_TEMPLATES = [
     "find .", "find . -type f", "find . -maxdepth 2", "find . -type d", "find . -name '{g}'", "grep -rn {w} .",
     "grep -rl {w} .", "grep -rni {w} .", "grep -rn {w} . 2>/dev/null", "grep -rn {w} . | wc -l", "grep -rnw {w} . | sort",
-    "grep -rn {w}", "grep -rho {w} .", "git status", "git status --short", "touch {n}", "echo {w} > {n}", "mkdir -p {n}",
-    "mv {n} {n2}", "rm -rf {n}", "cp {n} {n2}", "cat {n} {n2}", "cat {n} {n2} 2>/dev/null", "head -2 {n} {n2}",
+    "grep -rn {w}", "grep -rho {w} .", "grep -rn '{w}\\|{w2}' .", "grep -rnE '{w}|{w2}' .",
+    "grep -rl -e {w} -e {w2} .", "grep -rnwi '{w}\\|{w2}' . | wc -l", "git status", "git status --short",
+    "touch {n}", "echo {w} > {n}", "mkdir -p {n}", "mv {n} {n2}", "rm -rf {n}", "cp {n} {n2}", "cat {n} {n2}", "cat {n} {n2} 2>/dev/null", "head -2 {n} {n2}",
     "wc -l {n} {n2}", "ls -l {n} {n2}", "ls -ld {n} {n2}", "ls -l {n}", "git diff", "git log --oneline", "cd {n}", "cd ..",
 ]
 

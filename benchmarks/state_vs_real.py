@@ -681,6 +681,14 @@ SEQUENCES: list[list[str]] = [
     ["mkdir -p lib/core lib-extra docs && touch lib/core/a.py lib-extra/b.py docs/c.md lib/d.py", "echo */*",
      "wc -l */*.py", "grep -c def */*.py */*/*.py", "ls -d */*/", "cat */notes.py | wc -l", "ls */*.md",
      "head -n 1 */*.py", "echo ../*/src", "rm */*.md && ls docs", "echo */*/*"],
+    # a project explored as agents do: the repository searched and walked, .git and all; several names
+    # read or listed at once, some not there
+    ["find . -type f | head -20", "grep -rn notes .", "grep -rn import . | wc -l", "grep -rli usage .",
+     "cat setup.py pyproject.toml requirements.txt 2>/dev/null", "ls -l README.md src", "ls -ld src tests nope",
+     "head -3 README.md nope.md requirements.txt", "wc -l README.md src/notes.py nope", "grep -rnw test . 2>/dev/null",
+     "find . -maxdepth 2 -type d", "git status", "grep -rn return .", "mkdir -p build && touch build/x.o",
+     "find . -maxdepth 1", "grep -rl pytest .", "cat README.md nope 2>/dev/null | wc -l", "git log -3 --stat",
+     "git log --name-status", "grep -rn 'TODO\\|notes' .", "grep -rl -e import -e return ."],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

@@ -37,6 +37,16 @@ def test_find_and_grep_r_of_a_repository_walk_its_git_folder_where_the_sandbox_d
     assert [said for _, said, _ in seen[-2:]] == [None, None]  # (the index: where, after `git status`?)
 
 
+def test_words_between_bars_are_looked_for_as_any_of_them():
+    """`grep -rn 'TODO\\|FIXME' .`, `-E 'a|b'`, `-e a -e b`: any of several words, each as grep -r looks
+    for one (the longest first where two start at a place: `-o`). Before, each was the model's in a
+    repository, and anywhere as `-e`."""
+    lines = ["grep -rn 'notes\\|import' .", "grep -rnE 'notes|return' .", "grep -rl -e pytest -e sample .",
+             "grep -rnoi 'usage\\|sage' .", "grep -rnw 'test\\|notes' src tests", "grep -rn -e add -e def src"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+
+
 def _world(tmp_path, rng: random.Random) -> str:
     """A repository of nested folders, files that share their contents, an empty one, on a branch
     of its own: the objects git writes (and the folders they go in) in an order of their own."""

@@ -2434,6 +2434,9 @@ def test_cat_shows_what_is_not_seen_and_git_log_prints_a_commit_as_git_show():
     assert shell.answer(run(s, "printf 'no end' > u.txt"), "cat -A u.txt") == ("no end", 0)  # (no newline: no `$`)
     assert shell.answer(run(s, "echo 'é' > e.txt"), "cat -A e.txt") is None  # (`M-…`: not written here)
     assert shell.answer(s, "git log --stat") == shell.answer(s, "git show --stat")  # (one commit)
+    assert shell.answer(s, "git log -3 --stat") == shell.answer(s, "git log --all --stat") == \
+        shell.answer(s, "git show --stat")  # (a count, all the branches: the one commit)
+    assert shell.answer(s, "git log --name-status") == shell.answer(s, "git show --name-status")
     two = run(run(s, "git add -A"), "git -c user.name=a -c user.email=a@b.c commit -qm two")
     assert shell.answer(two, "git log -p -1") == shell.answer(two, "git show") and shell.answer(two, "git show")
     assert shell.answer(two, "git log --stat") is None  # (two commits: the first's changes are the model's)

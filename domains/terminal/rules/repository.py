@@ -144,10 +144,11 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
     if args[:1] == ["grep"] and not g.unknown:
         tracked = _tracked(s)
         return None if tracked is None else gitgrep.answer(s, g, args[1:], tracked)
-    if args[:1] == ["log"] and (LOG_AS_SHOW.get(tuple(args[1:])) or
-                                (len(g.commits) == 1 and LOG_ALL_AS_SHOW.get(tuple(args[1:])))):
-        # (`git log -p -1` prints what `git show` does; with one commit, so does `git log -p`)
-        return _show(s, LOG_AS_SHOW.get(tuple(args[1:])) or LOG_ALL_AS_SHOW[tuple(args[1:])])
+    alone = _uncounted(args[1:]) if args[:1] == ["log"] and len(g.commits) == 1 and \
+        ("--all" not in args or g.stash == []) else None  # (`--all`: a stash's commits too)
+    if args[:1] == ["log"] and (LOG_AS_SHOW.get(tuple(args[1:])) or LOG_ALL_AS_SHOW.get(alone or ())):
+        # (`git log -p -1` prints what `git show` does; with one commit, so does `git log -3 -p`)
+        return _show(s, LOG_AS_SHOW.get(tuple(args[1:])) or LOG_ALL_AS_SHOW[alone or ()])
     if args[:1] == ["log"]:
         return _log(g, args[1:])
     if args == ["branch", "--show-current"] or args == ["rev-parse", "--abbrev-ref", "HEAD"] and g.branch not in g.tags:
@@ -226,7 +227,23 @@ def _log(g: GitState, args: list[str]) -> tuple[str, int] | None:
 DIFF_FORMS = {(): "patch", ("--stat",): "stat", ("--numstat",): "numstat", ("--shortstat",): "shortstat",
               ("--name-only",): "names", ("--name-status",): "status"}
 
-LOG_ALL_AS_SHOW = {("--stat",): "stat", ("-p",): "patch", ("--patch",): "patch"}
+LOG_ALL_AS_SHOW = {("--stat",): "stat", ("-p",): "patch", ("--patch",): "patch", ("--name-only",): "names",
+                   ("--name-status",): "status"}
+_COUNT = re.compile(r"-[1-9]\d*|-n[1-9]\d*|--max-count=[1-9]\d*")
+
+
+def _uncounted(args: list[str]) -> tuple[str, ...] | None:
+    """`git log`'s arguments without its count (`-3`, `-n 3`, `--max-count=3`) and `--all`, which
+    change nothing where the repository has one commit on one branch; None where there is no form."""
+    out, i = [], 0
+    while i < len(args):
+        if args[i] == "-n" and i + 1 < len(args) and args[i + 1].isdigit() and int(args[i + 1]) > 0:
+            i += 2
+            continue
+        if not _COUNT.fullmatch(args[i]) and args[i] != "--all":
+            out.append(args[i])
+        i += 1
+    return tuple(out) if out else None
 LOG_AS_SHOW = {(*rest, one): form for rest, form in LOG_ALL_AS_SHOW.items() for one in ("-1", "-n1", "--max-count=1")} | \
     {(one, *rest): form for rest, form in LOG_ALL_AS_SHOW.items() for one in ("-1", "-n1", "--max-count=1")}
 

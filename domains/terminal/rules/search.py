@@ -278,6 +278,10 @@ def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, 
     args, skip_binary = _binary_skipped(args)
     if skip_binary:
         read = _text_only(read)
+    joined = _patterns_joined(args)
+    if joined is None:
+        return None
+    args = joined
     operands = [i for i, a in enumerate(args) if not a.startswith("-")]
     if len(operands) > 2:
         if len(operands) > 16 or any(tree_of(args[i]) is None for i in operands[1:]):
@@ -301,11 +305,12 @@ def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, 
             words.append(a)
     if not flags & {"r", "R"} or not words or len(words) > 2:
         return None
-    if not _WORD.fullmatch(words[0]) or not flags <= set("rRnlhiwo"):
+    literals = _literals(words[0], flags)
+    if literals is None or not flags <= set("rRnlhiwoEF"):
         return _grep_r_pattern(args, tree_of, read, refs)
     if "l" in flags and ("o" in flags or "n" in flags):
         return None
-    word, top = words[0], words[1] if len(words) == 2 else None
+    top = words[1] if len(words) == 2 else None
     if top is not None and (not _PATH.fullmatch(top) or top.startswith("-")):
         return None
     tree = tree_of(top or ".")
@@ -313,15 +318,17 @@ def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, 
         return None
     # (.git walked in its place: each of its files searched as the others, but for the index's stat
     # data, which a word of four letters or more is taken as not lying in: _not_in_git)
-    walked = tree.walk is not None and tree.git_inside and len(word) >= 4
+    walked = tree.walk is not None and tree.git_inside and min(map(len, literals)) >= 4
     if tree.git_inside and (include is None or not safe_in_git(include, refs)) and not walked and \
-            not _not_in_git(word, "i" in flags, tree.git_bytes):
+            not all(_not_in_git(word, "i" in flags, tree.git_bytes) for word in literals):
         return None
     if include is not None and not _SAFE_NAME.fullmatch(include) and not _PATH.fullmatch(include):
         return None
     fold = "i" in flags
     bounds = ("(?<![A-Za-z0-9_])", "(?![A-Za-z0-9_])") if "w" in flags else ("", "")
-    probe = re.compile(bounds[0] + re.escape(word.lower() if fold else word) + bounds[1])
+    # (the longest first: grep's match at a place is its longest)
+    either = "|".join(re.escape(w.lower() if fold else w) for w in sorted(literals, key=len, reverse=True))
+    probe = re.compile(bounds[0] + "(?:" + either + ")" + bounds[1])
     out: list[str] = []
     files_hit = 0
     for rel, is_dir in tree.walk if walked else tree.entries:  # type: ignore[union-attr]
@@ -359,6 +366,45 @@ def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, 
             if "l" in flags:
                 out.append(name + "\n")
     return "".join(out), files_hit <= 1 or tree.ordered, 0 if files_hit else 1
+
+
+_LITERAL = re.compile(r"[A-Za-z0-9_ :,='\"#@%/-]+")  # (no character a regular expression reads as its own)
+
+
+def _literals(pattern: str, flags: set[str]) -> list[str] | None:
+    """The words a pattern matches any of, where it is only that: a fixed string (`-F`, or one
+    without the characters a regular expression reads), or words between `\\|` (`-E`: `|`), as
+    agents look for `TODO\\|FIXME`; None: a regular expression (grepfile's)."""
+    if "F" in flags:
+        parts = [pattern]
+    elif "E" in flags:
+        parts = pattern.split("|")
+    else:
+        parts = pattern.split("\\|")
+    shape = _WORD if "F" in flags or "E" not in flags else _LITERAL  # (in a basic one `(` is itself)
+    return parts if all(shape.fullmatch(p) for p in parts) else None
+
+
+def _patterns_joined(args: list[str]) -> list[str] | None:
+    """`-e A -e B` written as one pattern (`A\\|B`, `-E`: `A|B`) where each is a word; None where
+    one is not (or `-e` is written with its pattern, `-eA`)."""
+    if "-e" not in args:
+        return None if any(a.startswith("-") and not a.startswith("--") and "e" in a for a in args) else args
+    out, given, i = [], [], 0
+    while i < len(args):
+        if args[i] == "-e":
+            if i + 1 == len(args) or not _LITERAL.fullmatch(args[i + 1]):
+                return None
+            given.append(args[i + 1])
+            i += 2
+            continue
+        out.append(args[i])
+        i += 1
+    if any(a.startswith("-") and not a.startswith("--") and set(a[1:]) & set("eFf") for a in out):
+        return None
+    ere = any(a.startswith("-") and not a.startswith("--") and "E" in a for a in out)
+    at = next((k for k, a in enumerate(out) if not a.startswith("-")), len(out))
+    return out[:at] + [("|" if ere else "\\|").join(given)] + out[at:]
 
 
 def _grep_r_pattern(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, int] | None:
