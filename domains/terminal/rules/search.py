@@ -368,6 +368,7 @@ def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, 
     return "".join(out), files_hit <= 1 or tree.ordered, 0 if files_hit else 1
 
 
+MAX_WORDS = 64  # (of a pattern of words between bars: more are the model's, not a regular expression compiled)
 _LITERAL = re.compile(r"[A-Za-z0-9_ :,='\"#@%/-]+")  # (no character a regular expression reads as its own)
 
 
@@ -382,7 +383,7 @@ def _literals(pattern: str, flags: set[str]) -> list[str] | None:
     else:
         parts = pattern.split("\\|")
     shape = _WORD if "F" in flags or "E" not in flags else _LITERAL  # (in a basic one `(` is itself)
-    return parts if all(shape.fullmatch(p) for p in parts) else None
+    return parts if len(parts) <= MAX_WORDS and all(shape.fullmatch(p) for p in parts) else None
 
 
 def _patterns_joined(args: list[str]) -> list[str] | None:
