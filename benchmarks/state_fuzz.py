@@ -277,11 +277,14 @@ MODE_TEMPLATES = [
 WALK_WORDS = ["notes", "import", "return", "usage", "Initial", "sample", "pytest", "hook", "HEAD", "'def '", "main"]
 WALK_TEMPLATES = [
     "find .", "find . -type f", "find . -maxdepth 2", "find . -type d", "find . -name '{g}'", "grep -rn {w} .",
-    "grep -rl {w} .", "grep -rni {w} .", "grep -rn {w} . 2>/dev/null", "grep -rn {w} . | wc -l", "grep -rnw {w} . | sort",
-    "grep -rn {w}", "grep -rho {w} .", "grep -rn '{w}\\|{w2}' .", "grep -rnE '{w}|{w2}' .",
+    "grep -rl {w} .", "grep -rni {w} .", "grep -rn {w} . 2>/dev/null", "grep -rn {w} . | wc -l",
+    "grep -rnw {w} . | sort", "grep -rn {w}", "grep -rho {w} .", "grep -rn '{w}\\|{w2}' .", "grep -rnE '{w}|{w2}' .",
     "grep -rl -e {w} -e {w2} .", "grep -rnwi '{w}\\|{w2}' . | wc -l", "git status", "git status --short",
-    "touch {n}", "echo {w} > {n}", "mkdir -p {n}", "mv {n} {n2}", "rm -rf {n}", "cp {n} {n2}", "cat {n} {n2}", "cat {n} {n2} 2>/dev/null", "head -2 {n} {n2}",
-    "wc -l {n} {n2}", "ls -l {n} {n2}", "ls -ld {n} {n2}", "ls -l {n}", "git diff", "git log --oneline", "cd {n}", "cd ..",
+    "grep -rn '{w}.*' .", "grep -rnE '{w}[a-z_]*' .", "grep -rc {w} .", "grep -rli '{w}.*s' .",
+    "grep -rno '{w}[a-z]*' . 2>/dev/null", "touch {n}", "echo {w} > {n}", "mkdir -p {n}", "mv {n} {n2}", "rm -rf {n}",
+    "cp {n} {n2}", "cat {n} {n2}", "cat {n} {n2} 2>/dev/null", "head -2 {n} {n2}", "wc -l {n} {n2}", "ls -l {n} {n2}",
+    "ls -ld {n} {n2}", "ls -l {n}", "git diff", "git log --oneline", "cd {n}", "cd ..", "ls -lS", "ls -lSr {n}",
+    "ls -lar {n}",
 ]
 
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),

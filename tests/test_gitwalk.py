@@ -31,10 +31,10 @@ def test_find_and_grep_r_of_a_repository_walk_its_git_folder_where_the_sandbox_d
              "grep -rn notes . 2>&1 | wc -l", "grep -rn notes . | sort", "grep -rhn notes .", "grep -rnI notes .",
              "grep -rno sample .", "git status", "find . -type d", "grep -rn import .", "touch src/new.py",
              "mkdir -p build && echo notes > build/out.txt", "find . -maxdepth 1 -name '*.*'", "grep -rl sample ."]
-    seen = side_by_side(lines + ["grep -rn notes .", "find . -maxdepth 2"])
-    assert unanswered(seen[:-2], set(lines)) == set()
+    seen = side_by_side(lines + ["grep -rn notes .", "find . -maxdepth 2", "grep -rc import ."])
+    assert unanswered(seen[:-3], set(lines)) == set()
     assert "binary file matches" in dict((c, r) for c, _, r in seen)["grep -rn notes ."]
-    assert [said for _, said, _ in seen[-2:]] == [None, None]  # (the index: where, after `git status`?)
+    assert [said for _, said, _ in seen[-3:]] == [None] * 3  # (the index: where, after `git status`? -c shows it)
 
 
 def test_words_between_bars_are_looked_for_as_any_of_them():
@@ -45,6 +45,18 @@ def test_words_between_bars_are_looked_for_as_any_of_them():
              "grep -rnoi 'usage\\|sage' .", "grep -rnw 'test\\|notes' src tests", "grep -rn -e add -e def src"]
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()
+
+
+def test_regular_expressions_are_looked_for_in_git_s_files_too():
+    """`grep -rn 'class .*:' .`, `-E 'def [a-z_]+'`, `-c`: .git's text files grepped as the others;
+    the index and the objects (binary) where the pattern's leading letters say whether it can match
+    there: `grep: ./.git/index: binary file matches` (-l: its name) where a path does, nothing (-c: 0)
+    where none can. Before, a regular expression in a repository was the model's."""
+    lines = ["grep -rn 'def .*(' .", "grep -rnE 'notes[a-z_]*' .", "grep -rc import .", "grep -rl 'notes.*py' .",
+             "grep -rno 'test_[a-z]*' . 2>/dev/null", "grep -rn 'pytest.*' . | wc -l", "grep -rni 'initial.*' ."]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+    assert "./.git/index\n" in dict((c, r) for c, _, r in seen)["grep -rl 'notes.*py' ."]
 
 
 def _world(tmp_path, rng: random.Random) -> str:

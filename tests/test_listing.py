@@ -199,8 +199,9 @@ def test_ls_l_of_several_names_and_cat_of_names_some_not_there_are_answered_as_r
     """`ls -l` given several names: the complaints first, the files' rows as one table sized by every
     name given (the folders' own rows too), then each folder's rows under its name; `ls -ld` each
     name's own row; an empty folder's `total 0`. `cat a nope`, `head -2 a nope b`, `wc -l a src`:
-    each name's part or complaint in turn, and with the errors sent away, the rest alone. Before, each
-    was the model's, and `ls -l` of an empty folder raised in the rules."""
+    each name's part or complaint in turn, and with the errors sent away, the rest alone. `ls -lS`
+    (the largest first), `-r` (backwards). Before, each was the model's, and `ls -l` of an empty
+    folder raised in the rules."""
     lines = ["ls -l README.md src", "ls -la src tests README.md nope", "ls -ld src tests", "ls -lhd . src/ README.md",
              "mkdir -p a/b && touch a/x && ls -l a a/x a/b", "ls -l a/b", "ls -ld a/b nope a", "ls -l nope",
              "chmod 600 a/x && ls -l a/x README.md", "cat README.md nope.md", "cat nope.md src README.md",
@@ -208,6 +209,7 @@ def test_ls_l_of_several_names_and_cat_of_names_some_not_there_are_answered_as_r
              "cat README.md nope.md 2> err.txt; cat err.txt", "printf abc > n.txt && cat n.txt nope n.txt",
              "head -2 README.md nope n.txt", "head -2 nope README.md", "head -n 1 README.md src n.txt",
              "head -3 README.md nope 2>/dev/null", "wc -l README.md nope n.txt", "wc README.md nope",
-             "wc -l README.md src", "wc -l README.md src 2>/dev/null", "wc -w nope1 nope2"]
+             "wc -l README.md src", "wc -l README.md src 2>/dev/null", "wc -w nope1 nope2", "ls -lS", "ls -lhSr src",
+             "ls -lar"]
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()

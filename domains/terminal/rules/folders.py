@@ -148,7 +148,7 @@ def _git_entries(laid: dict[str, gitfiles.Entry], folder: str, s: TerminalState)
     return [(git, True)] + [(f"{git}/{rel}", entry.size is None) for rel, entry in laid.items()]
 
 
-_LONG_FLAGS = re.compile(r"-[lahd]+")
+_LONG_FLAGS = re.compile(r"-[lahdSr]+")
 
 
 def _one_a_line(names: list[str]) -> str | None:
@@ -199,9 +199,10 @@ def every_name(folder: str, s: TerminalState, almost: bool) -> str | None:
 
 
 def _long(args: list[str], s: TerminalState) -> tuple[str, int] | None:
-    """`ls -l [-a] [-h] [-d] [PATH…]` where the state knows every entry's size, links and time
-    (listing.py): a folder's rows under `total`, a file's row alone; several names as `_folders` lays
-    them out (the files' rows one table); `-d`: each name's own row, folders too, in one table."""
+    """`ls -l [-a] [-h] [-d] [-S] [-r] [PATH…]` where the state knows every entry's size, links and
+    time (listing.py): a folder's rows under `total`, a file's row alone; several names as `_folders`
+    lays them out (the files' rows one table); `-d`: each name's own row, folders too, in one table;
+    `-S`, `-r` (one name): the largest first, backwards."""
     flags = "".join(a[1:] for a in args if a.startswith("-"))
     names = [a for a in args if not a.startswith("-")]
     if "l" not in flags or not all(_LONG_FLAGS.fullmatch(a) for a in args if a.startswith("-")) or \
@@ -233,8 +234,16 @@ def _long(args: list[str], s: TerminalState) -> tuple[str, int] | None:
             shown += [(here, "."), (posixpath.dirname(here), "..")]
         else:
             shown = [(p, n) for p, n in shown if not n.startswith(".")]
-        return table(sorted(shown, key=lambda e: e[1].encode()), total=True)
+        shown.sort(key=lambda e: e[1].encode())
+        if "S" in flags:  # (the largest first; the names in order among the same size)
+            sized = {p: rows.row(p, n) for p, n in shown}
+            if None in sized.values():
+                return None
+            shown.sort(key=lambda e: -sized[e[0]].size)  # type: ignore[union-attr]
+        return table(shown[::-1] if "r" in flags else shown, total=True)
 
+    if set(flags) & set("Sr") and (len(names) > 1 or "d" in flags):
+        return None  # (several names sorted by size, or backwards: not written here)
     if "d" in flags:
         return _folders(names or ["."], s, folder, files, folders_as_files=True)
     if len(names) > 1 or names and st._kind(_abs(names[0], s), s) == "missing":

@@ -430,13 +430,37 @@ def _grep_r_pattern(args: list[str], tree_of, read, refs: list[str]) -> tuple[st
     tree = tree_of(top or ".")
     if include is not None and not _SAFE_NAME.fullmatch(include) and not _PATH.fullmatch(include):
         return None
-    if tree is None or tree.git_inside and (include is None or not safe_in_git(include, refs)):
+    # (.git walked in its place: its text files grepped as the others; a binary one (the index, the
+    # objects) only where it cannot hold what every match holds, a word of four or more letters)
+    needed = _required(pattern, letters) if tree is not None and tree.walk is not None and "v" not in letters else None
+    walked = needed is not None and len(needed) >= 4
+    if tree is None or tree.git_inside and (include is None or not safe_in_git(include, refs)) and not walked:
         return None
     flags = ([f"-{''.join(dict.fromkeys(letters))}"] if letters else []) + ([] if "h" in letters else ["-H"])
     out: list[str] = []
     files_hit = 0
-    for rel, is_dir in tree.entries:
+    for rel, is_dir in tree.walk if walked else tree.entries:  # type: ignore[union-attr]
         if is_dir or (include is not None and not fnmatch.fnmatchcase(posixpath.basename(rel), include)):
+            continue
+        if rel in tree.git_data:
+            data = tree.git_data[rel]
+            binary = None if data is None or b"\0" not in data else \
+                _binary_matches(data, pattern, letters, needed)  # type: ignore[arg-type]
+            if data is None or binary is None and b"\0" in data or binary and ("c" in letters or rel == tree.unplaced):
+                return None  # (a binary file that may match; -c of one that does; the index, moved?)
+            if binary:
+                name = _named(top, rel)
+                out.append(name + "\n" if "l" in letters else f"grep: {name}: binary file matches\n")
+                files_hit += 1
+                continue
+            text = "" if b"\0" in data else _lines_holding(data, needed, "i" in letters)  # type: ignore[arg-type]
+            if text is None:
+                return None  # (a binary one matches nothing: `-c` counts 0)
+            said = grepfile.search([*flags, "--", pattern, _named(top, rel)], [text])
+            if said is None or said[0] and rel == tree.unplaced:
+                return None  # (the index shown, where `git status` may have moved it: -c shows it at 0)
+            out.append(said[0])
+            files_hit += said[1] == 0
             continue
         name, text = _file(read, top, rel)
         if text is None:
@@ -447,6 +471,69 @@ def _grep_r_pattern(args: list[str], tree_of, read, refs: list[str]) -> tuple[st
         out.append(said[0])
         files_hit += said[1] == 0
     return "".join(out), files_hit <= 1 and "c" not in letters or tree.ordered, 0 if files_hit else 1
+
+
+_ERE_SPECIAL = frozenset(".[]()*+?{}|^$\\")
+_BRE_SPECIAL = frozenset(".[]*^$\\")
+
+
+def _required(pattern: str, letters: str) -> str | None:
+    """A string every match of `pattern` holds (grep's `-E`/`-F` in `letters`): the letters it
+    starts with, up to its first character a regular expression reads as its own (less the last,
+    where a repetition follows it); None where there is none (an alternation: a match may hold
+    either side), or it is not ASCII."""
+    if "F" in letters:
+        return pattern if pattern.isascii() and "\n" not in pattern else None
+    special = _ERE_SPECIAL if "E" in letters else _BRE_SPECIAL
+    if ("|" in pattern if "E" in letters else "\\|" in pattern):
+        return None
+    body = pattern[1:] if pattern.startswith("^") else pattern
+    run = ""
+    for i, c in enumerate(body):
+        if c in special:
+            after = body[i:i + 2]
+            if c in "*+?{" or after in ("\\{", "\\+", "\\?"):
+                run = run[:-1]  # (the letter before it may be repeated, or left out)
+            break
+        run += c
+    return run if run.isascii() else None
+
+
+def _lines_holding(data: bytes, needed: str, fold: bool) -> str | None:
+    """A file without a NUL as text, each line that does not hold `needed` and is not UTF-8 left
+    empty (no match can be on it: grep would say nothing of it); None where one that does is not."""
+    probe = (needed.lower() if fold else needed).encode()
+    lines = data.split(b"\n")
+    for i, line in enumerate(lines):
+        try:
+            line.decode()
+        except UnicodeDecodeError:
+            if probe in (line.lower() if fold else line):
+                return None
+            lines[i] = b""
+    return b"\n".join(lines).decode()
+
+
+def _binary_matches(data: bytes, pattern: str, letters: str, needed: str) -> bool | None:
+    """Whether grep finds `pattern` in a binary file (`data`: what is known of it), which it reads as
+    lines between NULs and newlines: each line holding `needed` (what every match holds) must be
+    ASCII, and the pattern is tried on it (grepfile). Of the index only parts are known
+    (gitfiles._index); `needed`, four letters or more, is taken as not lying in the rest, nor in the
+    ids and sizes a part's first line may run on from (as `_not_in_git`). None: not known."""
+    fold = "i" in letters
+    probe = (needed.lower() if fold else needed).encode()
+    flags = "".join(c for c in letters if c in "iwxEF")
+    found = False
+    for line in re.split(rb"[\0\n]", data):
+        if probe not in (line.lower() if fold else line):
+            continue
+        if not line.isascii():
+            return None
+        said = grepfile.search(([f"-{flags}"] if flags else []) + ["--", pattern, "x"], [line.decode() + "\n"])
+        if said is None:
+            return None
+        found = found or said[1] == 0
+    return found
 
 
 _SKIPPED = ""  # (what `_text_only` reads of a binary file: grep -I finds nothing in it)
