@@ -59,6 +59,15 @@ def test_regular_expressions_are_looked_for_in_git_s_files_too():
     assert "./.git/index\n" in dict((c, r) for c, _, r in seen)["grep -rl 'notes.*py' ."]
 
 
+def test_a_top_given_from_the_home_or_with_a_slash_is_walked_as_the_others():
+    """`find ~/notes-app`, `grep -rn notes ~/notes-app` (bash hands find the home's path), `find ./`,
+    `find src/` (each path after the top as find joins it). Before, each was the model's."""
+    lines = ["find ~/notes-app -maxdepth 2", "grep -rn notes ~/notes-app", "find ./ -maxdepth 2 -type f",
+             "find src/ -name '*.py'", "grep -rn notes ~/notes-app/src | wc -l", "find src/ -name src"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+
+
 def _world(tmp_path, rng: random.Random) -> str:
     """A repository of nested folders, files that share their contents, an empty one, on a branch
     of its own: the objects git writes (and the folders they go in) in an order of their own."""

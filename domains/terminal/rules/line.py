@@ -140,6 +140,25 @@ def _tildes(words: list[str], command: str, s: TerminalState) -> list[str]:
     return [s.home + w[1:] if w.startswith("~") else w for w in words]
 
 
+def home_expanded(command: str, home: str) -> str:
+    """The line with each tilde bash expands to the home written as the home (`find ~/app`, `grep -rn
+    x ~`: unquoted, a word's first character, before `/` or the word's end); another (`~user`, `a~`,
+    a quoted one) as it is."""
+    out, quote, before = [], "", " "
+    for i, c in enumerate(command):
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "~" and before in " \t|" and command[i + 1:i + 2] in ("/", " ", "\t", "", "|"):
+            out.append(home)
+            before = c
+            continue
+        out.append(c)
+        before = c
+    return "".join(out)
+
+
 PRINTF_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "a": "\a", "b": "\b",
                   "f": "\f", "v": "\v"}
 

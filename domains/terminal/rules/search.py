@@ -67,7 +67,7 @@ def find(args: list[str], tree_of, refs: list[str], absent) -> tuple[str, bool, 
     None: not answered here. `tree_of(top)` gives the Tree below `top` or None; `absent(top)`,
     whether nothing is there."""
     top, rest = (args[0], args[1:]) if args and not args[0].startswith("-") and args[0] != "!" else (".", args)
-    if not _PATH.fullmatch(top) or (top.endswith("/") and top != "/"):
+    if not _PATH.fullmatch(top) or top.endswith("//"):
         return None
     if "-prune" in rest:
         pruning = _pruning(rest, tree_of)
@@ -147,7 +147,7 @@ def find(args: list[str], tree_of, refs: list[str], absent) -> tuple[str, bool, 
             depth = 0 if rel == "." else rel.count("/") + 1
             if depth < depth_min or (depth_max is not None and depth > depth_max):
                 continue
-            name = posixpath.basename(tree.top) if rel == "." else posixpath.basename(rel)
+            name = (posixpath.basename(tree.top.rstrip("/")) or tree.top) if rel == "." else posixpath.basename(rel)
             path = tree.top if rel == "." else shown(rel)
             if passes(path, name, is_dir):
                 out.append(path)

@@ -28,7 +28,7 @@ from .state import (_PLAIN, _c_locale, _QUOTABLE, QUOTED_TILDE, TerminalState, _
                     _within, assigns_itself, forget_assigned, refusing_long_paths)
 from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything,
                       _walked_to_its_failure, not_followed)
-from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc
+from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc, home_expanded
 from .output import joined, next_cwd, one_line, shell_words
 from .programs import (INTERPRETERS, MODELLED, _as_python_shows, _compiled_where_it_ran, _named_in, _no_shadowing,
                        _project_run, _ran_nothing, _reads_only, _script, _writes, ran_in_a_pipe)
@@ -149,7 +149,8 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return _python_c(one_liner, s)
     if "-exec" in command:
         return compound.find_exec(state, _unexpanded(command, s), _said, lambda words: _source(words, s))
-    computed = filters.answer(_unexpanded(command, s), lambda name: _contents(name, s), lambda words: _source(words, s))
+    computed = filters.answer(_unexpanded(home_expanded(command, s.home), s), lambda name: _contents(name, s),
+                              lambda words: _source(words, s))
     if computed is not None:
         return computed
     parts = _split(command)  # (a list of several commands: `_evaluate`'s, above)
