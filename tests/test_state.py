@@ -2294,7 +2294,8 @@ def test_find_counts_and_du_adds_up_dot_git_until_git_writes_there():
     # (tests/test_gitwalk.py against the sandbox); one of three letters may lie in the index's stat data
     assert shell.answer(s, "grep -rn append .") == ("./src/notes.py:2:    notes.append(text)\n", 0)
     assert shell.answer(s, "grep -rw test_add .") == ("./tests/test_notes.py:def test_add():\n", 0)
-    assert shell.answer(s, "grep -rl notes .") == ("./.git/index\n./tests/test_notes.py\n./src/notes.py\n./README.md\n", 0)
+    assert shell.answer(s, "grep -rl notes .") == \
+        ("./.git/index\n./tests/test_notes.py\n./src/notes.py\n./README.md\n", 0)
     assert shell.answer(s, "grep -rl Initial .")[0].startswith("./.git/logs/refs/heads/main\n./.git/logs/HEAD\n")
     assert shell.answer(s, "grep -rn def .") is None
     assert shell.answer(run(s, "git add README.md"), "grep -rn append .") is None
