@@ -688,7 +688,8 @@ SEQUENCES: list[list[str]] = [
      "head -3 README.md nope.md requirements.txt", "wc -l README.md src/notes.py nope", "grep -rnw test . 2>/dev/null",
      "find . -maxdepth 2 -type d", "git status", "grep -rn return .", "mkdir -p build && touch build/x.o",
      "find . -maxdepth 1", "grep -rl pytest .", "cat README.md nope 2>/dev/null | wc -l", "git log -3 --stat",
-     "git log --name-status", "grep -rn 'TODO\\|notes' .", "grep -rl -e import -e return ."],
+     "git log --name-status", "grep -rn 'TODO\\|notes' .", "grep -rl -e import -e return .", "git ls-files '*.py'",
+     "git grep -n def -- '*.py' | head -3", "find ~/notes-app -maxdepth 1", "grep -rn 'def .*(' .", "ls -lS"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

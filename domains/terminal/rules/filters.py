@@ -332,7 +332,7 @@ def _bytes_or_from(cmd: str, args: list[str]) -> tuple[Callable[[str], tuple[str
 
 
 # git's reads whose output to a pipe is what they print alone (no colours, no pager there)
-GIT_PIPED = frozenset({"log", "ls-files", "show", "status", "diff", "branch", "blame"})
+GIT_PIPED = frozenset({"log", "ls-files", "show", "status", "diff", "branch", "blame", "grep"})
 
 
 _FED = re.compile(r"<[ \t]*([A-Za-z0-9_./-]+)(?=[ \t|]|$)")  # `< FILE`, a plain name

@@ -9,7 +9,9 @@ each file). Checked in the sandbox (benchmarks/state_vs_real.py).
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
+import re
 
 from . import grepfile
 from .state import GitState, TerminalState, _within
@@ -17,11 +19,35 @@ from .state import GitState, TerminalState, _within
 OPTIONS = frozenset("nivlcohEFG")
 
 
+_SPEC = re.compile(r"[A-Za-z0-9._/*?+@=,-]+")
+
+
+def pathspecs(specs: list[str], repo: str, cwd: str):
+    """git's pathspecs given in `cwd` as a test of a path relative to the repository `repo`: one with
+    `*` or `?` matches a path whole, `*` across slashes too (`'*.py'`: every Python file below);
+    another names a file, or a folder and all below it. None where one is not read here (magic
+    `:(…)`, a class `[…]`, outside the repository)."""
+    made = []
+    for spec in specs:
+        if not _SPEC.fullmatch(spec):
+            return None
+        full = posixpath.normpath(posixpath.join(posixpath.relpath(cwd, repo), spec))
+        if full == ".." or full.startswith("../"):
+            return None
+        made.append(("" if full == "." else full, "*" in spec or "?" in spec))
+
+    def hit(rel: str) -> bool:
+        return any(fnmatch.fnmatchcase(rel, full) if glob else not full or rel == full or rel.startswith(full + "/")
+                   for full, glob in made)
+    return hit
+
+
 def answer(s: TerminalState, g: GitState, args: list[str], tracked: list[str]) -> tuple[str, int] | None:
     """`git grep ARGS` over the tracked files (`tracked`: relative to the repository, in the index's
     order); None where it is not answered here."""
     flags: list[str] = []
     pattern: str | None = None
+    specs: list[str] = []
     i = 0
     while i < len(args):
         a = args[i]
@@ -34,8 +60,11 @@ def answer(s: TerminalState, g: GitState, args: list[str], tracked: list[str]) -
             flags.append(a)
         elif pattern is None:
             pattern = a
+        elif a == "--":
+            specs = args[i + 1:]
+            break
         else:
-            return None  # (a path or a revision after the pattern: git's pathspecs, not followed here)
+            return None  # (a path or a revision after the pattern, without `--`: which, git's call)
         i += 1
     letters = set("".join(f[1:] for f in flags))
     if pattern is None or not pattern or "\n" in pattern or "l" in letters and {"c", "o"} & letters or \
@@ -44,7 +73,10 @@ def answer(s: TerminalState, g: GitState, args: list[str], tracked: list[str]) -
     matcher = ["-" + "".join(sorted(letters & set("EFGi")))] if letters & set("EFGi") else []
     if grepfile.search(["-c", *matcher, "-e", pattern, "x"], ["\n"]) != ("0\n", 1):
         return None  # (a pattern an empty line matches: git's also matches after a file's last newline)
-    files = [rel for rel in tracked if _within(posixpath.join(g.repo, rel), s.cwd)]
+    chosen = pathspecs(specs, g.repo, s.cwd) if specs else lambda rel: _within(posixpath.join(g.repo, rel), s.cwd)
+    if chosen is None:
+        return None
+    files = [rel for rel in tracked if chosen(rel)]
     texts = [s.files.get(posixpath.join(g.repo, rel)) for rel in files]
     if any(text is None or "\0" in text for text in texts):
         return None  # (a file not known, gone from the working tree, or binary: "Binary file … matches")

@@ -156,10 +156,12 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
     if args[:1] == ["rev-parse"]:
         said = gitlog.rev_parse(args[1:], g.head, g.branch, g.repo, s.cwd)
         return None if said is None else (said, 0)
-    if args == ["ls-files"]:
+    if args[:1] == ["ls-files"] and not any(a.startswith("-") for a in args[1:]):  # (`git ls-files '*.py'`)
         tracked = _tracked(s)
-        return None if tracked is None else ("".join(posixpath.relpath(posixpath.join(g.repo, rel), s.cwd) + "\n"
-                                                     for rel in tracked if _within(posixpath.join(g.repo, rel), s.cwd)), 0)
+        chosen = gitgrep.pathspecs(args[1:], g.repo, s.cwd) if args[1:] else \
+            (lambda rel: _within(posixpath.join(g.repo, rel), s.cwd))
+        return None if tracked is None or chosen is None else \
+            ("".join(posixpath.relpath(posixpath.join(g.repo, rel), s.cwd) + "\n" for rel in tracked if chosen(rel)), 0)
     if args[:1] == ["show"] and tuple(args[1:]) in SHOW_FORMS:
         return _show(s, SHOW_FORMS[tuple(args[1:])])
     if len(args) == 2 and args[0] == "show" and args[1].startswith(("HEAD:", "@:")) and g.follows:

@@ -168,7 +168,8 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if parts[0][:1] == ["ls"] and parts[0][1:2] in (["-R"], ["-d"], ["-1d"], ["-d1"]) and "$" not in command:
         listed = _ls((_split(_unexpanded(command, s)) or [[]])[0][1:], s)  # (`ls -d */`: as bash expands it)
         return (listed, 0) if listed is not None else None
-    quoted = (parts[0][:2] == ["git", "grep"] or parts[0][:1] in (["printf"], ["echo"])) and _specials_quoted(command)
+    quoted = (parts[0][:2] in (["git", "grep"], ["git", "ls-files"]) or parts[0][:1] in (["printf"], ["echo"])) and \
+        _specials_quoted(command)
     if not quoted and (any(c in w for w in parts[0] for c in "*?[]{}\\") or ("'" in command and "$" in command) or
                        any(w.startswith("~") for w in parts[0][1:] if parts[0][0] == "echo")):
         return None  # globs, braces, escapes and quoting subtleties: the shell's business, the model's call
