@@ -19,7 +19,7 @@ import re
 import sys
 from typing import Callable
 
-from . import awk, grepfile, search, sedscript, sortkeys, trset
+from . import awk, grepbytes, grepfile, sedscript, sortkeys, trset
 from .output import shell_words, single_quoted
 from .state import _outside_single_quotes
 
@@ -408,7 +408,7 @@ def answer(command: str, read: Callable[[str], str | None],
                 if code != 0 and len(stages) > 1:  # (a top that is not there: said to the terminal, none to the pipe)
                     refused, text = text, ""
                 elif stage[0] == "grep" and len(stages) > 1 and "binary file matches" in text:
-                    told = search.binary_told(stage, text)
+                    told = grepbytes.binary_told(stage, text)
                     if told is None or not any(later[0] in SPONGES for later in stages[1:]):
                         return None  # (grep's messages on the terminal while the pipe prints: in which order?)
                     text, refused = told  # (all said before a command that waits for the end prints)

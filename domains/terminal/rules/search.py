@@ -22,7 +22,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from . import grepfile
+from . import grepbytes, grepfile
 
 MAX_PATHS = 5_000  # a larger tree is the model's
 # Extensions of files git itself keeps under .git (hooks' samples, packs and their indexes, locks)
@@ -334,37 +334,12 @@ def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, 
     for rel, is_dir in tree.walk if walked else tree.entries:  # type: ignore[union-attr]
         if is_dir or (include is not None and not fnmatch.fnmatchcase(posixpath.basename(rel), include)):
             continue
-        if rel in tree.git_data:
-            found = _in_git_file(_named(top, rel), tree.git_data[rel], re.compile(probe.pattern.encode()), flags,
-                                 skip_binary)
-            if found is None or found[0] and rel == tree.unplaced:
-                return None  # (or the index matched, where `git status` may have moved it)
-            out += found[0]
-            files_hit += found[1]
-            continue
-        name, text = _file(read, top, rel)
-        if text is None or (fold or "w" in flags) and not text.isascii():
-            return None
-        lines = text.split("\n")
-        if lines[-1] == "":
-            lines.pop()
-        hit = False
-        for n, line in enumerate(lines, 1):
-            matches = list(probe.finditer(line.lower() if fold else line))
-            if not matches:
-                continue
-            hit = True
-            if "l" in flags:
-                break
-            head = ("" if "h" in flags else name + ":") + (f"{n}:" if "n" in flags else "")
-            if "o" in flags:
-                out += [head + line[m.start():m.end()] + "\n" for m in matches]
-            else:
-                out.append(head + line + "\n")
-        if hit:
-            files_hit += 1
-            if "l" in flags:
-                out.append(name + "\n")
+        found = grepbytes.in_git_file(_named(top, rel), tree.git_data[rel], probe, flags, skip_binary) \
+            if rel in tree.git_data else grepbytes.words_in(*_file(read, top, rel), probe, flags)
+        if found is None or found[0] and rel == tree.unplaced:
+            return None  # (or the index matched, where `git status` may have moved it)
+        out += found[0]
+        files_hit += found[1]
     return "".join(out), files_hit <= 1 or tree.ordered, 0 if files_hit else 1
 
 
@@ -432,7 +407,8 @@ def _grep_r_pattern(args: list[str], tree_of, read, refs: list[str]) -> tuple[st
         return None
     # (.git walked in its place: its text files grepped as the others; a binary one (the index, the
     # objects) only where it cannot hold what every match holds, a word of four or more letters)
-    needed = _required(pattern, letters) if tree is not None and tree.walk is not None and "v" not in letters else None
+    needed = grepbytes.required(pattern, letters) if tree is not None and tree.walk is not None and \
+        "v" not in letters else None
     walked = needed is not None and len(needed) >= 4
     if tree is None or tree.git_inside and (include is None or not safe_in_git(include, refs)) and not walked:
         return None
@@ -445,7 +421,7 @@ def _grep_r_pattern(args: list[str], tree_of, read, refs: list[str]) -> tuple[st
         if rel in tree.git_data:
             data = tree.git_data[rel]
             binary = None if data is None or b"\0" not in data else \
-                _binary_matches(data, pattern, letters, needed)  # type: ignore[arg-type]
+                grepbytes.binary_matches(data, pattern, letters, needed)  # type: ignore[arg-type]
             if data is None or binary is None and b"\0" in data or binary and ("c" in letters or rel == tree.unplaced):
                 return None  # (a binary file that may match; -c of one that does; the index, moved?)
             if binary:
@@ -453,7 +429,9 @@ def _grep_r_pattern(args: list[str], tree_of, read, refs: list[str]) -> tuple[st
                 out.append(name + "\n" if "l" in letters else f"grep: {name}: binary file matches\n")
                 files_hit += 1
                 continue
-            text = "" if b"\0" in data else _lines_holding(data, needed, "i" in letters)  # type: ignore[arg-type]
+            probe = (needed.lower() if "i" in letters else needed).encode()  # type: ignore[union-attr]
+            text = "" if b"\0" in data else grepbytes.lines_holding(data, lambda line: probe in (
+                line.lower() if "i" in letters else line))
             if text is None:
                 return None  # (a binary one matches nothing: `-c` counts 0)
             said = grepfile.search([*flags, "--", pattern, _named(top, rel)], [text])
@@ -471,69 +449,6 @@ def _grep_r_pattern(args: list[str], tree_of, read, refs: list[str]) -> tuple[st
         out.append(said[0])
         files_hit += said[1] == 0
     return "".join(out), files_hit <= 1 and "c" not in letters or tree.ordered, 0 if files_hit else 1
-
-
-_ERE_SPECIAL = frozenset(".[]()*+?{}|^$\\")
-_BRE_SPECIAL = frozenset(".[]*^$\\")
-
-
-def _required(pattern: str, letters: str) -> str | None:
-    """A string every match of `pattern` holds (grep's `-E`/`-F` in `letters`): the letters it
-    starts with, up to its first character a regular expression reads as its own (less the last,
-    where a repetition follows it); None where there is none (an alternation: a match may hold
-    either side), or it is not ASCII."""
-    if "F" in letters:
-        return pattern if pattern.isascii() and "\n" not in pattern else None
-    special = _ERE_SPECIAL if "E" in letters else _BRE_SPECIAL
-    if ("|" in pattern if "E" in letters else "\\|" in pattern):
-        return None
-    body = pattern[1:] if pattern.startswith("^") else pattern
-    run = ""
-    for i, c in enumerate(body):
-        if c in special:
-            after = body[i:i + 2]
-            if c in "*+?{" or after in ("\\{", "\\+", "\\?"):
-                run = run[:-1]  # (the letter before it may be repeated, or left out)
-            break
-        run += c
-    return run if run.isascii() else None
-
-
-def _lines_holding(data: bytes, needed: str, fold: bool) -> str | None:
-    """A file without a NUL as text, each line that does not hold `needed` and is not UTF-8 left
-    empty (no match can be on it: grep would say nothing of it); None where one that does is not."""
-    probe = (needed.lower() if fold else needed).encode()
-    lines = data.split(b"\n")
-    for i, line in enumerate(lines):
-        try:
-            line.decode()
-        except UnicodeDecodeError:
-            if probe in (line.lower() if fold else line):
-                return None
-            lines[i] = b""
-    return b"\n".join(lines).decode()
-
-
-def _binary_matches(data: bytes, pattern: str, letters: str, needed: str) -> bool | None:
-    """Whether grep finds `pattern` in a binary file (`data`: what is known of it), which it reads as
-    lines between NULs and newlines: each line holding `needed` (what every match holds) must be
-    ASCII, and the pattern is tried on it (grepfile). Of the index only parts are known
-    (gitfiles._index); `needed`, four letters or more, is taken as not lying in the rest, nor in the
-    ids and sizes a part's first line may run on from (as `_not_in_git`). None: not known."""
-    fold = "i" in letters
-    probe = (needed.lower() if fold else needed).encode()
-    flags = "".join(c for c in letters if c in "iwxEF")
-    found = False
-    for line in re.split(rb"[\0\n]", data):
-        if probe not in (line.lower() if fold else line):
-            continue
-        if not line.isascii():
-            return None
-        said = grepfile.search(([f"-{flags}"] if flags else []) + ["--", pattern, "x"], [line.decode() + "\n"])
-        if said is None:
-            return None
-        found = found or said[1] == 0
-    return found
 
 
 _SKIPPED = ""  # (what `_text_only` reads of a binary file: grep -I finds nothing in it)
@@ -557,64 +472,6 @@ def _file(read, top: str | None, rel: str) -> tuple[str, str | None]:
     text (not known, binary, or bytes that were not UTF-8: "binary file matches")."""
     text = read(rel if top is None else posixpath.join(top, rel))
     return _named(top, rel), None if text is None or "\0" in text or "\ufffd" in text else text
-
-
-_BINARY_MATCH = re.compile(r"grep: [^\n]+: binary file matches\n")
-
-
-def binary_told(words: list[str], text: str) -> tuple[str, str] | None:
-    """What `grep -r` (its words) printed, told apart: (its lines, its `binary file matches`
-    messages, which go to its errors); None where a line of a file could read as one (-h)."""
-    lines = text.splitlines(keepends=True)
-    told = [ln for ln in lines if _BINARY_MATCH.fullmatch(ln)]
-    if told and any(w.startswith("-") and not w.startswith("--") and "h" in w for w in words[1:]):
-        return None
-    return "".join(ln for ln in lines if not _BINARY_MATCH.fullmatch(ln)), "".join(told)
-
-
-BINARY_PROBE = 32_768  # (grep looks for a NUL in what it reads first: a file's first buffer)
-
-
-def _in_git_file(name: str, data: bytes | None, probe: re.Pattern[bytes], flags: set[str],
-                 skip_binary: bool) -> tuple[list[str], bool] | None:
-    """What `grep -r WORD` prints of a file in .git (`data`: its bytes), and whether it matched, as
-    grep 3.8 in a UTF-8 locale does: a file with a NUL is binary (`grep: NAME: binary file matches`,
-    where it matches; -l: its name; -I: skipped), and so is a line to be printed that is not UTF-8
-    (the message in its place, and nothing after it). None: not answered here."""
-    fold = "i" in flags
-    if data is None or b"\0" in data[BINARY_PROBE:] and b"\0" not in data[:BINARY_PROBE]:
-        return None
-    if b"\0" in data:
-        matches = list(probe.finditer(data.lower() if fold else data))
-        if not matches or skip_binary:
-            return [], False
-        if "w" in flags and any(max(data[m.start() - 1:m.start()] + data[m.end():m.end() + 1], default=0) >= 0x80
-                                for m in matches):
-            return None  # (a letter of another script beside it: grep's word boundaries are the locale's)
-        return ([name + "\n"] if "l" in flags else [f"grep: {name}: binary file matches\n"]), True
-    out: list[str] = []
-    head = "" if "h" in flags else name + ":"
-    lines = data.split(b"\n")
-    if lines[-1] == b"":
-        lines.pop()
-    hit = False
-    for n, line in enumerate(lines, 1):
-        matches = list(probe.finditer(line.lower() if fold else line))
-        if not matches:
-            continue
-        hit = True
-        if "l" in flags:
-            return [name + "\n"], True
-        if (fold or "w" in flags) and not line.isascii():
-            return None
-        try:
-            line.decode()
-        except UnicodeDecodeError:
-            return (None if skip_binary else (out + [f"grep: {name}: binary file matches\n"], True))
-        at = head + (f"{n}:" if "n" in flags else "")
-        out += [at + line[m.start():m.end()].decode(errors="replace") + "\n" for m in matches] if "o" in flags \
-            else [at + line.decode() + "\n"]
-    return out, hit
 
 
 def missing_top(args: list[str], exists) -> str | None:

@@ -23,7 +23,7 @@ import posixpath
 import re
 from typing import Callable, NamedTuple
 
-from . import inturn, search
+from . import grepbytes, inturn
 from .output import shell_words
 from .state import TerminalState, _abs, _forget_writes, _kind, _writable, _write
 from .substitution import closing
@@ -206,7 +206,7 @@ def split(line: str, text: str, code: int, state: dict | None = None) -> tuple[s
             "".join(t for t, _ in pieces) == text:  # (`cat a nope`: which part is which, from what is at each)
         return "".join(t for t, err in pieces if not err), "".join(t for t, err in pieces if err)
     if program == "grep" and code == 0 and "binary file matches" in text:
-        return search.binary_told(words, text)  # (grep -r of a repository's .git: its messages, to the errors)
+        return grepbytes.binary_told(words, text)  # (grep -r of a repository's .git: its messages, to the errors)
     if code == 0 and (program in TO_STDOUT or program == "git" and words[1:2] and words[1] in GIT_TO_STDOUT or
                       words[:2] == ["command", "-v"]):
         return text, ""
