@@ -97,7 +97,8 @@ class Handles:
                 if task.id == spec:
                     return task.model_copy(deep=True).resolve(world)
         known = sorted({t.id for tf in files for t in tf.tasks})
-        raise HandleError(404, f"no task {spec!r} for world {world.name!r}; tasks: {', '.join(known) or 'none'} "
+        shown = repr(spec[:80]) + (f" (… {len(spec)} characters)" if len(spec) > 80 else "")
+        raise HandleError(404, f"no task {shown} for world {world.name!r}; tasks: {', '.join(known) or 'none'} "
                                "(or give the task inline: {id, instruction, success})")
 
     def tools(self) -> list[dict[str, Any]]:

@@ -206,7 +206,8 @@ class Simulator:
                    if set(load_world(w).domains) <= served and {t.name for t in load_world(w).tools} <= set(self.tools)]
         if name not in fitting:
             raise AgentFault(FaultKind.BAD_ARGUMENTS,
-                             f"world {name!r} cannot be served here; worlds this server can reset to: "
+                             f"world {name[:80]!r}{'…' if len(name) > 80 else ''} cannot be served here; "
+                             "worlds this server can reset to: "
                              f"{', '.join(sorted(set(fitting) | {self.world.name}))}")
         return load_world(name)
 

@@ -25,11 +25,13 @@ def test_find_and_grep_r_of_a_repository_walk_its_git_folder_where_the_sandbox_d
     holds the word, each where the walk reaches it; with the errors sent away, or into a pipe that
     waits for its end, the messages apart. `git status` may write the index anew (where a file was
     racily clean), which makes it the newest entry: after it, a walk that shows the index is the
-    model's. Before, each was the model's: where .git came in the walk was not known."""
+    model's but where what follows does not depend on the order (`| wc -l`, `| sort`). Before, each
+    was the model's: where .git came in the walk was not known."""
     lines = ["find .", "find . -maxdepth 2 -type f", "grep -rn notes .", "grep -rn import .", "grep -rni usage .",
              "grep -rli initial .", "grep -rnw test .", "grep -rn notes . | wc -l", "grep -rn notes . 2>/dev/null",
              "grep -rn notes . 2>&1 | wc -l", "grep -rn notes . | sort", "grep -rhn notes .", "grep -rnI notes .",
-             "grep -rno sample .", "git status", "find . -type d", "grep -rn import .", "touch src/new.py",
+             "grep -rno sample .", "git status", "find . -type d", "grep -rn import .", "grep -rn notes . | wc -l",
+             "grep -rl notes . | sort", "grep -rc import . | sort", "touch src/new.py",
              "mkdir -p build && echo notes > build/out.txt", "find . -maxdepth 1 -name '*.*'", "grep -rl sample ."]
     seen = side_by_side(lines + ["grep -rn notes .", "find . -maxdepth 2", "grep -rc import ."])
     assert unanswered(seen[:-3], set(lines)) == set()

@@ -84,11 +84,13 @@ async def test_bad_requests_get_clear_errors_and_lose_nothing(engine_url: str, t
                 ({"task": {"id": "x", "instruction": "i", "success": [{"kind": "git_branch", "equal": "x"}]}}, 400,
                  ["success[0]", "equal", "Extra inputs"]),
                 ({"task": 7}, 400, ["task must be a task id"]),
+                ({"task": "t" * 100_000}, 404, ["no task 'tttt", "(… 100000 characters)"]),  # (not echoed whole)
+                ({"world": "w" * 100_000}, 404, ["world 'wwww", "cannot be served here"]),
             ]
             for body, status, says in cases:
                 r = await h.post("/episodes", json=body)
                 assert r.status_code == status, (body, r.text)
-                assert all(part in r.json()["error"] for part in says), (body, r.json())
+                assert all(part in r.json()["error"] for part in says) and len(r.text) < 2_000, (body, r.text[:300])
             raw = await h.post("/episodes", content=b"{not json", headers={"content-type": "application/json"})
             assert raw.status_code == 400 and "JSON object" in raw.json()["error"]
             deep = await h.post("/episodes", content=b'{"a":' * 5000 + b"1" + b"}" * 5000,

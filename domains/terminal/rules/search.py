@@ -155,9 +155,8 @@ def find(args: list[str], tree_of, refs: list[str], absent) -> tuple[str, bool, 
 
     if tree.walk is not None:  # (.git's entries in their place)
         out = printed([(".", True)] + tree.walk)
-        if tree.unplaced is not None and shown(tree.unplaced) in out and len(out) > 1:
-            return None  # (the index printed, where `git status` may have moved it)
-        return "".join(p + "\n" for p in out), len(out) <= 1 or tree.ordered, 0
+        moved = tree.unplaced is not None and shown(tree.unplaced) in out  # (`git status` may have moved it)
+        return "".join(p + "\n" for p in out), len(out) <= 1 or tree.ordered and not moved, 0
     out = printed([(".", True)] + tree.entries)
     in_git = printed(tree.git_entries or [])  # (where in the walk: not known)
     return "".join(p + "\n" for p in out + in_git), len(out + in_git) <= 1 or tree.ordered and not in_git, 0
@@ -330,17 +329,18 @@ def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, 
     either = "|".join(re.escape(w.lower() if fold else w) for w in sorted(literals, key=len, reverse=True))
     probe = re.compile(bounds[0] + "(?:" + either + ")" + bounds[1])
     out: list[str] = []
-    files_hit = 0
+    files_hit, moved = 0, False
     for rel, is_dir in tree.walk if walked else tree.entries:  # type: ignore[union-attr]
         if is_dir or (include is not None and not fnmatch.fnmatchcase(posixpath.basename(rel), include)):
             continue
         found = grepbytes.in_git_file(_named(top, rel), tree.git_data[rel], probe, flags, skip_binary) \
             if rel in tree.git_data else grepbytes.words_in(*_file(read, top, rel), probe, flags)
-        if found is None or found[0] and rel == tree.unplaced:
-            return None  # (or the index matched, where `git status` may have moved it)
+        if found is None:
+            return None
         out += found[0]
         files_hit += found[1]
-    return "".join(out), files_hit <= 1 or tree.ordered, 0 if files_hit else 1
+        moved = moved or bool(found[0]) and rel == tree.unplaced  # (the index shown: `git status` may have moved it)
+    return "".join(out), (files_hit <= 1 or tree.ordered) and not moved, 0 if files_hit else 1
 
 
 MAX_WORDS = 64  # (of a pattern of words between bars: more are the model's, not a regular expression compiled)
@@ -414,7 +414,7 @@ def _grep_r_pattern(args: list[str], tree_of, read, refs: list[str]) -> tuple[st
         return None
     flags = ([f"-{''.join(dict.fromkeys(letters))}"] if letters else []) + ([] if "h" in letters else ["-H"])
     out: list[str] = []
-    files_hit = 0
+    files_hit, moved = 0, False  # (moved: the index shown, where `git status` may have moved it)
     for rel, is_dir in tree.walk if walked else tree.entries:  # type: ignore[union-attr]
         if is_dir or (include is not None and not fnmatch.fnmatchcase(posixpath.basename(rel), include)):
             continue
@@ -422,8 +422,9 @@ def _grep_r_pattern(args: list[str], tree_of, read, refs: list[str]) -> tuple[st
             data = tree.git_data[rel]
             binary = None if data is None or b"\0" not in data else \
                 grepbytes.binary_matches(data, pattern, letters, needed)  # type: ignore[arg-type]
-            if data is None or binary is None and b"\0" in data or binary and ("c" in letters or rel == tree.unplaced):
-                return None  # (a binary file that may match; -c of one that does; the index, moved?)
+            if data is None or binary is None and b"\0" in data or binary and "c" in letters:
+                return None  # (a binary file that may match; -c of one that does)
+            moved = moved or rel == tree.unplaced and bool(binary or "c" in letters)  # (-c shows it at 0)
             if binary:
                 name = _named(top, rel)
                 out.append(name + "\n" if "l" in letters else f"grep: {name}: binary file matches\n")
@@ -435,8 +436,8 @@ def _grep_r_pattern(args: list[str], tree_of, read, refs: list[str]) -> tuple[st
             if text is None:
                 return None  # (a binary one matches nothing: `-c` counts 0)
             said = grepfile.search([*flags, "--", pattern, _named(top, rel)], [text])
-            if said is None or said[0] and rel == tree.unplaced:
-                return None  # (the index shown, where `git status` may have moved it: -c shows it at 0)
+            if said is None:
+                return None
             out.append(said[0])
             files_hit += said[1] == 0
             continue
@@ -448,7 +449,7 @@ def _grep_r_pattern(args: list[str], tree_of, read, refs: list[str]) -> tuple[st
             return None
         out.append(said[0])
         files_hit += said[1] == 0
-    return "".join(out), files_hit <= 1 and "c" not in letters or tree.ordered, 0 if files_hit else 1
+    return "".join(out), (files_hit <= 1 and "c" not in letters or tree.ordered) and not moved, 0 if files_hit else 1
 
 
 _SKIPPED = ""  # (what `_text_only` reads of a binary file: grep -I finds nothing in it)
