@@ -284,7 +284,7 @@ WALK_TEMPLATES = [
     "grep -rno '{w}[a-z]*' . 2>/dev/null", "touch {n}", "echo {w} > {n}", "mkdir -p {n}", "mv {n} {n2}", "rm -rf {n}",
     "cp {n} {n2}", "cat {n} {n2}", "cat {n} {n2} 2>/dev/null", "head -2 {n} {n2}", "wc -l {n} {n2}", "ls -l {n} {n2}",
     "ls -ld {n} {n2}", "ls -l {n}", "git diff", "git log --oneline", "cd {n}", "cd ..", "ls -lS", "ls -lSr {n}",
-    "ls -lar {n}",
+    "ls -lar {n}", "grep -rn {w} {n}", "grep -rc '{w}.*' {n}",
 ]
 
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),

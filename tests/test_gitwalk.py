@@ -63,9 +63,11 @@ def test_regular_expressions_are_looked_for_in_git_s_files_too():
 
 def test_a_top_given_from_the_home_or_with_a_slash_is_walked_as_the_others():
     """`find ~/notes-app`, `grep -rn notes ~/notes-app` (bash hands find the home's path), `find ./`,
-    `find src/` (each path after the top as find joins it). Before, each was the model's."""
+    `find src/` (each path after the top as find joins it); `grep -rn WORD FILE` (a file named alone:
+    its lines without its name, as without -r). Before, each was the model's."""
     lines = ["find ~/notes-app -maxdepth 2", "grep -rn notes ~/notes-app", "find ./ -maxdepth 2 -type f",
-             "find src/ -name '*.py'", "grep -rn notes ~/notes-app/src | wc -l", "find src/ -name src"]
+             "find src/ -name '*.py'", "grep -rn notes ~/notes-app/src | wc -l", "find src/ -name src",
+             "grep -rn def src/notes.py", "grep -rc import tests/test_notes.py", "grep -rnE 'def|return' src/notes.py"]
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()
 

@@ -282,6 +282,8 @@ def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, 
         return None
     args = joined
     operands = [i for i, a in enumerate(args) if not a.startswith("-")]
+    if len(operands) == 2 and _PATH.fullmatch(args[operands[1]]) and tree_of(args[operands[1]]) is None:
+        return _one_file(args, operands, read)
     if len(operands) > 2:
         if len(operands) > 16 or any(tree_of(args[i]) is None for i in operands[1:]):
             return None  # (a file among them, or a folder not known whole)
@@ -341,6 +343,17 @@ def grep_r(args: list[str], tree_of, read, refs: list[str]) -> tuple[str, bool, 
         files_hit += found[1]
         moved = moved or bool(found[0]) and rel == tree.unplaced  # (the index shown: `git status` may have moved it)
     return "".join(out), (files_hit <= 1 or tree.ordered) and not moved, 0 if files_hit else 1
+
+
+def _one_file(args: list[str], operands: list[int], read) -> tuple[str, bool, int] | None:
+    """`grep -rn WORD FILE`: a file named alone is grepped as grep greps it without -r (its lines
+    without its name). None where it is not a file the state knows, or an option may choose it."""
+    text = read(args[operands[1]])
+    if text is None or any(a.startswith("--") for a in args):
+        return None  # (--include/--exclude apply to a file named too)
+    flags = [f for f in (a.replace("r", "").replace("R", "") for a in args if a.startswith("-")) if f != "-"]
+    said = grepfile.search([*flags, "--", args[operands[0]], args[operands[1]]], [text])
+    return None if said is None else (said[0], True, said[1])
 
 
 MAX_WORDS = 64  # (of a pattern of words between bars: more are the model's, not a regular expression compiled)
