@@ -39,6 +39,15 @@ def test_find_and_grep_r_of_a_repository_walk_its_git_folder_where_the_sandbox_d
     assert [said for _, said, _ in seen[-3:]] == [None] * 3  # (the index: where, after `git status`? -c shows it)
 
 
+def test_git_status_run_any_way_leaves_the_index_s_place_unknown():
+    """`$(git status)`, `(git status)`, `{ git status; }`, `env git status`: git run where the rules do
+    not follow it as such may write the index anew too. Before, the walk after them put the index
+    where the commit left it, and `find .` was answered wrong."""
+    for line in ["s=$(git status --short)", "(git status)", "{ git status; }", "env git status > /dev/null"]:
+        seen = side_by_side([line, "find . -maxdepth 2", "git log --oneline", "find . -type d"])
+        assert seen[1][1] is None and seen[3][1] is not None, line  # (a read of git's leaves the rest placed)
+
+
 def test_words_between_bars_are_looked_for_as_any_of_them():
     """`grep -rn 'TODO\\|FIXME' .`, `-E 'a|b'`, `-e a -e b`: any of several words, each as grep -r looks
     for one (the longest first where two start at a place: `-o`). Before, each was the model's in a

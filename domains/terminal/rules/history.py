@@ -227,6 +227,25 @@ GIT_DIR_UNTOUCHED = frozenset({"log", "diff", "show", "blame", "grep", "ls-files
                                "shortlog", "reflog", "cat-file", "ls-tree", "help", "version", "--version"})
 
 
+_GIT = re.compile(r"(?<![\w./-])git(?![\w.-])")
+_GIT_OPTION = re.compile(r"\s+(?:-c\s+\S+|--no-pager|-P|--no-optional-locks)")
+_GIT_SUB = re.compile(r"\s+([a-z][a-z-]*)(?=\s|$|[;&|)])")
+
+
+def may_rewrite_index(command: str) -> bool:
+    """The line may have run git in a way that writes its index anew (`git status` refreshes it),
+    wherever git stands in it (`$(git status)`, `(git status)`, `env git status`, `xargs git
+    status`): git named anywhere, but before a subcommand that leaves .git as it is (`git log`)."""
+    for found in _GIT.finditer(command):
+        at = found.end()
+        while (option := _GIT_OPTION.match(command, at)) is not None:
+            at = option.end()
+        sub = _GIT_SUB.match(command, at)
+        if sub is None or not _leaves_git_dir([sub.group(1)]):
+            return True
+    return False
+
+
 def _leaves_git_dir(args: list[str]) -> bool:
     """Whether git (its arguments from the subcommand on) leaves the .git folder's entries alone."""
     return bool(args) and (args[0] in GIT_DIR_UNTOUCHED and "--output" not in " ".join(args) or

@@ -19,7 +19,7 @@ from . import (budget, compound, diskuse, filters, gitblame, gitfiles, gitlog, g
                gitstash, gittypo, inturn, lists, machine, missing, modes, pathnames, pycheck, pyeval, readonly, search,
                streams, substitution, xdiff)
 from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob, every_name, read_as_bash
-from .history import _ids_shown
+from .history import _ids_shown, may_rewrite_index
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
                          _commit_message, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer,
                          quiet_add)
@@ -497,6 +497,14 @@ _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s
 @refusing_long_paths(not_followed)
 def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
     """The state after `command` printed `output` (exit code `exit_code`; `$?` in the next one)."""
+    after = _applied(state, command, output, exit_code, cwd_after)
+    git = after.get("git")
+    if git and git.get("pristine") and not git.get("index_moved") and may_rewrite_index(command):
+        after["git"]["index_moved"] = True  # (`$(git status)`, `(git status)`, `env git status`: not followed as such)
+    return after
+
+
+def _applied(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
     if modes.held(state) and not (len(parts := _split(command) or []) == 1 and modes.chmod_line(parts[0])):
         return not_followed(state, command, output, exit_code, cwd_after)  # (what it may have written: forgotten)
     command = read_as_bash(state, command)
