@@ -48,6 +48,16 @@ def test_git_status_run_any_way_leaves_the_index_s_place_unknown():
         assert seen[1][1] is None and seen[3][1] is not None, line  # (a read of git's leaves the rest placed)
 
 
+def test_a_write_into_git_by_any_command_ends_the_walk():
+    """`mkdir .git/x`, `cd .git/hooks && rm *.sample`: .git is no longer as the commit left it. Before,
+    `find .` was answered without what they made or removed (and `find . | wc -l` counted wrong)."""
+    for line in ["mkdir .git/x", "cd .git/hooks && rm *.sample; cd ../..", "touch .git/FOO"]:
+        seen = side_by_side([line, "find . -maxdepth 3", "find . | wc -l"])
+        assert [said for _, said, _ in seen[1:]] == [None, None], line
+    seen = side_by_side(["ls .git", "cat .git/HEAD", "find . -maxdepth 3"])  # (reads of it leave it so)
+    assert seen[2][1] is not None
+
+
 def test_words_between_bars_are_looked_for_as_any_of_them():
     """`grep -rn 'TODO\\|FIXME' .`, `-E 'a|b'`, `-e a -e b`: any of several words, each as grep -r looks
     for one (the longest first where two start at a place: `-o`). Before, each was the model's in a

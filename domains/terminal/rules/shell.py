@@ -501,7 +501,13 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
     git = after.get("git")
     if git and git.get("pristine") and not git.get("index_moved") and may_rewrite_index(command):
         after["git"]["index_moved"] = True  # (`$(git status)`, `(git status)`, `env git status`: not followed as such)
+    if git and git.get("pristine") and (_GIT_DIR.search(command) or "/.git" in state.get("cwd", "") + "/") and \
+            not _reads_only(command, TerminalState.model_validate(state)):
+        after["git"]["pristine"] = False  # (`mkdir .git/x`, `cd .git/hooks && rm *.sample`: .git is no more the commit's)
     return after
+
+
+_GIT_DIR = re.compile(r"(?:^|[\s/'\"=;&|(])\.git(?:$|[\s/'\";&|)])")
 
 
 def _applied(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
