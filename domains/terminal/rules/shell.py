@@ -503,7 +503,7 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
         after["git"]["index_moved"] = True  # (`$(git status)`, `(git status)`, `env git status`: not followed as such)
     if git and git.get("pristine") and (_GIT_DIR.search(command) or "/.git" in state.get("cwd", "") + "/") and \
             not _reads_only(command, TerminalState.model_validate(state)):
-        after["git"]["pristine"] = False  # (`mkdir .git/x`, `cd .git/hooks && rm *.sample`: .git is no more the commit's)
+        after["git"]["pristine"] = False  # (`mkdir .git/x`, `cd .git/hooks && rm *.sample`: not the commit's)
     return after
 
 
