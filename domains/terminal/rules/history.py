@@ -232,6 +232,24 @@ _GIT_OPTION = re.compile(r"\s+(?:-c\s+\S+|--no-pager|-P|--no-optional-locks)")
 _GIT_SUB = re.compile(r"\s+([a-z][a-z-]*)(?=\s|$|[;&|)])")
 
 
+_GIT_DIR = re.compile(r"(?:^|[\s/'\"=;&|(])\.git(?:$|[\s/'\";&|)])")
+
+
+def git_dir_touched(state: dict, after: dict, command: str, reads_only) -> None:
+    """What the line may have done to .git that the rules do not follow command by command, on the
+    state `after` it (`state`: before): git run in a way not followed as such (`$(git status)`,
+    `(git status)`, `env git status`) may write the index anew (GitState.index_moved); any command
+    that does not only read (`reads_only()`) and names .git as a path, or runs inside it (`mkdir
+    .git/x`, `cd .git/hooks && rm *.sample`), leaves it no longer as the commit left it."""
+    git = after.get("git")
+    if not git or not git.get("pristine"):
+        return
+    if not git.get("index_moved") and may_rewrite_index(command):
+        git["index_moved"] = True
+    if (_GIT_DIR.search(command) or "/.git" in state.get("cwd", "") + "/") and not reads_only():
+        git["pristine"] = False
+
+
 def may_rewrite_index(command: str) -> bool:
     """The line may have run git in a way that writes its index anew (`git status` refreshes it),
     wherever git stands in it (`$(git status)`, `(git status)`, `env git status`, `xargs git

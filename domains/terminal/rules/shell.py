@@ -19,7 +19,7 @@ from . import (budget, compound, diskuse, filters, gitblame, gitfiles, gitlog, g
                gitstash, gittypo, inturn, lists, machine, missing, modes, pathnames, pycheck, pyeval, readonly, search,
                streams, substitution, xdiff)
 from .folders import _folders, _listing, _long, _ls, _ls_glob, _tree, _unexpanded, _wc_glob, every_name, read_as_bash
-from .history import _ids_shown, may_rewrite_index
+from .history import _ids_shown, git_dir_touched
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer,
                          _commit_message, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer,
                          quiet_add)
@@ -498,16 +498,8 @@ _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s
 def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
     """The state after `command` printed `output` (exit code `exit_code`; `$?` in the next one)."""
     after = _applied(state, command, output, exit_code, cwd_after)
-    git = after.get("git")
-    if git and git.get("pristine") and not git.get("index_moved") and may_rewrite_index(command):
-        after["git"]["index_moved"] = True  # (`$(git status)`, `(git status)`, `env git status`: not followed as such)
-    if git and git.get("pristine") and (_GIT_DIR.search(command) or "/.git" in state.get("cwd", "") + "/") and \
-            not _reads_only(command, TerminalState.model_validate(state)):
-        after["git"]["pristine"] = False  # (`mkdir .git/x`, `cd .git/hooks && rm *.sample`: not the commit's)
+    git_dir_touched(state, after, command, lambda: _reads_only(command, TerminalState.model_validate(state)))
     return after
-
-
-_GIT_DIR = re.compile(r"(?:^|[\s/'\"=;&|(])\.git(?:$|[\s/'\";&|)])")
 
 
 def _applied(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
