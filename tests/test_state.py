@@ -2467,7 +2467,8 @@ def test_git_grep_searches_the_tracked_files_from_the_shells_folder():
     assert shell.answer(s, 'git grep -n "no[a-z]*s.app"') == \
         ("README.md:1:# notes-app\nsrc/notes.py:2:    notes.append(text)\n", 0)  # (in double quotes: as written)
     assert shell.answer(s, 'git grep -n "$x"') is None and shell.answer(s, "git grep -n no[a-z]") is None  # (bash's)
-    for unknown in ("git grep -c '^$'", "git grep notes -- src", "git grep -w notes", "git grep -p notes"):
+    assert shell.answer(s, "git grep notes -- src")[0].startswith("src/notes.py:def add(notes, text):\n")  # (pathspec)
+    for unknown in ("git grep -c '^$'", "git grep -w notes", "git grep -p notes"):
         assert shell.answer(s, unknown) is None, unknown
 
 

@@ -2,9 +2,10 @@
 (named relative to that folder), their working-tree text searched line by line as grep searches it
 (grepfile.py: fixed strings and regular expressions, basic or extended), each line after its file's
 name. `-c` names only the files with a line counted, unlike grep. Options taken: -n -i -v -l -c -o
--h -E -F -G -e; anything else (a path given, -w, -p, --and, a file git would call binary) is the
-model's, and so is a pattern an empty line matches (`^$`, `x*`: git counts one more at the end of
-each file). Checked in the sandbox (benchmarks/state_vs_real.py).
+-h -E -F -G -e, and pathspecs after `--` (`pathspecs`, which `git ls-files` reads too); anything else
+(a path without `--`, -w, -p, --and, a file git would call binary) is the model's, and so is a
+pattern an empty line matches (`^$`, `x*`: git counts one more at the end of each file). Checked in
+the sandbox (benchmarks/state_vs_real.py) and beside git (tests/test_gitgrep.py).
 """
 
 from __future__ import annotations

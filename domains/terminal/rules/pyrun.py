@@ -110,6 +110,8 @@ def _compiled(text: str, path: str) -> ast.Module:
             compile(tree, path, "exec", dont_inherit=True)
     except (SyntaxError, ValueError, RecursionError, MemoryError, Warning):
         raise Unknown("code that does not compile") from None
+    except SystemError:  # (CPython 3.11's "AST constructor recursion depth mismatch", deep in a walk: gh-106905)
+        raise Unknown("code this Python could not parse here") from None
     return tree
 
 
