@@ -66,6 +66,8 @@ def test_words_between_bars_are_looked_for_as_any_of_them():
              "grep -rnoi 'usage\\|sage' .", "grep -rnw 'test\\|notes' src tests", "grep -rn -e add -e def src"]
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()
+    seen = side_by_side(["grep -r -e -in tests", "grep -rn -e notes -e -x src"])  # (patterns that look like options)
+    assert [said for _, said, _ in seen] == [None, None]
 
 
 def test_regular_expressions_are_looked_for_in_git_s_files_too():

@@ -382,8 +382,8 @@ def _patterns_joined(args: list[str]) -> list[str] | None:
     out, given, i = [], [], 0
     while i < len(args):
         if args[i] == "-e":
-            if i + 1 == len(args) or not _LITERAL.fullmatch(args[i + 1]):
-                return None
+            if i + 1 == len(args) or not _LITERAL.fullmatch(args[i + 1]) or args[i + 1].startswith("-"):
+                return None  # (`-e -in`: a pattern that would read as options once joined)
             given.append(args[i + 1])
             i += 2
             continue
