@@ -21,6 +21,17 @@ PATTERNS = ["def", "foo", "Foo", "x", "ab", "a-b", "^def", "foo$", "de.", "f.*o"
 OPTIONS = ["-n", "-c", "-v", "-i", "-l", "-o", "-h", "-E", "-F", "-in", "-vn", "-on", "-nE"]
 
 
+def _committed(repo, texts: dict[str, str], env: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """`texts` (name: text) written in `repo` and added to a new git repository there: the files by
+    path, as the state holds them, and the paths git tracks, in its order."""
+    for name, text in texts.items():
+        (repo / name).write_text(text)
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True, env=env)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True, env=env)
+    tracked = subprocess.run(["git", "ls-files"], cwd=repo, capture_output=True, text=True, env=env).stdout.split()
+    return {f"{repo}/{name}": text for name, text in texts.items()}, tracked
+
+
 def test_generated_repositories_are_grepped_as_git_greps_them(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
     rng = random.Random(20261205)
@@ -29,14 +40,11 @@ def test_generated_repositories_are_grepped_as_git_greps_them(tmp_path):
         repo = tmp_path / f"r{n}"
         (repo / "sub").mkdir(parents=True)
         names = rng.sample(["a.txt", "b.py", "sub/c.txt", "sub/d.md", "Z.txt", "e-f.txt"], rng.randint(1, 4))
-        files = {}
+        texts = {}
         for name in names:
             lines = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(0, 8))]
-            files[f"{repo}/{name}"] = text = "\n".join(lines) + ("\n" if rng.random() < 0.8 else "")
-            (repo / name).write_text(text)
-        subprocess.run(["git", "init", "-q"], cwd=repo, check=True, env=env)
-        subprocess.run(["git", "add", "-A"], cwd=repo, check=True, env=env)
-        tracked = subprocess.run(["git", "ls-files"], cwd=repo, capture_output=True, text=True, env=env).stdout.split()
+            texts[name] = "\n".join(lines) + ("\n" if rng.random() < 0.8 else "")
+        files, tracked = _committed(repo, texts, env)
         cwd = str(repo / "sub") if rng.random() < 0.2 else str(repo)
         s = TerminalState(cwd=cwd, home=str(tmp_path), files=files, dirs=[str(repo), str(repo / "sub")])
         g = GitState(repo=str(repo))
@@ -69,13 +77,8 @@ def test_pathspecs_choose_files_as_git_ls_files_and_git_grep_choose_them(tmp_pat
         (repo / "sub").mkdir(parents=True)
         names = rng.sample(["a.txt", "b.py", "sub/c.txt", "sub/d.md", "Z.txt", "e-f.txt", "sub/g.py"],
                            rng.randint(2, 6))
-        files = {}
-        for name in names:
-            files[f"{repo}/{name}"] = text = "\n".join(rng.choice(WORDS) for _ in range(rng.randint(1, 5))) + "\n"
-            (repo / name).write_text(text)
-        subprocess.run(["git", "init", "-q"], cwd=repo, check=True, env=env)
-        subprocess.run(["git", "add", "-A"], cwd=repo, check=True, env=env)
-        tracked = subprocess.run(["git", "ls-files"], cwd=repo, capture_output=True, text=True, env=env).stdout.split()
+        texts = {name: "\n".join(rng.choice(WORDS) for _ in range(rng.randint(1, 5))) + "\n" for name in names}
+        files, tracked = _committed(repo, texts, env)
         cwd = str(repo / "sub") if rng.random() < 0.3 else str(repo)
         s = TerminalState(cwd=cwd, home=str(tmp_path), files=files, dirs=[str(repo), str(repo / "sub")])
         g = GitState(repo=str(repo))

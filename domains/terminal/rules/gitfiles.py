@@ -246,12 +246,22 @@ def walk(s: TerminalState) -> list[tuple[str, bool]] | None:
     may have written the index anew (GitState.index_moved: the index is then where the commit left
     it, and the caller must not rely on that); None where not known."""
     seed = _seed_commit(s)
-    laid = None if seed is None else entries(*seed)
+    if seed is None:
+        return None
+    found = _walked(tuple(sorted(seed[0].items())), *seed[1:])
+    return None if found is None else list(found)
+
+
+@functools.lru_cache(maxsize=8)  # (asked again at each find and grep -r of the repository: the same answer)
+def _walked(items: tuple[tuple[str, str], ...], branch: str, who: str, epoch: int,
+            message: str) -> tuple[tuple[str, bool], ...] | None:
+    files = dict(items)
+    laid = _entries(items, branch, who, epoch, message)
     made = _template_made()
-    if seed is None or laid is None or made is None:
+    if laid is None or made is None:
         return None
     order = list(made) + list(INIT_MADE)
-    for oid in _objects_made(*seed):
+    for oid in _objects_made(files, branch, who, epoch, message):
         order += [f"objects/{oid[:2]}", f"objects/{oid[:2]}/{oid[2:]}"]
     order += COMMIT_MADE
     rank: dict[str, int] = {}
@@ -273,7 +283,7 @@ def walk(s: TerminalState) -> list[tuple[str, bool]] | None:
         out.append((path, is_dir))
         if is_dir:
             stack.append(sorted(children.get(path, []), key=lambda p: rank[p]))
-    return out
+    return tuple(out)
 
 
 def _within_git(path: str, s: TerminalState) -> tuple[dict[str, Entry], str] | None:

@@ -23,8 +23,6 @@ def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
     cmd, args = words[0], words[1:]
     if cmd == "git" and s.git is not None and s.git.pristine and _may_write_git_dir(s, args):
         s.git.pristine = False
-    elif cmd == "git" and s.git is not None and _git_args(args)[:1] == ["status"] and _in_repo(s):
-        s.git.index_moved = True  # (it may refresh the index and write it anew, renamed into place)
     if cmd == "git" and args[:1] in (["init"], ["clone"]):
         where = [a for a in args[1:] if not a.startswith("-")]
         target = where[0] if args[0] == "init" and where else (where[1] if len(where) > 1 else None)
@@ -237,8 +235,8 @@ _GIT_DIR = re.compile(r"(?:^|[\s/'\"=;&|(])\.git(?:$|[\s/'\";&|)])")
 
 def git_dir_touched(state: dict, after: dict, command: str, reads_only) -> None:
     """What the line may have done to .git that the rules do not follow command by command, on the
-    state `after` it (`state`: before): git run in a way not followed as such (`$(git status)`,
-    `(git status)`, `env git status`) may write the index anew (GitState.index_moved); any command
+    state `after` it (`state`: before): `git status`, however it is run (`$(git status)`, `(git
+    status)`, `env git status`), may write the index anew (GitState.index_moved); any command
     that does not only read (`reads_only()`) and names .git as a path, or runs inside it (`mkdir
     .git/x`, `cd .git/hooks && rm *.sample`), leaves it no longer as the commit left it."""
     git = after.get("git")
