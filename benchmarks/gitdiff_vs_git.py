@@ -5,12 +5,15 @@ leaves to the model, and how many differ from git's (the patch, or `--numstat`'s
     .venv/bin/python benchmarks/gitdiff_vs_git.py --kind text --seed 1 --count 600
     .venv/bin/python benchmarks/gitdiff_vs_git.py --kind code --seed 1 --count 300
     .venv/bin/python benchmarks/gitdiff_vs_git.py --kind many --seed 1 --count 200
+    .venv/bin/python benchmarks/gitdiff_vs_git.py --kind stat --seed 1 --count 200
 
 Kinds: `text`, lines of a small pool (code-like, blank, braces, a form feed, a `\\r`, letters past
 ASCII) and numbered ones, with rewrites, inserts, deletions and moves, now and then without a final
 newline; `code`, Python-like blocks (defs, classes, ifs, tabs and spaces) added, removed and edited,
 where git's indent heuristic places them; `many`, blocks of new lines holding a line the old file
-has many times (git's "multiple match" rule). Git runs only in a temporary folder.
+has many times (git's "multiple match" rule); `stat`, `git diff --stat` of several files with names
+from 2 to 150 characters and changes from 1 to 1,900 lines (git's scaled graph, its names cut to
+"..."). Git runs only in a temporary folder.
 """
 
 from __future__ import annotations
@@ -137,12 +140,71 @@ def compare(kind: str, seed: int, count: int, show: int = 2) -> tuple[int, int, 
     return taken, declined, differ
 
 
+def _changed_files(rng: random.Random) -> list[tuple[str, str, str]]:
+    """(name, old text, new text) for a few files: names deep or long enough to be cut, changes
+    small and large enough to be scaled."""
+    files = []
+    for i in range(rng.randint(1, 6)):
+        folders = ["".join(rng.choice("abcdefgh_") for _ in range(rng.randint(1, rng.choice([3, 8, 20, 40]))))
+                   for _ in range(rng.randint(0, 4))]
+        name = "/".join(folders + [f"f{i}" + "x" * rng.randint(0, rng.choice([2, 10, 60])) + ".py"])
+        kept = rng.randint(0, 300)
+        old = [f"old {i} {j}\n" for j in range(kept)]
+        new = old[rng.randint(0, kept):] + [f"new {j}\n" for j in range(rng.choice([0, 1, 2, 5, 30, 100, 400, 1500]))]
+        if old != new:
+            files.append((name, "".join(old), "".join(new)))
+    return files
+
+
+def compare_stats(seed: int, count: int, show: int = 2) -> tuple[int, int, int]:
+    """(diffstats written, left to the model, differing from git's) over `count` generated repositories."""
+    rng = random.Random(seed)
+    taken = declined = differ = 0
+    for _ in range(count):
+        files = _changed_files(rng)
+        with tempfile.TemporaryDirectory() as tmp:
+            env = {"PATH": "/usr/bin:/bin", "HOME": tmp, "LANG": "C.UTF-8", "GIT_AUTHOR_NAME": "a",
+                   "GIT_AUTHOR_EMAIL": "a@b.c", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b.c"}
+
+            def git(*args: str) -> str:
+                return subprocess.run(["git", *args], cwd=tmp, capture_output=True, env=env,
+                                      check=True).stdout.decode()
+
+            def write(name: str, text: str) -> None:
+                (Path(tmp) / name).parent.mkdir(parents=True, exist_ok=True)
+                (Path(tmp) / name).write_text(text)
+
+            git("init", "-q")
+            for name, old, _ in files:
+                write(name, old)
+            git("add", "-A")
+            git("commit", "-qm", "x", "--allow-empty")
+            for name, _, new in files:
+                write(name, new)
+            ours = gitdiff.body(sorted(((name, old, new, "", "") for name, old, new in files),
+                                       key=lambda change: change[0].encode()), "stat")
+            if ours is None:
+                declined += 1
+                continue
+            taken += 1
+            real = git("diff", "--stat")
+            if ours != real:
+                differ += 1
+                if differ <= show:
+                    print(f"DIFFERS:\n  git:\n{real}\n  ours:\n{ours}")
+    return taken, declined, differ
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--kind", choices=sorted(KINDS), default="text")
+    parser.add_argument("--kind", choices=sorted(KINDS) + ["stat"], default="text")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--count", type=int, default=600)
     args = parser.parse_args()
+    if args.kind == "stat":
+        taken, declined, differ = compare_stats(args.seed, args.count)
+        print(f"diffstats, seed {args.seed}: {taken} written, {declined} left to the model, {differ} differ from git's")
+        return
     taken, declined, differ = compare(args.kind, args.seed, args.count)
     print(f"{args.kind} edits, seed {args.seed}: {taken} patches written, {declined} left to the model, "
           f"{differ} differ from git's")

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from benchmarks.gitdiff_vs_git import compare
+from benchmarks.gitdiff_vs_git import compare, compare_stats
 from domains.terminal.rules import gitdiff
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="no git on this machine")
@@ -24,6 +24,19 @@ def test_generated_edits_are_diffed_as_git_diffs_them():
     for kind, seed, count in (("text", 20261205, 400), ("code", 3, 100), ("many", 7, 150)):
         taken, declined, differ = compare(kind, seed, count)
         assert differ == 0 and declined == 0 and taken > 0.9 * count, (kind, taken, declined, differ)
+
+
+def test_diffstats_wider_than_80_columns_are_scaled_and_cut_as_git_does():
+    """A real project's `git show --stat` rarely fits 80 columns: git gives its graph at most 3/8 of
+    them and scales it, and cuts long names to "..." and their last folders. On 120 generated
+    repositories every diffstat is written, and each is git's byte for byte."""
+    taken, declined, differ = compare_stats(20261206, 120)
+    assert (taken, declined, differ) == (120, 0, 0)
+    long = "src/a/very/long/package/name/and/then/some/more/folders/module_with_a_long_name.py"
+    assert gitdiff.stat([("b.py", 0, 698), (long, 500, 3)]) == (  # (`seq 700 > b.py` to `seq 2`; git's own)
+        " b.py                                               | 698 ---------------------\n"
+        " .../some/more/folders/module_with_a_long_name.py   | 503 ++++++++++++++-\n"
+        " 2 files changed, 500 insertions(+), 701 deletions(-)\n")
 
 
 def test_git_places_a_change_that_could_go_more_than_one_way():

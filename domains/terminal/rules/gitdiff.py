@@ -134,17 +134,56 @@ def body(changes: list[tuple[str, str | None, str | None, str, str]], form: str)
     return stat(rows) if form == "stat" else "".join(out)
 
 
-def stat(rows: list[tuple[str, int, int]]) -> str | None:
-    """`git diff --stat` for (path, added, removed) rows; None where git would scale the graph down."""
+def stat(rows: list[tuple[str, int, int]]) -> str:
+    """`git diff --stat` for (path, added, removed) rows, as git 2.39's show_stats lays them out on
+    its 80 columns: where a name, the count and the +/- graph do not fit, the graph gets at most
+    3/8 of the width and is scaled, and a long name is cut from the left to "..." and its last
+    folders."""
     if not rows:
         return ""
-    name = max(len(p) for p, _, _ in rows)
+    longest = max(len(p) for p, _, _ in rows)
     most = max(a + r for _, a, r in rows)
     digits = len(str(most))
-    if 1 + name + 3 + digits + 1 + most + 1 > STAT_WIDTH:
-        return None  # git shortens names and scales the +/- graph to fit: not written here
-    lines = [f" {p:<{name}} | {a + r:>{digits}} {'+' * a}{'-' * r}".rstrip() + "\n" for p, a, r in rows]
+    width = max(STAT_WIDTH, 16 + 6 + digits)
+    name_width, graph_width = longest, most
+    if name_width + digits + 6 + graph_width > width:
+        graph_width = min(graph_width, max(width * 3 // 8 - digits - 6, 6))
+        if name_width > width - digits - 6 - graph_width:
+            name_width = width - digits - 6 - graph_width
+        else:
+            graph_width = width - digits - 6 - name_width
+    lines = []
+    for path, added, removed in rows:
+        lines.append(f" {_stat_name(path, name_width)} | {added + removed:>{digits}} "
+                     f"{_graph(added, removed, graph_width, most)}".rstrip() + "\n")
     return "".join(lines) + shortstat(len(rows), sum(a for _, a, _ in rows), sum(r for _, _, r in rows))
+
+
+def _stat_name(path: str, width: int) -> str:
+    """A name in a diffstat's column: padded, or cut to "..." and its end from the first slash there."""
+    if len(path) <= width:
+        return path.ljust(width)
+    room = max(width - 3, 0)
+    tail = path[len(path) - room:] if room else ""
+    if "/" in tail:
+        tail = tail[tail.index("/"):]
+    return "..." + tail.ljust(room)
+
+
+def _graph(added: int, removed: int, width: int, most: int) -> str:
+    """The +/- graph of one row, scaled as git scales it where the largest change is wider than the
+    graph's room (each side at least one mark where it is not 0)."""
+    if width <= most:
+        def scaled(n: int) -> int:
+            return 0 if not n else 1 + n * (width - 1) // most
+        total = max(scaled(added + removed), 2 if added and removed else 0)
+        if added < removed:
+            added = scaled(added)
+            removed = total - added
+        else:
+            removed = scaled(removed)
+            added = total - removed
+    return "+" * added + "-" * removed
 
 
 def shortstat(files: int, added: int, removed: int) -> str:
