@@ -684,7 +684,7 @@ def test_git_diff_is_answered_as_git_prints_it():
     rows = [("del.txt", 0, 2), ("empty", 1, 0), ("m.py", 1, 0), ("short.txt", 31, 0), ("sub/s.txt", 1, 0)]
     assert gitdiff.stat(rows) == (" del.txt   |  2 --\n empty     |  1 +\n m.py      |  1 +\n short.txt | 31 "
                                   + "+" * 31 + "\n sub/s.txt |  1 +\n 5 files changed, 34 insertions(+), 2 deletions(-)\n")
-    assert gitdiff.stat([("a", 90, 0)]) is None  # git scales the graph down: not written here
+    assert gitdiff.stat([("a", 90, 0)]) == (" a | 90 " + "+" * 71 + "\n 1 file changed, 90 insertions(+)\n")  # scaled
 
     s = run(run(terminal(), "echo '# more' >> tests/test_notes.py"), "rm src/notes.py")
     out, code = shell.answer(s, "git diff")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from . import gitdiff, gitgrep, gitlog, gitobjects, gitstatus, modes
+from . import gitdiff, gitgrep, gitlog, gitobjects, gitshow, gitstatus, modes
 from . import state as st
 from .state import (GitState, TerminalState, _PLAIN, _abs, _blob, _children, _contents, _exists, _in_repo, _kept,
                     _within)
@@ -162,8 +162,9 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
             (lambda rel: _within(posixpath.join(g.repo, rel), s.cwd))
         return None if tracked is None or chosen is None else \
             ("".join(posixpath.relpath(posixpath.join(g.repo, rel), s.cwd) + "\n" for rel in tracked if chosen(rel)), 0)
-    if args[:1] == ["show"] and tuple(args[1:]) in SHOW_FORMS:
-        return _show(s, SHOW_FORMS[tuple(args[1:])])
+    if args[:1] == ["show"] and not any(a.startswith("HEAD:") or a.startswith("@:") for a in args):
+        return gitshow.answer(args[1:], lambda name: _names_head(g, name), lambda log_args: _header(s, log_args),
+                              lambda form: _show_body(s, form))
     if len(args) == 2 and args[0] == "show" and args[1].startswith(("HEAD:", "@:")) and g.follows:
         rel = args[1].partition(":")[2]
         if not re.fullmatch(r"[A-Za-z0-9._+@=,-]+(/[A-Za-z0-9._+@=,-]+)*", rel) or rel.startswith(".") and "/" in rel:
@@ -249,22 +250,40 @@ def _uncounted(args: list[str]) -> tuple[str, ...] | None:
 LOG_AS_SHOW = {(*rest, one): form for rest, form in LOG_ALL_AS_SHOW.items() for one in ("-1", "-n1", "--max-count=1")} | \
     {(one, *rest): form for rest, form in LOG_ALL_AS_SHOW.items() for one in ("-1", "-n1", "--max-count=1")}
 
-SHOW_FORMS = {(): "patch", ("HEAD",): "patch", ("--stat",): "stat", ("--stat", "HEAD"): "stat", ("HEAD", "--stat"): "stat",
-              ("--name-only",): "names", ("--name-status",): "status"}
-
-
 def _show(s: TerminalState, form: str) -> tuple[str, int] | None:
-    """`git show [--stat] [HEAD]` where the last commit is the repository's first (the world's, or a
-    root commit the episode made) and the state knows it whole: its header as `git log -1` prints
-    it, then each of its files as added (patches, or their diffstat)."""
+    """`git show` of the last commit in `form`: its header as `git log -1` prints it, a blank line,
+    then what it changed."""
+    flag = next(flag for flag, named in gitshow.BODIES.items() if named == form)
+    return gitshow.answer([flag], lambda name: False, lambda log_args: _header(s, log_args),
+                          lambda asked: _show_body(s, asked))
+
+
+def _names_head(g: GitState, name: str) -> bool:
+    """Whether `name` is the last commit to git: HEAD, @, the branch (where no tag has its name), or the
+    commit's id, whole or abbreviated to 7 or more (fewer may be ambiguous with another object)."""
+    if name in ("HEAD", "@") or name == g.branch and name not in g.tags:
+        return True
+    return bool(g.head) and re.fullmatch(r"[0-9a-f]{7,40}", name) is not None and g.head.startswith(name)
+
+
+def _header(s: TerminalState, log_args: list[str]) -> str | None:
+    """What `git log -1 LOG_ARGS` prints of the last commit (`--oneline` from its abbreviated id)."""
+    g = s.git
+    assert g is not None
+    said = gitlog.oneline(g.commits, g.hashes, ["--oneline", "-1"]) if log_args == ["--oneline"] else \
+        _log(g, ["-1", *log_args])
+    return None if said is None else said[0]
+
+
+def _show_body(s: TerminalState, form: str) -> str | None:
+    """What the last commit changed, in `form`: where it is the repository's first (the world's, or
+    a root commit the episode made) and the state knows it whole, each of its files as added; where
+    the episode made it, `last_change`."""
     g = s.git
     assert g is not None
     if len(g.commits) > 1 and g.last_change is not None and not g.unknown:
-        return _show_change(g, form)
+        return _change(g, form)
     if len(g.commits) != 1 or g.unknown or not g.follows:
-        return None
-    header = _log(g, ["-1"])
-    if header is None:
         return None
     tree = _untouched(s)
     tree.update({rel: g.texts.get(head) for rel, head in g.base.items() if head})
@@ -272,16 +291,7 @@ def _show(s: TerminalState, form: str) -> tuple[str, int] | None:
         return None  # (a file's committed text not known)
     added = [(rel, None, tree[rel], "", gitobjects.blob_id(tree[rel]))
              for rel in sorted(tree, key=lambda p: p.encode())]
-    body = gitdiff.body(added, form)
-    return None if body is None else (header[0] + "\n" + body, 0)
-
-
-def _show_change(g: GitState, form: str) -> tuple[str, int] | None:
-    """`git show [--stat]` of a commit the episode made (`last_change`): its header as `git log -1`
-    prints it, then what it changed."""
-    header = _log(g, ["-1"])
-    body = _change(g, form)
-    return None if header is None or body is None else (header[0] + "\n" + body, 0)
+    return gitdiff.body(added, form)
 
 
 def _change(g: GitState, form: str) -> str | None:

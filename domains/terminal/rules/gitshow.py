@@ -1,0 +1,63 @@
+"""`git show [HEAD]` with the options agents add to it: which header git prints (`git log -1`'s,
+`--oneline`, `--pretty=oneline`, a `--format`), which body (the patch, `--stat`, `--numstat`,
+`--shortstat`, `--name-only`, `--name-status`, none with `-s`), and how git joins the two. The commit
+is the last one, named as HEAD, @, its branch or its id (whole, or abbreviated as `git log --oneline`
+shows it). What each
+part says is the repository's (repository.py); this module only reads the arguments and joins.
+Checked against git (tests/test_gitshow.py) and the sandbox (benchmarks/state_vs_real.py).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from . import gitlog
+
+BODIES = {"-p": "patch", "--patch": "patch", "--stat": "stat", "--numstat": "numstat", "--shortstat": "shortstat",
+          "--name-only": "names", "--name-status": "status"}
+QUIET = {"-s", "--no-patch"}  # (either one drops the body, whatever else asks for one)
+ONELINE = {"--oneline", "--pretty=oneline"}
+
+
+def options(args: list[str], is_head: Callable[[str], bool]) -> tuple[list[str], str] | None:
+    """(the arguments `git log -1` takes to print the header, the body's form: "" for none), or None
+    where another option, a revision other than the last commit (`is_head`) or a path is given, or
+    two ask for different things."""
+    header: list[str] | None = None
+    body, quiet = None, False
+    for arg in args:
+        if is_head(arg):
+            continue
+        if arg in QUIET:
+            quiet = True
+        elif arg in BODIES and body in (None, BODIES[arg]):
+            body = BODIES[arg]
+        elif arg.startswith(("--format=", "--pretty=")) and header is None:
+            parsed = gitlog.options([arg])
+            if arg not in ONELINE and (parsed is None or parsed[1] is None or not parsed[1][1]):
+                return None  # (an empty format prints no header at all, and no blank line)
+            header = [arg]
+        elif arg == "--oneline" and header is None:
+            header = [arg]
+        else:
+            return None
+    return header or [], "" if quiet else body or "patch"
+
+
+def answer(args: list[str], is_head: Callable[[str], bool], header: Callable[[list[str]], str | None],
+           body: Callable[[str], str | None]) -> tuple[str, int] | None:
+    """`git show ARGS`, from `header(log arguments)` (what `git log -1 ARGS` prints) and `body(form)`
+    (the commit's changes in that form): a one-line header runs straight into the body; any other
+    is followed by a blank line (a `--pretty=format:` header, which ends without a newline, by a
+    newline), and a header alone is printed as `git log -1` prints it."""
+    parsed = options(args, is_head)
+    if parsed is None:
+        return None
+    log_args, form = parsed
+    top = header(log_args)
+    below = body(form) if form else ""
+    if top is None or below is None:
+        return None
+    if not below or set(log_args) & ONELINE:
+        return top + below, 0
+    return top + "\n" + below, 0

@@ -1,0 +1,61 @@
+"""`git show` with the options agents give it (domains/terminal/rules/gitshow.py), and diffstats as
+wide as a real project's (gitdiff.stat): each answer beside the real bubblewrap sandbox's
+(tests/sandboxed.py), byte for byte."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from mcp_world.executors.sandbox import bwrap_available
+
+from .sandboxed import side_by_side, unanswered
+
+pytestmark = pytest.mark.skipif(not bwrap_available(), reason="needs bubblewrap")
+IDENTITY = "git -c user.name=Dev -c user.email=dev@example.com"
+
+
+def test_git_show_s_headers_and_bodies_as_git_joins_them():
+    """A one-line header runs into the body, any other is followed by a blank line (a
+    `--pretty=format:` one by a newline); `-s` drops the body whatever else asks for one; the commit
+    named as HEAD, its branch or its abbreviated id. Before, only `git show [--stat] [HEAD]` and three
+    others were answered."""
+    lines = ["git show --oneline --stat", "git show -s", "git show --name-only HEAD", "git show --format=%H -s",
+             "git show --format='%h%n%s' --stat", "git show --pretty=oneline --stat", "git show --oneline",
+             "git show -s --oneline", "git show -s --pretty=format:%s", "git show --pretty=format:%s --stat",
+             "git show --name-status --oneline", "git show --format=%s --name-only", "git show --numstat",
+             "git show --shortstat", "git show --stat -s", "git show main --stat", "git show 60b5326 -s",
+             "git show --no-patch --format='%an <%ae>'",
+             f"echo more >> README.md && {IDENTITY} commit -qam 'Say more'", "git show --oneline --stat",
+             "git show -s --format='%an %s'", "git show $(git rev-parse --short HEAD) --name-status", "git show -p"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+
+
+def test_a_commit_other_than_the_last_is_the_model_s():
+    """After a new commit, the world's commit named by its id is not the last one; an id of 4
+    characters may be ambiguous with another object; an option not read here (`--abbrev-commit`)."""
+    lines = [f"echo more >> README.md && {IDENTITY} commit -qam 'Say more'", "git show 60b5326 --stat",
+             "git show 60b5", "git show --abbrev-commit -s", "git show --stat --oneline"]
+    seen = side_by_side(lines)
+    assert [said is None for _, said, _ in seen[1:]] == [True, True, True, False]
+
+
+def test_a_real_projects_first_commit_is_shown_with_its_diffstat_scaled(tmp_path):
+    """Files of hundreds of lines under long names: git scales the +/- graph into its 80 columns and
+    cuts the names to "..." and their last folders. Before, each was left to the model."""
+    files = {"/home/user/proj/README.md": "# proj\n\nA project.\n",
+             "/home/user/proj/src/proj/a/rather/deep/package/of/modules/implementation_details.py":
+                 "".join(f"x_{i} = {i}\n" for i in range(340)),
+             "/home/user/proj/tests/test_everything.py": "".join(f"def test_{i}():\n    pass\n" for i in range(90))}
+    world = {"name": "wide", "description": "A project.", "domains": ["terminal"],
+             "seed": {"terminal": {"user": "user", "hostname": "devbox", "cwd": "/home/user/proj", "files": files,
+                                   "git": [{"path": "/home/user/proj", "branch": "main", "message": "Start"}]}}}
+    path = tmp_path / "wide.yaml"
+    path.write_text(yaml.safe_dump(world))
+    lines = ["git show --stat", "git log --stat", "git show --oneline --stat", "git log -1 --stat",
+             "sed -i 's/= 1/= 100/' src/proj/a/rather/deep/package/of/modules/implementation_details.py",
+             "git diff --stat", "git diff HEAD --stat", f"{IDENTITY} commit -qam Tweak", "git show --stat"]
+    seen = side_by_side(lines, str(path))
+    assert unanswered(seen, set(lines)) == set()
+    assert ".../" in seen[0][2] and "+++++" in seen[0][2]
