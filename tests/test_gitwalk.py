@@ -129,3 +129,15 @@ def test_the_walk_is_not_claimed_once_git_may_have_written_in_git():
     assert gitfiles.walk(s) is not None
     s.git.pristine = False
     assert gitfiles.walk(s) is None
+
+
+def test_grep_r_into_head_prints_the_messages_grep_writes_while_head_still_reads():
+    """`grep -rn WORD . | head -N`, as agents cut a search short: grep writes out what it holds before
+    each `binary file matches` message, so a message with fewer than N lines before it reaches the
+    terminal while head still waits, ahead of head's lines. One after N lines races with head's end
+    (its SIGPIPE, and the two streams mixed mid-line): the model's. Before, each was the model's."""
+    lines = ["grep -rn notes . | head -3", "grep -rn import . | head", "grep -rl notes . | head -2",
+             "echo notes > a.txt", "grep -rn notes . | head -2", "grep -rn notes . | head -n 3 | cut -c1-12"]
+    seen = side_by_side(lines + ["grep -rn notes . | head -1"])
+    assert unanswered(seen, set(lines)) == set()
+    assert seen[0][2].startswith("grep: ./.git/index: binary file matches\n") and seen[-1][1] is None

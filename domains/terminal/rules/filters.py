@@ -409,7 +409,9 @@ def answer(command: str, read: Callable[[str], str | None],
                     refused, text = text, ""
                 elif stage[0] == "grep" and len(stages) > 1 and "binary file matches" in text:
                     told = grepbytes.binary_told(stage, text)
-                    if told is None or not any(later[0] in SPONGES for later in stages[1:]):
+                    head = _count(stages[1][1:]) if stages[1][0] == "head" else None
+                    if told is None or not any(later[0] in SPONGES for later in stages[1:]) and \
+                            not (head and not head[1] and grepbytes.ahead_of_head(text, head[0])):
                         return None  # (grep's messages on the terminal while the pipe prints: in which order?)
                     text, refused = told  # (all said before a command that waits for the end prints)
                 continue

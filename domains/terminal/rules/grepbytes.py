@@ -23,6 +23,25 @@ def binary_told(words: list[str], text: str) -> tuple[str, str] | None:
     return "".join(ln for ln in lines if not _BINARY_MATCH.fullmatch(ln)), "".join(told)
 
 
+HEAD_HOLDS = 4096  # (head's output into a pipe or the terminal's capture: held until it ends, up to a buffer)
+
+
+def ahead_of_head(text: str, lines: int) -> bool:
+    """Whether every `binary file matches` message of grep -r's output reaches the terminal before a
+    `head -LINES` reading its lines prints: grep puts out the lines it holds before each message, so
+    a message with fewer than LINES lines before it is written while head still waits, and head
+    prints at its end. A message after LINES lines is printed or not as grep and head race (head's
+    end sends grep SIGPIPE); and head printing more than a buffer may print before one."""
+    seen, shown = 0, 0
+    for line in text.splitlines(keepends=True):
+        if _BINARY_MATCH.fullmatch(line):
+            if seen >= lines:
+                return False
+        elif seen < lines:
+            seen, shown = seen + 1, shown + len(line.encode())
+    return shown < HEAD_HOLDS
+
+
 BINARY_PROBE = 32_768  # (grep looks for a NUL in what it reads first: a file's first buffer)
 
 
