@@ -133,6 +133,21 @@ def test_a_commands_patterns_are_expanded_as_bash_does_where_the_state_knows_the
     assert unanswered(seen, set(lines)) == set()
 
 
+def test_a_pattern_that_matched_nothing_reaches_the_tool_as_it_is():
+    """`cat *.py` in a folder without one: bash hands `*.py` on as typed (no nullglob), and the tool
+    complains of a file of that name, between ' ' where coreutils quotes it (`wc: '*.py'`) and as it is
+    where grep names it; several names, some matched, each in turn (`wc -l *.md *.py`). Before, every
+    such line was the model's; agents type them in the wrong folder."""
+    lines = ["wc -l *.py", "cat *.py", "head *.py", "tail -n 3 *.py", "grep foo *.py", "nl *.py", "md5sum *.py",
+             "rm *.pyc", "wc -l src/*.txt", "wc -l *.md *.py", "cat *.md *.py", "head -5 *.txt *.md", "cat 'a*b'",
+             "cat *.py 2>/dev/null", "cd src && wc -l *.md", "cat ../*.py", "cd .."]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+    said = {c: s for c, s, _ in seen}
+    assert said["wc -l *.py"] == ("wc: '*.py': No such file or directory\n", 1)
+    assert said["grep foo *.py"] == ("grep: *.py: No such file or directory\n", 2)
+
+
 def test_patterns_above_the_last_part_are_expanded_part_by_part_and_sorted_whole():
     """`cat */*.py`, `wc -l */*.py`, `grep -n def */*.py`, `ls -d */*/`, `echo ./*/x`, `../*/src/*.py`:
     each part's pattern matched in the folders the parts before it reached, and the whole list sorted

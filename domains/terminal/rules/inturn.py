@@ -5,14 +5,15 @@ may have (`cat setup.py pyproject.toml requirements.txt 2>/dev/null`).
 Each tool writes a file's part whole before it opens the next, so its output and its complaints
 come down one pipe in the order of the names. The answer is kept as its pieces, each marked as a
 complaint (the errors) or not, so that a redirection of either stream shows what it would
-(streams.split). Each name is plain (no quoting in a complaint), and the state knows what is at it
-and what a file there holds; otherwise the line is the model's.
+(streams.split). Each name is plain, or a pattern that matched nothing (`missing.named`: between
+' ' in a complaint), and the state knows what is at it and what a file there holds; otherwise the
+line is the model's.
 """
 
 from __future__ import annotations
 
 from . import filters
-from .missing import IS_DIR, what_is_at
+from .missing import IS_DIR, named, what_is_at
 from .state import _PLAIN, TerminalState, _contents
 
 Pieces = list[tuple[str, bool]]  # (text, a complaint: written to the errors)
@@ -42,15 +43,16 @@ def pieces(words: list[str], s: TerminalState) -> Pieces | None:
         names = [w for w in words[1:] if not w.startswith("-")]
         if which is None:
             return None
-    if len(names) < 2 or any(n.startswith("-") or not _PLAIN.fullmatch(n) for n in names):
+    if len(names) < 2 or any(n.startswith("-") or named(n) is None for n in names):
         return None
     found = [(n, what_is_at(n, s)) for n in names]
     texts = {n: _contents(n, s) for n, why in found if why == "file"}
-    if any(why is None for _, why in found) or None in texts.values():
-        return None
+    if any(why is None or why in ("file", "dir") and not _PLAIN.fullmatch(n) for n, why in found) or \
+            None in texts.values():
+        return None  # (a pattern that matched nothing is not there; a name there is plain)
     if words[0] == "cat":
-        return [(texts[n], False) if why == "file" else (f"cat: {n}: {IS_DIR if why == 'dir' else why}\n", True)
-                for n, why in found]
+        return [(texts[n], False) if why == "file" else
+                (f"cat: {named(n)}: {IS_DIR if why == 'dir' else why}\n", True) for n, why in found]
     if words[0] == "head":
         return _head(found, texts, lines)  # type: ignore[arg-type]
     return _wc(found, texts, which)  # type: ignore[arg-type]
@@ -90,6 +92,6 @@ def _wc(found: list[tuple[str, str]], texts: dict[str, str], which: str) -> Piec
         elif why == "dir":
             out += [(f"wc: {name}: {IS_DIR}\n", True), (row([0] * len(which), name), False)]
         else:
-            out.append((f"wc: {name}: {why}\n", True))
+            out.append((f"wc: {named(name)}: {why}\n", True))
     out.append((row([sum(c[i] for c in counts.values()) for i in range(len(which))], "total"), False))
     return out

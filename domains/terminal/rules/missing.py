@@ -3,9 +3,10 @@ wanted, or has a file where a folder would be on its way (coreutils 9.1, grep 3.
 the sandbox has them): the mistakes agents make most, answered where the state knows why.
 
 Each tool names the path its own way: rm, cp, mv, head, tail, touch, rmdir, chmod, stat and du
-between ' ' (any name without a quote, backslash or control character), mkdir between ‘ ’, wc,
-grep, sort, uniq, nl and cat as it is; the last two kinds are answered for plain names alone, which
-every style prints the same. Only what fails before anything is done is answered (one path, or rm's
+between ' ' (any name without a quote, backslash or control character), mkdir between ‘ ’, grep and
+sort as it is, wc, uniq, nl and cat as it is but for a name the shell would read otherwise (`named`:
+a pattern that matched nothing, `'*.py'`); the others are answered for plain names alone, which every
+style prints the same. Only what fails before anything is done is answered (one path, or rm's
 several, each refused or removed); writes are answered only below the home and /tmp, where the file
 system is writable, so that the refusal is the path's and not the read-only root's.
 
@@ -120,14 +121,15 @@ def refusal(cmd: str, args: list[str], why: Why, writable: Callable[[str], bool]
     if cmd in ("wc", "uniq", "nl", "cat", *DIGESTS) and len(plain) == 1 and \
             set(flags) <= (set("lcwm") if cmd == "wc" else set()):
         reason = why(plain[0])
-        return (f"{cmd}: {plain[0]}: {reason}\n", 1) if reason in (NO_ENTRY, NOT_DIR) and _PLAIN.fullmatch(plain[0]) \
+        return (f"{cmd}: {named(plain[0])}: {reason}\n", 1) if reason in (NO_ENTRY, NOT_DIR) and named(plain[0]) \
             else None
-    if cmd == "tac" and len(plain) == 1 and not flags and _PLAIN.fullmatch(plain[0]):
+    if cmd == "tac" and len(plain) == 1 and not flags and _quoted(plain[0]):
         reason = why(plain[0])
         return (f"tac: failed to open '{plain[0]}' for reading: {reason}\n", 1) if reason in (NO_ENTRY, NOT_DIR) \
             else None
     if cmd == "grep" and len(plain) == 2 and set(flags) <= _GREP_FLAGS and "s" not in flags and \
-            re.fullmatch(r"[A-Za-z0-9_ :,=#@%/-]+", plain[0]) and _PLAIN.fullmatch(plain[1]):
+            re.fullmatch(r"[A-Za-z0-9_ :,=#@%/-]+", plain[0]) and \
+            (_PLAIN.fullmatch(plain[1]) or _PATTERN.fullmatch(plain[1])):
         reason = why(plain[1])
         if reason in (NO_ENTRY, NOT_DIR) or reason == "dir" and not set(flags) & set("rc"):  # (-c: and a count)
             return f"grep: {plain[1]}: {IS_DIR if reason == 'dir' else reason}\n", 2
@@ -215,6 +217,16 @@ def _parent(word: str) -> str:
     """The folder a path names its entry in, as a path from the same place."""
     folder, slash, _ = word.rstrip("/").rpartition("/")
     return folder or ("/" if slash else ".")
+
+
+# A pattern bash found no match for, which it hands on as it is (no nullglob): `cat *.py` where there is none
+_PATTERN = re.compile(r"[A-Za-z0-9._/+-]*[*?][A-Za-z0-9._/+*?-]*")
+
+
+def named(word: str) -> str | None:
+    """How wc, cat, nl, uniq and the digests name a path in a complaint (coreutils' shell quoting): a
+    plain name as it is, one with `*` or `?` between ' '; None for any other (not answered)."""
+    return word if _PLAIN.fullmatch(word) else f"'{word}'" if _PATTERN.fullmatch(word) else None
 
 
 def _quoted(word: str) -> bool:

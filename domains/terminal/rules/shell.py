@@ -24,8 +24,8 @@ from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO,
                          _commit_message, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer,
                          quiet_add)
 from .state import (_PLAIN, _c_locale, _QUOTABLE, QUOTED_TILDE, TerminalState, _abs, _absent, _children, _contents,
-                    _exists, _expand, _expand_words, _forget_writes, _in_repo, _kind, _splits, _Unknown,
-                    _within, assigns_itself, forget_assigned, refusing_long_paths)
+                    _exists, _expand, _expand_words, _forget_writes, _in_repo, _kind, _outside_single_quotes, _splits,
+                    _Unknown, _within, assigns_itself, forget_assigned, refusing_long_paths)
 from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything,
                       _walked_to_its_failure, not_followed)
 from .line import Heredoc, _echo_text, _expansions, _split, _tildes, heredoc, home_expanded
@@ -161,7 +161,7 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return _ls_glob(parts[0][1], s)
     if parts[0][:1] == ["wc"] and len(parts[0]) == 3 and parts[0][1] in ("-l", "-c", "-w") and \
             any(c in parts[0][2] for c in "*?") and not any(c in command for c in "'\"\\$"):
-        return _wc_glob(parts[0][1], parts[0][2], s)
+        return _wc_glob(parts[0][1], parts[0][2], s) or _unmatched(command, s)
     if parts[0][:1] == ["du"] and "du" not in s.defined and any(c in w for w in parts[0][1:] for c in "*?") and \
             not any(c in command for c in "'\"\\$[{"):
         return diskuse.du((_split(_unexpanded(command, s)) or [[]])[0][1:], s)  # (`du -sh *`: as bash expands it)
@@ -172,7 +172,7 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         _specials_quoted(command)
     if not quoted and (any(c in w for w in parts[0] for c in "*?[]{}\\") or ("'" in command and "$" in command) or
                        any(w.startswith("~") for w in parts[0][1:] if parts[0][0] == "echo")):
-        return None  # globs, braces, escapes and quoting subtleties: the shell's business, the model's call
+        return _unmatched(command, s)  # globs, braces, escapes and quoting subtleties: the shell's, the model's call
     # (`git grep 'no[a-z]*'`: what single quotes hold reaches git as written, a pattern of its own)
     try:
         words = parts[0] if quoted else _tildes([_expand(w, s, strict=True) for w in parts[0]], command, s)
@@ -309,6 +309,20 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     if cmd == "git" and args[:1] == ["log"] and "--oneline" in args and s.git and s.git.commits and _in_repo(s):
         return gitlog.oneline(s.git.commits, s.git.hashes, args[1:])
     return None
+
+
+def _unmatched(command: str, s: TerminalState) -> tuple[str, int] | None:
+    """A line whose patterns matched nothing in folders the state knows whole: bash hands each on as
+    it is (no nullglob), and the tool does not find a file of that name (`cat *.py`, `wc -l *.md
+    *.py`, `rm *.pyc`). Only such refusals are answered here; any other line with a pattern, a brace
+    or an escape is the model's."""
+    literal = _unexpanded(command, s)  # (each pattern left: one that matched nothing, now between ' ')
+    bare = _outside_single_quotes(literal)
+    parts = _split(literal)
+    if bare is None or any(c in bare for c in "*?[]{}\\$`\"~") or not parts or len(parts) != 1 or \
+            ">" in parts[0] or ">>" in parts[0]:
+        return None
+    return missing.refused(parts[0], s) or inturn.answer(parts[0], s)
 
 
 def _fed_answer(s: TerminalState, fed: Heredoc) -> tuple[str, int] | None:
