@@ -1,6 +1,6 @@
-"""`git show` with the options agents give it (domains/terminal/rules/gitshow.py), and diffstats as
-wide as a real project's (gitdiff.stat): each answer beside the real bubblewrap sandbox's
-(tests/sandboxed.py), byte for byte."""
+"""`git show` with the options agents give it (domains/terminal/rules/gitshow.py), diffstats as wide
+as a real project's (gitdiff.stat), and who commits as `git config` set it: each answer beside the
+real bubblewrap sandbox's (tests/sandboxed.py), byte for byte."""
 
 from __future__ import annotations
 
@@ -59,3 +59,21 @@ def test_a_real_projects_first_commit_is_shown_with_its_diffstat_scaled(tmp_path
     seen = side_by_side(lines, str(path))
     assert unanswered(seen, set(lines)) == set()
     assert ".../" in seen[0][2] and "+++++" in seen[0][2]
+
+
+def test_who_commits_is_the_repositorys_own_config_over_the_global_one():
+    """`git config user.name Alice` in the repository, then `--global user.name Bob`: git commits as
+    Alice there, whatever was set last. Before, the state committed as Bob: the author and the id of
+    the commit, and every `git log` after it, were confidently wrong. `git config [--get] user.name`
+    reads back what was set (nothing, exit 1, where nothing was); a read with `--get` no longer made
+    the state forget who commits (and `ls` after it was the model's)."""
+    lines = ["git config user.name", "git config user.name Alice && git config user.email a@x",
+             "git config --global user.name Bob && git config --global user.email b@x", "git config user.name",
+             "git config --get user.email", "ls", "git config --local user.email",
+             "echo x >> README.md && git commit -qam one", "git log -1 --format='%an %ae'", "git log --oneline"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+    assert dict((c, s) for c, s, _ in seen)["git log -1 --format='%an %ae'"] == ("Alice a@x\n", 0)
+    seen = side_by_side(["cd ..", "git config --get user.name", "git config --global user.name Bob",
+                         "git config --global user.name", "git config user.email"])
+    assert [said for _, said, _ in seen[1:]] == [("", 1), ("", 0), ("Bob\n", 0), ("", 1)]

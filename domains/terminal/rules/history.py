@@ -201,21 +201,29 @@ def _ids_shown(s: TerminalState, output: str) -> None:
 
 def _sets_identity(s: TerminalState, args: list[str]) -> bool:
     """`git config [--global|--local] user.name|user.email VALUE`: who commits is known from now
-    (a global one written to ~/.gitconfig); another config command naming them: no longer known."""
+    (a global one written to ~/.gitconfig; the repository's own wins over it, in whatever order they
+    were set); another config command naming them: no longer known."""
     scope = [a for a in args if a.startswith("-")]
     plain = [a for a in args if not a.startswith("-")]
     if not plain or plain[0].lower() not in ("user.name", "user.email"):
         return False
+    if "--get" in scope and len(plain) == 1:  # (a read, as without --get)
+        scope.remove("--get")
     if scope not in ([], ["--global"], ["--local"]) or len(plain) != 2 or s.identity is None:
         if len(plain) != 1 or scope not in ([], ["--global"], ["--local"]):
             s.identity = None  # (--unset, --add, a file named…: not followed)
         return len(plain) == 1 and s.identity is not None  # (reading one changes nothing)
+    key = plain[0].lower()
     if scope == ["--global"]:
         _write(s, posixpath.join(s.home, ".gitconfig"), None)
+        if key in s.identity_local:
+            return True  # (the repository's own still says who commits there)
     elif s.git is None or not _in_repo(s):
         s.identity = None  # (a repository's own config, outside the one the state follows)
         return True
-    s.identity = {**s.identity, plain[0].lower(): plain[1]}
+    else:
+        s.identity_local = sorted({*s.identity_local, key})
+    s.identity = {**s.identity, key: plain[1]}
     return True
 
 

@@ -15,7 +15,7 @@ from .folders import _folders, _listing, _long, _unexpanded, every_name
 from .line import _echo_text, _split
 from .programs import _as_python_shows, _script
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer, _commit_message,
-                         _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer)
+                         _env_identity, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer)
 from .state import (_PLAIN, _QUOTABLE, TerminalState, _abs, _absent, _c_locale, _children, _exists, _in_repo, _kind,
                     _outside_single_quotes, _within)
 
@@ -149,7 +149,9 @@ def answer(words: list[str], command: str, s: TerminalState) -> tuple[str, int] 
 
 def _git(cmd: str, args: list[str], s: TerminalState) -> tuple[str, int] | None:
     """git's line: in the repository the state models (repository.py and the git*.py modules beside
-    it), a misspelt subcommand, a folder that is no repository."""
+    it), a misspelt subcommand, a folder that is no repository, who commits as `git config` says."""
+    if args[:1] == ["config"]:
+        return _identity_read(args[1:], s)
     if cmd == "git" and s.git and (s.git.unknown or modes.executable_in_repo(s)):
         return None  # the episode ran git commands the state does not model (merge, reset…); 100755 files
     if cmd == "git" and args and re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]*", args[0]) and "PATH" not in s.env and \
@@ -205,3 +207,25 @@ def unmatched(command: str, s: TerminalState) -> tuple[str, int] | None:
             ">" in parts[0] or ">>" in parts[0]:
         return None
     return missing.refused(parts[0], s) or inturn.answer(parts[0], s)
+
+
+def _identity_read(args: list[str], s: TerminalState) -> tuple[str, int] | None:
+    """`git config [--get] [--global|--local] user.name|user.email`: what the episode set (the sandbox
+    sets neither: nothing printed, exit 1). In the repository the state follows its own config wins;
+    elsewhere only the global one is read, which the state does not keep beneath a local one."""
+    scope = [a for a in args if a.startswith("-")]
+    keys = [a.lower() for a in args if not a.startswith("-")]
+    if len(keys) != 1 or keys[0] not in ("user.name", "user.email") or len(scope) != len(set(scope)) or \
+            not set(scope) <= {"--get", "--global", "--local"} or s.identity is None or s.configured or \
+            _env_identity(s):
+        return None
+    key, local = keys[0], s.git is not None and _in_repo(s) and not s.git.unknown
+    if "--local" in scope:
+        if not local or "--global" in scope:
+            return None  # (outside a repository git refuses --local; both: refused too)
+        value = s.identity.get(key) if key in s.identity_local else None
+    elif key in s.identity_local and ("--global" in scope or not local):
+        return None  # (the global value beneath the repository's own: not kept)
+    else:
+        value = s.identity.get(key)
+    return (value + "\n", 0) if value is not None else ("", 1)

@@ -134,6 +134,9 @@ class TerminalState(BaseModel):
     # git's user.name and user.email as `git config` set them in the episode ({}: none, as in the
     # sandbox); None where a config command the state does not follow may have changed them
     identity: dict[str, str] | None = None
+    # Which of them the repository's own config set (`git config user.name X` in it): there they win
+    # over the global ones, whatever was set last; the global value beneath is not kept
+    identity_local: list[str] = Field(default_factory=list)
     # A git config file the world has, or a `git config` beside who commits (init.defaultBranch…):
     # what a new repository starts as (its branch) is no longer known
     configured: bool = False
