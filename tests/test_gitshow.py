@@ -77,3 +77,19 @@ def test_who_commits_is_the_repositorys_own_config_over_the_global_one():
     seen = side_by_side(["cd ..", "git config --get user.name", "git config --global user.name Bob",
                          "git config --global user.name", "git config user.email"])
     assert [said for _, said, _ in seen[1:]] == [("", 1), ("", 0), ("Bob\n", 0), ("", 1)]
+
+
+def test_remotes_added_and_removed_are_listed_as_git_lists_them():
+    """`git remote -v` of the world's repository prints nothing (it has none, as a fresh clone of a
+    project's files does not); `git remote add`, `remove`, `get-url`, and their refusals, as git
+    prints them; names in byte order. `git remote add -f x y` adds x and then fails to fetch, and
+    `git config remote.origin.url`: what they left is the model's. Before, every `git remote` was."""
+    lines = ["git remote -v", "git remote add zeta https://e.com/z.git",
+             "git remote add origin git@github.com:me/notes.git", "git remote", "git remote -v",
+             "git remote add origin x", "git remote get-url origin", "git remote get-url nope", "git remote remove nope",
+             "git remote rm zeta", "git remote --verbose", "git remote add Up-1.x ../up", "git remote", "git status"]
+    seen = side_by_side(lines + ["git remote add -f x y", "git remote get-url x", "git config remote.origin.url w"])
+    assert unanswered(seen, set(lines)) == set()
+    assert seen[4][1] == ("origin\tgit@github.com:me/notes.git (fetch)\norigin\tgit@github.com:me/notes.git (push)\n"
+                          "zeta\thttps://e.com/z.git (fetch)\nzeta\thttps://e.com/z.git (push)\n", 0)
+    assert seen[-2][1] is None

@@ -156,6 +156,7 @@ class TerminalRules(Rules):
             # (the world makes it with every file committed, and nothing stashed)
             git = st.GitState(repo=g.path, branch=g.branch, branches=[g.branch], commits=commits, hashes=hashes,
                                  follows=True, head=head, pristine=not g.log, stash=None if g.log else [],
+                                 remotes=None if g.log else {},
                                  made=[st.Made(id=head, who=g.author, when=g.epoch) if head else None])
         # Folders the seed lists files in are taken as fully known (the shadow sandbox makes exactly them).
         # Folders the seed lists files in, and those between them and the working folder, are taken

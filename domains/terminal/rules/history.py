@@ -1,7 +1,7 @@
 """What git's commands change in the terminal's state: a repository made (`init`, `clone`), who
 commits (`config`), what is staged (`add`), each commit made and its id (printed, or made at the
 second the state saw a quiet one done, then corrected by the next output that shows git's),
-branches and tags; anything else git does ends what the state follows of the repository.
+branches, tags and remotes; anything else git does ends what the state follows of the repository.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from . import gitmv, gitobjects, gitrestore, gitrm, gitstash
+from . import gitmv, gitobjects, gitremote, gitrestore, gitrm, gitstash
 from . import state as st
 from .repository import (BRANCH_LISTING, GIT_READS, QUIET, TAG_LISTING, _commit_message, _commits_all, _committed,
                          _fresh, _git_globals, _new_commit)
@@ -71,7 +71,9 @@ def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
         plain = [a for a in args if not a.startswith("-")]
         sub = args[:1]
         commit_message = _commit_message(args) if sub == ["commit"] else None
-        if not sub or sub[0] in GIT_READS or (sub == ["branch"] and set(args[1:]) <= BRANCH_LISTING) or \
+        if sub == ["remote"]:
+            gitremote.apply(s.git, args[1:], output)
+        elif not sub or sub[0] in GIT_READS or (sub == ["branch"] and set(args[1:]) <= BRANCH_LISTING) or \
                 args in TAG_LISTING:
             if args == ["log", "--oneline"] and output:
                 _abbreviations_shown(s, output)

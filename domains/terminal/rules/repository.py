@@ -71,7 +71,7 @@ def _fresh(s: TerminalState, repo: str) -> GitState | None:
         return None
     folders = [repo, *(p for p in inside if p in s.dirs)] if repo in s.dirs else []
     return GitState(repo=repo, branch="master", branches=[], follows=all(d in s.known_dirs for d in folders),
-                    stash=[],
+                    stash=[], remotes={},
                     base={posixpath.relpath(p, repo): "" for p in inside if p not in s.dirs})
 
 

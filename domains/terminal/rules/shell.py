@@ -5,7 +5,8 @@
 bash runs them), down to one simple command's words (simple.py: `pwd`, `cat`, `ls`, `echo`, git);
 `silent` (silent.py) the empty output of commands that print nothing when the state says they succeed;
 `apply` the state after a command printed what it printed: a list or a line as bash ran it, each simple
-command through effects.py (git's through history.py). How bash reads the line is line.py's; which programs may write, programs.py's.
+command through effects.py (git's through history.py). How bash reads the line is line.py's; which
+programs may write, programs.py's.
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ import re
 import shlex
 from typing import Any
 
-from . import (budget, compound, diskuse, filters, lists, machine, missing, modes, pycheck, pyeval, search, simple,
-               streams, substitution)
+from . import (budget, compound, diskuse, filters, gitremote, lists, machine, missing, modes, pycheck, pyeval,
+               search, simple, streams, substitution)
 from .folders import _ls, _ls_glob, _tree, _unexpanded, _wc_glob, read_as_bash
 from .history import _ids_shown, git_dir_touched
 from .repository import quiet_add
-from .state import (_PLAIN, QUOTED_TILDE, TerminalState, _abs, _absent, _contents, _expand, _expand_words,
+from .state import (_PLAIN, QUOTED_TILDE, GitState, TerminalState, _abs, _absent, _contents, _expand, _expand_words,
                     _forget_writes, _in_repo, _kind, _splits, _Unknown, assigns_itself, forget_assigned,
                     refusing_long_paths)
 from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything,
@@ -340,6 +341,9 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
     """The state after `command` printed `output` (exit code `exit_code`; `$?` in the next one)."""
     after = _applied(state, command, output, exit_code, cwd_after)
     git_dir_touched(state, after, command, lambda: _reads_only(command, TerminalState.model_validate(state)))
+    if state.get("git") and (state["git"].get("remotes") is not None):
+        gitremote.after_line(GitState.model_validate(state["git"]), after.get("git") or {}, command, _split(command),
+                             output, exit_code)
     return after
 
 

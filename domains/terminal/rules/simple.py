@@ -9,8 +9,8 @@ from __future__ import annotations
 import posixpath
 import re
 
-from . import (diskuse, gitblame, gitfiles, gitlog, gitmv, gitrestore, gitrm, gitstash, gittypo, inturn, machine,
-               missing, modes, pathnames, readonly, xdiff)
+from . import (diskuse, gitblame, gitfiles, gitlog, gitmv, gitremote, gitrestore, gitrm, gitstash, gittypo, inturn,
+               machine, missing, modes, pathnames, readonly, xdiff)
 from .folders import _folders, _listing, _long, _unexpanded, every_name
 from .line import _echo_text, _split
 from .programs import _as_python_shows, _script
@@ -176,6 +176,8 @@ def _git(cmd: str, args: list[str], s: TerminalState) -> tuple[str, int] | None:
             not (s.git and _within(s.cwd, s.git.repo)):
         return NOT_A_REPO, 128  # (global options first, `-C` or `--git-dir`, may name one: not answered)
     parsed = _git_globals(args) if cmd == "git" else None
+    if parsed and not parsed[0] and parsed[1][:1] == ["remote"] and s.git and _in_repo(s):
+        return gitremote.answer(s.git, parsed[1][1:])
     if parsed and parsed[1][:1] == ["commit"] and _in_repo(s) and _no_identity(s, parsed[0]) and \
             _commit_message(parsed[1]) is not None and not {"-h", "--help"} & set(parsed[1]):
         user = posixpath.basename(s.home)

@@ -89,6 +89,9 @@ class GitState(BaseModel):
     # `git stash` entries, newest first (stash@{0}), where known whole: the world makes its repository
     # with none, and `git init` makes one with none
     stash: list[Stashed] | None = None
+    # The remotes, name -> URL, where known whole (gitremote.py): the world makes its repository with
+    # none, and so does `git init`
+    remotes: dict[str, str] | None = None
 
     @model_validator(mode="before")
     @classmethod
