@@ -86,7 +86,8 @@ def test_remotes_added_and_removed_are_listed_as_git_lists_them():
     `git config remote.origin.url`: what they left is the model's. Before, every `git remote` was."""
     lines = ["git remote -v", "git remote add zeta https://e.com/z.git",
              "git remote add origin git@github.com:me/notes.git", "git remote", "git remote -v",
-             "git remote add origin x", "git remote get-url origin", "git remote get-url nope", "git remote remove nope",
+             "git remote add origin x", "git remote get-url origin", "git remote get-url nope",
+             "git remote remove nope",
              "git remote rm zeta", "git remote --verbose", "git remote add Up-1.x ../up", "git remote", "git status"]
     seen = side_by_side(lines + ["git remote add -f x y", "git remote get-url x", "git config remote.origin.url w"])
     assert unanswered(seen, set(lines)) == set()
