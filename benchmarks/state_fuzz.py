@@ -286,13 +286,31 @@ WALK_TEMPLATES = [
     "ls -ld {n} {n2}", "ls -l {n}", "git diff", "git log --oneline", "cd {n}", "cd ..", "ls -lS", "ls -lSr {n}",
     "ls -lar {n}", "grep -rn {w} {n}", "grep -rc '{w}.*' {n}",
 ]
+# `--templates gitreads`: git's reads agents add options to (`git show` forms, `git remote`, who commits
+# as `git config` says) between edits, commits, branches and remotes; patterns that match nothing
+GITREAD_TEMPLATES = [
+    "git show", "git show --stat", "git show --oneline --stat", "git show -s", "git show -s --format='%h %s'",
+    "git show --name-only", "git show --name-status HEAD", "git show --pretty=oneline -s", "git show --numstat",
+    "git show --shortstat", "git show --format=%s --stat", "git show --pretty=format:%an -s", "git show {b} --stat",
+    "git show $(git rev-parse --short HEAD) -s", "git show -p --oneline", "git log --stat -1", "git log -p -1",
+    "git remote", "git remote -v", "git remote add {r} {u}", "git remote remove {r}", "git remote get-url {r}",
+    "git remote rm {r}", "git remote add -f {r} {u}", "git config remote.{r}.url {u}",
+    "git config user.name", "git config user.name {p}", "git config --global user.name {p}",
+    "git config --global user.email {p}@b.c", "git config user.email {p}@y.z", "git config --get user.email",
+    "git config --local user.name", "git config --global user.name",
+    "echo {w} >> {n}", "git add -A", "git commit -qm {m}", "git commit -qam {m}",
+    "git -c user.name=a -c user.email=a@b.c commit -qam {m}", "git log --oneline", "git log -1 --format='%an %ae'",
+    "git diff --stat", "git checkout -b {b}", "git checkout {b}", "wc -l *.{x}", "cat *.{x}", "head -3 *.{x} *.md",
+    "rm *.{x}", "rm -f *.{x}", "grep {w} *.{x}", "grep -rn {w} . | head -{k}", "cd {n}", "cd ..", "touch {n}",
+]
 
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),
                  "python": (PY_TEMPLATES, [], []), "subst": (SUB_TEMPLATES, SUB_NAMES, SUB_WORDS),
                  "vars": (VAR_TEMPLATES, SUB_NAMES, SUB_WORDS), "lines": (LINE_TEMPLATES, SUB_NAMES, SUB_WORDS),
                  "pipes": (PIPE_TEMPLATES, PIPE_NAMES, SUB_WORDS), "streams": (STREAM_TEMPLATES, PIPE_NAMES, SUB_WORDS),
                  "braces": (BRACE_TEMPLATES, BRACE_NAMES, REPO_WORDS),
-                 "modes": (MODE_TEMPLATES, MODE_NAMES, REPO_WORDS), "walk": (WALK_TEMPLATES, REPO_NAMES, WALK_WORDS)}
+                 "modes": (MODE_TEMPLATES, MODE_NAMES, REPO_WORDS), "walk": (WALK_TEMPLATES, REPO_NAMES, WALK_WORDS),
+                 "gitreads": (GITREAD_TEMPLATES, REPO_NAMES, WALK_WORDS)}
 
 
 def command(rng: random.Random, templates: str = "files") -> str:
@@ -306,6 +324,11 @@ def command(rng: random.Random, templates: str = "files") -> str:
         fields.update(m=rng.choice(MESSAGES), b=rng.choice(BRANCHES), k=rng.randint(1, 3), k2=rng.randint(1, 5))
     if templates == "vars":
         fields.update(k=rng.randint(0, 4))
+    if templates == "gitreads":
+        fields.update(m=rng.choice(MESSAGES), b=rng.choice(BRANCHES), k=rng.randint(1, 4),
+                      r=rng.choice(["origin", "upstream", "Up-1.x", "fork"]),
+                      u=rng.choice(["https://github.com/me/notes.git", "git@host:me/n.git", "../up", "/srv/x.git"]),
+                      p=rng.choice(["Alice", "bob", "Dev"]), x=rng.choice(["py", "txt", "log", "md", "cfg"]))
     if templates == "subst":
         inner = dict(fields, k=rng.randint(-3, 12))
         fields.update(c=rng.choice(SUB_INNER).format(**inner), a=rng.choice(SUB_ARITH).format(**inner), k=inner["k"])
