@@ -287,7 +287,8 @@ WALK_TEMPLATES = [
     "ls -lar {n}", "grep -rn {w} {n}", "grep -rc '{w}.*' {n}",
 ]
 # `--templates gitreads`: git's reads agents add options to (`git show` forms, `git remote`, who commits
-# as `git config` says) between edits, commits, branches and remotes; patterns that match nothing
+# as `git config` says) between edits, commits, branches and remotes; patterns that match nothing;
+# a command's output into a file
 GITREAD_TEMPLATES = [
     "git show", "git show --stat", "git show --oneline --stat", "git show -s", "git show -s --format='%h %s'",
     "git show --name-only", "git show --name-status HEAD", "git show --pretty=oneline -s", "git show --numstat",
@@ -302,6 +303,10 @@ GITREAD_TEMPLATES = [
     "git -c user.name=a -c user.email=a@b.c commit -qam {m}", "git log --oneline", "git log -1 --format='%an %ae'",
     "git diff --stat", "git checkout -b {b}", "git checkout {b}", "wc -l *.{x}", "cat *.{x}", "head -3 *.{x} *.md",
     "rm *.{x}", "rm -f *.{x}", "grep {w} *.{x}", "grep -rn {w} . | head -{k}", "cd {n}", "cd ..", "touch {n}",
+    # output into a file (intofile.py), read back
+    "ls > {n}", "ls -l > {n}", "grep -n {w} {n2} > {n}", "sort {n2} > {n}", "git log --oneline > {n}",
+    "cat {n2} >> {n}", "grep -rn {w} . > {n}", "wc -l {n2} > {n}", "find . -name '*.{x}' > {n}", "seq 1 {k} >> {n}",
+    "head -{k} {n2} | sort > {n}", "git show --stat > {n}", "cat {n}", "wc -c {n}",
 ]
 
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),

@@ -690,6 +690,15 @@ SEQUENCES: list[list[str]] = [
      "find . -maxdepth 1", "grep -rl pytest .", "cat README.md nope 2>/dev/null | wc -l", "git log -3 --stat",
      "git log --name-status", "grep -rn 'TODO\\|notes' .", "grep -rl -e import -e return .", "git ls-files '*.py'",
      "git grep -n def -- '*.py' | head -3", "find ~/notes-app -maxdepth 1", "grep -rn 'def .*(' .", "ls -lS"],
+    # a commit looked at as agents look at it, remotes added, who commits set twice, a search cut
+    # short, patterns typed in the wrong folder
+    ["git show --stat", "git show --oneline --stat", "git show -s --format='%h %an %s'", "git remote -v",
+     "grep -rn notes . | head -3", "wc -l *.py", "cat *.txt *.cfg", "cd src && wc -l *.md; cd ..",
+     "git remote add origin git@github.com:me/notes-app.git", "git remote -v", "git config user.name Dev",
+     "git config user.email dev@example.com", "git config --global user.name Other", "git config user.name",
+     "seq 1 120 > data.txt && git add data.txt && git commit -qm 'Add data'", "git show --stat", "git log --oneline",
+     "git show -s --format='%an <%ae>'", "git show $(git rev-parse --short HEAD) --name-only", "rm -f *.pyc",
+     "git remote add origin x", "git remote get-url origin", "git log --stat -2 | tail -4", "head -2 *.log *.md"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

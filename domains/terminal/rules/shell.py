@@ -16,7 +16,7 @@ import re
 import shlex
 from typing import Any
 
-from . import (budget, compound, diskuse, filters, gitremote, lists, machine, missing, modes, pycheck, pyeval,
+from . import (budget, compound, diskuse, filters, gitremote, intofile, lists, machine, missing, modes, pycheck, pyeval,
                search, simple, streams, substitution)
 from .folders import _ls, _ls_glob, _tree, _unexpanded, _wc_glob, read_as_bash
 from .history import _ids_shown, git_dir_touched
@@ -72,6 +72,9 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     command = read_as_bash(state, command)
     if streams.unread(command):
         return None
+    written = intofile.answer(state, command, _said)  # (`ls > files.txt`: the output into the file)
+    if written is not None:
+        return written
     redirected = streams.read(command)  # (`2>&1`, `2>/dev/null`…: the command answered, then what is shown)
     if redirected is not None:
         return streams.shown(state, redirected, _said, _piped_on)
@@ -351,6 +354,9 @@ def _applied(state: dict[str, Any], command: str, output: str, exit_code: int, c
     if modes.held(state) and not (len(parts := _split(command) or []) == 1 and modes.chmod_line(parts[0])):
         return not_followed(state, command, output, exit_code, cwd_after)  # (what it may have written: forgotten)
     command = read_as_bash(state, command)
+    written = intofile.applied(state, command, output, exit_code, cwd_after, _said, apply)
+    if written is not None:
+        return written
     redirected = streams.read(command)  # (`mkdir d 2>/dev/null`: as `mkdir d`; `2> err.log` written)
     if redirected is not None and (redirected[1] is None or  # (heading a pipe: one that writes, as alone)
                                    _reads_only(redirected[1], s := TerminalState.model_validate(state)) and
