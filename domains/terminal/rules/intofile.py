@@ -41,10 +41,17 @@ def read(command: str) -> tuple[str, str, bool] | None:
     return line, name, r.append
 
 
+def _stages(line: str) -> list[list[str]]:
+    """The words of each command of a pipeline (split where the line's own `|` are, not a quoted one)."""
+    bare = streams.masked(line) or ""
+    cuts = [i for i, c in enumerate(bare) if c == "|"]
+    return [shell_words(line[a + 1:b]) or [""] for a, b in zip([-1, *cuts], [*cuts, len(line)])]
+
+
 def _reads_itself(line: str, path: str, s: TerminalState) -> bool:
     """The command may read the file it writes: named among its words (`sort f > f`), or below a
     folder grep -r walks (`grep -rn x . > out.txt`: grep says "input file is also the output")."""
-    for words in (shell_words(stage) or [""] for stage in line.split("|")):
+    for words in _stages(line):
         named = [_abs(w, s) for w in words[1:] if not w.startswith("-")]
         if path in named:
             return True
@@ -73,7 +80,7 @@ def _opened(state: dict, line: str, name: str, append: bool) -> dict | None:
 def _told(line: str, said: tuple[str, int], state: dict) -> tuple[str, str] | None:
     """(what went into the file, what reached the terminal) of the state's answer to `line`."""
     text, code = said
-    stages = [shell_words(stage) or [""] for stage in streams.masked(line).split("|")]  # type: ignore[union-attr]
+    stages = _stages(line)
     if len(stages) == 1:
         return streams.split(line, text, code, state)
     if code == 0 and "binary file matches" not in text and \
