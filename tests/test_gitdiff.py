@@ -8,8 +8,9 @@ import shutil
 
 import pytest
 
+from benchmarks import gnudiff_vs_diff
 from benchmarks.gitdiff_vs_git import compare, compare_stats
-from domains.terminal.rules import gitdiff
+from domains.terminal.rules import gitdiff, gnudiff
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="no git on this machine")
 
@@ -37,6 +38,19 @@ def test_diffstats_wider_than_80_columns_are_scaled_and_cut_as_git_does():
         " b.py                                               | 698 ---------------------\n"
         " .../some/more/folders/module_with_a_long_name.py   | 503 ++++++++++++++-\n"
         " 2 files changed, 500 insertions(+), 701 deletions(-)\n")
+
+
+@pytest.mark.skipif(shutil.which("diff") is None, reason="no GNU diff on this machine")
+def test_diff_in_its_normal_form_is_gnu_diffs_where_the_lines_it_shows_are_certain():
+    """`diff a b` (`3c3`, `5a6`, `< old`, `---`, `> new`, "\\ No newline at end of file"): written
+    where the files have one longest common subsequence and GNU diff's confusing-lines heuristic does
+    not apply, and each is GNU diff's byte for byte; elsewhere (lines moved among many equal ones)
+    the model's. Before, every `diff` of two different files was the model's."""
+    for kind, seed, least in (("text", 20261207, 0.45), ("code", 20261207, 0.3)):
+        taken, declined, differ = gnudiff_vs_diff.compare(kind, seed, 300)
+        assert differ == 0 and taken > least * (taken + declined), (kind, taken, declined, differ)
+    assert gnudiff.normal("a\nb\nc\n", "a\nB\nc\nd") == "2c2\n< b\n---\n> B\n3a4\n> d\n\\ No newline at end of file\n"
+    assert gnudiff.normal("x\nx\n", "x\n") is None  # (which x went: either)
 
 
 def test_git_places_a_change_that_could_go_more_than_one_way():

@@ -228,3 +228,14 @@ def test_ls_l_of_several_names_and_cat_of_names_some_not_there_are_answered_as_r
              "ls -lar"]
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()
+
+
+def test_diff_of_a_file_and_its_edited_copy_is_answered_as_run():
+    """`diff README.md R2.md` after a copy edited (a line changed, one added, one removed, a last line
+    without its newline): GNU diff's normal form, exit 1 (gnudiff.py). Before, the model's."""
+    lines = ["cp README.md R2.md && echo extra >> R2.md", "diff README.md R2.md", "sed -i 's/tiny/small/' R2.md",
+             "diff README.md R2.md", "diff R2.md README.md", "printf 'a\\nb' > x.txt && printf 'a\\nc\\n' > y.txt",
+             "diff x.txt y.txt", "cp src/notes.py n2.py && sed -i '2d' n2.py", "diff src/notes.py n2.py",
+             "diff n2.py src/notes.py; echo $?"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()

@@ -9,8 +9,8 @@ from __future__ import annotations
 import posixpath
 import re
 
-from . import (diskuse, gitblame, gitfiles, gitlog, gitmv, gitremote, gitrestore, gitrm, gitstash, gittypo, inturn,
-               machine, missing, modes, pathnames, readonly, xdiff)
+from . import (diskuse, gitblame, gitfiles, gitlog, gitmv, gitremote, gitrestore, gitrm, gitstash, gittypo, gnudiff,
+               inturn, machine, missing, modes, pathnames, readonly)
 from .folders import _folders, _listing, _long, _unexpanded, every_name
 from .line import _echo_text, _split
 from .programs import _as_python_shows, _script
@@ -108,7 +108,7 @@ def answer(words: list[str], command: str, s: TerminalState) -> tuple[str, int] 
             not re.search(r"\d", args[1]):
         return f"{cmd}: invalid number of lines: ‘{args[1]}’\n", 1  # (`head -n FILE`: the count left out)
     if cmd == "diff":
-        return xdiff.diff_files(args, s)
+        return gnudiff.diff_files(args, s)
     if cmd == "du" and "du" not in s.defined:
         return diskuse.du(args, s)
     if cmd == "rmdir" and args == ["."]:

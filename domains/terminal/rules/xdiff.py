@@ -18,15 +18,14 @@ where git places it:
    scores its two edges best, else as high as it goes.
 
 Checked against this machine's git on generated edits (tests/test_gitdiff.py) and in the sandbox
-(benchmarks/state_vs_real.py). `diff_files` answers GNU diff of two files only where they are the same
-or `-q` is asked: which lines GNU diff shows is its own algorithm's.
+(benchmarks/state_vs_real.py). GNU diff's own algorithm differs; gnudiff.py uses this one only where
+every minimal diff shows the same lines.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-from .state import _PLAIN, TerminalState, _abs, _absent, _contents
 
 MAX_COST = 256  # xdiff's XDL_MAX_COST_MIN and XDL_HEUR_MIN_COST: past this edit cost it may guess
 MAX_EQLIMIT = 1024
@@ -374,20 +373,3 @@ def _compact(ha: list[int], rchg: list[int], rchg_other: list[int], texts: list[
         if not g.next():
             break
         go.next()
-
-
-def diff_files(args: list[str], s: TerminalState) -> tuple[str, int] | None:
-    """`diff [-q] A B` of files the state knows: the same says nothing; `-q` says they differ; a
-    missing one is refused. Where they differ, which lines diff shows is its algorithm's: the model's."""
-    opts, names = [a for a in args if a.startswith("-")], [a for a in args if not a.startswith("-")]
-    if opts not in ([], ["-q"], ["--brief"], ["-u"]) or len(names) != 2 or not all(_PLAIN.fullmatch(n) for n in names):
-        return None
-    gone = [n for n in names if _absent(_abs(n, s), s)]
-    if len(gone) == 1 and all(_abs(n, s) in s.files for n in names if n not in gone):
-        return f"diff: {gone[0]}: No such file or directory\n", 2
-    old, new = (_contents(n, s) for n in names)
-    if old is None or new is None or "\0" in old + new:
-        return None
-    if old == new:
-        return "", 0
-    return (f"Files {names[0]} and {names[1]} differ\n", 1) if opts in (["-q"], ["--brief"]) else None
