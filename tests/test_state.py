@@ -1305,7 +1305,8 @@ def test_counting_several_files_and_diff_of_known_files():
     """wc pads several counts to the width of the files' total size and adds a total; xargs hands
     find's names over in the file system's order (newest first where the state saw them made; else
     only the total, `| tail -1`, is answered when several came), and a head after it may stop wc
-    before it has written (SIGPIPE, which xargs reports); diff of the same contents says nothing.
+    before it has written (SIGPIPE, which xargs reports); diff of the same contents says nothing, of
+    others what GNU diff prints where that is certain (gnudiff.py).
     (Checked in the sandbox by test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox.)"""
     s = terminal()
     assert shell.answer(s, "wc -l README.md requirements.txt") == ("  5 README.md\n  1 requirements.txt\n  6 total\n", 0)
@@ -1322,7 +1323,9 @@ def test_counting_several_files_and_diff_of_known_files():
     t = run(s, "cp README.md copy.txt")
     assert shell.answer(t, "diff README.md copy.txt") == ("", 0)
     assert shell.answer(t, "diff -q README.md requirements.txt") == ("Files README.md and requirements.txt differ\n", 1)
-    assert shell.answer(t, "diff README.md requirements.txt") is None  # which lines: diff's algorithm
+    assert shell.answer(t, "diff README.md requirements.txt") == (  # (GNU diff's, checked: no line in common)
+        '1,5c1\n< # notes-app\n< \n< A tiny command-line notes manager.\n< \n<     python -m src.notes add "buy milk"\n'
+        "---\n> pytest==8.3.2\n", 1)
     assert shell.answer(t, "diff README.md missing.txt") == ("diff: missing.txt: No such file or directory\n", 2)
     assert shell.answer(run(t, "find . -name '*.py' | xargs wc -l"), "ls src") == ("notes.py\n", 0)  # xargs wc reads
     assert shell.answer(run(t, "find . -name '*.py' | xargs rm"), "ls src") is None
