@@ -232,10 +232,13 @@ def test_ls_l_of_several_names_and_cat_of_names_some_not_there_are_answered_as_r
 
 def test_diff_of_a_file_and_its_edited_copy_is_answered_as_run():
     """`diff README.md R2.md` after a copy edited (a line changed, one added, one removed, a last line
-    without its newline): GNU diff's normal form, exit 1 (gnudiff.py). Before, the model's."""
+    without its newline): GNU diff's normal form, exit 1 (gnudiff.py); `cmp`: the first byte and line
+    that differ, `EOF on` the shorter, `-s`. Before, the model's."""
     lines = ["cp README.md R2.md && echo extra >> R2.md", "diff README.md R2.md", "sed -i 's/tiny/small/' R2.md",
              "diff README.md R2.md", "diff R2.md README.md", "printf 'a\\nb' > x.txt && printf 'a\\nc\\n' > y.txt",
              "diff x.txt y.txt", "cp src/notes.py n2.py && sed -i '2d' n2.py", "diff src/notes.py n2.py",
-             "diff n2.py src/notes.py; echo $?"]
+             "diff n2.py src/notes.py; echo $?", "cmp README.md R2.md", "cmp -s README.md R2.md; echo $?",
+             "cmp README.md README.md", "cmp README.md nope", "cmp src README.md", "cp README.md R3.md",
+             "echo more >> R3.md && cmp R3.md README.md", "printf '' > e.txt && cmp e.txt README.md", "cmp x.txt y.txt"]
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()

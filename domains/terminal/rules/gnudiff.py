@@ -4,7 +4,7 @@ finds the fewest changes shows the same ones, and GNU diff (3.8, as the sandbox 
 fewest on such files: none of its "confusing lines" heuristic applies (a line matching many lines of
 the other file, discarded where it runs into lines matching none), and the files are small enough
 for it to search exhaustively. Elsewhere the model answers. Checked against GNU diff on generated
-edits (benchmarks/gnudiff_vs_diff.py, tests/test_gitdiff.py).
+edits (benchmarks/gnudiff_vs_diff.py, tests/test_gitdiff.py). And `cmp`: where two files first differ.
 """
 
 from __future__ import annotations
@@ -109,3 +109,36 @@ def diff_files(args: list[str], s: TerminalState) -> tuple[str, int] | None:
         return f"Files {names[0]} and {names[1]} differ\n", 1
     shown = normal(old, new) if not opts else None
     return None if shown is None else (shown, 1)
+
+
+def cmp_files(args: list[str], s: TerminalState) -> tuple[str, int] | None:
+    """`cmp [-s] A B` of files the state knows (diffutils 3.8): the first byte and line where they
+    differ; where one is the other's start, `EOF on` the shorter (to the errors); `-s` says nothing.
+    A name not there, or a folder, is refused."""
+    opts, names = [a for a in args if a.startswith("-")], [a for a in args if not a.startswith("-")]
+    if opts not in ([], ["-s"], ["--quiet"], ["--silent"]) or len(names) != 2 or \
+            not all(_PLAIN.fullmatch(n) for n in names):
+        return None
+    for name in names:
+        path = _abs(name, s)
+        if _absent(path, s) or path in s.dirs:
+            why = "No such file or directory" if _absent(path, s) else "Is a directory"
+            return ("" if opts else f"cmp: {name}: {why}\n"), 2
+    texts = [_contents(n, s) for n in names]
+    if texts[0] is None or texts[1] is None:
+        return None
+    a, b = (t.encode() for t in texts)  # type: ignore[union-attr]
+    if a == b:
+        return "", 0
+    if opts:
+        return "", 1
+    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), None)
+    if at is not None:
+        line = a[:at].count(b"\n") + 1
+        return f"{names[0]} {names[1]} differ: byte {at + 1}, line {line}\n", 1
+    short, name = (a, names[0]) if len(a) < len(b) else (b, names[1])
+    if not short:
+        return f"cmp: EOF on {name} which is empty\n", 1
+    lines = short.count(b"\n")
+    where = f"line {lines}" if short.endswith(b"\n") else f"in line {lines + 1}"
+    return f"cmp: EOF on {name} after byte {len(short)}, {where}\n", 1

@@ -109,6 +109,8 @@ def answer(words: list[str], command: str, s: TerminalState) -> tuple[str, int] 
         return f"{cmd}: invalid number of lines: ‘{args[1]}’\n", 1  # (`head -n FILE`: the count left out)
     if cmd == "diff":
         return gnudiff.diff_files(args, s)
+    if cmd == "cmp" and cmd not in s.defined:
+        return gnudiff.cmp_files(args, s)
     if cmd == "du" and "du" not in s.defined:
         return diskuse.du(args, s)
     if cmd == "rmdir" and args == ["."]:
