@@ -39,3 +39,13 @@ def test_a_command_that_reads_the_file_it_writes_is_the_model_s():
     seen = side_by_side(["grep -rn notes . > g.txt", "sort README.md > README.md",
                          "grep -n def src/notes.py > src/notes.py", "grep -rn add src tests > src/x.txt"])
     assert [said for _, said, _ in seen] == [None] * 4
+
+
+def test_a_list_followed_command_by_command_keeps_each_commands_redirections():
+    """`cat nope > out.txt 2>&1; cat out.txt`: the complaint went into the file. Followed a command at a
+    time, the first was answered without its `2>&1` (as `cat nope > out.txt`, whose complaint reaches
+    the terminal), and out.txt was taken to be empty: found by the streams fuzz set, seed 506, once
+    output into files was answered."""
+    seen = side_by_side(["cat nope > out.txt 2>&1; cat out.txt", "cat out.txt", "ls nope > o2.txt; cat o2.txt",
+                         "cat o2.txt"])
+    assert seen[1][1] is None and seen[3][1] == ("", 0)

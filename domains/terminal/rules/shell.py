@@ -388,7 +388,7 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
     if re.match(r"\s*git\s+(?:log|show|rev-parse|branch)\b", command):
         _ids_shown(s, output)
     fed = heredoc(command)
-    line = fed.line if fed else command  # (the text fed is data: what it defines is not the shell's)
+    line = typed = fed.line if fed else command  # (the text fed is data: what it defines is not the shell's)
     s.defined += [next(g for g in m.groups() if g) for m in _DEFINES.finditer(line)]
     if re.search(r"\bgit\b", line) and re.search(r"\bconfig\b", line) and "git config" not in s.defined:
         s.defined.append("git config")  # git aliases may exist from now on
@@ -427,7 +427,8 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
         return s.model_dump()
     # the output is the last part's alone where those before it print nothing (`git add -A && git commit`)
     quiet_before = len(parts) > 1 and _quiet_prefix(state, parts) is not None
-    listed = lists.commands(line) if len(parts) > 1 else None
+    # (each command as typed, its redirections too: `cat x > f 2>&1; ls` answered alone is not `cat x > f`)
+    listed = lists.commands(typed) if len(parts) > 1 else None
     after_semicolon = [op in (";", "\n") for op, _ in listed[1:]] if listed and len(listed) == len(parts) else []
     if exit_code != 0 and len(parts) == 1 and not fed and _refused_before_anything(s, line, output, exit_code):
         parts = []  # (refused before it began: nothing changed)
