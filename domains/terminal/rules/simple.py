@@ -10,7 +10,7 @@ import posixpath
 import re
 
 from . import (diskuse, gitblame, gitfiles, gitlog, gitmv, gitremote, gitrestore, gitrm, gitstash, gittypo, gnudiff,
-               inturn, machine, missing, modes, pathnames, readonly)
+               inturn, machine, missing, modes, pathnames, readonly, statfmt)
 from .folders import _folders, _listing, _long, _unexpanded, every_name
 from .line import _echo_text, _split
 from .programs import _as_python_shows, _script
@@ -111,6 +111,8 @@ def answer(words: list[str], command: str, s: TerminalState) -> tuple[str, int] 
         return gnudiff.diff_files(args, s)
     if cmd == "cmp" and cmd not in s.defined:
         return gnudiff.cmp_files(args, s)
+    if cmd == "stat" and cmd not in s.defined:
+        return statfmt.answer(args, s)
     if cmd == "du" and "du" not in s.defined:
         return diskuse.du(args, s)
     if cmd == "rmdir" and args == ["."]:
