@@ -249,7 +249,8 @@ def test_stat_with_a_format_prints_what_ls_l_shows_of_each_name():
     set-uid mode (`4755`), a name not there in its turn (exit 1). A time or an inode: the model's.
     Before, every `stat` was."""
     lines = ["stat -c '%s %n %a %A %U %G %F %h %u %g %b' README.md src .git", "stat -c %s README.md",
-             "touch e && stat -c '%F|%s|%b' e", "stat --format='%n: %s bytes' README.md", "chmod 4755 e && stat -c %a e",
+             "touch e && stat -c '%F|%s|%b' e", "stat --format='%n: %s bytes' README.md",
+             "chmod 4755 e && stat -c %a e",
              "stat -c '%a' nope", "stat -c %s README.md nope", "echo hello >> README.md && stat -c %s README.md",
              "mkdir -p d/e && stat -c '%h %s' d"]
     seen = side_by_side(lines + ["stat -c %y README.md", "stat -c %i README.md"])
