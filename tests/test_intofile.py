@@ -35,10 +35,13 @@ def test_output_into_a_file_is_written_as_bash_opens_it_first():
 def test_a_command_that_reads_the_file_it_writes_is_the_model_s():
     """`grep -rn notes . > g.txt` walks g.txt too (grep: "input file is also the output", exit 2);
     `sort f > f` reads f emptied. Answered as the command alone, the first was confidently wrong
-    when this rule was written (found in a probe)."""
+    when this rule was written (found in a probe). `ls > ~nobody` writes a file of that name where
+    the shell is (no such user); `~/listed.txt` is in the home."""
     seen = side_by_side(["grep -rn notes . > g.txt", "sort README.md > README.md",
-                         "grep -n def src/notes.py > src/notes.py", "grep -rn add src tests > src/x.txt"])
-    assert [said for _, said, _ in seen] == [None] * 4
+                         "grep -n def src/notes.py > src/notes.py", "grep -rn add src tests > src/x.txt",
+                         "ls > ~nobody", "ls > ~/listed.txt", "cat ~/listed.txt"])
+    assert [said for _, said, _ in seen[:5]] == [None] * 5  # (`~nobody`: no such user, so a name as typed)
+    assert seen[-1][1] is not None and "README.md" in seen[-1][1][0]
 
 
 def test_a_list_followed_command_by_command_keeps_each_commands_redirections():

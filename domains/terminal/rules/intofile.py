@@ -36,8 +36,8 @@ def read(command: str) -> tuple[str, str, bool] | None:
     line = command[:r.start].strip()
     words = shell_words(line)
     name = command[r.start:r.end].lstrip("0123456789").lstrip(">").strip()
-    if not words or words[0] in _OWN or name != r.to or not re.fullmatch(r"[A-Za-z0-9._/~+-]+", name):
-        return None
+    if not words or words[0] in _OWN or name != r.to or not re.fullmatch(r"(?:~/)?[A-Za-z0-9._/+-]+", name):
+        return None  # (`~foo` is user foo's home, or the name as typed: not followed)
     return line, name, r.append
 
 

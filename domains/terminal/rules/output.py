@@ -151,7 +151,10 @@ def next_cwd(command: str, cwd: str, home: str, exit_code: int) -> str:
                 continue
             if any(c in target for c in "$`*?[{\\"):
                 return cwd  # (an expansion, a pattern: where it leads is not read from the text)
-            target = target.replace("~", home, 1) if target.startswith("~") else target
+            if target.startswith("~"):  # (`~`, `~/x`, `~USER`, `~root`; a user the machine lacks: the name as typed)
+                user, slash, rest = target[1:].partition("/")
+                if user in ("", home.rstrip("/").rpartition("/")[2]) or user == "root":
+                    target = (home if user != "root" else "/root") + slash + rest
             path = target if target.startswith("/") else f"{cwd.rstrip('/')}/{target}"
             parts: list[str] = []
             for p in path.split("/"):
