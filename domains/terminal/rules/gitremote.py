@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from .line import _split as split_line
 from .state import GitState
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*")  # (a name git takes: no `..`, no `.lock` end)
@@ -51,18 +52,19 @@ def apply(g: GitState, args: list[str], output: str | None) -> None:
 _NAMED = re.compile(r"\bremote\b|\.git/config\b")  # (`git config remote.origin.url`, `cp x .git/config`)
 
 
-def after_line(before: GitState | None, after: dict, command: str, parts: list[list[str]] | None, output: str,
-               exit_code: int) -> None:
-    """What a whole line left of the remotes (`after`: the state's git after it): a line that names
-    remotes or git's config other than as one `git remote` command that did what the state followed
-    (`apply`) or was refused as `answer` says (nothing changed) may have changed them: no longer known.
-    (`git remote add -f x y` adds x and then fails to fetch.)"""
-    if before is None or before.remotes is None or not after or after.get("remotes") is None:
+def after_line(before: dict | None, after: dict, command: str, output: str, exit_code: int) -> None:
+    """What a whole line left of the remotes (`before`, `after`: the state's git before and after it): a
+    line that names remotes or .git/config other than as one `git remote` command that did what the
+    state followed (`apply`) or was refused as `answer` says (nothing changed) may have changed them:
+    no longer known. (`git remote add -f x y` adds x and then fails to fetch.) Every line is asked;
+    only one that names them is read further."""
+    if not _NAMED.search(command) or not before or before.get("remotes") is None or not after or \
+            after.get("remotes") is None:
         return
-    if not _NAMED.search(command):
-        return
+    parts = split_line(command)
     words = parts[0] if parts and len(parts) == 1 else []
-    if words[:2] == ["git", "remote"] and (exit_code == 0 or answer(before, words[2:]) == (output, exit_code)):
+    if words[:2] == ["git", "remote"] and \
+            (exit_code == 0 or answer(GitState.model_validate(before), words[2:]) == (output, exit_code)):
         return
     after["remotes"] = None
 

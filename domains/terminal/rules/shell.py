@@ -21,7 +21,7 @@ from . import (budget, compound, diskuse, filters, gitremote, intofile, lists, m
 from .folders import _ls, _ls_glob, _tree, _unexpanded, _wc_glob, read_as_bash
 from .history import _ids_shown, git_dir_touched
 from .repository import quiet_add
-from .state import (_PLAIN, QUOTED_TILDE, GitState, TerminalState, _abs, _absent, _contents, _expand, _expand_words,
+from .state import (_PLAIN, QUOTED_TILDE, TerminalState, _abs, _absent, _contents, _expand, _expand_words,
                     _forget_writes, _in_repo, _kind, _splits, _Unknown, assigns_itself, forget_assigned,
                     refusing_long_paths)
 from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything,
@@ -344,9 +344,7 @@ def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_
     """The state after `command` printed `output` (exit code `exit_code`; `$?` in the next one)."""
     after = _applied(state, command, output, exit_code, cwd_after)
     git_dir_touched(state, after, command, lambda: _reads_only(command, TerminalState.model_validate(state)))
-    if state.get("git") and (state["git"].get("remotes") is not None):
-        gitremote.after_line(GitState.model_validate(state["git"]), after.get("git") or {}, command, _split(command),
-                             output, exit_code)
+    gitremote.after_line(state.get("git"), after.get("git") or {}, command, output, exit_code)
     return after
 
 
