@@ -258,3 +258,19 @@ def test_a_web_of_given_sites_lists_only_their_pages_and_its_grammar_takes_every
     assert len(rules.parse(other, Call("web_search", {"query": "python"}, {})).structured["results"]) == 1
     with pytest.raises(WorldFileError, match="'http://x.org/docs' is not a site's origin"):
         parse_world({"name": "w", "domains": ["search"], "seed": {"search": {"sites": ["http://x.org/docs"]}}}, "w")
+
+
+def test_known_pages_rank_alike_from_many_threads_at_once():
+    """The server answers state steps in worker threads, several episodes at a time. Snowball's stemmer
+    keeps the word it is stemming on itself: one stemmer shared by two threads read another thread's
+    word and failed with an IndexError, an internal error on a search (1 run in 3 of the shadow test)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from domains.search import rules as search_rules
+
+    texts = [" ".join(f"{w}{i} launching generations nationalization" for w in ("voyager", "probe", "heliopause"))
+             for i in range(400)]
+    alone = [search_rules._terms(t) for t in texts]
+    with ThreadPoolExecutor(8) as pool:
+        together = list(pool.map(search_rules._terms, texts * 4))
+    assert together == alone * 4

@@ -15,6 +15,7 @@ import json
 import math
 from collections import Counter
 import re
+import threading
 from collections.abc import Sequence
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -157,13 +158,18 @@ STOPWORDS = frozenset(
     "was were what when where which who why will with vs".split())
 
 
-_STEMMER = snowballstemmer.stemmer("english")
+# Snowball's stemmer keeps the word it is stemming on itself, and the server answers state steps in
+# worker threads, several episodes at a time: one stemmer a thread.
+_STEMMERS = threading.local()
 
 
 def _terms(text: str) -> list[str]:
     """The words a search matches on: lower case, stemmed (launched, launches -> launch), the
     commonest left out."""
-    return _STEMMER.stemWords([w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOPWORDS])
+    stemmer = getattr(_STEMMERS, "english", None)
+    if stemmer is None:
+        stemmer = _STEMMERS.english = snowballstemmer.stemmer("english")
+    return stemmer.stemWords([w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOPWORDS])
 
 
 def _plain(markdown: str) -> str:
