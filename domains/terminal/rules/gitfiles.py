@@ -20,7 +20,7 @@ import zlib
 from typing import NamedTuple
 
 from . import gitobjects
-from .repository import _untouched
+from .gitindex import _untouched
 from .state import TerminalState
 
 # What `git init` writes itself (git 2.x), beside the template's files

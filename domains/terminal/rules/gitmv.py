@@ -14,7 +14,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from .repository import _tracked, _untouched
+from .gitindex import _tracked, _untouched
 from .state import TerminalState, _abs, _blob, _exists, _within
 
 _WHY = {"missing": "bad source", "untracked": "not under version control", "exists": "destination exists",

@@ -16,7 +16,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from .repository import _tracked, _untouched
+from .gitindex import _tracked, _untouched
 from .state import TerminalState, _abs, _blob, _exists, _kept, _made, _remove, _within, _write
 
 NOT_MATCHED = "error: pathspec '{}' did not match any file(s) known to git\n"

@@ -14,7 +14,7 @@ import posixpath
 import re
 
 from .gitrestore import Plan, carry_out, emptied_known
-from .repository import _tracked
+from .gitindex import _tracked
 from .state import TerminalState, _abs, _blob, _within
 
 NOT_MATCHED = "fatal: pathspec '{}' did not match any files\n"

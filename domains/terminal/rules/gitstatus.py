@@ -1,4 +1,4 @@
-"""`git status` as git prints it, from the changes the shell state worked out (repository.changes).
+"""`git status` as git prints it, from the changes the shell state worked out (gitindex.changes).
 
 A change is a path (as git shows it: relative to the shell's folder) with its two status letters,
 the index against the last commit and the working tree against the index, as `git status --short`

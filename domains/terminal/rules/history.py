@@ -11,8 +11,9 @@ import re
 
 from . import gitmv, gitobjects, gitremote, gitrestore, gitrm, gitstash
 from . import state as st
-from .repository import (BRANCH_LISTING, GIT_READS, QUIET, TAG_LISTING, _commit_message, _commits_all, _committed,
-                         _fresh, _git_globals, _new_commit)
+from .gitindex import _committed
+from .repository import (BRANCH_LISTING, GIT_READS, QUIET, TAG_LISTING, _commit_message, _commits_all, _fresh,
+                         _git_globals, _new_commit)
 from .state import (Made, TerminalState, _abs, _blob, _changed, _forget_below, _forget_writes, _in_repo, _kept, _made,
                     _within, _write)
 

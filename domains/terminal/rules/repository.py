@@ -12,8 +12,8 @@ import re
 
 from . import gitdiff, gitgrep, gitlog, gitobjects, gitshow, gitstatus, modes
 from . import state as st
-from .state import (GitState, TerminalState, _PLAIN, _abs, _blob, _children, _contents, _exists, _in_repo, _kept,
-                    _within)
+from .gitindex import _committed, _tracked, _untouched, changes
+from .state import GitState, TerminalState, _PLAIN, _abs, _blob, _children, _contents, _exists, _in_repo, _within
 
 
 # What git says to a commit where no one is configured to make it (the sandbox, a fresh machine):
@@ -468,109 +468,6 @@ def _as_git_keeps_it(message: str) -> bool:
     how agents give a body (`-m a -m b`, or a here-document in `$(…)`)."""
     return message == message.strip() and not re.search(r"[ \t\r\f\v]\n|\n\n\n", message) and \
         "\n" not in message.split("\n\n", 1)[0]
-
-
-def _committed(s: TerminalState, every_tracked: bool) -> dict[str, str | None] | None:
-    """The blob each changed path has in the index a commit takes (`-a`: every tracked file's change
-    staged first); None where the state does not follow the repository or does not know a blob."""
-    g = s.git
-    if g is None or not g.follows:
-        return None
-    index = {rel: g.index.get(rel, head) for rel, head in g.base.items()}
-    if every_tracked:
-        for rel, staged in index.items():
-            if staged:  # tracked: its change, a removal too, goes in
-                index[rel] = _kept(s, posixpath.join(g.repo, rel))
-    return None if any(v is None for v in index.values()) else index
-
-
-def _untouched(s: TerminalState) -> dict[str, str | None]:
-    """The repository's files nothing wrote or removed since the last commit (relative to it): as
-    the commit has them, with their contents where known."""
-    g = s.git
-    assert g is not None
-    nested = [posixpath.join(g.repo, ".git"), *(r for r in s.other_repos if r != g.repo)]
-    return {posixpath.relpath(p, g.repo): c for p, c in s.files.items()
-            if _within(p, g.repo) and p != g.repo and p not in s.dirs and posixpath.relpath(p, g.repo) not in g.base
-            and not any(_within(p, n) for n in nested) and not any(_within(p, d) for d in s.deleted)}
-
-
-def _tracked(s: TerminalState) -> list[str] | None:
-    """The paths in git's index (relative to the repository), in its order; None where the state does
-    not follow every change, or git would quote a name."""
-    g = s.git
-    if g is None or not g.follows:
-        return None
-    unchanged = _untouched(s)
-    if any(g.index.get(rel, head) is None for rel, head in g.base.items()):
-        return None  # (a path whose blob, and so whether the index has it, is not known)
-    tracked = set(unchanged) | {rel for rel, head in g.base.items() if g.index.get(rel, head) != ""}
-    if any(not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel) for rel in tracked):
-        return None
-    return sorted(tracked, key=lambda rel: rel.encode())
-
-
-def changes(s: TerminalState, relative_to: str) -> list[tuple[str, str]] | None:
-    """What `git status --short` lists, as (path relative to `relative_to`, status letters), sorted
-    as git sorts them; None where the state does not know it all."""
-    g = s.git
-    if g is None or not g.follows or not g.others_known:
-        return None
-    out: list[tuple[str, str]] = []
-    untracked: set[str] = set()
-    for rel in sorted(g.base, key=lambda p: p.encode()):
-        head = g.base[rel]
-        staged = g.index.get(rel, head)
-        path = posixpath.join(g.repo, rel)
-        work = _blob(s, path)
-        if work is None and staged == "" and path in s.files and path not in s.deleted and path not in s.dirs:
-            work = "?"  # a file git does not track: that it is there is all that shows (`??`)
-        if head is None or staged is None or work is None:
-            return None
-        if not re.fullmatch(r"[A-Za-z0-9._/+@=,-]+", rel):
-            return None  # git quotes names with spaces and other characters: not written here
-        if staged == "":
-            if head:
-                out.append((rel, "D "))
-            if work:
-                untracked.add(rel)
-            continue
-        x = " " if staged == head else ("A" if not head else "M")
-        y = " " if work == staged else ("D" if not work else "M")
-        if x + y != "  ":
-            out.append((rel, x + y))
-    if untracked and any(posixpath.basename(p) == ".gitignore" for p in s.files if _within(p, g.repo)):
-        return None  # what is ignored: not worked out here
-    renamed = gitstatus.renames(g, out)
-    if renamed is None:
-        return None
-    shown: set[str] = set()
-    for rel in untracked:  # a folder holding no tracked file is shown once, as the folder
-        parts = rel.split("/")
-        for n in range(1, len(parts)):
-            folder = "/".join(parts[:n])
-            full = posixpath.join(g.repo, folder)
-            if not _tracked_under(s, full, untracked):
-                if any(_within(d, full) and d not in s.known_dirs for d in s.dirs):
-                    return None  # a file the state does not know of may be tracked there
-                shown.add(folder + "/")
-                break
-        else:
-            shown.add(rel)
-    out = [(f"{renamed[p]} -> {p}", "R" + xy[1]) if p in renamed else (p, xy) for p, xy in out
-           if p not in renamed.values()]
-    out += [(p, "??") for p in sorted(shown, key=lambda p: p.encode())]
-    return [(" -> ".join(posixpath.relpath(posixpath.join(g.repo, q), relative_to) for q in p.split(" -> ")) +
-             ("/" if p.endswith("/") else ""), xy) for p, xy in out]
-
-
-def _tracked_under(s: TerminalState, folder: str, untracked: set[str]) -> bool:
-    """Some file under `folder` is tracked (all of them are but the untracked ones)."""
-    g = s.git
-    assert g is not None
-    return any(_within(p, folder) and _blob(s, p) != "" and posixpath.relpath(p, g.repo) not in untracked
-               for p in s.files) or any(_within(posixpath.join(g.repo, rel), folder) and g.index.get(rel, head)
-                                        for rel, head in g.base.items())
 
 
 # git subcommands that need a repository: outside one each stops with NOT_A_REPO (`git diff` does not:
