@@ -309,13 +309,33 @@ GITREAD_TEMPLATES = [
     "head -{k} {n2} | sort > {n}", "git show --stat > {n}", "cat {n}", "wc -c {n}",
 ]
 
+# `--templates ignores`: a project's .gitignore files (gitignore.py): patterns of every kind written into the
+# top one and a folder's own, files made where they match or not, then `git status`, `git add` (everything,
+# a folder, a path that is ignored), commits and `git ls-files`
+IGNORE_PATTERNS = ["*.log", "build/", "/build", "!keep.log", "**/gen/", "docs/_build", "*.o", "src/*.py", "#x", "\\#x",
+                   "*.py[co]", "logs/**/b", "lo?s", "node_modules", "*.LOG", "/*.txt", "gen", "!src/gen/", "tmp*/",
+                   "b", "**/x.o", "*~", "out/*", "!out/keep"]
+IGNORE_FOLDERS = ["build", "build/sub", "logs", "logs/a/b", "src/gen", "docs/_build", "out", "tmp1", "src"]
+IGNORE_FILES = ["a.log", "keep.log", "x.o", "n.txt", "m.pyc", "b", "#x", "f~", "keep", "x.LOG", "new.py"]
+IGNORE_FILES_AT = [".gitignore", "src/.gitignore", "logs/.gitignore"]
+IGNORE_TEMPLATES = [
+    "echo '{p}' >> {i}", "echo '{p}' >> .gitignore", "printf '{p}\\n{p2}\\n' > {i}",
+    "printf '{p}\\n{p2}\\n' >> .gitignore",
+    "mkdir -p {d} && touch {d}/{f}", "mkdir -p {d} && touch {d}/{f} {d}/{f2}", "touch {f}", "echo x > {f2}",
+    "mkdir -p {d}", "git status -s", "git status", "git status --porcelain", "git status -s", "git status",
+    "git add -A", "git add .", "git add {f}", "git add {d}", "git add {d}/{f}", "git add {d} {f2}",
+    "git -c user.name=a -c user.email=a@b.c commit -qm {m}", "git commit -qm {m}", "git ls-files", "git log --oneline",
+    "rm -rf {d}", "rm -f {i}", "cd {d}", "cd ..", "cat {i}", "git show --stat", "git diff --cached --stat",
+]
+
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),
                  "python": (PY_TEMPLATES, [], []), "subst": (SUB_TEMPLATES, SUB_NAMES, SUB_WORDS),
                  "vars": (VAR_TEMPLATES, SUB_NAMES, SUB_WORDS), "lines": (LINE_TEMPLATES, SUB_NAMES, SUB_WORDS),
                  "pipes": (PIPE_TEMPLATES, PIPE_NAMES, SUB_WORDS), "streams": (STREAM_TEMPLATES, PIPE_NAMES, SUB_WORDS),
                  "braces": (BRACE_TEMPLATES, BRACE_NAMES, REPO_WORDS),
                  "modes": (MODE_TEMPLATES, MODE_NAMES, REPO_WORDS), "walk": (WALK_TEMPLATES, REPO_NAMES, WALK_WORDS),
-                 "gitreads": (GITREAD_TEMPLATES, REPO_NAMES, WALK_WORDS)}
+                 "gitreads": (GITREAD_TEMPLATES, REPO_NAMES, WALK_WORDS),
+                 "ignores": (IGNORE_TEMPLATES, IGNORE_FILES, IGNORE_PATTERNS)}
 
 
 def command(rng: random.Random, templates: str = "files") -> str:
@@ -334,6 +354,9 @@ def command(rng: random.Random, templates: str = "files") -> str:
                       r=rng.choice(["origin", "upstream", "Up-1.x", "fork"]),
                       u=rng.choice(["https://github.com/me/notes.git", "git@host:me/n.git", "../up", "/srv/x.git"]),
                       p=rng.choice(["Alice", "bob", "Dev"]), x=rng.choice(["py", "txt", "log", "md", "cfg"]))
+    if templates == "ignores":
+        fields.update(p=rng.choice(words), p2=rng.choice(words), d=rng.choice(IGNORE_FOLDERS), f=rng.choice(names),
+                      f2=rng.choice(names), i=rng.choice(IGNORE_FILES_AT), m=rng.choice(MESSAGES))
     if templates == "subst":
         inner = dict(fields, k=rng.randint(-3, 12))
         fields.update(c=rng.choice(SUB_INNER).format(**inner), a=rng.choice(SUB_ARITH).format(**inner), k=inner["k"])

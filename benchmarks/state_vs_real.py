@@ -699,6 +699,18 @@ SEQUENCES: list[list[str]] = [
      "seq 1 120 > data.txt && git add data.txt && git commit -qm 'Add data'", "git show --stat", "git log --oneline",
      "git show -s --format='%an <%ae>'", "git show $(git rev-parse --short HEAD) --name-only", "rm -f *.pyc",
      "git remote add origin x", "git remote get-url origin", "git log --stat -2 | tail -4", "head -2 *.log *.md"],
+    # a project with a .gitignore, as every real one has: caches, builds and environments made, a file
+    # added that is ignored, a package folder with its bytecode, everything staged and committed
+    ["printf '__pycache__/\\n*.py[cod]\\nbuild/\\ndist/\\n*.egg-info/\\n.venv/\\n.env\\n' > .gitignore",
+     "git status --short",
+     "mkdir -p build/lib src/__pycache__ notes.egg-info && touch build/lib/n.py notes.egg-info/PKG-INFO",
+     "touch src/__pycache__/notes.cpython-311.pyc .env src/n.pyc", "git status", "echo 'x = 1' > src/extra.py",
+     "git status -s", "git add .env src/extra.py", "git status -s", "git add notes.egg-info/PKG-INFO",
+     "mkdir -p tools/__pycache__ && touch tools/run.py tools/__pycache__/run.cpython-311.pyc", "git status --porcelain",
+     "git add -A", "git status", "git commit -qm 'Ignore builds'",
+     "git -c user.name=a -c user.email=a@b.c commit -qm x",
+     "git status", "git log --oneline", "git ls-files", "git show --stat", "cat .gitignore", "cd src && git status -s",
+     "touch debug.log && git status -s && cd .."],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

@@ -9,7 +9,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from . import gitstatus
+from . import gitignore, gitstatus
 from .state import TerminalState, _blob, _kept, _within
 
 
@@ -42,8 +42,8 @@ def _tracked(s: TerminalState) -> list[str] | None:
     """The paths in git's index (relative to the repository), in its order; None where the state does
     not follow every change, or git would quote a name."""
     g = s.git
-    if g is None or not g.follows:
-        return None
+    if g is None or not g.follows or ignoring(s) is None:
+        return None  # (a world's file git ignores is not tracked: what is, is not known)
     unchanged = _untouched(s)
     if any(g.index.get(rel, head) is None for rel, head in g.base.items()):
         return None  # (a path whose blob, and so whether the index has it, is not known)
@@ -82,8 +82,13 @@ def changes(s: TerminalState, relative_to: str) -> list[tuple[str, str]] | None:
         y = " " if work == staged else ("D" if not work else "M")
         if x + y != "  ":
             out.append((rel, x + y))
-    if untracked and any(posixpath.basename(p) == ".gitignore" for p in s.files if _within(p, g.repo)):
-        return None  # what is ignored: not worked out here
+    ignored: set[str] = set()  # (untracked, but not listed: neither are they tracked, for the folders shown)
+    if untracked:
+        ignores = ignoring(s)
+        if ignores is None:
+            return None  # what is ignored: not known
+        ignored = {rel for rel in untracked if ignores(rel, False)}
+        untracked -= ignored
     renamed = gitstatus.renames(g, out)
     if renamed is None:
         return None
@@ -93,7 +98,7 @@ def changes(s: TerminalState, relative_to: str) -> list[tuple[str, str]] | None:
         for n in range(1, len(parts)):
             folder = "/".join(parts[:n])
             full = posixpath.join(g.repo, folder)
-            if not _tracked_under(s, full, untracked):
+            if not _tracked_under(s, full, untracked | ignored):
                 if any(_within(d, full) and d not in s.known_dirs for d in s.dirs):
                     return None  # a file the state does not know of may be tracked there
                 shown.add(folder + "/")
@@ -114,3 +119,38 @@ def _tracked_under(s: TerminalState, folder: str, untracked: set[str]) -> bool:
     return any(_within(p, folder) and _blob(s, p) != "" and posixpath.relpath(p, g.repo) not in untracked
                for p in s.files) or any(_within(posixpath.join(g.repo, rel), folder) and g.index.get(rel, head)
                                         for rel, head in g.base.items())
+
+
+def ignoring(s: TerminalState) -> gitignore.Ignores | None:
+    """Whether git ignores a path (gitignore.rules), where the state's picture of what is tracked
+    holds: none of the files it takes for tracked (those nothing changed since the last commit) is
+    one git ignores. A world may declare such a file, and the sandbox's `git add -A` leaves it out
+    of the first commit."""
+    ignores = gitignore.rules(s)
+    g = s.git
+    assert g is not None
+    if ignores is None or any(ignores(rel, False) for rel in _untouched(s)):
+        return None
+    return ignores
+
+
+def refused(s: TerminalState, paths: list[str]) -> list[str] | None:
+    """What of the (absolute) paths `git add` is given git ignores, as it names them when it refuses them:
+    the outermost ignored folder on each one's way, or the file, relative to the repository, sorted; None
+    where that is not known (what is ignored, or a path there is tracked, which git adds all the same)."""
+    g = s.git
+    assert g is not None
+    ignores = ignoring(s)
+    if ignores is None:
+        return None
+    named: set[str] = set()
+    for path in paths:
+        at = ignores.where(posixpath.relpath(path, g.repo), path in s.dirs) if path != g.repo else None
+        if at is None:
+            continue
+        full = posixpath.join(g.repo, at)
+        tracked = [rel for rel, head in g.base.items() if head or g.index.get(rel)] + list(_untouched(s))
+        if any(_within(posixpath.join(g.repo, rel), full) for rel in tracked):
+            return None
+        named.add(at)
+    return sorted(named, key=lambda rel: rel.encode())

@@ -29,6 +29,10 @@ INIT_HINT = "".join(f"hint: {line}\n" for line in (
     "\tgit branch -m <name>"))
 WIDTH = len("typechange:") + 1  # git pads every label to its longest one's width
 
+# `git add` given a path a .gitignore leaves out (on stderr; the other paths are added all the same)
+IGNORED = ("The following paths are ignored by one of your .gitignore files:\n{paths}hint: Use -f if you really want "
+           "to add them.\nhint: Turn this message off by running\nhint: \"git config advice.addIgnoredFile false\"\n")
+
 
 def short(changes: list[tuple[str, str]], porcelain: bool = False) -> str:
     """`git status --short` (and `--porcelain`, the same lines): tracked changes, then untracked."""

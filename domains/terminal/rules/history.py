@@ -9,9 +9,9 @@ from __future__ import annotations
 import posixpath
 import re
 
-from . import gitmv, gitobjects, gitremote, gitrestore, gitrm, gitstash
+from . import gitmv, gitobjects, gitremote, gitrestore, gitrm, gitstash, gitstatus
 from . import state as st
-from .gitindex import _committed
+from .gitindex import _committed, ignoring, refused
 from .repository import (BRANCH_LISTING, GIT_READS, QUIET, TAG_LISTING, _commit_message, _commits_all, _fresh,
                          _git_globals, _new_commit)
 from .state import (Made, TerminalState, _abs, _blob, _changed, _forget_below, _forget_writes, _in_repo, _kept, _made,
@@ -297,6 +297,14 @@ def _git_args(args: list[str]) -> list[str]:
     return args[i:]
 
 
+_REFUSED = re.compile(re.escape(gitstatus.IGNORED).replace(re.escape("{paths}"), r"(?:[^\n]+\n)+"))
+
+
+def refused_ignored(output: str) -> bool:
+    """`git add` said it left out paths a .gitignore ignores, and nothing else: it added the others."""
+    return bool(_REFUSED.fullmatch(output))
+
+
 def _stage(s: TerminalState, args: list[str]) -> None:
     """`git add` (it succeeded): the paths it names, or every path (`-A`, `.` at the top), are
     staged as the working tree has them."""
@@ -317,9 +325,15 @@ def _stage(s: TerminalState, args: list[str]) -> None:
         return
     else:
         paths = [_abs(p, s) for p in paths]
-    for rel in g.base:
-        if any(_within(posixpath.join(g.repo, rel), p) for p in paths):
-            g.index[rel] = _kept(s, posixpath.join(g.repo, rel))
+    staged = [rel for rel in g.base if any(_within(posixpath.join(g.repo, rel), p) for p in paths)]
+    fresh = [rel for rel in staged if g.base[rel] == "" and g.index.get(rel, "") == ""]  # (untracked)
+    ignores, named = ignoring(s), refused(s, paths)
+    if ignores is None or named is None:
+        g.follows = g.all_staged = False  # (what a .gitignore leaves out, which is not staged: not known)
+        return
+    staged = [rel for rel in staged if rel not in fresh or not ignores(rel)]  # (a path named that is ignored too)
+    for rel in staged:
+        g.index[rel] = _kept(s, posixpath.join(g.repo, rel))
 
 
 def _remember_change(s: TerminalState, index: dict[str, str | None] | None) -> None:
@@ -353,8 +367,9 @@ def _commit(s: TerminalState, index: dict[str, str | None] | None) -> None:
     g = s.git
     assert g is not None
     g.moved = True
-    if g.all_staged:  # everything was staged, so everything was committed: nothing differs
-        g.follows, g.base, g.index, g.texts, g.all_staged, g.others_known = True, {}, {}, {}, False, True
+    if g.all_staged:  # everything was staged, so everything was committed: nothing differs but what is ignored
+        ignored = {rel: "" for rel, head in g.base.items() if head == "" and g.index.get(rel, "") == ""}
+        g.follows, g.base, g.index, g.texts, g.all_staged, g.others_known = True, ignored, {}, {}, False, True
         return
     if index is None:
         g.follows = False

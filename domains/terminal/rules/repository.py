@@ -12,7 +12,7 @@ import re
 
 from . import gitdiff, gitgrep, gitlog, gitobjects, gitshow, gitstatus, modes
 from . import state as st
-from .gitindex import _committed, _tracked, _untouched, changes
+from .gitindex import _committed, _tracked, _untouched, changes, ignoring, refused
 from .state import GitState, TerminalState, _PLAIN, _abs, _blob, _children, _contents, _exists, _in_repo, _within
 
 
@@ -128,8 +128,8 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
     g = s.git
     assert g is not None
     if g.commits and not g.unknown and \
-            (refused := gitlog.past_the_root(args, len(g.commits), g.branch, lambda a: _exists(_abs(a, s), s))):
-        return refused, 128
+            (past := gitlog.past_the_root(args, len(g.commits), g.branch, lambda a: _exists(_abs(a, s), s))):
+        return past, 128
     if args[:1] == ["status"] and tuple(args[1:]) in STATUS_FORMS:
         form = STATUS_FORMS[tuple(args[1:])]
         listed = changes(s, g.repo if form == "porcelain" else s.cwd)
@@ -192,9 +192,10 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
         if set(args[1:]) - set(paths) <= {"-A", "--all"} and paths in ([], ["."]) and len(args) > 1:
             return "", 0  # everything (with nothing embedded, a repository made inside, to warn about)
         if paths and len(paths) == len(args) - 1 and all(_exists(_abs(p, s), s) and _within(_abs(p, s), g.repo)
-                                                         for p in paths) and \
-                not any(posixpath.basename(p) == ".gitignore" for p in s.files if _within(p, g.repo)):
-            return "", 0  # (a path that is ignored, outside or missing is refused: not answered)
+                                                         for p in paths):
+            ignored = refused(s, [_abs(p, s) for p in paths])  # (a path outside or missing: not answered)
+            return None if ignored is None else ("", 0) if not ignored else \
+                (gitstatus.IGNORED.format(paths="".join(p + "\n" for p in ignored)), 1)
     return None
 
 
@@ -425,8 +426,8 @@ def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool,
     if index is None or not g.head and g.commits or not name or not email or _env_identity(s) or \
             not re.fullmatch(r"[^\n<>]*[^\s<>]", name) or not re.fullmatch(r"[^\s<>]+", email) or \
             not _as_git_keeps_it(message) or modes.executable_in_repo(s) or \
-            any(posixpath.basename(p) == ".gitignore" for p in s.files if _within(p, g.repo)):
-        return None  # (a file of mode 100755: a tree the state does not write)
+            ignoring(s) is None:
+        return None  # (a file of mode 100755: a tree the state does not write; a world's file git ignores)
     if any(p.count("/") > gitobjects.MAX_DEPTH for p in s.files):
         return None  # (a tree that deep: the model's)
     tree: dict[str, str] = {}  # every tracked file's blob after the commit

@@ -16,8 +16,8 @@ import re
 import shlex
 from typing import Any
 
-from . import (budget, compound, diskuse, filters, gitremote, intofile, lists, machine, missing, modes, pycheck, pyeval,
-               search, simple, streams, substitution)
+from . import (budget, compound, diskuse, filters, gitremote, history, intofile, lists, machine, missing, modes,
+               pycheck, pyeval, search, simple, streams, substitution)
 from .folders import _ls, _ls_glob, _tree, _unexpanded, _wc_glob, read_as_bash
 from .history import _ids_shown, git_dir_touched
 from .repository import quiet_add
@@ -440,6 +440,9 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
                 break
             if words[0] == "python3" and _walked_to_its_failure(s, words[1:], output, exit_code):
                 break  # (pyrun.py followed it to the assert that failed)
+            if words[:2] == ["git", "add"] and exit_code == 1 and history.refused_ignored(output):
+                history.apply(s, _expand_words(words, line, s), output)  # (the paths not ignored: added)
+                break
             if exit_code not in (126, 127) and words[0] not in MODELLED and _writes(words[0], words[1:], s) and \
                     not _ran_nothing(words, output):
                 _forget_writes(s, None)  # a program that failed may still have written (python's __pycache__)
