@@ -76,3 +76,13 @@ def test_a_world_file_git_would_ignore_leaves_status_to_the_model(tmp_path):
     lines = ["touch b.py", "git status -s", "git ls-files", "git add -A", f"{COMMIT} x"]
     seen = side_by_side(lines, world=str(path))
     assert unanswered(seen, set(lines)) == {"git status -s", "git ls-files", f"{COMMIT} x"}
+
+
+def test_git_add_given_nothing_stages_nothing():
+    """`git add #x` is `git add` (the rest is a comment): "Nothing specified, nothing added.", and nothing
+    is staged. The state took it for `git add -A` and listed x.o as added (the ignores fuzz set, seed 1008,
+    found it)."""
+    lines = ["touch x.o", "git add #x", "git status -s", "git add", "cd src && git add; cd .."]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+    assert seen[2][1] == ("?? x.o\n", 0)

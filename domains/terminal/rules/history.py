@@ -314,6 +314,8 @@ def _stage(s: TerminalState, args: list[str]) -> None:
     if any(_within(r, g.repo) for r in s.other_repos):
         g.follows = g.all_staged = False  # a repository inside is added as a link, or refused: not followed
         return
+    if not args:
+        return  # ("Nothing specified, nothing added.": `git add #x` is `git add`, the rest a comment)
     if set(args) - set(paths) <= {"-A", "--all"} and (paths == [] or paths == ["."] and s.cwd == g.repo):
         g.all_staged = True
         paths = [g.repo]

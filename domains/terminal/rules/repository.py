@@ -187,6 +187,8 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
     if args == ["describe", "--tags"]:
         here = [t for t, at in g.tags.items() if at == len(g.commits)]
         return (here[0] + "\n", 0) if len(here) == 1 else None
+    if args == ["add"]:
+        return gitstatus.NOTHING_ADDED, 0
     if args[:1] == ["add"] and not any(_within(r, g.repo) for r in s.other_repos):
         paths = [a for a in args[1:] if not a.startswith("-")]
         if set(args[1:]) - set(paths) <= {"-A", "--all"} and paths in ([], ["."]) and len(args) > 1:
