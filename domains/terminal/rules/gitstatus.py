@@ -30,8 +30,8 @@ INIT_HINT = "".join(f"hint: {line}\n" for line in (
 WIDTH = len("typechange:") + 1  # git pads every label to its longest one's width
 
 # `git add` given nothing to add (`git add #x`: the rest is a comment)
-NOTHING_ADDED = ("Nothing specified, nothing added.\nhint: Maybe you wanted to say 'git add .'?\nhint: Turn this message "
-                 "off by running\nhint: \"git config advice.addEmptyPathspec false\"\n")
+NOTHING_ADDED = ("Nothing specified, nothing added.\nhint: Maybe you wanted to say 'git add .'?\n"
+                 "hint: Turn this message off by running\nhint: \"git config advice.addEmptyPathspec false\"\n")
 # `git add` given a path a .gitignore leaves out (on stderr; the other paths are added all the same)
 IGNORED = ("The following paths are ignored by one of your .gitignore files:\n{paths}hint: Use -f if you really want "
            "to add them.\nhint: Turn this message off by running\nhint: \"git config advice.addIgnoredFile false\"\n")
