@@ -86,3 +86,16 @@ def test_git_add_given_nothing_stages_nothing():
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()
     assert seen[2][1] == ("?? x.o\n", 0)
+
+
+def test_git_add_dot_in_an_ignored_folder_is_refused_and_a_dot_with_all_is_followed():
+    """`cd build && git add .` where build/ is ignored: git refuses `.`, naming build; the state said
+    nothing (a probe found it). `git add -A .` in a folder stages what is there, removals too."""
+    lines = ["printf 'build/\\n' > .gitignore", "mkdir -p build && touch build/x", "cd build && git add .",
+             "git status -s", "git add -A .", "cd .. && git add .", "git status -s",
+             "echo y > src/n.py && cd src && git add -A . && cd ..", "git status -s",
+             "rm src/notes.py && cd src && git add --all . ; cd ..", "git status -s"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+    assert seen[2][1][0].startswith("The following paths are ignored by one of your .gitignore files:\nbuild\n")
+    assert seen[-1][1] == ("A  .gitignore\nA  src/n.py\nD  src/notes.py\n", 0)

@@ -321,7 +321,8 @@ def _stage(s: TerminalState, args: list[str]) -> None:
         paths = [g.repo]
         if not g.others_known:
             g.follows = False  # (files the state does not know were staged too: a commit of them all, not answered)
-    elif set(args) != set(paths) or any(c in "".join(paths) for c in "*?[") or \
+    elif set(args) - set(paths) - ({"-A", "--all"} if paths == ["."] else set()) or \
+            any(c in "".join(paths) for c in "*?[") or \
             any(not _within(_abs(p, s), g.repo) for p in paths):
         g.follows = False  # options (`-u`, `-p`, `-f`…) or patterns: what was staged is not followed
         return

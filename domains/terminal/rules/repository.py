@@ -191,11 +191,12 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
         return gitstatus.NOTHING_ADDED, 0
     if args[:1] == ["add"] and not any(_within(r, g.repo) for r in s.other_repos):
         paths = [a for a in args[1:] if not a.startswith("-")]
-        if set(args[1:]) - set(paths) <= {"-A", "--all"} and paths in ([], ["."]) and len(args) > 1:
+        if set(args[1:]) - set(paths) <= {"-A", "--all"} and paths == [] and len(args) > 1:
             return "", 0  # everything (with nothing embedded, a repository made inside, to warn about)
-        if paths and len(paths) == len(args) - 1 and all(_exists(_abs(p, s), s) and _within(_abs(p, s), g.repo)
-                                                         for p in paths):
-            ignored = refused(s, [_abs(p, s) for p in paths])  # (a path outside or missing: not answered)
+        if paths and set(args[1:]) - set(paths) <= ({"-A", "--all"} if paths == ["."] else set()) and \
+                all(_exists(_abs(p, s), s) and _within(_abs(p, s), g.repo) for p in paths):
+            # (`.` in a folder a .gitignore ignores is refused too; a path outside or missing: not answered)
+            ignored = refused(s, [_abs(p, s) for p in paths])
             return None if ignored is None else ("", 0) if not ignored else \
                 (gitstatus.IGNORED.format(paths="".join(p + "\n" for p in ignored)), 1)
     return None
