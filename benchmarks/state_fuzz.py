@@ -311,7 +311,7 @@ GITREAD_TEMPLATES = [
 
 # `--templates ignores`: a project's .gitignore files (gitignore.py): patterns of every kind written into the
 # top one and a folder's own, files made where they match or not, then `git status`, `git add` (everything,
-# a folder, a path that is ignored), commits and `git ls-files`
+# a folder, a path that is ignored), commits, `git ls-files` and `git clean`
 IGNORE_PATTERNS = ["*.log", "build/", "/build", "!keep.log", "**/gen/", "docs/_build", "*.o", "src/*.py", "#x", "\\#x",
                    "*.py[co]", "logs/**/b", "lo?s", "node_modules", "*.LOG", "/*.txt", "gen", "!src/gen/", "tmp*/",
                    "b", "**/x.o", "*~", "out/*", "!out/keep"]
@@ -326,6 +326,7 @@ IGNORE_TEMPLATES = [
     "git add -A", "git add .", "git add {f}", "git add {d}", "git add {d}/{f}", "git add {d} {f2}",
     "git -c user.name=a -c user.email=a@b.c commit -qm {m}", "git commit -qm {m}", "git ls-files", "git log --oneline",
     "rm -rf {d}", "rm -f {i}", "cd {d}", "cd ..", "cat {i}", "git show --stat", "git diff --cached --stat",
+    "git clean -n", "git clean -nd", "git clean -fd", "git clean -f", "git clean -fdq", "cd {d} && git clean -nd",
 ]
 
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),

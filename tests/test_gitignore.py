@@ -99,3 +99,23 @@ def test_git_add_dot_in_an_ignored_folder_is_refused_and_a_dot_with_all_is_follo
     assert unanswered(seen, set(lines)) == set()
     assert seen[2][1][0].startswith("The following paths are ignored by one of your .gitignore files:\nbuild\n")
     assert seen[-1][1] == ("A  .gitignore\nA  src/n.py\nD  src/notes.py\n", 0)
+
+
+def test_git_clean_removes_what_is_untracked_and_not_ignored_as_git_walks_the_tree():
+    """Without -d the untracked files in folders that hold a tracked one; with -d an untracked folder
+    whole where nothing in it is ignored (an empty one too), one holding something ignored walked
+    instead (newdir/sub/, newdir kept for its z.log); an ignored folder not entered; below the shell's
+    folder, relative to it; refused without -n or -f. Each was the model's, and the state forgot every
+    file below the repository after it."""
+    lines = ["printf '*.log\\nbuild/\\n' > .gitignore", "mkdir -p build newdir/sub empty src/new onlyign",
+             "touch a.log b.txt build/x newdir/sub/f newdir/z.log src/new/m.py src/c.py onlyign/q.log",
+             "git clean", "git clean -n", "git clean -nd", "cd src && git clean -nd; cd ..", "git clean -ndq",
+             "git clean -fd", "git status -s", "ls -a", "mkdir -p a/b a-b && touch a-b/x a/b/y && git clean -nd"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+    said = {c: s for c, s, _ in seen}
+    assert said["git clean -nd"] == ("Would remove .gitignore\nWould remove b.txt\nWould remove empty/\n"
+                                     "Would remove newdir/sub/\nWould remove src/c.py\nWould remove src/new/\n", 0)
+    assert said["git status -s"] == ("?? a.log\n?? build/\n?? newdir/\n?? onlyign/\n", 0)
+    assert seen[-1][1] == ("Would remove a-b/\nWould remove a.log\nWould remove a/\nWould remove build/\n"
+                           "Would remove newdir/\nWould remove onlyign/\n", 0)  # (.gitignore removed: nothing ignored)

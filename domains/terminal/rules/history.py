@@ -9,7 +9,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from . import gitmv, gitobjects, gitremote, gitrestore, gitrm, gitstash, gitstatus
+from . import gitclean, gitmv, gitobjects, gitremote, gitrestore, gitrm, gitstash, gitstatus
 from . import state as st
 from .gitindex import _committed, ignoring, refused
 from .repository import (BRANCH_LISTING, GIT_READS, QUIET, TAG_LISTING, _commit_message, _commits_all, _fresh,
@@ -129,7 +129,7 @@ def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
             s.git.branches.remove(args[2])
         elif sub in (["checkout"], ["restore"], ["reset"]) and gitrestore.apply(s, args, output) or \
                 sub == ["stash"] and gitstash.apply(s, args, output) or sub == ["rm"] and gitrm.apply(s, args, output) or \
-                sub == ["mv"] and gitmv.apply(s, args, output):
+                sub == ["mv"] and gitmv.apply(s, args, output) or sub == ["clean"] and gitclean.apply(s, args, output):
             pass  # (a file put back, the index too: as the last commit, the index or a stash had it)
         else:  # merge, rebase, stash, a reset or restore not followed, commit --amend…: not modelled
             s.git.unknown = True

@@ -9,8 +9,8 @@ from __future__ import annotations
 import posixpath
 import re
 
-from . import (diskuse, gitblame, gitfiles, gitlog, gitmv, gitremote, gitrestore, gitrm, gitstash, gittypo, gnudiff,
-               inturn, machine, missing, modes, pathnames, readonly, statfmt)
+from . import (diskuse, gitblame, gitclean, gitfiles, gitlog, gitmv, gitremote, gitrestore, gitrm, gitstash, gittypo,
+               gnudiff, inturn, machine, missing, modes, pathnames, readonly, statfmt)
 from .folders import _folders, _listing, _long, _unexpanded, every_name
 from .line import _echo_text, _split
 from .programs import _as_python_shows, _script
@@ -190,6 +190,7 @@ def _git(cmd: str, args: list[str], s: TerminalState) -> tuple[str, int] | None:
         config, sub = parsed
         found = _commit_answer(s, config, sub) if sub[:1] == ["commit"] else None if config else \
             gitstash.answer(s, sub) if sub[:1] == ["stash"] else gitrm.answer(s, sub) if sub[:1] == ["rm"] else \
+            gitclean.answer(s, sub) if sub[:1] == ["clean"] else \
             gitmv.answer(s, sub) if sub[:1] == ["mv"] else gitblame.answer(s, sub) if sub[:1] == ["blame"] else \
             gitrestore.answer(s, sub) or _git_answer(s, sub)
         if found is not None:
