@@ -100,35 +100,34 @@ def _removed(s: TerminalState, dirs_too: bool) -> list[str] | None:
     return sorted(out, key=lambda p: p.encode()) if walk(s.cwd, False) else None
 
 
-def answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
-    """What `git clean …` prints, where the state knows it."""
+def _plan(s: TerminalState, args: list[str]) -> tuple[tuple[str, int], list[str]] | None:
+    """(what `git clean …` prints and its exit code, the paths it removes), where the state knows them."""
     flags = _flags(args)
     if flags is None or s.git is None:
         return None
     if not flags & {"f", "n"}:
-        return None if s.configured else REFUSED
+        return None if s.configured else (REFUSED, [])
     removed = _removed(s, "d" in flags)
     if removed is None:
         return None
-    if "q" in flags:
-        return "", 0
     verb = "Would remove" if "n" in flags else "Removing"
-    return "".join(f"{verb} {posixpath.relpath(p.rstrip('/'), s.cwd)}{'/' if p.endswith('/') else ''}\n"
-                   for p in removed), 0
+    said = "" if "q" in flags else "".join(
+        f"{verb} {posixpath.relpath(p.rstrip('/'), s.cwd)}{'/' if p.endswith('/') else ''}\n" for p in removed)
+    return (said, 0), [] if "n" in flags else removed
+
+
+def answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
+    """What `git clean …` prints, where the state knows it."""
+    planned = _plan(s, args)
+    return None if planned is None else planned[0]
 
 
 def apply(s: TerminalState, args: list[str], output: str | None) -> bool:
-    """The files after `git clean -f …` printed `output` (None: not known), where the state knows what it
+    """The files after `git clean …` printed `output` (None: not known), where the state knows what it
     removed and the output is what it expected; False elsewhere (the caller forgets)."""
-    flags = _flags(args)
-    said = answer(s, args) if flags is not None else None
-    if said is None or output is not None and output != said[0]:
+    planned = _plan(s, args)
+    if planned is None or output is not None and output != planned[0][0]:
         return False
-    if "n" in flags or "f" not in flags:
-        return True  # (a dry run, or refused: nothing changed)
-    removed = _removed(s, "d" in flags)
-    if removed is None:
-        return False
-    for path in removed:
+    for path in planned[1]:  # (none for a dry run or a refusal)
         _remove(s, path.rstrip("/"))
     return True

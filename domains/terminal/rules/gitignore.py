@@ -13,6 +13,7 @@ whose text is not known) or that are too many or too long to match in little tim
 
 from __future__ import annotations
 
+import functools
 import posixpath
 
 from pathspec import GitIgnoreSpec
@@ -61,6 +62,19 @@ class Ignores:
         return False
 
 
+@functools.lru_cache(maxsize=64)
+def _spec(text: str) -> GitIgnoreSpec | None:
+    """A .gitignore's patterns, compiled (once a text: every `git status` reads them); None for one too
+    long to match in little time, or with a pattern pathspec refuses (git's reading of it not known)."""
+    lines = text.splitlines()
+    if len(lines) > MAX_LINES or any(len(ln) > MAX_LINE or ln.count("*") > MAX_STARS for ln in lines):
+        return None
+    try:
+        return GitIgnoreSpec.from_lines(lines)
+    except (ValueError, TypeError):
+        return None
+
+
 def rules(s: TerminalState) -> Ignores | None:
     """The `.gitignore` files of the state's repository; None where what git ignores is not known."""
     g = s.git
@@ -71,15 +85,10 @@ def rules(s: TerminalState) -> Ignores | None:
         if posixpath.basename(path) != ".gitignore" or not _within(path, g.repo) or path in s.dirs or \
                 any(_within(path, n) for n in nested) or any(_within(path, d) for d in s.deleted):
             continue
-        if text is None:
+        spec = _spec(text) if text is not None else None
+        if spec is None:
             return None
-        lines = text.splitlines()
-        if len(lines) > MAX_LINES or any(len(ln) > MAX_LINE or ln.count("*") > MAX_STARS for ln in lines):
-            return None
-        try:
-            specs[posixpath.relpath(posixpath.dirname(path), g.repo)] = GitIgnoreSpec.from_lines(lines)
-        except (ValueError, TypeError):  # (a pattern pathspec refuses: git's reading of it not known)
-            return None
+        specs[posixpath.relpath(posixpath.dirname(path), g.repo)] = spec
     if specs and (s.configured or "XDG_CONFIG_HOME" in s.env or any(p.endswith(_GLOBAL) for p in s.files)):
         return None  # (without a .gitignore, a global excludes file is taken to be absent, as it always was)
     return Ignores(specs)

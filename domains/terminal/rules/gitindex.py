@@ -134,13 +134,13 @@ def ignoring(s: TerminalState) -> gitignore.Ignores | None:
     return ignores
 
 
-def refused(s: TerminalState, paths: list[str]) -> list[str] | None:
-    """What of the (absolute) paths `git add` is given git ignores, as it names them when it refuses them:
-    the outermost ignored folder on each one's way, or the file, relative to the repository, sorted; None
-    where that is not known (what is ignored, or a path there is tracked, which git adds all the same)."""
+def refused(s: TerminalState, paths: list[str], ignores: gitignore.Ignores | None) -> list[str] | None:
+    """What of the (absolute) paths `git add` is given git ignores (`ignores`: the repository's, as
+    `ignoring` reads them), as it names them when it refuses them: the outermost ignored folder on each
+    one's way, or the file, relative to the repository, sorted; None where that is not known (what is
+    ignored, or a path there is tracked, which git adds all the same)."""
     g = s.git
     assert g is not None
-    ignores = ignoring(s)
     if ignores is None:
         return None
     named: set[str] = set()

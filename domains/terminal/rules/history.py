@@ -330,7 +330,8 @@ def _stage(s: TerminalState, args: list[str]) -> None:
         paths = [_abs(p, s) for p in paths]
     staged = [rel for rel in g.base if any(_within(posixpath.join(g.repo, rel), p) for p in paths)]
     fresh = [rel for rel in staged if g.base[rel] == "" and g.index.get(rel, "") == ""]  # (untracked)
-    ignores, named = ignoring(s), refused(s, paths)
+    ignores = ignoring(s)
+    named = refused(s, paths, ignores)
     if ignores is None or named is None:
         g.follows = g.all_staged = False  # (what a .gitignore leaves out, which is not staged: not known)
         return

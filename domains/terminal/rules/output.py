@@ -126,6 +126,16 @@ def separators(command: str) -> list[int]:
     return found
 
 
+def tilde(path: str, home: str) -> str:
+    """`path` with a leading `~` read as bash reads it: `~` and `~USER` (the machine's one user) the home,
+    `~root` /root; a user the machine lacks leaves the name as typed."""
+    if not path.startswith("~"):
+        return path
+    user, slash, rest = path[1:].partition("/")
+    found = home if user in ("", home.rstrip("/").rpartition("/")[2]) else "/root" if user == "root" else None
+    return path if found is None else found + slash + rest
+
+
 def next_cwd(command: str, cwd: str, home: str, exit_code: int) -> str:
     """Follow `cd` in a command line (`cd x`, `cd x && ...`, `cd`), so structured `cwd` stays right."""
     if exit_code != 0:
@@ -151,10 +161,7 @@ def next_cwd(command: str, cwd: str, home: str, exit_code: int) -> str:
                 continue
             if any(c in target for c in "$`*?[{\\"):
                 return cwd  # (an expansion, a pattern: where it leads is not read from the text)
-            if target.startswith("~"):  # (`~`, `~/x`, `~USER`, `~root`; a user the machine lacks: the name as typed)
-                user, slash, rest = target[1:].partition("/")
-                if user in ("", home.rstrip("/").rpartition("/")[2]) or user == "root":
-                    target = (home if user != "root" else "/root") + slash + rest
+            target = tilde(target, home)
             path = target if target.startswith("/") else f"{cwd.rstrip('/')}/{target}"
             parts: list[str] = []
             for p in path.split("/"):

@@ -196,7 +196,7 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
         if paths and set(args[1:]) - set(paths) <= ({"-A", "--all"} if paths == ["."] else set()) and \
                 all(_exists(_abs(p, s), s) and _within(_abs(p, s), g.repo) for p in paths):
             # (`.` in a folder a .gitignore ignores is refused too; a path outside or missing: not answered)
-            ignored = refused(s, [_abs(p, s) for p in paths])
+            ignored = refused(s, [_abs(p, s) for p in paths], ignoring(s))
             return None if ignored is None else ("", 0) if not ignored else \
                 (gitstatus.IGNORED.format(paths="".join(p + "\n" for p in ignored)), 1)
     return None

@@ -21,6 +21,7 @@ from typing import Any, Callable
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from . import gitobjects
+from .output import tilde
 
 
 class Made(BaseModel):
@@ -156,10 +157,7 @@ PATH_MAX, NAME_MAX = 4_096, 255  # bytes: Linux refuses a longer path or name ("
 
 
 def _abs(path: str, s: TerminalState) -> str:
-    if path.startswith("~"):  # (bash: `~`, `~/x`, `~USER/x`, `~root`; a user the machine lacks: the name as typed)
-        user, slash, rest = path[1:].partition("/")
-        home = s.home if user in ("", posixpath.basename(s.home)) else "/root" if user == "root" else None
-        path = home + slash + rest if home is not None else path
+    path = tilde(path, s.home)
     if len(path) > NAME_MAX // 4 and (len(path.encode()) >= PATH_MAX or
                                       any(len(part.encode()) > NAME_MAX for part in path.split("/"))):
         raise TooLong(path[:64])
