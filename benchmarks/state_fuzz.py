@@ -329,6 +329,27 @@ IGNORE_TEMPLATES = [
     "git clean -n", "git clean -nd", "git clean -fd", "git clean -f", "git clean -fdq", "cd {d} && git clean -nd",
 ]
 
+# `--templates env`: a command's own environment (envprefix.py): `NAME=VALUE cmd` and `env NAME=VALUE cmd` of
+# variables no program reads, ones some do (LANG, TZ, POSIXLY_CORRECT, CDPATH), and Python's (PYTHONPATH,
+# PYTHONDONTWRITEBYTECODE, PYTHONUNBUFFERED), before listings, reads, git, python3 runs (into files too)
+ENV_VARIABLES = ["PAGER=cat", "GIT_PAGER=cat", "NO_COLOR=1", "FOO=bar", "X=2", "LANG=C", "LC_ALL=C", "PYTHONPATH=src",
+                 "PYTHONPATH=src:tests", "PYTHONPATH=.", "PYTHONPATH=nope", "PYTHONDONTWRITEBYTECODE=1",
+                 "PYTHONUNBUFFERED=1", "TZ=UTC", "CDPATH=/", "POSIXLY_CORRECT=1", "TERM=dumb", "CI=true", "A='a b'",
+                 "B=\"$HOME\"", "E=", "PYTHONPATH=$PWD/src"]
+ENV_COMMANDS = ["ls", "ls src", "ls -a src", "cat README.md", "git log --oneline", "git status -s", "git status",
+                "echo $X", "echo \"[$FOO]\"", "python3 -c 'import notes; print(notes.add([], 1))'",
+                "python3 -c 'import src.notes as n; print(n.add([1], 2))'", "python3 -c 'print(1); 1/0'",
+                "python3 -c 'import os; print(os.environ.get(\"FOO\"))'", "python3 run.py", "python3 src/notes.py",
+                "touch {n}", "mkdir -p {n}", "sort README.md", "wc -l README.md", "grep -rn add src", "du -s src",
+                "printenv FOO", "env | grep -c FOO", "pwd", "cd src", "cat nope", "ls {n}", "cat {n}"]
+ENV_TEMPLATES = [
+    "{v} {c}", "{v} {c}", "{v} {v2} {c}", "env {v} {c}", "{v} {c} > {n}", "{v} {c} >> {n}", "{c} > {n}", "cat {n}",
+    "export {v}", "unset {u}", "{v} {c} | head -3", "{v} {c} && ls", "{c}", "ls", "git status -s", "ls src",
+    "printf 'import notes\\nprint(notes.add([], 5))\\n' > run.py",
+    "printf 'from src.notes import add\\nprint(add([], 6))\\n' > run.py", "cd src", "cd ..", "cd ~/notes-app",
+    "rm -rf src/__pycache__", "git add -A && git -c user.name=a -c user.email=a@b.c commit -qm {n}",
+]
+
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),
                  "python": (PY_TEMPLATES, [], []), "subst": (SUB_TEMPLATES, SUB_NAMES, SUB_WORDS),
                  "vars": (VAR_TEMPLATES, SUB_NAMES, SUB_WORDS), "lines": (LINE_TEMPLATES, SUB_NAMES, SUB_WORDS),
@@ -336,7 +357,8 @@ TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, RE
                  "braces": (BRACE_TEMPLATES, BRACE_NAMES, REPO_WORDS),
                  "modes": (MODE_TEMPLATES, MODE_NAMES, REPO_WORDS), "walk": (WALK_TEMPLATES, REPO_NAMES, WALK_WORDS),
                  "gitreads": (GITREAD_TEMPLATES, REPO_NAMES, WALK_WORDS),
-                 "ignores": (IGNORE_TEMPLATES, IGNORE_FILES, IGNORE_PATTERNS)}
+                 "ignores": (IGNORE_TEMPLATES, IGNORE_FILES, IGNORE_PATTERNS),
+                 "env": (ENV_TEMPLATES, ["o.txt", "out.log", "new/x.txt", "src/m.txt", "d"], ENV_VARIABLES)}
 
 
 def command(rng: random.Random, templates: str = "files") -> str:
@@ -358,6 +380,9 @@ def command(rng: random.Random, templates: str = "files") -> str:
     if templates == "ignores":
         fields.update(p=rng.choice(words), p2=rng.choice(words), d=rng.choice(IGNORE_FOLDERS), f=rng.choice(names),
                       f2=rng.choice(names), i=rng.choice(IGNORE_FILES_AT), m=rng.choice(MESSAGES))
+    if templates == "env":
+        fields.update(v=rng.choice(words), v2=rng.choice(words), u=rng.choice(words).split("=")[0])
+        fields.update(c=rng.choice(ENV_COMMANDS).format(**fields))
     if templates == "subst":
         inner = dict(fields, k=rng.randint(-3, 12))
         fields.update(c=rng.choice(SUB_INNER).format(**inner), a=rng.choice(SUB_ARITH).format(**inner), k=inner["k"])

@@ -1062,7 +1062,9 @@ def test_a_python_one_liner_that_only_reads_keeps_what_the_state_knows():
     # imports re, enum, types); printing alone imports nothing (checked in the sandbox: no __pycache__)
     assert shell.answer(run(shadowed, "python3 -c 'import json; print(json.dumps(1))'"), "ls") is None
     assert shell.answer(run(shadowed, "python3 -c 'print(1)'"), "ls") == ("README.md\nrequirements.txt\nsrc\ntests\ntypes.py\n", 0)
-    assert shell.answer(run(run(s, "export PYTHONPATH=/opt"), "python3 -c 'print(1)'"), "ls") is None
+    # (PYTHONPATH's folders are searched first: one not known whole may stand in; /opt is not there at all)
+    assert shell.answer(run(run(s, "export PYTHONPATH=/usr/local/x"), "python3 -c 'print(1)'"), "ls") is None
+    assert shell.answer(run(run(s, "export PYTHONPATH=/opt"), "python3 -c 'print(1)'"), "ls") is not None
     missing = ("python3: can't open file '/home/user/notes-app/src/gone.py': [Errno 2] No such file or directory\n", 2)
     assert shell.answer(s, "python3 src/gone.py") == missing
     assert shell.answer(s, "python3 src/notes.py") == ("", 0)  # (it only defines a function: pyrun.py)
@@ -2535,7 +2537,8 @@ def test_the_projects_own_functions_are_walked_where_every_step_is_followed():
     assert shell.answer(beside, "python3 sub/t.py") is None  # (the script's own folder is first on its path)
     assert shell.answer(run(beside, "rm sub/typing.py"), "python3 sub/t.py") == ("1\n", 0)
     assert shell.answer(run(s, "echo 'return 1' > r.py"), "python3 -c 'import r'") is None  # (does not compile)
-    assert shell.answer(run(s, "export PYTHONDONTWRITEBYTECODE=1"), "python3 -c 'import calc'") is None
+    assert shell.answer(run(s, "export PYTHONDONTWRITEBYTECODE=1"), "python3 -c 'import calc'") == ("", 0)
+    assert shell.answer(run(s, "export PYTHONWARNINGS=error"), "python3 -c 'import calc'") is None
 
 
 def test_a_one_liner_reads_a_files_syntax_tree_as_python_parses_it():

@@ -12,7 +12,7 @@ import re
 import sys
 from typing import Any
 
-from . import history, missing, modes, sedscript
+from . import envprefix, history, missing, modes, sedscript
 from .state import (ASSIGNMENT, WRITABLE, TerminalState, _abs, assign, _absent, _changed, _children, _contents,
                     _exists, _expand, _forget_writes, _globbed, _made, _remove, _touched, _writable, _Unknown, _within,
                     _write, forget_assigned)
@@ -123,6 +123,15 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
     printf write is known only where the shell passed their words as written."""
     if words and all(ASSIGNMENT.fullmatch(w) for w in words):  # (`F=x.py`: a variable, no program)
         assign(s, words, kinds is not None and not kinds & {"variable", "target variable", "tilde", "quoted $"})
+        return
+    lead = next(i for i, w in enumerate(words) if not ASSIGNMENT.fullmatch(w)) if words else 0
+    if lead:  # (`CI=1 python3 x.py` in a list: the program, those variables in its environment alone)
+        before, assigned = {"env": dict(s.env), "vars": dict(s.vars)}, dict(w.split("=", 1) for w in words[:lead])
+        scoped = envprefix.scoped(before, assigned)
+        s.env, s.vars = scoped["env"], scoped["vars"]
+        _apply_one(s, words[lead:], output, fed, kinds)
+        after = envprefix.restored(before, {"env": s.env, "vars": s.vars}, assigned)
+        s.env, s.vars = after["env"], after["vars"]
         return
     if _unplaced(s, words, kinds):
         return
@@ -409,7 +418,9 @@ def _walked_to_its_failure(s: TerminalState, args: list[str], output: str, exit_
 def _compiled(s: TerminalState, names: list[str], imported: bool = False) -> None:
     """`python3 -m py_compile NAMES…` (`_compiles`): each file's bytecode in `__pycache__` beside it.
     A module `imported` is compiled only where its bytecode is not there yet or is older than it
-    (Python writes it anew, and renames it over the old one)."""
+    (Python writes it anew, and renames it over the old one), and not at all under PYTHONDONTWRITEBYTECODE."""
+    if imported and s.env.get("PYTHONDONTWRITEBYTECODE"):
+        return
     for name in names:
         source = _abs(name, s)
         folder = posixpath.join(posixpath.dirname(source), "__pycache__")

@@ -118,8 +118,8 @@ def _script_run(name: str, s: TerminalState) -> tuple[str, int, list[str]] | Non
     if name.startswith("-") or path in s.dirs or text is None or "python3" in s.defined or "PATH" in s.env:
         return None
     folder = posixpath.dirname(path)  # (first on the script's path)
-    quiet = folder in s.known_dirs and not any(k.startswith("PYTHON") for k in s.env)
-    decided = pyscript.run(_as_python_shows(name, s), text, _module_names(folder, s) if quiet else None)
+    quiet = folder in s.known_dirs and _plain_python(s)
+    decided = pyscript.run(_as_python_shows(name, s), text, _beside(s, folder) if quiet else None)
     if decided is not None or not quiet:
         return None if decided is None else (*decided, [])
     project = _project(s, folder)
@@ -178,10 +178,58 @@ def _find_module(s: TerminalState, dotted: str, root: str) -> str | None:
 
 def _project(s: TerminalState, root: str | None = None) -> pyrun.Project:
     """What Python may import from the folder first on its path (`root`; the shell's folder for
-    `python3 -c`)."""
-    root = s.cwd if root is None else root
-    return pyrun.Project(lambda dotted: _find_module(s, dotted, root), lambda path: _contents(path, s),
-                         _module_names(root, s) if root in s.known_dirs else frozenset(sys.stdlib_module_names))
+    `python3 -c`) and the ones PYTHONPATH puts after it."""
+    roots = [s.cwd if root is None else root, *(python_path(s) or [])]
+    return pyrun.Project(lambda dotted: _found(s, dotted, roots), lambda path: _contents(path, s),
+                         _beside(s, roots[0]))
+
+
+def python_path(s: TerminalState) -> list[str] | None:
+    """The folders PYTHONPATH puts on Python's path after the first, as it searches them (relative to the
+    shell's folder; "" the shell's folder; one that is not there, or not a folder, searches nothing):
+    [] where it is not set; None where one is not known here (nor known not to be there)."""
+    value = s.env.get("PYTHONPATH")
+    if value is None:
+        return []
+    if "~" in value or "$" in value:
+        return None
+    folders = []
+    for part in value.split(":"):
+        path = _abs(part or ".", s)
+        if path in s.dirs:
+            folders.append(path)
+        elif path not in s.files and not _absent(path, s):
+            return None
+    return folders
+
+
+def _plain_python(s: TerminalState) -> bool:
+    """Python runs as the state follows it: the machine's python3, and no variable of its own but a
+    PYTHONPATH whose folders are known (python_path) and PYTHONDONTWRITEBYTECODE (nothing compiled)."""
+    return "PATH" not in s.env and python_path(s) is not None and \
+        all(k in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE") or not k.startswith("PYTHON") for k in s.env)
+
+
+def _beside(s: TerminalState, first: str) -> frozenset[str]:
+    """The names an import may find before the standard library: in the folder first on the path and
+    in PYTHONPATH's, each known whole (every standard-library name where one is not)."""
+    roots = [first, *(python_path(s) or [])]
+    if any(root not in s.known_dirs for root in roots) or python_path(s) is None:
+        return frozenset(sys.stdlib_module_names)
+    return frozenset().union(*(_module_names(root, s) for root in roots))
+
+
+def _found(s: TerminalState, dotted: str, roots: list[str]) -> str | None:
+    """Where Python's path finder finds a module along `roots` (_find_module in each): the first module
+    or regular package; a namespace package ("") only where none of them holds one of the name."""
+    spread = False
+    for root in roots:
+        found = _find_module(s, dotted, root)
+        if found == "":
+            spread = True
+        elif found is not None:
+            return "?" if spread and "." in dotted else found  # (a namespace package's part after another's)
+    return "" if spread else None
 
 
 def _project_run(s: TerminalState, args: list[str]) -> tuple[tuple[str, int], list[str]] | None:
@@ -189,7 +237,7 @@ def _project_run(s: TerminalState, args: list[str]) -> tuple[tuple[str, int], li
     exit code, and the project modules it imports (their sources, each compiled beside it); None
     otherwise. Walked once: the answer and what it changes both come from here."""
     if args[:1] != ["-c"] or len(args) < 2 or len(args[1]) > pycheck.MAX_CODE or "python3" in s.defined or \
-            any(k == "PATH" or k.startswith("PYTHON") for k in s.env):
+            not _plain_python(s):
         return None
     project = _project(s)
     said = pyrun.run(args[1], pyeval.Machine(s.cwd, lambda path: _contents(path, s), args[2:]), project)
@@ -211,11 +259,11 @@ def _module_names(folder: str, s: TerminalState) -> frozenset[str]:
 def _no_shadowing(s: TerminalState, modules: set[str] | None = None) -> bool:
     """Python started here imports the standard library from it: the folder is known whole and holds
     no module of a name importing `modules` may look up (a `types.py` is imported, and compiled into
-    `__pycache__`, by any `import ast`: stdlib_imports.py has each module's names), and no
-    PYTHONPATH adds others. `modules` None, or one not in that table: every standard-library name."""
-    if s.cwd not in s.known_dirs or "PYTHONPATH" in s.env:
+    `__pycache__`, by any `import ast`: stdlib_imports.py has each module's names), nor do the folders
+    PYTHONPATH adds. `modules` None, or one not in that table: every standard-library name."""
+    if s.cwd not in s.known_dirs or python_path(s) is None:
         return False
-    return not _looked_up(modules) & _module_names(s.cwd, s)
+    return not _looked_up(modules) & _beside(s, s.cwd)
 
 
 def _looked_up(modules: set[str] | None) -> frozenset[str]:

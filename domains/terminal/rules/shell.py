@@ -16,8 +16,8 @@ import re
 import shlex
 from typing import Any
 
-from . import (budget, compound, diskuse, filters, gitremote, history, intofile, lists, machine, missing, modes,
-               pycheck, pyeval, search, simple, streams, substitution)
+from . import (budget, compound, diskuse, envprefix, filters, gitremote, history, intofile, lists, machine, missing,
+               modes, pycheck, pyeval, search, simple, streams, substitution)
 from .folders import _ls, _ls_glob, _tree, _unexpanded, _wc_glob, read_as_bash
 from .history import _ids_shown, git_dir_touched
 from .repository import quiet_add
@@ -28,8 +28,8 @@ from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anywa
                       _walked_to_its_failure, not_followed)
 from .line import Heredoc, _expansions, _split, _tildes, heredoc, home_expanded
 from .output import joined, next_cwd, one_line, shell_words
-from .programs import (INTERPRETERS, MODELLED, _compiled_where_it_ran, _named_in, _no_shadowing, _project_run,
-                       _ran_nothing, _reads_only, _writes, ran_in_a_pipe)
+from .programs import (INTERPRETERS, MODELLED, _compiled_where_it_ran, _named_in, _no_shadowing, _plain_python,
+                       _project_run, _ran_nothing, _reads_only, _writes, ran_in_a_pipe)
 from .silent import silent
 from .simple import _printed
 
@@ -67,6 +67,9 @@ def _source(words: list[str], s: TerminalState) -> tuple[str, bool, int] | None:
 @refusing_long_paths(lambda *_: None)
 def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """The output and exit code when the state alone determines them; None: ask the model."""
+    prefixed = envprefix.split(state, command)  # (`PAGER=cat git log`: the command, those variables exported)
+    if prefixed is not None:
+        return answer(envprefix.scoped(state, prefixed[0]), prefixed[1])
     if not machine.followed(state, command):
         return None
     command = read_as_bash(state, command)
@@ -197,8 +200,7 @@ def _python_c(one_liner: tuple[str, list[str]], s: TerminalState) -> tuple[str, 
     code, argv = one_liner
     imported = pyeval.imports(code[:pycheck.MAX_CODE])
     if len(code) > pycheck.MAX_CODE or imported is None or "python3" in s.defined or \
-            not (imported <= pyeval.UNSHADOWED or _no_shadowing(s, imported)) or \
-            {"PATH", "PYTHONSTARTUP", "PYTHONHOME"} & set(s.env):
+            not (imported <= pyeval.UNSHADOWED or _no_shadowing(s, imported)) or not _plain_python(s):
         return None
     said = pyeval.outcome(code, pyeval.Machine(s.cwd, lambda path: _contents(path, s), argv))
     if said is not None:
@@ -342,6 +344,10 @@ _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s
 @refusing_long_paths(not_followed)
 def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
     """The state after `command` printed `output` (exit code `exit_code`; `$?` in the next one)."""
+    prefixed = envprefix.split(state, command)  # (`CI=1 python3 x.py`: the variables the shell's again after it)
+    if prefixed is not None:
+        after = apply(envprefix.scoped(state, prefixed[0]), prefixed[1], output, exit_code, cwd_after)
+        return envprefix.restored(state, after, prefixed[0])
     after = _applied(state, command, output, exit_code, cwd_after)
     git_dir_touched(state, after, command, lambda: _reads_only(command, TerminalState.model_validate(state)))
     gitremote.after_line(state.get("git"), after.get("git") or {}, command, output, exit_code)

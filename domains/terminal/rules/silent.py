@@ -9,7 +9,7 @@ import posixpath
 import re
 from typing import Any
 
-from . import budget, machine, modes, sedscript, streams
+from . import budget, envprefix, machine, modes, sedscript, streams
 from .state import (_PLAIN, ASSIGNMENT, QUOTED_TILDE, READ_ONLY, TerminalState, _abs, _absent, _contents, _exists,
                     _expand_words, _file_on_the_way, _in_repo, _nearest_folder, _Unknown, _within, _writable,
                     refusing_long_paths)
@@ -63,6 +63,9 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     """Commands that print nothing when they succeed, where the state says they will succeed:
     touch, mkdir, echo/printf into a file, export, cd into a known folder, rm/cp/mv of known paths;
     and those commands' refusal of an option they do not have."""
+    prefixed = envprefix.split(state, command)  # (`LC_ALL=C touch x`: the command, those variables exported)
+    if prefixed is not None:
+        return silent(envprefix.scoped(state, prefixed[0]), prefixed[1])
     if not machine.followed(state, command) or streams.read(command) is not None or streams.unread(command):
         return None  # (a stream redirected: shell.answer's, through streams.py)
     s = TerminalState.model_validate(state)
