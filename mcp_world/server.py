@@ -61,6 +61,7 @@ class EpisodeKeys:
     def __init__(self, connection_key: str | None = None) -> None:
         self.connection_key = connection_key
         self._by_connection: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+        self._unnamed = 0  # (HTTP calls that named no episode, each one's own: said in the log, 1, 10, 100… times)
 
     @staticmethod
     def handle(ctx: Any) -> str | None:
@@ -93,9 +94,24 @@ class EpisodeKeys:
             if key is None:
                 key = f"conn-{uuid.uuid4().hex[:12]}"
                 self._by_connection[conn] = key
+                self._unnamed_said(key, headers is not None)
         except TypeError:  # not weak-referenceable: one episode per call
             key = f"call-{uuid.uuid4().hex[:12]}"
+            self._unnamed_said(key, headers is not None)
         return key
+
+    def _unnamed_said(self, key: str, http: bool) -> None:
+        """A fresh episode for an HTTP call that names none: a client of the 2026-07-28 protocol has no
+        session, so each of its calls starts the world again (its writes seem lost). Said in the log at
+        the 1st, 10th, 100th… such episode, with what keeps one world."""
+        if not http:
+            return
+        self._unnamed += 1
+        if self._unnamed in (1, 10, 100, 1000) or self._unnamed % 10000 == 0:
+            log.warning("episode %s: an HTTP call named no episode (no X-Episode-Id header, no MCP session), so it "
+                        "runs in a fresh world of its own (%d so far). Clients of the 2026-07-28 protocol have no "
+                        "session: send 'X-Episode-Id: NAME' on every call, or open a handle (POST /episodes), to "
+                        "keep one world across calls", key, self._unnamed)
 
 
 def _tool(t: Any) -> types.Tool:

@@ -146,6 +146,21 @@ async def test_eight_concurrent_http_episodes_never_see_each_other(engine_url, t
     assert {r["episode_id"] for r in logged} == {f"agent-{i}" for i in range(8)}
 
 
+async def test_http_calls_that_name_no_episode_each_get_a_fresh_world_and_the_log_says_so(engine_url, tmp_path):
+    """A client of the 2026-07-28 protocol has no session: without X-Episode-Id each call is an episode
+    of its own (DESIGN.md), so its writes seem lost. The server's log says so, and what keeps one world."""
+    db = tmp_path / "u.db"
+    with http_server(engine_url, db, "--world", "devbox") as (url, proc):
+        with anyio.fail_after(300):
+            async with http_client(url, None) as c:
+                await c.call_tool("run_command", {"command": "mkdir made_here"})
+                await c.call_tool("run_command", {"command": "ls -d made_here"})
+    said = proc.stdout.read()
+    assert len({r["episode_id"] for r in rows(db)}) == 2
+    assert said.count("named no episode") == 1, said[-3000:]  # (the 1st, 10th, 100th… such episode)
+    assert "send 'X-Episode-Id: NAME'" in said and "POST /episodes" in said
+
+
 async def test_an_engine_answer_over_the_observation_limit_is_refused_and_the_next_call_works(engine_url, tmp_path):
     db = tmp_path / "o.db"
     with anyio.fail_after(600):
