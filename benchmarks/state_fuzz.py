@@ -327,6 +327,7 @@ IGNORE_TEMPLATES = [
     "git -c user.name=a -c user.email=a@b.c commit -qm {m}", "git commit -qm {m}", "git ls-files", "git log --oneline",
     "rm -rf {d}", "rm -f {i}", "cd {d}", "cd ..", "cat {i}", "git show --stat", "git diff --cached --stat",
     "git clean -n", "git clean -nd", "git clean -fd", "git clean -f", "git clean -fdq", "cd {d} && git clean -nd",
+    "git clean -nx", "git clean -ndx", "git clean -fdx", "git clean -fx",
 ]
 
 # `--templates env`: a command's own environment (envprefix.py): `NAME=VALUE cmd` and `env NAME=VALUE cmd` of
@@ -350,6 +351,28 @@ ENV_TEMPLATES = [
     "rm -rf src/__pycache__", "git add -A && git -c user.name=a -c user.email=a@b.c commit -qm {n}",
 ]
 
+# `--templates pywrites`: Python that writes files (pyfiles.py), as agents edit a project with it: one-liners
+# that write, append and rewrite (`s = open(p).read(); open(p, "w").write(s.replace(a, b))`), programs fed
+# by a here-document (`python3 - <<'EOF'`), scripts, `print(…, file=f)`, then reads, listings and git
+PYW_FILES = ["README.md", "out.txt", "src/notes.py", "new/x.txt", "d/y.txt", "tests/test_notes.py", "nope/z.txt"]
+PYW_WORDS = ["notes", "add", "x", "return", "def", "NOTES", "é", "a b"]
+PYW_TEMPLATES = [
+    "python3 -c \"open('{n}', 'w').write('{w}\\n')\"", "python3 -c \"open('{n}', 'a').write('{w}\\n')\"",
+    "python3 -c \"s = open('{n}').read(); open('{n}', 'w').write(s.replace('{w}', '{w2}'))\"",
+    "python3 - <<'EOF'\np = '{n}'\ns = open(p).read()\nwith open(p, 'w') as f:\n"
+    "    f.write(s.upper())\nprint(len(s))\nEOF",
+    "python3 - <<'EOF'\nwith open('{n}', 'w') as f:\n    for i in range({k}):\n        print(i, '{w}', file=f)\nEOF",
+    "python3 <<'EOF'\nf = open('{n}', 'a')\nf.writelines(['{w}\\n', '{w2}\\n'])\nf.close()\n"
+    "print(open('{n}').read())\nEOF",
+    "python3 -c \"open('{n}', 'w').write('x'); print(open('{n2}').read()[:3])\"",
+    "printf 'import sys\\nopen(sys.argv[0] + \".out\", \"w\").write(\"{w}\")\\nprint(\"ok\")\\n' > w.py",
+    "python3 w.py",
+    "cat w.py.out", "python3 w.py > run.txt", "cat run.txt", "cat {n}", "cat {n2}", "ls", "ls src", "ls {d}",
+    "git status --short", "git diff --stat", "git diff", "wc -l {n}", "mkdir -p {d}", "rm -f {n}", "cd {d}",
+    "cd ~/notes-app", "git add -A && git -c user.name=a -c user.email=a@b.c commit -qm x",
+    "python3 -c 'import src.notes as m; print(m.add([], 1))'", "python3 - <<'EOF'\nprint(1/0)\nEOF",
+]
+
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),
                  "python": (PY_TEMPLATES, [], []), "subst": (SUB_TEMPLATES, SUB_NAMES, SUB_WORDS),
                  "vars": (VAR_TEMPLATES, SUB_NAMES, SUB_WORDS), "lines": (LINE_TEMPLATES, SUB_NAMES, SUB_WORDS),
@@ -358,7 +381,8 @@ TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, RE
                  "modes": (MODE_TEMPLATES, MODE_NAMES, REPO_WORDS), "walk": (WALK_TEMPLATES, REPO_NAMES, WALK_WORDS),
                  "gitreads": (GITREAD_TEMPLATES, REPO_NAMES, WALK_WORDS),
                  "ignores": (IGNORE_TEMPLATES, IGNORE_FILES, IGNORE_PATTERNS),
-                 "env": (ENV_TEMPLATES, ["o.txt", "out.log", "new/x.txt", "src/m.txt", "d"], ENV_VARIABLES)}
+                 "env": (ENV_TEMPLATES, ["o.txt", "out.log", "new/x.txt", "src/m.txt", "d"], ENV_VARIABLES),
+                 "pywrites": (PYW_TEMPLATES, PYW_FILES, PYW_WORDS)}
 
 
 def command(rng: random.Random, templates: str = "files") -> str:
@@ -380,6 +404,8 @@ def command(rng: random.Random, templates: str = "files") -> str:
     if templates == "ignores":
         fields.update(p=rng.choice(words), p2=rng.choice(words), d=rng.choice(IGNORE_FOLDERS), f=rng.choice(names),
                       f2=rng.choice(names), i=rng.choice(IGNORE_FILES_AT), m=rng.choice(MESSAGES))
+    if templates == "pywrites":
+        fields.update(k=rng.randint(0, 3), d=rng.choice(["d", "new", "src", "tests"]))
     if templates == "env":
         fields.update(v=rng.choice(words), v2=rng.choice(words), u=rng.choice(words).split("=")[0])
         fields.update(c=rng.choice(ENV_COMMANDS).format(**fields))

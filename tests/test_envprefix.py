@@ -34,7 +34,8 @@ def test_pythonpath_finds_the_projects_modules_and_they_compile_beside_them():
              "PYTHONPATH=src:tests python3 -c 'import test_notes'",
              "PYTHONPATH=. python3 -c 'import src.notes as n; print(n.add([], 0))'", "ls src/__pycache__",
              "export PYTHONPATH=src", "python3 -c 'import notes; print(notes.add([1], 2))'", "unset PYTHONPATH",
-             "rm -r tests/__pycache__", "export PYTHONDONTWRITEBYTECODE=1", "python3 -c 'import tests.test_notes; print(2)'", "ls tests"]
+             "rm -r tests/__pycache__", "export PYTHONDONTWRITEBYTECODE=1",
+             "python3 -c 'import tests.test_notes; print(2)'", "ls tests"]
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()
     assert seen[1][1] == ("notes.py\n", 0)  # (PYTHONDONTWRITEBYTECODE: nothing compiled)

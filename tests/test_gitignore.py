@@ -119,3 +119,17 @@ def test_git_clean_removes_what_is_untracked_and_not_ignored_as_git_walks_the_tr
     assert said["git status -s"] == ("?? a.log\n?? build/\n?? newdir/\n?? onlyign/\n", 0)
     assert seen[-1][1] == ("Would remove a-b/\nWould remove a.log\nWould remove a/\nWould remove build/\n"
                            "Would remove newdir/\nWould remove onlyign/\n", 0)  # (.gitignore removed: nothing ignored)
+
+
+def test_git_clean_x_removes_what_is_ignored_too():
+    """`git clean -fdx`, a project back to what git tracks: what is ignored goes too, the .gitignore not
+    read at all; without -d, the files alone (an untracked folder stays)."""
+    lines = ["printf '*.log\\nbuild/\\n__pycache__/\\n' > .gitignore",
+             "mkdir -p build/sub src/__pycache__ && touch build/sub/o.txt a.log src/x.log src/__pycache__/n.pyc new.txt",
+             "git clean -nx", "git clean -ndx", "git clean -fdxq", "git status -s", "ls -a", "ls src",
+             "touch b.log && mkdir -p logs && touch logs/c.log", "git clean -fx", "ls", "git clean -nxd"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+    assert seen[3][1] == ("Would remove .gitignore\nWould remove a.log\nWould remove build/\nWould remove new.txt\n"
+                          "Would remove src/__pycache__/\nWould remove src/x.log\n", 0)
+    assert seen[9][1] == ("Removing b.log\n", 0)

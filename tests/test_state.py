@@ -903,8 +903,10 @@ def test_a_script_run_leaves_the_files_it_names_or_may_reach_to_the_model():
     assert shell.answer(s, "cat src/notes.py") is None and shell.answer(s, "cat README.md")[1] == 0
     s = run(run(terminal(), fix), "python3 fix.py > log.txt")  # (its output in a file: it still ran)
     assert shell.answer(s, "cat src/notes.py") is None and shell.answer(s, "cat README.md")[1] == 0
-    s = run(terminal(), "python3 -c \"open('README.md', 'a').write('more')\"")
+    s = run(terminal(), "python3 -c \"import random; open('README.md', 'a').write(random.choice('ab'))\"")
     assert shell.answer(s, "cat README.md") is None and shell.answer(s, "cat src/notes.py")[1] == 0
+    s = run(terminal(), "python3 -c \"open('README.md', 'a').write('more')\"")  # (walked: pyfiles.py)
+    assert shell.answer(s, "cat README.md")[0].endswith('buy milk"\nmore')
     s = run(run(terminal(), "printf 'for f in *.md; do echo x >> $f; done\\n' > up.sh"), "bash up.sh")
     assert shell.answer(s, "cat src/notes.py") is None  # (a loop over a pattern: any file below)
     s = run(terminal(), "python3 -c 'x = 3 * 2; print(\"a\".find(\"b\"))'")  # (neither a pattern nor a walk)
@@ -1052,7 +1054,8 @@ def test_a_python_one_liner_that_only_reads_keeps_what_the_state_knows():
                    "python3 -c 'import json; print(len(json.load(open(\"a.json\"))))' | head -1"):
         after = run(s, reader)
         assert shell.answer(after, "ls") is not None and shell.answer(after, "git status --short") == status, reader
-    for writer in ("python3 -c 'import os; os.mkdir(\"x\")'", "python3 -c 'open(\"x\", \"w\")'",
+    assert shell.answer(run(s, "python3 -c 'open(\"x\", \"w\")'"), "ls")[0].endswith("tests\nx\n")  # (pyfiles.py)
+    for writer in ("python3 -c 'import os; os.mkdir(\"x\")'",
                    "python3 -c 'import os as o; o.system(\"x\")'", "python3 -c 'import sys; sys.modules[\"os\"].remove(\"x\")'",
                    "python3 -c '__import__(\"os\").remove(\"x\")'", "python3 -c 'import src.notes, setuptools'", "python3 tests/test_notes.py",
                    "cd src; python3 -c 'print(1)' | head -1"):  # (the folder a pipeline moves to: not followed)
@@ -1547,10 +1550,12 @@ def test_a_here_document_writes_the_file_it_feeds_and_the_state_follows_it():
     assert shell.answer(t, "cat <<EOF\nx\ny\nEOF") == ("x\ny\n", 0)
     assert shell.silent(t, "cat > a.txt <<EOF\n$(date)\nEOF") is None  # a command runs as it is fed
     assert shell.silent(t, "cat > a.txt <<EOF\nno end") is None and shell.silent(t, "cat > x <<EOF\nEOF\nls") is None
-    fed = run(t, "python3 - <<'EOF'\nopen('made.txt', 'w').write('x')\nEOF")
+    fed = run(t, "python3 - <<'EOF'\nimport random\nopen('made.txt', 'w').write(random.choice('ab'))\nEOF")
     assert shell.answer(fed, "ls") is None  # (it wrote, and the state cannot know what)
-    fed = run(t, "python3 - <<'EOF'\nopen('src/util.py', 'a').write('x = 1')\nEOF")
+    fed = run(t, "python3 - <<'EOF'\nimport random\nopen('src/util.py', 'a').write(random.choice('ab'))\nEOF")
     assert shell.answer(fed, "cat src/util.py") is None and shell.answer(fed, "cat README.md") is not None
+    fed = run(t, "python3 - <<'EOF'\nopen('src/util.py', 'a').write('x = 1')\nEOF")  # (walked: pyfiles.py)
+    assert shell.answer(fed, "cat src/util.py") == ("def slug(s):\n    return s.lower()\nx = 1", 0)
     assert shell.answer(run(t, "cd src && cat > x.py <<'EOF'\nfrom os import *\nEOF"), "pwd") == \
         ("/home/user/notes-app/src\n", 0)
 
@@ -1751,13 +1756,16 @@ def test_python_one_liners_are_computed_from_their_syntax_tree_never_run():
                "print(f\"{1:>999999999}\")", "s = \"x\" * 99999; print(s.join([s] * 99999))",
                "s = \"x\" * 99999; print(str([s] * 99999))", "a = [1]\nfor i in range(60): a = [a, a]\nprint(a)", "print(" + "-" * 5000 + "1)", "print(((((" * 300 + "1" + "))))" * 300 + ")"]
     escapes = ["import os; os.system(\"id\")", "print(().__class__.__bases__[0].__subclasses__())",
-               "print(open(\"/etc/shadow\").read())", "open(\"x\", \"w\").write(\"y\")", "exec(\"print(1)\")",
+               "print(open(\"/etc/shadow\").read())", "open(\"/etc/x\", \"w\").write(\"y\")", "exec(\"print(1)\")",
                "print(__import__(\"os\").getcwd())", "import subprocess; subprocess.run(1)", "print(getattr(1, \"real\"))",
                "print(type(1))", "print(print)", "print(x for x in [1])", "print({1, 2})", "print(map(str, [1]))",
                "print(open(\"nope\").read())", "import sys; print(sys.version)",
                "any(print(x) or x > 0 for x in range(3))", "print(*{1})", "print(lambda: 1)", "import nosuchmodule"]
     for code in hostile + escapes:  # (the walker stops at its bounds: it never computes the hostile ones)
         assert shell.answer(s, f"python3 -c '{code}'") is None, code
+    # (a file written in the home is the state's alone: nothing reaches the machine the server runs on)
+    host = Path(s["cwd"]) / "x"
+    assert shell.answer(s, "python3 -c 'open(\"x\", \"w\").write(\"y\")'") == ("", 0) and not host.exists()
     # an error Python's own operation raised at the code's top level: its traceback (the code has no
     # file: no line shown), before what was printed (a pipe's buffered stdout); exit 1. Deeper (in a
     # comprehension, a library's code) it shows more frames: the model's; where Python warns, too

@@ -190,10 +190,12 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
             _made(s, _abs(name, s))  # sed -i writes a new file and renames it over the old one
     elif cmd == "python3" and _compiles(s, args):
         _compiled(s, args[2:])
-    elif cmd == "python3" and len(args) == 1 and (script := _script_run(args[0], s)) is not None:
+    elif cmd == "python3" and args and (script := _script_run(args[0], s, args[1:])) is not None:
         _compiled(s, script[2], imported=True)  # (a script pyrun.py follows: the modules it imports)
+        _wrote(s, script[3])
     elif cmd == "python3" and args[:1] == ["-c"] and _writes(cmd, args, s) and (ran := _project_run(s, args)):
         _compiled(s, ran[1], imported=True)  # (a one-liner that imports the project's modules: pyrun.py)
+        _wrote(s, ran[2])
     elif cmd not in MODELLED and _writes(cmd, args, s):  # python, make, sed -i…: may write anything
         _program_ran(s, cmd, args)
 
@@ -405,14 +407,32 @@ def _walked_to_its_failure(s: TerminalState, args: list[str], output: str, exit_
     it imported before is compiled beside each module, and nothing else was written. True where so."""
     if args[:1] == ["-c"]:
         ran = _project_run(s, args)
-        said, compiled = ran if ran is not None else (None, [])
+        said, compiled = ran[:2] if ran is not None else (None, [])
     else:
-        script = _script_run(args[0], s) if len(args) == 1 else None
+        script = _script_run(args[0], s, args[1:]) if args else None
         said, compiled = (script[:2], script[2]) if script is not None else (None, [])
     if said != (output, exit_code):
         return False
     _compiled(s, compiled, imported=True)
     return True
+
+
+def fed_python(s: TerminalState, text: str, python: tuple[str, list[str]], output: str | None) -> bool:
+    """`python3 - <<EOF` whose program the walkers followed to its end (printing `output`, where it is
+    the line's alone): what it imported is compiled beside each module, and what it wrote is in its
+    files. True where so."""
+    ran = _project_run(s, ["-c", text, *python[1]], python[0])
+    if ran is None or ran[0][1] != 0 or output is not None and ran[0][0] != output:
+        return False
+    _compiled(s, ran[1], imported=True)
+    _wrote(s, ran[2])
+    return True
+
+
+def _wrote(s: TerminalState, written: list[tuple[str, str, bool]]) -> None:
+    """What a Python program the walkers followed left in the files it wrote (pyfiles.py)."""
+    for path, text, append in written:
+        _write(s, path, text, append)
 
 
 def _compiled(s: TerminalState, names: list[str], imported: bool = False) -> None:

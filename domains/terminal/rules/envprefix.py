@@ -8,9 +8,10 @@ after `export`. Afterwards the variables are what they were before the line (`re
 
 Left as they are (and so to the model's, or followed as any line the state does not read): a value
 the state does not know (`$(…)`, `~`, a variable not known), a command that changes the shell itself
-(`X=1 export Y`, `cd`, `source`, a function), one that reads a variable the prefix sets
-(`X=1 echo $X` prints the old one, as does a substitution in its words), a list (`X=1 a && b`: the prefix is the first command's, which
-shell.py meets alone), and a pipeline unless what it sets changes no program (`PAGER=cat git log | head`).
+(`X=1 export Y`, `cd`, `source`, a function), one that reads a variable the prefix sets (`X=1 echo $X`
+prints the old one, as does a substitution in its words), a list (`X=1 a && b`: the prefix is the first
+command's, which shell.py meets alone), and a pipeline unless what it sets changes no program
+(`PAGER=cat git log | head`).
 """
 
 from __future__ import annotations
@@ -59,8 +60,9 @@ def split(state: dict[str, Any], command: str) -> tuple[dict[str, str], str] | N
             at += 1
     rest = text[at:]
     words = shell_words(rest)
-    if not rest or not words or "$(" in rest or "`" in rest or words[0] in _SHELL_ITSELF or words[0] in s.defined or _ASSIGNED.match(words[0]) or \
-            any(op in words for op in ("&&", "||", ";", "&", "(", ")")) or rest[0] in "<>|;&#" or \
+    if not rest or not words or "$(" in rest or "`" in rest or words[0] in _SHELL_ITSELF or \
+            words[0] in s.defined or _ASSIGNED.match(words[0]) or rest[0] in "<>|;&#" or \
+            any(op in words for op in ("&&", "||", ";", "&", "(", ")")) or \
             re.search(r"\$\{?(?:%s)\b" % "|".join(assigned), rest) or "\n" in rest and "<<" not in rest:
         return None
     if ("|" in words or "|&" in words) and not set(assigned) <= _INERT:

@@ -9,9 +9,10 @@
   ignored stay, and so does the folder); a folder that is ignored itself is not entered.
 
 Names are relative to the shell's folder, in the byte order of the paths (a folder's with its `/`).
-Without `-n` or `-f` git refuses (clean.requireForce). Checked beside git in the sandbox
-(tests/test_gitignore.py, `benchmarks/state_fuzz.py --templates ignores`). `-x`, `-X`, `-e`, `-i`, paths,
-a repository inside, or a folder the state does not know whole are the model's.
+With `-x` what is ignored goes too (a .gitignore is then not read at all: `git clean -fdx`, a project
+back to what git tracks). Without `-n` or `-f` git refuses (clean.requireForce). Checked beside git in
+the sandbox (tests/test_gitignore.py, `benchmarks/state_fuzz.py --templates ignores`). `-X`, `-e`, `-i`,
+paths, a repository inside, or a folder the state does not know whole are the model's.
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ from .gitindex import _tracked_under, ignoring
 from .state import TerminalState, _blob, _children, _remove, _within
 
 REFUSED = ("fatal: clean.requireForce defaults to true and neither -i, -n, nor -f given; refusing to clean\n", 128)
-_FLAGS = re.compile(r"-[fndq]+")
+_FLAGS = re.compile(r"-[fndqx]+")
 _LONG = {"--force": "f", "--dry-run": "n", "--quiet": "q"}
 
 
 def _flags(args: list[str]) -> set[str] | None:
-    """The letters of `git clean`'s options (f, n, d, q); None for any other word."""
+    """The letters of `git clean`'s options (f, n, d, q, x); None for any other word."""
     letters: set[str] = set()
     for a in args[1:]:
         if a in _LONG:
@@ -40,12 +41,12 @@ def _flags(args: list[str]) -> set[str] | None:
     return letters
 
 
-def _removed(s: TerminalState, dirs_too: bool) -> list[str] | None:
+def _removed(s: TerminalState, dirs_too: bool, everything: bool = False) -> list[str] | None:
     """The paths `git clean` removes (absolute, a folder's with a trailing `/`), sorted as git lists them;
-    None where the state does not know them."""
+    None where the state does not know them. `everything` (`-x`): what is ignored too."""
     g = s.git
     assert g is not None
-    ignores = ignoring(s)
+    ignores = (lambda rel, folder=False: False) if everything else ignoring(s)
     if ignores is None or not g.follows or not g.others_known or s.configured or \
             any(_within(r, g.repo) and r != g.repo for r in s.other_repos) or any(_within(p, g.repo) for p in s.modes):
         return None  # (a repository inside, or a mode that may refuse git a folder: not worked out)
@@ -107,7 +108,7 @@ def _plan(s: TerminalState, args: list[str]) -> tuple[tuple[str, int], list[str]
         return None
     if not flags & {"f", "n"}:
         return None if s.configured else (REFUSED, [])
-    removed = _removed(s, "d" in flags)
+    removed = _removed(s, "d" in flags, "x" in flags)
     if removed is None:
         return None
     verb = "Would remove" if "n" in flags else "Removing"

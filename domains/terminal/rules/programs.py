@@ -13,7 +13,7 @@ import sys
 
 from . import awk, pycheck, pyeval, pyrun, pyscript, sedscript, stdlib_imports
 from .repository import BRANCH_LISTING, GIT_PIPED_READS
-from .state import (TerminalState, _abs, _absent, _children, _contents, _forget_writes, _within)
+from .state import TerminalState, _abs, _absent, _children, _contents, _forget_writes, _within, _writable
 from .output import shell_words
 
 
@@ -43,8 +43,8 @@ def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
                                                                 _no_shadowing(s, _imported(args)) or
                                                                 len(args) == 1 and _absent(_abs(args[0], s), s)):
         return False  # (a script that is not there runs nothing)
-    if program == "python3" and s is not None and len(args) == 1 and (ran := _script_run(args[0], s)) is not None \
-            and not ran[2]:
+    if program == "python3" and s is not None and args and (ran := _script_run(args[0], s, args[1:])) is not None \
+            and not ran[2] and not ran[3]:
         return False  # (it stops, or ends, before anything of it runs; or pyrun.py followed it, importing nothing)
     if program == "xargs":  # as the program it runs (echo without one): past xargs' own options
         i = 0
@@ -103,16 +103,17 @@ def _compiles(s: TerminalState, args: list[str]) -> bool:
 MAX_COMPILED = 1_000_000
 
 
-def _script(name: str, s: TerminalState) -> tuple[str, int] | None:
-    """What `python3 NAME` prints and its exit code, where the state decides them (_script_run)."""
-    ran = _script_run(name, s)
+def _script(name: str, s: TerminalState, argv: list[str]) -> tuple[str, int] | None:
+    """What `python3 NAME ARGS…` prints and its exit code, where the state decides them (_script_run)."""
+    ran = _script_run(name, s, argv)
     return None if ran is None else ran[:2]
 
 
-def _script_run(name: str, s: TerminalState) -> tuple[str, int, list[str]] | None:
-    """What `python3 NAME` prints, its exit code and the project modules it imports (compiled beside
-    them): where the file decides them before anything of it runs (pyscript.py), or where pyrun.py
-    follows all it does; None otherwise."""
+def _script_run(name: str, s: TerminalState, argv: list[str] | None = None) -> \
+        tuple[str, int, list[str], list[tuple[str, str, bool]]] | None:
+    """What `python3 NAME ARGS…` prints, its exit code, the project modules it imports (compiled beside
+    them) and the files it writes (pyfiles.py): where the file decides them before anything of it runs
+    (pyscript.py), or where pyrun.py follows all it does; None otherwise."""
     path = _abs(name, s)
     text = s.files.get(path)
     if name.startswith("-") or path in s.dirs or text is None or "python3" in s.defined or "PATH" in s.env:
@@ -121,13 +122,13 @@ def _script_run(name: str, s: TerminalState) -> tuple[str, int, list[str]] | Non
     quiet = folder in s.known_dirs and _plain_python(s)
     decided = pyscript.run(_as_python_shows(name, s), text, _beside(s, folder) if quiet else None)
     if decided is not None or not quiet:
-        return None if decided is None else (*decided, [])
+        return None if decided is None else (*decided, [], [])
     project = _project(s, folder)
-    said = pyrun.run_script(path, text, pyeval.Machine(s.cwd, lambda p: _contents(p, s), [], name), project,
-                            _as_python_shows(name, s))
+    machine = _machine(s, list(argv or []), name)
+    said = pyrun.run_script(path, text, machine, project, _as_python_shows(name, s))
     if said is None or not _compilable(project.compiled, s):
         return None
-    return *said, project.compiled
+    return *said, project.compiled, machine.written
 
 
 def _as_python_shows(name: str, s: TerminalState) -> str:
@@ -232,16 +233,38 @@ def _found(s: TerminalState, dotted: str, roots: list[str]) -> str | None:
     return "" if spread else None
 
 
-def _project_run(s: TerminalState, args: list[str]) -> tuple[tuple[str, int], list[str]] | None:
+def _project_run(s: TerminalState, args: list[str], program: str = "-c") -> \
+        tuple[tuple[str, int], list[str], list[tuple[str, str, bool]]] | None:
     """`python3 -c CODE …` where pyrun.py follows everything the code does: what it prints and its
-    exit code, and the project modules it imports (their sources, each compiled beside it); None
-    otherwise. Walked once: the answer and what it changes both come from here."""
+    exit code, the project modules it imports (their sources, each compiled beside it) and the files it
+    writes (pyfiles.py); None otherwise. Walked once: the answer and what it changes both come from here.
+    `program`: sys.argv[0] (a program read from a here-document's: `fed_to_python`)."""
     if args[:1] != ["-c"] or len(args) < 2 or len(args[1]) > pycheck.MAX_CODE or "python3" in s.defined or \
             not _plain_python(s):
         return None
     project = _project(s)
-    said = pyrun.run(args[1], pyeval.Machine(s.cwd, lambda path: _contents(path, s), args[2:]), project)
-    return (said, project.compiled) if said is not None and _compilable(project.compiled, s) else None
+    machine = _machine(s, args[2:], program)
+    said = pyrun.run(args[1], machine, project)
+    return (said, project.compiled, machine.written) if said is not None and _compilable(project.compiled, s) else None
+
+
+def fed_to_python(words: list[str]) -> tuple[str, list[str]] | None:
+    """`python3` or `python3 - ARGS…`, its program fed by a here-document: (sys.argv[0], the rest)."""
+    if words == ["python3"]:
+        return "", []
+    return ("-", words[2:]) if words[:2] == ["python3", "-"] else None
+
+
+def _machine(s: TerminalState, argv: list[str], program: str = "-c") -> pyeval.Machine:
+    """What a Python program the walkers follow may read (the files the state knows) and write."""
+    return pyeval.Machine(s.cwd, lambda path: _contents(path, s), argv, program, lambda path: _may_write(path, s))
+
+
+def _may_write(path: str, s: TerminalState) -> bool:
+    """Python opens `path` to write and the state follows what it leaves there: a file, or nothing, in a
+    folder the state knows whole below the home or /tmp (not git's), where no mode is held."""
+    return _writable(path) and posixpath.dirname(path) in s.known_dirs and path not in s.dirs and not s.modes and \
+        not any(_within(path, d) and d != path for d in s.deleted)  # (a file removed: made again)
 
 
 def _module_names(folder: str, s: TerminalState) -> frozenset[str]:
@@ -370,14 +393,18 @@ _WALKS = re.compile(r"\b(?:walk|glob|rglob|iglob|listdir|scandir|iterdir|xargs|f
 
 def _named_in(text: str, s: TerminalState) -> list[str]:
     """The files a script (a program's text: a file run, `-c CODE`, a here-document fed to it) may
-    write, that the state knows: each it names (its path, from the shell's folder or whole, or its
+    write, that the state knows, or knows were removed: each it names (its path, from the shell's folder or whole, or its
     name alone: `Path('src') / 'notes.py'`); where it walks folders or uses patterns, every file
     below the shell's folder."""
     if _WALKS.search(text):
         return [p for p in s.files if _within(p, s.cwd)]
     words = set(re.findall(r"[\w.~/-]+", text[:MAX_SCRIPT]))
-    return [p for p in s.files if posixpath.basename(p) in words or posixpath.relpath(p, s.cwd) in words or p in words
-            or p.startswith(s.home + "/") and "~/" + p[len(s.home) + 1:] in words]
+    named = [p for p in s.files if posixpath.basename(p) in words or posixpath.relpath(p, s.cwd) in words or p in words
+             or p.startswith(s.home + "/") and "~/" + p[len(s.home) + 1:] in words]
+    if s.deleted:  # (a path removed that it names, or one below it: it may make it again)
+        paths = {_abs(w, s) for w in words if "/" in w and not w.startswith("~")}
+        named += [d for d in s.deleted if posixpath.basename(d) in words or any(_within(p, d) for p in paths)]
+    return named
 
 
 MAX_SCRIPT = 1_000_000  # characters of a script read for the names it holds (past them: every file below)

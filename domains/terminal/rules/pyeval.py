@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import pytraceback
+from .pyfiles import Files, Written
 from .pyvalues import (FAILED, MAX_BITS, MAX_CELLS, MAX_LEN, MAX_OUTPUT, MAX_PARSED, MAX_STEPS, MAX_WORK, RAISED,
                        UNPLACED, PythonError, Unknown, _checked, _digit_runs, _File, _Function, _Generated,
                        _library, _Module,
@@ -37,6 +38,9 @@ class Machine:
     read: Callable[[str], str | None]
     argv: list[str] = field(default_factory=list)
     program: str = "-c"
+    # Where the program may open a file to write (pyfiles.py; None: nowhere), and what it wrote when it ended
+    may_write: Callable[[str], bool] | None = None
+    written: list[tuple[str, str, bool]] = field(default_factory=list)
 
 
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -139,9 +143,10 @@ def imports(code: str) -> set[str] | None:
         {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
 
 
-class _Walker:
+class _Walker(Files):
     def __init__(self, machine: Machine) -> None:
         self.machine = machine
+        self.opened: list[Written] = []  # (files opened to write: pyfiles.py)
         self.names: dict[str, Any] = {}
         self.out: list[str] = []
         self.sources: dict[str, str] = {}  # the files its frames are in (a traceback shows their lines)
@@ -171,6 +176,8 @@ class _Walker:
         except Unknown:
             return None
         except PythonError as raised:
+            if self.opened:
+                return None  # (it wrote, then failed: pyfiles.py)
             where = raised.where
             if where is None or where is UNPLACED:  # (`-c`'s own lines are not shown: its line is enough)
                 where = statement if statement is not None and statement.lineno == statement.end_lineno else None
@@ -181,6 +188,7 @@ class _Walker:
             return None if shown is None else traceback(shown, "".join(self.out))
         except (*RAISED, RecursionError, MemoryError):
             return None  # (the walker's own: not Python's word)
+        self.machine.written[:] = self.written()
         return "".join(self.out), 0
 
     def _charge(self, *values: Any) -> None:
@@ -445,10 +453,13 @@ class _Walker:
             return _Function("method", value, name)
         if isinstance(value, _File) and name in ("read", "readlines"):
             return _Function("file", value, name)
+        if isinstance(value, Written) and name in ("write", "writelines", "close", "flush"):
+            return _Function("written", value, name)
         raise Unknown(f"attribute {name}")
 
-    def _call(self, node: ast.Call) -> Any:
-        func = self.evaluate(node.func)
+    def _call(self, node: ast.Call, func: Any = None) -> Any:
+        """`func(…)`; `func`: the function, where the caller has evaluated it (once: `open(p, "w").write`)."""
+        func = self.evaluate(node.func) if func is None else func
         args, kwargs = self._arguments(node)
         if not isinstance(func, _Function):
             raise Unknown("call")
@@ -470,6 +481,8 @@ class _Walker:
                 raise Unknown("too long")
             return self._made(_python(getattr(value, name), *[_plain(a) for a in args],
                                       **{k: _plain(v) for k, v in kwargs.items()}))
+        if kind == "written":
+            return self._file_method(what[0], what[1], args, kwargs)
         if kind == "file":
             file, name = what
             if args or kwargs:
@@ -537,12 +550,17 @@ class _Walker:
         if name == "print":
             if self.generating:
                 raise Unknown("a print a generator may not reach")
+            into = kwargs.pop("file", None)
             if set(kwargs) - {"sep", "end", "flush"} or not all(isinstance(kwargs.get(k, ""), str | None)
-                                                                for k in ("sep", "end")):
+                                                                for k in ("sep", "end")) or \
+                    into is not None and not isinstance(into, Written):
                 raise Unknown("print(file=)")
             sep = " " if kwargs.get("sep") is None else kwargs["sep"]
             end = "\n" if kwargs.get("end") is None else kwargs["end"]
             text = sep.join(_python(str, _printable(a)) for a in args) + end
+            if into is not None:
+                self._into(into, text)
+                return None
             self.printed += len(text)
             if self.printed > MAX_OUTPUT:
                 raise Unknown("too much output")
@@ -576,16 +594,6 @@ class _Walker:
         if not (isinstance(key, _Function) and key.kind == "builtin" and key.what[0] in ("len", "abs", "str", "int")):
             raise Unknown("key")
         return _BUILTINS[key.what[0]]
-
-    def _open(self, args: list[Any], kwargs: dict[str, Any]) -> _File:
-        if not args or not isinstance(args[0], str) or len(args) > 2 or set(kwargs) - {"encoding"} or \
-                (len(args) == 2 and args[1] not in ("r", "rt")):
-            raise Unknown("open")
-        text = self.machine.read(posixpath.normpath(posixpath.join(self.machine.cwd, args[0])))
-        if text is None or "\r" in text:
-            raise Unknown("a file the state does not know")  # (or universal newlines to apply)
-        self._made(text)
-        return _File(text)
 
 
 def _compare(op: ast.cmpop, left: Any, right: Any) -> bool:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import pyeval, pytraceback
+from .pyfiles import Written
 from .pyclass import Classes, _Bound, _Instance, _Super, _UserClass
 from .pyexcept import Exceptions
 from .pyimport import MAX_SOURCE, Imports, _ProjectModule
@@ -93,10 +94,13 @@ def run_script(path: str, text: str, machine: pyeval.Machine, project: Project,
     except (Unknown, _Jump):
         return None
     except PythonError as raised:
+        if walker.opened:
+            return None  # (it wrote, then failed: pyfiles.py)
         said = pytraceback.chain(raised, raised.frames[::-1], walker.sources)
         return None if said is None else ("".join(walker.out) + said, 1)  # (a script's stdout is flushed first)
     except (*RAISED, RecursionError, MemoryError):
         return None
+    machine.written[:] = walker.written()
     return "".join(walker.out), 0
 
 
@@ -301,13 +305,18 @@ class _Walker(Classes, Exceptions, Imports, pyeval._Walker):
         elif isinstance(node, ast.Try):
             self._try(node)
         elif isinstance(node, ast.With) and all(isinstance(i.context_expr, ast.Call) for i in node.items):
-            for item in node.items:  # (`with open(PATH) as f:`: a file read, closed on the way out)
+            files = []
+            for item in node.items:  # (`with open(PATH) as f:`: a file read or written, closed on the way out)
                 value = self.evaluate(item.context_expr)
-                if not isinstance(value, _File):
-                    raise Unknown("a context manager other than a file read")
+                if not isinstance(value, _File | Written):
+                    raise Unknown("a context manager other than a file")
+                files.append(value)
                 if item.optional_vars is not None:
                     self._bind(item.optional_vars, value)
             self._block(node.body)
+            for value in files:
+                if isinstance(value, Written):
+                    value.closed = True
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.simple:
             if not self.future_annotations:
                 self._annotation(node.annotation)
@@ -430,7 +439,7 @@ class _Walker(Classes, Exceptions, Imports, pyeval._Walker):
                 raise Unknown("a method")
             return self._invoke(func.func, [func.first, *args], kwargs)
         if not isinstance(func, _UserFunction):
-            result = super()._call(node)
+            result = super()._call(node, func)
             if isinstance(func, _Function) and func.kind == "method":
                 target = func.what[0]
                 if isinstance(target, list | dict) and len(target) > MAX_LEN:

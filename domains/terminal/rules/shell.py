@@ -25,11 +25,11 @@ from .state import (_PLAIN, QUOTED_TILDE, TerminalState, _abs, _absent, _content
                     _forget_writes, _in_repo, _kind, _splits, _Unknown, assigns_itself, forget_assigned,
                     refusing_long_paths)
 from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything,
-                      _walked_to_its_failure, not_followed)
+                      _walked_to_its_failure, fed_python, not_followed)
 from .line import Heredoc, _expansions, _split, _tildes, heredoc, home_expanded
 from .output import joined, next_cwd, one_line, shell_words
-from .programs import (INTERPRETERS, MODELLED, _compiled_where_it_ran, _named_in, _no_shadowing, _plain_python,
-                       _project_run, _ran_nothing, _reads_only, _writes, ran_in_a_pipe)
+from .programs import (INTERPRETERS, MODELLED, _compiled_where_it_ran, _machine, _named_in, _no_shadowing,
+                       _plain_python, _project_run, _ran_nothing, _reads_only, _writes, fed_to_python, ran_in_a_pipe)
 from .silent import silent
 from .simple import _printed
 
@@ -161,13 +161,18 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
 
 def _fed_answer(s: TerminalState, fed: Heredoc) -> tuple[str, int] | None:
     """`cat <<EOF` prints the text; `tee [-a] FILE <<EOF` writes it and prints it (FILE's folder
-    there). Writing it with `cat > FILE` prints nothing: `silent`'s."""
+    there); `python3 - <<EOF` runs it, where it ends well (a traceback names `<stdin>`: the model's).
+    Writing it with `cat > FILE` prints nothing: `silent`'s."""
     parts = _split(fed.line)
     if not parts or len(parts) != 1 or not fed.literal:
         return None
     words = parts[0]
     if words == ["cat"]:
         return fed.text, 0
+    python = fed_to_python(words)
+    if python is not None:
+        said = _python_c((fed.text, python[1]), s, python[0])
+        return said if said is not None and said[1] == 0 else None
     names = [w for w in words[1:] if w not in ("-a", "--append")]
     if words[0] == "tee" and len(names) == 1 and _PLAIN.fullmatch(names[0]) and not names[0].startswith("-") and \
             posixpath.dirname(_abs(names[0], s)) in s.dirs and _abs(names[0], s) not in s.dirs:
@@ -194,18 +199,18 @@ def _specials_quoted(command: str) -> bool:
     return not quote
 
 
-def _python_c(one_liner: tuple[str, list[str]], s: TerminalState) -> tuple[str, int] | None:
+def _python_c(one_liner: tuple[str, list[str]], s: TerminalState, program: str = "-c") -> tuple[str, int] | None:
     """What a one-liner prints where the state decides it (pyeval.py): python3 is the world's,
-    and the modules the code imports are not shadowed from the shell's folder."""
+    and the modules the code imports are not shadowed from the shell's folder. `program`: sys.argv[0]."""
     code, argv = one_liner
     imported = pyeval.imports(code[:pycheck.MAX_CODE])
     if len(code) > pycheck.MAX_CODE or imported is None or "python3" in s.defined or \
             not (imported <= pyeval.UNSHADOWED or _no_shadowing(s, imported)) or not _plain_python(s):
         return None
-    said = pyeval.outcome(code, pyeval.Machine(s.cwd, lambda path: _contents(path, s), argv))
+    said = pyeval.outcome(code, _machine(s, argv, program))
     if said is not None:
         return said
-    ran = _project_run(s, ["-c", code, *argv])
+    ran = _project_run(s, ["-c", code, *argv], program)
     return None if ran is None else ran[0]
 
 
@@ -460,6 +465,9 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
         if exit_code != 0 and n == len(parts) - 1 and words[:2] == ["git", "commit"]:
             break  # (the line failed: a commit at its end made nothing, whatever ran before it)
         words = _expand_words(words, line, s)
+        if fed and n == len(parts) - 1 and fed.literal and (python := fed_to_python(words)) and \
+                fed_python(s, fed.text, python, output if len(parts) == 1 else None):
+            continue  # (a program the walkers followed: what it compiled and wrote)
         if fed and n == len(parts) - 1 and words[0] in INTERPRETERS:
             # a script fed to a program that runs it may write anything: the files it names above all
             _forget_writes(s, None, _named_in(fed.text, s))

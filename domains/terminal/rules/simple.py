@@ -99,11 +99,11 @@ def answer(words: list[str], command: str, s: TerminalState) -> tuple[str, int] 
     if cmd in TYPOS and cmd not in s.defined and "PATH" not in s.env and \
             not any(posixpath.basename(p) == cmd for p in s.files):
         return f"/bin/bash: line 1: {cmd}: command not found\n", 127  # (bash run as `bash -c`, as in the sandbox)
-    if cmd == "python3" and len(args) == 1 and _PLAIN.fullmatch(args[0]) and not args[0].startswith("-") and \
+    if cmd == "python3" and args and _PLAIN.fullmatch(args[0]) and not args[0].startswith("-") and \
             _absent(_abs(args[0], s), s):
         return f"python3: can't open file '{_as_python_shows(args[0], s)}': [Errno 2] No such file or directory\n", 2
-    if cmd == "python3" and len(args) == 1:
-        return _script(args[0], s)
+    if cmd == "python3" and args and not args[0].startswith("-"):
+        return _script(args[0], s, args[1:])  # (`python3 x.py ARGS…`: sys.argv[1:])
     if cmd in ("head", "tail") and len(args) >= 2 and args[0] == "-n" and _PLAIN.fullmatch(args[1]) and \
             not re.search(r"\d", args[1]):
         return f"{cmd}: invalid number of lines: ‘{args[1]}’\n", 1  # (`head -n FILE`: the count left out)

@@ -552,7 +552,8 @@ def _forget_writes(s: TerminalState, under: str | None, files: list[str] | None 
                    index_kept: bool = False) -> None:
     """A command the state cannot follow may have written: the listings of folders in the home and
     /tmp, where programs write (or `under`), are no longer known, nor the contents of the files it
-    was given (or, for a repository-wide git command, of every file under the repository).
+    was given (or, for a repository-wide git command, of every file under the repository), nor whether
+    one that was removed is there again.
     `index_kept`: a program that runs no git, so what git tracks is still followed, but for the
     files it does not track (`git diff` stays known, `git status` does not)."""
     # (and /home above the home: the sandbox's, where a shell standing there writes too)
@@ -574,6 +575,8 @@ def _forget_writes(s: TerminalState, under: str | None, files: list[str] | None 
     for p in files or []:
         if p in s.files:
             s.files[p] = None
+    if files:  # (one it names may be there again, and so may the folders on its way)
+        s.deleted = [d for d in s.deleted if not any(_within(p, d) for p in files)]
     if under is not None:
         for p in s.files:
             if _within(p, under):
