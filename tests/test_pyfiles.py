@@ -73,14 +73,14 @@ def test_a_program_fed_by_a_here_document():
 def test_what_the_state_does_not_follow_of_a_writer_is_the_models():
     """A folder not there (FileNotFoundError), a program that writes and then fails, a file read while it
     is written (what reached it depends on buffers), a file opened twice, an encoding other than UTF-8,
-    a here-document the shell expands, a program fed that fails (its traceback names `<stdin>`)."""
+    a here-document the shell expands, git's own folder, a name too long for the file system, too many files."""
     lines = ["python3 -c \"open('nope/x', 'w').write('x')\"",
              "python3 -c \"f = open('a.txt', 'w'); f.write('1'); 1/0\"",
              "python3 -c \"f = open('b.txt', 'w'); f.write('1'); print(open('b.txt').read())\"",
              "python3 -c \"open('c.txt', 'w').write('1'); open('c.txt', 'a').write('2')\"",
              "python3 -c \"open('d.txt', 'w', encoding='latin-1').write('é')\"",
-             "python3 - <<EOF\nprint('$HOME')\nEOF",
-             "python3 - <<'EOF'\nprint(1/0)\nEOF", "python3 -c \"open('.git/x', 'w').write('1')\""]
+             "python3 - <<EOF\nprint('$HOME')\nEOF", "python3 -c \"open('.git/x', 'w').write('1')\"",
+             "python3 -c \"open('a' * 300, 'w').write('x')\"", "python3 -c \"[open(str(i), 'w') for i in range(20)]\""]
     for line in lines:  # (each on a state that knows everything: a line before it does not hide it)
         assert side_by_side([line, "ls"])[0][1] is None, line
 
@@ -94,3 +94,21 @@ def test_a_program_that_may_make_again_what_was_removed():
              "cat tests/a/b", "ls tests", "rm -rf src", "python3 -c \"import os; os.mkdir('src')\"", "ls src"]
     seen = side_by_side(lines)
     assert seen[2][1] == ("x\n", 0)
+
+
+def test_a_program_fed_that_fails_and_what_it_leaves():
+    """Its traceback names `<stdin>` and follows what it printed (Python flushes stdout first for a program
+    read from a file, stdin's too; `-c`'s comes after). One the walkers do not follow may have compiled what
+    it imported: on the rules before, `ls src` and `git status` after it were confidently wrong (no
+    `__pycache__`), as its `-` was taken for a script not there, which runs nothing."""
+    failing = "python3 - <<'EOF'\nimport src.notes as m\nprint(m.add([], 2))\nm.nope()\nEOF"
+    lines = ["python3 - <<'EOF'\nprint(1/0)\nEOF", "ls",
+             "python3 - <<'EOF'\nprint('a')\nx = [1]\nprint(x[3])\nEOF",
+             "python3 <<'EOF'\ndef f(n):\n    return 10 // n\nprint(f(2))\nprint(f(0))\nEOF",
+             "python3 - x <<'EOF'\nimport sys\nprint(sys.argv)\nassert len(sys.argv) > 3, 'few'\nEOF", failing,
+             "ls src", "git status --short"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == {failing, "ls src", "git status --short"}
+    assert seen[3][1] == ("5\nTraceback (most recent call last):\n  File \"<stdin>\", line 4, in <module>\n"
+                          "  File \"<stdin>\", line 2, in f\n"
+                          "ZeroDivisionError: integer division or modulo by zero\n", 1)

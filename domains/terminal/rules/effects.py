@@ -18,7 +18,7 @@ from .state import (ASSIGNMENT, WRITABLE, TerminalState, _abs, assign, _absent, 
                     _write, forget_assigned)
 from .line import PATH_EXPANSIONS, Heredoc, _echo_text, _split, _tildes
 from .programs import (MODELLED, _archive_target, _compiles, _named_in, _program_ran, _project_run, _script_run,
-                       _writes)
+                       _writes, fed_to_python)
 
 
 FILE_COMMANDS = frozenset({"touch", "mkdir", "rm", "rmdir", "cp", "mv"})
@@ -402,10 +402,16 @@ def _modes_placed(s: TerminalState, cmd: str, args: list[str], src: str, dst: st
         modes.copied(s, p, to, preserved, made=not _exists(to, s))
 
 
-def _walked_to_its_failure(s: TerminalState, args: list[str], output: str, exit_code: int) -> bool:
-    """`python3 -c CODE` or `python3 FILE.py` that failed as pyrun.py walked it (its traceback): what
-    it imported before is compiled beside each module, and nothing else was written. True where so."""
-    if args[:1] == ["-c"]:
+def _walked_to_its_failure(s: TerminalState, args: list[str], output: str, exit_code: int,
+                           fed: str | None = None) -> bool:
+    """`python3 -c CODE`, `python3 FILE.py` or `python3 - <<EOF` (`fed`: its text) that failed as pyrun.py
+    walked it (its traceback): what it imported before is compiled beside each module, and nothing else
+    was written. True where so."""
+    python = fed_to_python(["python3", *args]) if fed is not None else None
+    if python is not None:
+        ran = _project_run(s, ["-c", fed, *python[1]], python[0])  # type: ignore[list-item]
+        said, compiled = ran[:2] if ran is not None else (None, [])
+    elif args[:1] == ["-c"]:
         ran = _project_run(s, args)
         said, compiled = ran[:2] if ran is not None else (None, [])
     else:

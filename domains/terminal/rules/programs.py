@@ -262,8 +262,10 @@ def _machine(s: TerminalState, argv: list[str], program: str = "-c") -> pyeval.M
 
 def _may_write(path: str, s: TerminalState) -> bool:
     """Python opens `path` to write and the state follows what it leaves there: a file, or nothing, in a
-    folder the state knows whole below the home or /tmp (not git's), where no mode is held."""
-    return _writable(path) and posixpath.dirname(path) in s.known_dirs and path not in s.dirs and not s.modes and \
+    folder the state knows whole below the home or /tmp (not git's), where no mode is held, by a name the
+    file system takes (a longer one: Python's OSError, the model's)."""
+    return len(path) < 4096 and all(len(part) <= 255 for part in path.split("/")) and \
+        _writable(path) and posixpath.dirname(path) in s.known_dirs and path not in s.dirs and not s.modes and \
         not any(_within(path, d) and d != path for d in s.deleted)  # (a file removed: made again)
 
 

@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import pytraceback
+from .pyast import Trees
 from .pyfiles import Files, Written
-from .pyvalues import (FAILED, MAX_BITS, MAX_CELLS, MAX_LEN, MAX_OUTPUT, MAX_PARSED, MAX_STEPS, MAX_WORK, RAISED,
+from .pyvalues import (FAILED, MAX_BITS, MAX_CELLS, MAX_LEN, MAX_OUTPUT, MAX_STEPS, MAX_WORK, RAISED,
                        UNPLACED, PythonError, Unknown, _checked, _digit_runs, _File, _Function, _Generated,
                        _library, _Module,
                        _Node, _node_value, _NodeType, _plain, _printable, _python, _starred)
@@ -143,14 +144,15 @@ def imports(code: str) -> set[str] | None:
         {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
 
 
-class _Walker(Files):
+class _Walker(Files, Trees):
     def __init__(self, machine: Machine) -> None:
         self.machine = machine
         self.opened: list[Written] = []  # (files opened to write: pyfiles.py)
         self.names: dict[str, Any] = {}
         self.out: list[str] = []
         self.sources: dict[str, str] = {}  # the files its frames are in (a traceback shows their lines)
-        self.filename = "<string>"  # (the file being walked, as Python names it in a traceback)
+        # (the file being walked, as Python names it in a traceback: a program fed on stdin's is `<stdin>`)
+        self.filename = "<stdin>" if machine.program in ("-", "") else "<string>"
         self.frame_name = "<module>"  # (the function being walked, as a traceback names it)
         self.steps = 0
         self.printed = 0
@@ -170,6 +172,7 @@ class _Walker(Files):
     def walk(self, tree: ast.Module) -> tuple[str, int] | None:
         """The code's output and exit code; None where the walker does not decide them."""
         statement: ast.stmt | None = None
+        top = self.filename
         try:
             for statement in tree.body:
                 self.execute(statement)
@@ -183,8 +186,10 @@ class _Walker(Files):
                 where = statement if statement is not None and statement.lineno == statement.end_lineno else None
             if where is None:
                 return None  # (its traceback: the model's)
-            shown = pytraceback.chain(raised, [("<string>", "<module>", where), *reversed(raised.frames)],
+            shown = pytraceback.chain(raised, [(top, "<module>", where), *reversed(raised.frames)],
                                       self.sources)
+            if shown is not None and top == "<stdin>":
+                return "".join(self.out) + shown, 1  # (a program read from a file, stdin's too: stdout flushed first)
             return None if shown is None else traceback(shown, "".join(self.out))
         except (*RAISED, RecursionError, MemoryError):
             return None  # (the walker's own: not Python's word)
@@ -511,32 +516,6 @@ class _Walker(Files):
             return self._made(_python(getattr(math, what[0]), *[_plain(a) for a in args],
                                       **{k: _plain(v) for k, v in kwargs.items()}))
         raise Unknown(kind)
-
-    def _ast(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        """`ast.parse(TEXT)` (a file's text, parsed by this Python: the sandbox's version), and
-        `ast.walk`, `ast.dump`, `ast.get_docstring` of what it made."""
-        if kwargs or len(args) != 1:
-            raise Unknown(f"ast.{name}")
-        if name == "parse":
-            if not isinstance(args[0], str) or len(args[0]) > MAX_PARSED:
-                raise Unknown("ast.parse")
-            with warnings.catch_warnings():
-                warnings.simplefilter("error")  # (a warning Python would print: the model's)
-                try:
-                    return _Node(ast.parse(args[0]))
-                except (Warning, SyntaxError):
-                    raise Unknown("a warning, or ast's own error") from None
-        if not isinstance(args[0], _Node):
-            raise Unknown(f"ast.{name}")
-        if name == "walk":
-            nodes = []
-            for node in ast.walk(args[0].node):
-                self._tick()
-                nodes.append(_Node(node))
-            return self._made(nodes)
-        if name == "dump":
-            return self._made(ast.dump(args[0].node))
-        return _library(ast.get_docstring, args[0].node)
 
     def _builtin(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
         self._charge(*args)

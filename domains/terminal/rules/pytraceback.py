@@ -39,7 +39,7 @@ def text(frames: list[Frame], error: str, sources: dict[str, str]) -> str | None
     for filename, name, node in frames:
         if node is None or node is UNPLACED:
             return None
-        source = sources.get(filename) if filename != "<string>" else None
+        source = sources.get(filename) if filename not in ("<string>", "<stdin>") else None
         if source is not None and filename not in split:  # (universal newlines, as Python reads it)
             split[filename] = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         lines = split.get(filename)

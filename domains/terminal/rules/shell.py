@@ -161,7 +161,7 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
 
 def _fed_answer(s: TerminalState, fed: Heredoc) -> tuple[str, int] | None:
     """`cat <<EOF` prints the text; `tee [-a] FILE <<EOF` writes it and prints it (FILE's folder
-    there); `python3 - <<EOF` runs it, where it ends well (a traceback names `<stdin>`: the model's).
+    there); `python3 - <<EOF` runs it (its traceback names `<stdin>`).
     Writing it with `cat > FILE` prints nothing: `silent`'s."""
     parts = _split(fed.line)
     if not parts or len(parts) != 1 or not fed.literal:
@@ -171,8 +171,7 @@ def _fed_answer(s: TerminalState, fed: Heredoc) -> tuple[str, int] | None:
         return fed.text, 0
     python = fed_to_python(words)
     if python is not None:
-        said = _python_c((fed.text, python[1]), s, python[0])
-        return said if said is not None and said[1] == 0 else None
+        return _python_c((fed.text, python[1]), s, python[0])
     names = [w for w in words[1:] if w not in ("-a", "--append")]
     if words[0] == "tee" and len(names) == 1 and _PLAIN.fullmatch(names[0]) and not names[0].startswith("-") and \
             posixpath.dirname(_abs(names[0], s)) in s.dirs and _abs(names[0], s) not in s.dirs:
@@ -449,13 +448,15 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
                 except _Unknown:
                     s.modes[s.cwd] = None  # (which paths it named: not known; nothing is answered until a chmod here)
                 break
-            if words[0] == "python3" and _walked_to_its_failure(s, words[1:], output, exit_code):
+            if words[0] == "python3" and _walked_to_its_failure(s, words[1:], output, exit_code,
+                                                                fed.text if fed and fed.literal else None):
                 break  # (pyrun.py followed it to the assert that failed)
             if words[:2] == ["git", "add"] and exit_code == 1 and history.refused_ignored(output):
                 history.apply(s, _expand_words(words, line, s), output)  # (the paths not ignored: added)
                 break
-            if exit_code not in (126, 127) and words[0] not in MODELLED and _writes(words[0], words[1:], s) and \
-                    not _ran_nothing(words, output):
+            if exit_code not in (126, 127) and words[0] not in MODELLED and \
+                    (_writes(words[0], words[1:], s) or fed and words[0] in INTERPRETERS) and \
+                    not _ran_nothing(words, output):  # (`python3 - <<EOF`: its text, not a file `-`, ran)
                 _forget_writes(s, None)  # a program that failed may still have written (python's __pycache__)
                 _compiled_where_it_ran(s, words[0])
             _redirected_anyway(s, words, kinds, output)
