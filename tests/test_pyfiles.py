@@ -71,11 +71,10 @@ def test_a_program_fed_by_a_here_document():
 
 
 def test_what_the_state_does_not_follow_of_a_writer_is_the_models():
-    """A folder not there (FileNotFoundError), a program that writes and then fails, a file read while it
+    """A program that writes and then fails, a file read while it
     is written (what reached it depends on buffers), a file opened twice, an encoding other than UTF-8,
     a here-document the shell expands, git's own folder, a name too long for the file system, too many files."""
-    lines = ["python3 -c \"open('nope/x', 'w').write('x')\"",
-             "python3 -c \"f = open('a.txt', 'w'); f.write('1'); 1/0\"",
+    lines = ["python3 -c \"f = open('a.txt', 'w'); f.write('1'); 1/0\"",
              "python3 -c \"f = open('b.txt', 'w'); f.write('1'); print(open('b.txt').read())\"",
              "python3 -c \"open('c.txt', 'w').write('1'); open('c.txt', 'a').write('2')\"",
              "python3 -c \"open('d.txt', 'w', encoding='latin-1').write('é')\"",
@@ -112,3 +111,22 @@ def test_a_program_fed_that_fails_and_what_it_leaves():
     assert seen[3][1] == ("5\nTraceback (most recent call last):\n  File \"<stdin>\", line 4, in <module>\n"
                           "  File \"<stdin>\", line 2, in f\n"
                           "ZeroDivisionError: integer division or modulo by zero\n", 1)
+
+
+def test_a_file_that_is_not_there_or_is_a_folder_is_pythons_error():
+    """`open` of a file not there (or in a folder not there), to read or to write, is Python's
+    FileNotFoundError, of a folder its IsADirectoryError, each naming the path as given: in one-liners,
+    programs fed by a here-document and scripts (whose line and carets are shown). A program that reads a
+    file it was not given is what agents most often get wrong; each was the model's."""
+    lines = ["python3 -c \"print(open('nope.txt').read())\"", "python3 -c \"open('new/x.txt', 'w').write('x')\"",
+             "python3 -c \"open('src').read()\"", "python3 -c \"open('src', 'w')\"",
+             "python3 - <<'EOF'\np = 'new/x.txt'\ns = open(p).read()\nEOF",
+             "python3 - <<'EOF'\nprint('a')\nwith open('d/y.txt') as f:\n    print(f.read())\nEOF",
+             "printf 'import sys\\nprint(open(sys.argv[1]).read())\\n' > r.py", "python3 r.py nope",
+             "python3 r.py src", "python3 r.py a/b/c", "ls"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+    assert seen[7][1] == ("Traceback (most recent call last):\n"
+                          "  File \"/home/user/notes-app/r.py\", line 2, in <module>\n"
+                          "    print(open(sys.argv[1]).read())\n          ^^^^^^^^^^^^^^^^^\n"
+                          "FileNotFoundError: [Errno 2] No such file or directory: 'nope'\n", 1)

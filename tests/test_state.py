@@ -1759,13 +1759,15 @@ def test_python_one_liners_are_computed_from_their_syntax_tree_never_run():
                "print(open(\"/etc/shadow\").read())", "open(\"/etc/x\", \"w\").write(\"y\")", "exec(\"print(1)\")",
                "print(__import__(\"os\").getcwd())", "import subprocess; subprocess.run(1)", "print(getattr(1, \"real\"))",
                "print(type(1))", "print(print)", "print(x for x in [1])", "print({1, 2})", "print(map(str, [1]))",
-               "print(open(\"nope\").read())", "import sys; print(sys.version)",
+               "print(open(\"/usr/x\").read())", "import sys; print(sys.version)",
                "any(print(x) or x > 0 for x in range(3))", "print(*{1})", "print(lambda: 1)", "import nosuchmodule"]
     for code in hostile + escapes:  # (the walker stops at its bounds: it never computes the hostile ones)
         assert shell.answer(s, f"python3 -c '{code}'") is None, code
     # (a file written in the home is the state's alone: nothing reaches the machine the server runs on)
     host = Path(s["cwd"]) / "x"
     assert shell.answer(s, "python3 -c 'open(\"x\", \"w\").write(\"y\")'") == ("", 0) and not host.exists()
+    assert shell.answer(s, "python3 -c 'print(open(\"nope\").read())'")[0].endswith(  # (pyfiles.py)
+        "FileNotFoundError: [Errno 2] No such file or directory: 'nope'\n")
     # an error Python's own operation raised at the code's top level: its traceback (the code has no
     # file: no line shown), before what was printed (a pipe's buffered stdout); exit 1. Deeper (in a
     # comprehension, a library's code) it shows more frames: the model's; where Python warns, too
@@ -1902,7 +1904,10 @@ def test_printf_style_formatting_and_files_read_with_with_are_walked():
         assert shell.answer(s, f"python3 -c '{code}'") is None, code
     s = run(s, "printf 'def count(path):\\n    with open(path) as f:\\n        return len([l for l in f if l.strip()])\\n' > io_.py")
     assert shell.answer(s, "python3 -c 'from io_ import count; print(count(\"src/notes.py\"))'") == ("3\n", 0)
-    assert shell.answer(s, "python3 -c 'from io_ import count; print(count(\"nope.txt\"))'") is None
+    assert shell.answer(s, "python3 -c 'from io_ import count; print(count(\"nope.txt\"))'") == (  # (pyfiles.py)
+        "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
+        "  File \"/home/user/notes-app/io_.py\", line 2, in count\n    with open(path) as f:\n         ^^^^^^^^^^\n"
+        "FileNotFoundError: [Errno 2] No such file or directory: 'nope.txt'\n", 1)  # (as the sandbox printed it)
 
 
 def test_a_python_that_failed_outside_the_home_may_have_compiled_the_package_it_imported_there():

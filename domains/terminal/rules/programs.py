@@ -257,7 +257,20 @@ def fed_to_python(words: list[str]) -> tuple[str, list[str]] | None:
 
 def _machine(s: TerminalState, argv: list[str], program: str = "-c") -> pyeval.Machine:
     """What a Python program the walkers follow may read (the files the state knows) and write."""
-    return pyeval.Machine(s.cwd, lambda path: _contents(path, s), argv, program, lambda path: _may_write(path, s))
+    return pyeval.Machine(s.cwd, lambda path: _contents(path, s), argv, program, lambda path: _may_write(path, s),
+                          kind=lambda path: _python_sees(path, s))
+
+
+def _python_sees(path: str, s: TerminalState) -> str | None:
+    """"dir" where a folder is, "absent" where nothing is (nor a folder on its way: Python's
+    FileNotFoundError either way), None otherwise (a file, or not known)."""
+    if path in s.dirs:
+        return "dir"
+    while path != "/" and path not in s.dirs:
+        if _absent(path, s):
+            return "absent"
+        path = posixpath.dirname(path)
+    return None
 
 
 def _may_write(path: str, s: TerminalState) -> bool:

@@ -42,6 +42,7 @@ class Machine:
     # Where the program may open a file to write (pyfiles.py; None: nowhere), and what it wrote when it ended
     may_write: Callable[[str], bool] | None = None
     written: list[tuple[str, str, bool]] = field(default_factory=list)
+    kind: Callable[[str], str | None] | None = None  # ("dir", "absent" or None: Python's errors opening it)
 
 
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from .pyvalues import Unknown, _File, _Opaque
+from .pyvalues import PythonError, Unknown, _File, _Opaque
 
 MAX_FILES = 16
 MAX_WRITTEN = 1_000_000  # characters, all files together
@@ -51,7 +51,13 @@ class Files:
                 encoding.lower().replace("-", "").replace("_", "") != "utf8":
             raise Unknown("open")
         path = posixpath.normpath(posixpath.join(self.machine.cwd, args[0]))
-        if len(args) == 2 and args[1] in WRITE_MODES:
+        writing = len(args) == 2 and args[1] in WRITE_MODES
+        if self._kind(path) == "dir":
+            raise PythonError(IsADirectoryError(21, "Is a directory", args[0]))
+        if self._kind(posixpath.dirname(path) if writing else path) == "absent" and \
+                (writing or not any(w.path == path for w in self.opened)):
+            raise PythonError(FileNotFoundError(2, "No such file or directory", args[0]))  # (named as given)
+        if writing:
             return self._open_to_write(path, args[1])
         wrote = self._reading(path)
         text = self.machine.read(path) if wrote is None else wrote
@@ -59,6 +65,11 @@ class Files:
             raise Unknown("a file the state does not know")  # (or universal newlines to apply)
         self._made(text)
         return _File(text)
+
+    def _kind(self, path: str) -> str | None:
+        """"dir", "absent", or None (a file, or not known), as the state says (`Machine.kind`)."""
+        kind = getattr(self.machine, "kind", None)
+        return None if kind is None else kind(path)
 
     def _open_to_write(self, path: str, mode: str) -> Written:
         may = getattr(self.machine, "may_write", None)
