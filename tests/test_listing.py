@@ -255,3 +255,12 @@ def test_stat_with_a_format_prints_what_ls_l_shows_of_each_name():
              "mkdir -p d/e && stat -c '%h %s' d"]
     seen = side_by_side(lines + ["stat -c %y README.md", "stat -c %i README.md"])
     assert unanswered(seen, set(lines)) == set() and [s for _, s, _ in seen[-2:]] == [None, None]
+
+
+def test_ls_d_of_a_name_not_there():
+    """`ls -d NAME` of a name not there: ls's complaint first, then the names that are, exit 2 (the model's
+    before: a fresh world's `ls -d made_here` came back as a made-up listing of files)."""
+    lines = ["ls -d made_here", "ls -d nope src README.md", "ls -d1 a b", "ls -d src/nope", "ls -d ~/nope"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+    assert seen[1][1] == ("ls: cannot access 'nope': No such file or directory\nREADME.md\nsrc\n", 2)

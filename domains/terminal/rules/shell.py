@@ -145,7 +145,8 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return diskuse.du((_split(_unexpanded(command, s)) or [[]])[0][1:], s)  # (`du -sh *`: as bash expands it)
     if parts[0][:1] == ["ls"] and parts[0][1:2] in (["-R"], ["-d"], ["-1d"], ["-d1"]) and "$" not in command:
         listed = _ls((_split(_unexpanded(command, s)) or [[]])[0][1:], s)  # (`ls -d */`: as bash expands it)
-        return (listed, 0) if listed is not None else None
+        if listed is not None:
+            return listed, 0  # (else: a name not there, below)
     quoted = (parts[0][:2] in (["git", "grep"], ["git", "ls-files"]) or parts[0][:1] in (["printf"], ["echo"])) and \
         _specials_quoted(command)
     if not quoted and (any(c in w for w in parts[0] for c in "*?[]{}\\") or ("'" in command and "$" in command) or

@@ -65,6 +65,9 @@ def answer(words: list[str], command: str, s: TerminalState) -> tuple[str, int] 
         return in_turn
     if cmd == "ls" and len(args) >= 2 and all(_PLAIN.fullmatch(a) and not a.startswith("-") for a in args):
         return _folders(args, s, lambda folder: _listing(_abs(folder, s), s))
+    if cmd == "ls" and args[:1] in (["-d"], ["-1d"], ["-d1"]) and len(args) >= 2 and \
+            all(_PLAIN.fullmatch(a) and not a.startswith("-") for a in args[1:]):  # (`ls -d nope src`: its complaint)
+        return _folders(args[1:], s, lambda folder: None, folders_as_files=True)
     if cmd == "pwd" and not args:
         return s.cwd + "\n", 0
     if cmd in ("true", "false", ":") and cmd not in s.defined:
