@@ -30,7 +30,7 @@ _SHELL_ITSELF = frozenset({
     "export", "unset", "set", "declare", "typeset", "local", "readonly", "source", ".", "eval", "exec", "alias",
     "unalias", "read", "mapfile", "readarray", "shopt", "cd", "pushd", "popd", "dirs", "trap", "return", "exit",
     "break", "continue", "shift", "hash", "umask", "ulimit", "builtin", "command", "let", "getopts", "env",
-    "printenv", "time", "exec", "nohup", "sudo", "xargs", "timeout", "nice", "if", "for", "while", "until",
+    "printenv", "time", "nohup", "sudo", "xargs", "timeout", "nice", "if", "for", "while", "until",
     "case", "select", "function", "{", "(", "[[", "!", "coproc", "history", "fc", "jobs", "wait", "kill"})
 # What no program the rules answer reads: the same in every stage of a pipeline
 _INERT = frozenset({"PAGER", "GIT_PAGER", "MANPAGER", "NO_COLOR", "CLICOLOR", "TERM"})
@@ -46,12 +46,11 @@ def split(state: dict[str, Any], command: str) -> tuple[dict[str, str], str] | N
     first = _ASSIGNED.match(text)
     if first is None:
         return None
-    s = TerminalState.model_validate(state)
     assigned: dict[str, str] = {}
     at = 0
     while (m := _ASSIGNED.match(text, at)) is not None:
         end = _word_end(text, m.end())
-        value = None if end is None else _value(text[m.end():end], s, assigned)
+        value = None if end is None else _value(text[m.end():end], state, assigned)
         if value is None or m.group(1) in READ_ONLY or m.group(1) in assigned or len(assigned) == MAX_ASSIGNED:
             return None
         assigned[m.group(1)] = value
@@ -61,7 +60,7 @@ def split(state: dict[str, Any], command: str) -> tuple[dict[str, str], str] | N
     rest = text[at:]
     words = shell_words(rest)
     if not rest or not words or "$(" in rest or "`" in rest or words[0] in _SHELL_ITSELF or \
-            words[0] in s.defined or _ASSIGNED.match(words[0]) or rest[0] in "<>|;&#" or \
+            words[0] in state.get("defined", []) or _ASSIGNED.match(words[0]) or rest[0] in "<>|;&#" or \
             any(op in words for op in ("&&", "||", ";", "&", "(", ")")) or \
             re.search(r"\$\{?(?:%s)\b" % "|".join(assigned), rest) or "\n" in rest and "<<" not in rest:
         return None
@@ -78,7 +77,7 @@ def _word_end(text: str, start: int) -> int | None:
     return len(text)
 
 
-def _value(raw: str, s: TerminalState, assigned: dict[str, str]) -> str | None:
+def _value(raw: str, state: dict[str, Any], assigned: dict[str, str]) -> str | None:
     """An assignment's value as bash gives it (quotes taken off, `$NAME` the state knows expanded; no
     pattern or brace is expanded in one); None where it is not known here."""
     if any(t in raw for t in ("`", "$(", "$'", '$"', "~")) or "$" in raw and ("'" in raw or "\\" in raw):
@@ -94,7 +93,7 @@ def _value(raw: str, s: TerminalState, assigned: dict[str, str]) -> str | None:
     if any(re.search(r"\$\{?%s\b" % name, raw) for name in assigned):
         return None  # (`X=1 Y=$X cmd`: which X bash reads there, not followed)
     try:
-        return _expand(words[0], s, strict=True)
+        return _expand(words[0], TerminalState.model_validate(state), strict=True)  # (read whole only here)
     except _Unknown:
         return None
 

@@ -214,8 +214,9 @@ def _plain_python(s: TerminalState) -> bool:
 def _beside(s: TerminalState, first: str) -> frozenset[str]:
     """The names an import may find before the standard library: in the folder first on the path and
     in PYTHONPATH's, each known whole (every standard-library name where one is not)."""
-    roots = [first, *(python_path(s) or [])]
-    if any(root not in s.known_dirs for root in roots) or python_path(s) is None:
+    added = python_path(s)
+    roots = [first, *(added or [])]
+    if added is None or any(root not in s.known_dirs for root in roots):
         return frozenset(sys.stdlib_module_names)
     return frozenset().union(*(_module_names(root, s) for root in roots))
 
@@ -408,9 +409,9 @@ _WALKS = re.compile(r"\b(?:walk|glob|rglob|iglob|listdir|scandir|iterdir|xargs|f
 
 def _named_in(text: str, s: TerminalState) -> list[str]:
     """The files a script (a program's text: a file run, `-c CODE`, a here-document fed to it) may
-    write, that the state knows, or knows were removed: each it names (its path, from the shell's folder or whole, or its
-    name alone: `Path('src') / 'notes.py'`); where it walks folders or uses patterns, every file
-    below the shell's folder."""
+    write, that the state knows, or knows were removed: each it names (its path, from the shell's folder
+    or whole, or its name alone: `Path('src') / 'notes.py'`); where it walks folders or uses patterns,
+    every file below the shell's folder."""
     if _WALKS.search(text):
         return [p for p in s.files if _within(p, s.cwd)]
     words = set(re.findall(r"[\w.~/-]+", text[:MAX_SCRIPT]))
