@@ -373,6 +373,30 @@ PYW_TEMPLATES = [
     "python3 -c 'import src.notes as m; print(m.add([], 1))'", "python3 - <<'EOF'\nprint(1/0)\nEOF",
 ]
 
+# `--templates pytools`: Python that does not compile (pysyntax.py) run as a one-liner, a script, a program fed
+# by a here-document and through `python3 -m py_compile`, and `python3 -m json.tool` (pyjson.py) on files and
+# pipes of JSON and of what is not JSON, with its options, then listings and git
+PYT_FILES = ["bad.py", "ok.py", "ind.py", "src/notes.py", "d.json", "e.json", "README.md", "nope.py", "src",
+             "requirements.txt", "q/x.py"]
+PYT_SOURCES = ["def f(:", "def f():\\n    return 1", "if True:\\n  x = 1\\n y = 2", "print('a'", "x = [1, 2",
+               "for i in range(3)\\n    print(i)", "class A:\\npass", "return 1", "print(\\t1)", "x = 1 +",
+               "import os\\nprint(os.sep)", "def f():\\n\\treturn 1\\n        pass", "s = '''open",
+               "*a = 1", "f'{1 +}'", 'x = "\\\\d"']
+PYT_JSON = ['{"a": 1, "b": [1, 2]}', '[1, 2', '{"z": "é", "a": null}', '', '{"a": 1,}', '"x" 1', '[]',
+            '{"k": {"n": [true]}}', 'NaN', '{"a": 1e400}']
+PYT_OPTIONS = ["", "--sort-keys", "--indent 2", "--compact", "--tab", "--no-indent", "--no-ensure-ascii",
+               "--sort-keys --indent 1", "--json-lines", "--indent 0", "--sort", "--compact --tab"]
+PYT_TEMPLATES = [
+    "printf '{src}\\n' > {py}", "printf '{src}\\n' > {py}", "python3 {py}", "python3 {py} a b", "python3 ./{py}",
+    "python3 -c \"{src1}\"", "python3 -c '{src2}'", "python3 - <<'EOF'\n{body}\nEOF", "python3 <<'EOF'\n{body}\nEOF",
+    "python3 -m py_compile {py}", "python3 -m py_compile {py} {py2}", "python3 -m py_compile -q {py}",
+    "python3 -m py_compile {py} && echo ok", "python3 {py} || echo failed",
+    "echo '{j}' > {js}", "echo '{j}' > {js}", "python3 -m json.tool {o} {js}", "cat {js} | python3 -m json.tool {o}",
+    "python3 -m json.tool {o} < {js}", "echo '{j}' | python3 -m json.tool {o}", "python3 -m json.tool {js} | head -{k}",
+    "python3 -m json.tool {js} > out.json", "cat out.json", "python3 -m json.tool {js} | wc -l",
+    "python3 -m json.tool {n}", "ls", "ls src", "git status --short", "rm -rf src/__pycache__", "mkdir -p q",
+]
+
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),
                  "python": (PY_TEMPLATES, [], []), "subst": (SUB_TEMPLATES, SUB_NAMES, SUB_WORDS),
                  "vars": (VAR_TEMPLATES, SUB_NAMES, SUB_WORDS), "lines": (LINE_TEMPLATES, SUB_NAMES, SUB_WORDS),
@@ -382,7 +406,7 @@ TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, RE
                  "gitreads": (GITREAD_TEMPLATES, REPO_NAMES, WALK_WORDS),
                  "ignores": (IGNORE_TEMPLATES, IGNORE_FILES, IGNORE_PATTERNS),
                  "env": (ENV_TEMPLATES, ["o.txt", "out.log", "new/x.txt", "src/m.txt", "d"], ENV_VARIABLES),
-                 "pywrites": (PYW_TEMPLATES, PYW_FILES, PYW_WORDS)}
+                 "pywrites": (PYW_TEMPLATES, PYW_FILES, PYW_WORDS), "pytools": (PYT_TEMPLATES, PYT_FILES, ["x"])}
 
 
 def command(rng: random.Random, templates: str = "files") -> str:
@@ -406,6 +430,15 @@ def command(rng: random.Random, templates: str = "files") -> str:
                       f2=rng.choice(names), i=rng.choice(IGNORE_FILES_AT), m=rng.choice(MESSAGES))
     if templates == "pywrites":
         fields.update(k=rng.randint(0, 3), d=rng.choice(["d", "new", "src", "tests"]))
+    if templates == "pytools":
+        src = rng.choice(PYT_SOURCES)
+        fields.update(src=src, py=rng.choice(["bad.py", "ok.py", "ind.py", "q/x.py", "nope.py", "src/notes.py"]),
+                      py2=rng.choice(["bad.py", "ok.py", "src/notes.py", "src"]),
+                      body=src.replace("\\n", "\n").replace("\\t", "\t"),
+                      src1=rng.choice(["def f(:", "print(1", "x = (1,\n2", "return 1", "1 +", "print(2)"]),
+                      src2=rng.choice(["def f(:", "if 1:\n1", "*a = 1", "x = [", "print(\"ok\")"]),
+                      j=rng.choice(PYT_JSON), js=rng.choice(["d.json", "e.json", "README.md"]),
+                      o=rng.choice(PYT_OPTIONS), k=rng.randint(1, 4))
     if templates == "env":
         fields.update(v=rng.choice(words), v2=rng.choice(words), u=rng.choice(words).split("=")[0])
         fields.update(c=rng.choice(ENV_COMMANDS).format(**fields))

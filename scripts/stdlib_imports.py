@@ -1,6 +1,6 @@
 """Write domains/terminal/rules/stdlib_imports.py: for each standard-library module the terminal's
 state lets a one-liner or a script's header import (pycheck.READ_MODULES, pyscript.HEADER_MODULES,
-and py_compile), the top-level names Python
+and what `python3 -m` runs here: py_compile, json.tool, runpy), the top-level names Python
 may look up on its path when the module is imported: what importing it loads past a bare
 interpreter's start (`python3 -I -S`), and every module those modules' sources import anywhere
 (a function's own `import` runs later). A file or folder of one of these names in the shell's
@@ -45,7 +45,8 @@ def names_for(module: str) -> list[str]:
 
 
 def table() -> dict[str, list[str]]:
-    return {m: names_for(m) for m in sorted(pycheck.READ_MODULES | pyscript.HEADER_MODULES | {"py_compile"})}
+    run = {"py_compile", "json.tool", "runpy"}  # (what `python3 -m` runs here)
+    return {m: names_for(m) for m in sorted(pycheck.READ_MODULES | pyscript.HEADER_MODULES | run)}
 
 
 def render(found: dict[str, list[str]]) -> str:

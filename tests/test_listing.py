@@ -264,3 +264,21 @@ def test_ls_d_of_a_name_not_there():
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()
     assert seen[1][1] == ("ls: cannot access 'nope': No such file or directory\nREADME.md\nsrc\n", 2)
+
+
+def test_a_path_that_steps_back_through_a_name_not_there_or_a_file_is_left_to_the_model():
+    """`cat nope/../README.md`, `ls README.md/..`, `mkdir -p nope/../y`: the kernel walks a path name by
+    name, so `nope/..` is refused where `nope` is missing or a file ("No such file or directory", "Not a
+    directory"), and `mkdir -p` makes `nope` on its way. The rules read paths as normpath does, which drops
+    the pair unseen: each of these was answered, confidently wrong (the file's text, the folder's
+    listing, a line's count; after `mkdir -p`, a listing without `nope`). Now the model's, and what such a
+    line may have written is forgotten; a path that steps back through folders the state holds is the
+    state's as before."""
+    lines = ["cat nope/../README.md", "ls nope/..", "cat README.md/../README.md", "ls src/notes.py/..",
+             "wc -l nope/../README.md", "head -1 nope/../README.md", "touch nope/../x", "mkdir -p nope/../y", "ls",
+             "cat src/../README.md | head -1", "cd src/../tests", "ls ../src/..", "cat ../README.md/.",
+             "sed 's/../x/' ../tests/test_notes.py | head -1"]
+    seen = side_by_side(lines)
+    answered = {c for c, s, _ in seen if s is not None}
+    assert answered == {"cat src/../README.md | head -1", "cd src/../tests",
+                        "sed 's/../x/' ../tests/test_notes.py | head -1"}

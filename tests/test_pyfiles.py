@@ -130,3 +130,17 @@ def test_a_file_that_is_not_there_or_is_a_folder_is_pythons_error():
                           "  File \"/home/user/notes-app/r.py\", line 2, in <module>\n"
                           "    print(open(sys.argv[1]).read())\n          ^^^^^^^^^^^^^^^^^\n"
                           "FileNotFoundError: [Errno 2] No such file or directory: 'nope'\n", 1)
+
+
+def test_open_of_a_path_through_a_file_or_a_name_not_there():
+    """`open("README.md/x")` is Python's NotADirectoryError, `open("nope/../README.md")` its
+    FileNotFoundError (the kernel does not pass `nope`): before, the second was read as README.md (the
+    walkers normalized the path first), and `open("nope/../README.md", "w")` rewrote README.md in the
+    state."""
+    lines = ["python3 -c \"open('README.md/x')\"", "python3 -c \"open('README.md/../x')\"",
+             "python3 -c \"open('src/notes.py/a/b', 'w')\"", "python3 -c \"print(open('nope/../README.md').read())\"",
+             "python3 -c \"open('nope/../README.md', 'w').write('x')\"", "cat README.md",
+             "python3 -c \"print(open('src/../README.md').read()[:5])\""]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+    assert seen[3][1][0].endswith("FileNotFoundError: [Errno 2] No such file or directory: 'nope/../README.md'\n")

@@ -1166,7 +1166,9 @@ def test_find_and_grep_r_walk_folders_newest_first_where_the_state_saw_every_ent
     assert shell.answer(t, "find /tmp/w -type d | wc -l") == ("2\n", 0)
     assert shell.answer(t, "grep -rhow hi /tmp/w | sort | uniq -c") == ("      2 hi\n", 0)
     assert shell.answer(run(t, "cd /tmp/w"), "grep -rn there") == ("g.txt:1:hi there\n", 0)  # no ./ without a folder
-    assert shell.answer(run(t, "python3 /tmp/w/g.txt"), "find /tmp/w -type f | wc -l") is None  # may have written
+    ran = run(run(t, "printf 'import random\\nrandom.random()\\n' > /tmp/w/p.py"), "python3 /tmp/w/p.py")
+    assert shell.answer(ran, "find /tmp/w -type f | wc -l") is None  # (it may have written; g.txt would not
+    # compile: Python runs nothing of it, tests/test_pysyntax.py)
     assert shell.answer(s, "find ~ -name x") is None  # a home: dot files the state does not list
     assert shell.answer(s, "grep -n def src/notes.py | cut -d: -f1") == ("1\n", 0)
     assert shell.answer(s, "cut -c1-5 README.md") == ("# not\n\nA tin\n\n    p\n", 0)
@@ -2033,8 +2035,9 @@ def test_awk_prints_what_mawk_and_gawk_print_on_random_programs_and_texts():
 def test_py_compile_prints_nothing_and_leaves_its_bytecode_beside_each_file():
     """`python3 -m py_compile F` of a known file that compiles (compiling runs nothing) prints nothing
     and writes `__pycache__/F.cpython-311.pyc` beside it: listings, `find` and `git status` (an
-    untracked file: only that it is there shows) follow. A file that does not compile, or one not
-    known, is the model's. (Checked in the sandbox by test_every_state_answer_agrees_byte_for_byte…)"""
+    untracked file: only that it is there shows) follow. A file that does not compile: its error, as
+    py_compile words it (tests/test_pysyntax.py); one not known is the model's. (Checked in the sandbox by
+    test_every_state_answer_agrees_byte_for_byte…)"""
     s = terminal()
     assert shell.answer(s, "python3 -m py_compile src/notes.py && echo ok") == ("ok\n", 0)
     t = run(s, "python3 -m py_compile src/notes.py")
@@ -2044,7 +2047,9 @@ def test_py_compile_prints_nothing_and_leaves_its_bytecode_beside_each_file():
     assert shell.answer(t, "find . -name '*.pyc'") == ("./src/__pycache__/notes.cpython-311.pyc\n", 0)
     assert shell.answer(t, "cat src/__pycache__/notes.cpython-311.pyc") is None  # (its bytes: not known)
     bad = run(s, "printf 'def f(:\\n' > bad.py")
-    assert shell.silent(bad, "python3 -m py_compile bad.py") is None and shell.answer(bad, "python3 -m py_compile bad.py") is None
+    assert shell.silent(bad, "python3 -m py_compile bad.py") is None
+    assert shell.answer(bad, "python3 -m py_compile bad.py") == (
+        '  File "bad.py", line 1\n    def f(:\n          ^\nSyntaxError: invalid syntax\n', 1)
     assert shell.silent(run(s, "touch py_compile.py"), "python3 -m py_compile src/notes.py") is None  # (it would run that)
     assert shell.silent(s, "python3 -m py_compile nope.py") is None
 
@@ -2549,7 +2554,10 @@ def test_the_projects_own_functions_are_walked_where_every_step_is_followed():
     beside = run(s, "mkdir sub && touch sub/typing.py && printf 'from typing import List\\nprint(1)\\n' > sub/t.py")
     assert shell.answer(beside, "python3 sub/t.py") is None  # (the script's own folder is first on its path)
     assert shell.answer(run(beside, "rm sub/typing.py"), "python3 sub/t.py") == ("1\n", 0)
-    assert shell.answer(run(s, "echo 'return 1' > r.py"), "python3 -c 'import r'") is None  # (does not compile)
+    assert shell.answer(run(s, "echo 'return 1' > r.py"), "python3 -c 'import r'") == (  # (it does not compile)
+        'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
+        '  File "/home/user/notes-app/r.py", line 1\n    return 1\n    ^^^^^^^^\n'
+        "SyntaxError: 'return' outside function\n", 1)
     assert shell.answer(run(s, "export PYTHONDONTWRITEBYTECODE=1"), "python3 -c 'import calc'") == ("", 0)
     assert shell.answer(run(s, "export PYTHONWARNINGS=error"), "python3 -c 'import calc'") is None
 

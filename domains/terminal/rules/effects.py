@@ -17,8 +17,8 @@ from .state import (ASSIGNMENT, WRITABLE, TerminalState, _abs, assign, _absent, 
                     _exists, _expand, _forget_writes, _globbed, _made, _remove, _touched, _writable, _Unknown, _within,
                     _write, forget_assigned)
 from .line import PATH_EXPANSIONS, Heredoc, _echo_text, _split, _tildes
-from .programs import (MODELLED, _archive_target, _compiles, _named_in, _program_ran, _project_run, _script_run,
-                       _writes, fed_to_python)
+from .programs import (MODELLED, _archive_target, _named_in, _program_ran, _project_run, _script_run,
+                       _writes, fed_to_python, py_compiled)
 
 
 FILE_COMMANDS = frozenset({"touch", "mkdir", "rm", "rmdir", "cp", "mv"})
@@ -188,8 +188,8 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
             text = _contents(name, s)
             _write(s, _abs(name, s), edit.edit(text) if edit.edit and text is not None else None)
             _made(s, _abs(name, s))  # sed -i writes a new file and renames it over the old one
-    elif cmd == "python3" and _compiles(s, args):
-        _compiled(s, args[2:])
+    elif cmd == "python3" and (compiled := py_compiled(s, args)) is not None and compiled[1] == 0:
+        _compiled(s, compiled[2])
     elif cmd == "python3" and args and (script := _script_run(args[0], s, args[1:])) is not None:
         _compiled(s, script[2], imported=True)  # (a script pyrun.py follows: the modules it imports)
         _wrote(s, script[3])
@@ -408,6 +408,12 @@ def _walked_to_its_failure(s: TerminalState, args: list[str], output: str, exit_
     walked it (its traceback): what it imported before is compiled beside each module, and nothing else
     was written. True where so."""
     python = fed_to_python(["python3", *args]) if fed is not None else None
+    if args[:2] == ["-m", "py_compile"]:  # (the files before the one it refused: compiled)
+        ran = py_compiled(s, args)
+        said, compiled = (ran[:2], ran[2]) if ran is not None else (None, [])
+        if said == (output, exit_code):
+            _compiled(s, compiled)
+        return said == (output, exit_code)
     if python is not None:
         ran = _project_run(s, ["-c", fed, *python[1]], python[0])  # type: ignore[list-item]
         said, compiled = ran[:2] if ran is not None else (None, [])
@@ -442,7 +448,7 @@ def _wrote(s: TerminalState, written: list[tuple[str, str, bool]]) -> None:
 
 
 def _compiled(s: TerminalState, names: list[str], imported: bool = False) -> None:
-    """`python3 -m py_compile NAMES…` (`_compiles`): each file's bytecode in `__pycache__` beside it.
+    """`python3 -m py_compile NAMES…` (`py_compiled`): each file's bytecode in `__pycache__` beside it.
     A module `imported` is compiled only where its bytecode is not there yet or is older than it
     (Python writes it anew, and renames it over the old one), and not at all under PYTHONDONTWRITEBYTECODE."""
     if imported and s.env.get("PYTHONDONTWRITEBYTECODE"):

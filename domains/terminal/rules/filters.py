@@ -4,7 +4,7 @@ them, computed exactly as GNU coreutils and grep print them (C.UTF-8 locale, no 
     cat -n F · head [-n N|-N] F · tail [-n N|-N] F · sed -n 'A,Bp' F · wc -l|-c|-w F
     grep [-n] [-c] [-v] [-i] WORD F · and any of them (or `cat F`, `ls`) piped into
     head, tail, wc, grep, sort (sortkeys.py), uniq [-c|-d|-u], tr (trset.py), cut -d D -f LIST / -c LIST,
-    tac, md5sum / sha1sum / sha256sum / sha512sum
+    tac, md5sum / sha1sum / sha256sum / sha512sum, python3 -m json.tool (pyjson.py)
     `ls`, `find` and `grep -r` as the first stage, computed by the shell state (search.py)
 
 Anything else — a regular expression, an option not listed, a file whose contents the state does
@@ -19,7 +19,7 @@ import re
 import sys
 from typing import Callable
 
-from . import awk, grepbytes, grepfile, sedscript, sortkeys, trset
+from . import awk, grepbytes, grepfile, pyjson, sedscript, sortkeys, trset
 from .output import shell_words, single_quoted
 from .state import _outside_single_quotes
 
@@ -294,6 +294,8 @@ def _filter(words: list[str]) -> tuple[Callable[[str], tuple[str, int]], list[st
     if cmd == "tr":
         run = trset.tr(args)
         return None if run is None else (run, [])
+    if words[:3] == ["python3", "-m", "json.tool"]:
+        return pyjson.tool(words[3:])
     return None
 
 
@@ -493,7 +495,9 @@ def answer(command: str, read: Callable[[str], str | None],
                 return None  # a later stage reading a file of its own: not a filter of the pipe
             assert text is not None
             text, code = run(text)
-    except (_Unknown, grepfile.Unknown, awk.Unknown):
+            if code != 0 and n < len(stages) - 1 and stage[0] == "python3":  # (json.tool's complaint: on the
+                refused, text = refused + text, ""  # terminal, before what the stages after it print at its end)
+    except (_Unknown, grepfile.Unknown, awk.Unknown, pyjson.Unknown):
         return None
     if len(stages) == 1 and stages[0][0] == "cat" and not (stages[0][1:2] == ["-n"] or
                                                            stages[0][1:2] and stages[0][1] in CAT_SHOWING):

@@ -110,15 +110,25 @@ def _printenv(names: list[str], s: TerminalState) -> tuple[str, int] | None:
     sandbox's whole environment, which holds more than is followed here: the model's.)"""
     if not names or any(n.startswith("-") or "=" in n for n in names):
         return None
-    fixed = started_with(s)
     values: list[str | None] = []
     for name in names:
-        if name in s.vars and s.vars[name] is None or name in UNFOLLOWED or name in fixed and not fixed[name] or \
-                name in s.env and name not in fixed and (name in EXPORTED or name.startswith(("LC_", "BASH"))):
-            return None  # (a value not known; the machine's, not followed here; one the state keeps as exported
-            # that the shell may not have: `TZ=UTC` changes how programs run, but is not exported unless asked)
-        values.append(s.env.get(name, None if name in s.vars else fixed.get(name)))
+        known, value = environ_value(name, s)
+        if not known:
+            return None
+        values.append(value)
     return "".join(f"{v}\n" for v in values if v is not None), int(any(v is None for v in values))
+
+
+def environ_value(name: str, s: TerminalState) -> tuple[bool, str | None]:
+    """(known, the value) of a variable in the environment a program the shell runs is given: None
+    where it is not there (the shell has it but did not export it, or has it not at all). Not known:
+    a value not known; the machine's, not followed here; one the state keeps as exported that the
+    shell may not have (`TZ=UTC` changes how programs run, but is not exported unless asked)."""
+    fixed = started_with(s)
+    if name in s.vars and s.vars[name] is None or name in UNFOLLOWED or name in fixed and not fixed[name] or \
+            name in s.env and name not in fixed and (name in EXPORTED or name.startswith(("LC_", "BASH"))):
+        return False, None
+    return True, s.env.get(name, None if name in s.vars else fixed.get(name))
 
 
 def followed(state: dict, command: str) -> bool:

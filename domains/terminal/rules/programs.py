@@ -11,7 +11,8 @@ import posixpath
 import re
 import sys
 
-from . import awk, pycheck, pyeval, pyrun, pyscript, sedscript, stdlib_imports
+from . import awk, pycheck, pyeval, pyjson, pyrun, pyscript, pysyntax, sedscript, stdlib_imports
+from .machine import environ_value
 from .repository import BRANCH_LISTING, GIT_PIPED_READS
 from .state import TerminalState, _abs, _absent, _children, _contents, _forget_writes, _within, _writable
 from .output import shell_words
@@ -46,6 +47,10 @@ def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
     if program == "python3" and s is not None and args and (ran := _script_run(args[0], s, args[1:])) is not None \
             and not ran[2] and not ran[3]:
         return False  # (it stops, or ends, before anything of it runs; or pyrun.py followed it, importing nothing)
+    fed = args.index("<") if "<" in args else len(args)  # (`python3 -m json.tool < f`: it reads f)
+    if program == "python3" and s is not None and args[:2] == ["-m", "json.tool"] and \
+            pyjson.tool(args[2:fed] + args[fed + 2:]) is not None and _no_shadowing(s, {"runpy", "json.tool"}):
+        return False  # (it reads, and prints: no output file)
     if program == "xargs":  # as the program it runs (echo without one): past xargs' own options
         i = 0
         while i < len(args) and args[i].startswith("-"):
@@ -80,24 +85,43 @@ def _imported(args: list[str]) -> set[str] | None:
 
 
 def _compiles(s: TerminalState, args: list[str]) -> bool:
-    """`python3 -m py_compile FILE…` succeeds, printing nothing: each file is known and compiles (by
-    the server's own Python, 3.11 like the sandbox's; compiling runs nothing), and nothing in the
-    folder stands in for the standard library. Each file's bytecode goes to `__pycache__` beside it,
-    named for the server's Python (as the sandbox's: cpython-311)."""
-    if args[:2] != ["-m", "py_compile"] or len(args) < 3 or not _no_shadowing(s, {"py_compile"}) or \
+    """`python3 -m py_compile FILE…` succeeds, printing nothing (py_compiled)."""
+    ran = py_compiled(s, args)
+    return ran is not None and ran[:2] == ("", 0)
+
+
+def py_compiled(s: TerminalState, args: list[str]) -> tuple[str, int, list[str]] | None:
+    """What `python3 -m py_compile [-q] FILE…` prints, its exit code and the files it compiled: each in
+    turn, its bytecode to `__pycache__` beside it, until one does not compile (its syntax error, as
+    py_compile words it: pysyntax.py), is not there or is a folder (the OSError's words); then it exits 1
+    (`-q`: saying nothing). Each file is known and compiled by the server's own Python (3.11 like the
+    sandbox's; compiling runs nothing), and nothing in the folder stands in for the standard library.
+    Bytecode is named for the server's Python (as the sandbox's: cpython-311). None where not decided."""
+    if args[:2] != ["-m", "py_compile"] or len(args) < 3 or not _no_shadowing(s, {"runpy", "py_compile"}) or \
             "python3" in s.defined or {"PATH", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX"} & set(s.env):
-        return False
-    for name in args[2:]:
-        text = _contents(name, s) if name.endswith(".py") and not name.startswith("-") else None
-        folder = posixpath.dirname(_abs(name, s))
+        return None
+    quiet = bool({"-q", "--quiet"} & set(args[2:]))
+    names = [a for a in args[2:] if a not in ("-q", "--quiet")]
+    if not names or any(a.startswith("-") for a in names):
+        return None  # (`-`: the names read from stdin; another option: argparse's)
+    compiled: list[str] = []
+    for name in names:
+        path = _abs(name, s)
+        if path in s.dirs or _absent(path, s):
+            said = f"[Errno 21] Is a directory: {name!r}" if path in s.dirs else \
+                f"[Errno 2] No such file or directory: {name!r}"
+            return ("" if quiet else said), 1, compiled
+        text = _contents(name, s) if name.endswith(".py") else None
+        folder = posixpath.dirname(path)
         if text is None or len(text) > MAX_COMPILED or folder not in s.dirs or \
                 posixpath.join(folder, "__pycache__") in s.files or not _within(folder, s.home):
-            return False
-        try:
-            compile(text, name, "exec", dont_inherit=True)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return False  # (the error as the world's python words it: the model's)
-    return True
+            return None
+        if pysyntax.compiles(text, warned_too=True):
+            compiled.append(name)
+            continue
+        said = pysyntax.py_compile_error(text, name)
+        return None if said is None else (("" if quiet else said), 1, compiled)
+    return "", 0, compiled
 
 
 MAX_COMPILED = 1_000_000
@@ -113,11 +137,14 @@ def _script_run(name: str, s: TerminalState, argv: list[str] | None = None) -> \
         tuple[str, int, list[str], list[tuple[str, str, bool]]] | None:
     """What `python3 NAME ARGS…` prints, its exit code, the project modules it imports (compiled beside
     them) and the files it writes (pyfiles.py): where the file decides them before anything of it runs
-    (pyscript.py), or where pyrun.py follows all it does; None otherwise."""
+    (a syntax error: pysyntax.py; pyscript.py), or where pyrun.py follows all it does; None otherwise."""
     path = _abs(name, s)
     text = s.files.get(path)
     if name.startswith("-") or path in s.dirs or text is None or "python3" in s.defined or "PATH" in s.env:
         return None
+    refused = pysyntax.error(text, _as_python_shows(name, s)) if _plain_python(s) else None
+    if refused is not None:
+        return refused, 1, [], []  # (nothing of it ran)
     folder = posixpath.dirname(path)  # (first on the script's path)
     quiet = folder in s.known_dirs and _plain_python(s)
     decided = pyscript.run(_as_python_shows(name, s), text, _beside(s, folder) if quiet else None)
@@ -243,6 +270,9 @@ def _project_run(s: TerminalState, args: list[str], program: str = "-c") -> \
     if args[:1] != ["-c"] or len(args) < 2 or len(args[1]) > pycheck.MAX_CODE or "python3" in s.defined or \
             not _plain_python(s):
         return None
+    refused = pysyntax.error(args[1], "<string>" if program == "-c" else "<stdin>")
+    if refused is not None:
+        return (refused, 1), [], []  # (it does not compile: nothing of it ran)
     project = _project(s)
     machine = _machine(s, args[2:], program)
     said = pyrun.run(args[1], machine, project)
@@ -259,14 +289,16 @@ def fed_to_python(words: list[str]) -> tuple[str, list[str]] | None:
 def _machine(s: TerminalState, argv: list[str], program: str = "-c") -> pyeval.Machine:
     """What a Python program the walkers follow may read (the files the state knows) and write."""
     return pyeval.Machine(s.cwd, lambda path: _contents(path, s), argv, program, lambda path: _may_write(path, s),
-                          kind=lambda path: _python_sees(path, s))
+                          kind=lambda path: _python_sees(path, s), environ=lambda name: environ_value(name, s))
 
 
 def _python_sees(path: str, s: TerminalState) -> str | None:
-    """"dir" where a folder is, "absent" where nothing is (nor a folder on its way: Python's
-    FileNotFoundError either way), None otherwise (a file, or not known)."""
+    """"dir" where a folder is, "file" where a file is, "absent" where nothing is (nor a folder on its
+    way: Python's FileNotFoundError either way), None where not known."""
     if path in s.dirs:
         return "dir"
+    if path in s.files:
+        return "file"
     while path != "/" and path not in s.dirs:
         if _absent(path, s):
             return "absent"

@@ -13,6 +13,19 @@ from typing import Any
 from .pyvalues import MAX_PARSED, Unknown, _library, _Node
 
 
+def imports(code: str) -> set[str] | None:
+    """The modules the code imports (None where it does not parse). A warning on the way (`"\\d"`) is
+    not printed here: where it matters the walkers refuse the code."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names} | \
+        {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+
+
 class Trees:
     """`ast.…` calls (a mixin of pyeval's walker: `self._tick`, `self._made`)."""
 

@@ -1,5 +1,5 @@
 """What a `python3 -c CODE` one-liner prints, where the state alone decides it: arithmetic, strings,
-lists and dicts, `print`, f-strings, `len(open(F).read().splitlines())`, `os.getcwd()`, `os.path`'s
+lists and dicts, `print`, f-strings, `len(open(F).read().splitlines())`, `os.getcwd()`, `os.environ`, `os.path`'s
 string functions, `sys.argv`, `json.dumps`, `math`, a file's syntax tree (`ast`). The code is never
 run: its syntax tree is walked here, and only the plain values it builds (numbers, strings, lists,
 tuples, dicts) ever reach Python's own functions, from a list of those that only compute (the
@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import pytraceback
-from .pyast import Trees
+from .pyast import Trees, imports  # noqa: F401 (the callers' pyeval.imports)
+from .pyenviron import Environ, Lookup
 from .pyfiles import Files, Written
 from .pyvalues import (FAILED, MAX_BITS, MAX_CELLS, MAX_LEN, MAX_OUTPUT, MAX_STEPS, MAX_WORK, RAISED,
                        UNPLACED, PythonError, Unknown, _checked, _digit_runs, _File, _Function, _Generated,
@@ -42,7 +43,8 @@ class Machine:
     # Where the program may open a file to write (pyfiles.py; None: nowhere), and what it wrote when it ended
     may_write: Callable[[str], bool] | None = None
     written: list[tuple[str, str, bool]] = field(default_factory=list)
-    kind: Callable[[str], str | None] | None = None  # ("dir", "absent" or None: Python's errors opening it)
+    kind: Callable[[str], str | None] | None = None  # ("dir", "file", "absent" or None: what Python meets)
+    environ: Lookup | None = None  # (what the program's environment holds: pyenviron.py)
 
 
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -133,16 +135,6 @@ def traceback(shown: str, printed: str) -> tuple[str, int] | None:
 # Modules no file in the shell's folder can stand in for: sys is built in, and os (with os.path) is
 # imported before the code runs, when the folder is not yet on the path
 UNSHADOWED = frozenset({"sys", "os", "os.path"})
-
-
-def imports(code: str) -> set[str] | None:
-    """The modules the code imports (None where it does not parse)."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    return {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names} | \
-        {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
 
 
 class _Walker(Files, Trees):
@@ -294,7 +286,10 @@ class _Walker(Files, Trees):
         if isinstance(node, ast.Compare):
             left = _plain(self.evaluate(node.left))
             for op, comparator in zip(node.ops, node.comparators):
-                right = _plain(self.evaluate(comparator))
+                right = self.evaluate(comparator)
+                if isinstance(right, Environ) and isinstance(op, ast.In | ast.NotIn):
+                    right = [left] if right.value(left) is not None else []  # (`"CI" in os.environ`)
+                right = _plain(right)
                 self._charge(left, right)
                 if not _compare(op, left, right):
                     return False
@@ -310,7 +305,10 @@ class _Walker(Files, Trees):
                 raise Unknown("**")
             return _python(dict, [(_plain(self.evaluate(k)), self.evaluate(v)) for k, v in zip(node.keys, node.values)])
         if isinstance(node, ast.Subscript):
-            value = _plain(self.evaluate(node.value))
+            value = self.evaluate(node.value)
+            if isinstance(value, Environ):
+                return value.item(_plain(self.evaluate(node.slice)))
+            value = _plain(value)
             if isinstance(node.slice, ast.Slice):
                 self._charge(value)
                 parts = [None if p is None else _plain(self.evaluate(p))
@@ -436,8 +434,9 @@ class _Walker(Files, Trees):
                 return getattr(math, name) if not callable(getattr(math, name)) else _Function("math", name)
             if value.name == "sys" and name in ("argv", "platform", "maxsize"):
                 return {"argv": [self.machine.program, *self.machine.argv], "platform": "linux", "maxsize": 2**63 - 1}[name]
-            if value.name == "os" and name == "path":
-                return _Module("os.path")
+            if value.name == "os" and name in ("path", "environ", "getenv"):
+                return _Module("os.path") if name == "path" else Environ(self.machine.environ) if name == "environ" \
+                    else _Function("environ", Environ(self.machine.environ))
             if value.name == "os" and name in ("getcwd", "sep", "name", "curdir", "pardir"):
                 return _Function("os", name) if name == "getcwd" else {"sep": "/", "name": "posix", "curdir": ".",
                                                               "pardir": ".."}[name]
@@ -461,6 +460,8 @@ class _Walker(Files, Trees):
             return _Function("file", value, name)
         if isinstance(value, Written) and name in ("write", "writelines", "close", "flush"):
             return _Function("written", value, name)
+        if isinstance(value, Environ) and name == "get":
+            return _Function("environ", value)
         raise Unknown(f"attribute {name}")
 
     def _call(self, node: ast.Call, func: Any = None) -> Any:
@@ -494,6 +495,8 @@ class _Walker(Files, Trees):
             if args or kwargs:
                 raise Unknown("read(n)")
             return self._made(file.text if name == "read" else file.text.splitlines(keepends=True))
+        if kind == "environ":
+            return what[0].get(args, kwargs)
         if kind == "os":
             if args or kwargs:
                 raise Unknown("getcwd()")

@@ -50,6 +50,7 @@ class Files:
                 (len(args) == 2 and args[1] not in ("r", "rt", *WRITE_MODES)) or not isinstance(encoding, str) or \
                 encoding.lower().replace("-", "").replace("_", "") != "utf8":
             raise Unknown("open")
+        self._on_its_way(args[0])
         path = posixpath.normpath(posixpath.join(self.machine.cwd, args[0]))
         writing = len(args) == 2 and args[1] in WRITE_MODES
         if self._kind(path) == "dir":
@@ -66,8 +67,25 @@ class Files:
         self._made(text)
         return _File(text)
 
+    def _on_its_way(self, name: str) -> None:
+        """Each folder on the way to `name`, as the kernel walks it (`..` after the folder it is in):
+        a file there is Python's NotADirectoryError (`open("README.md/x")`), nothing there its
+        FileNotFoundError. The walk stops at a name the state does not know."""
+        at = self.machine.cwd if not name.startswith("/") else "/"
+        for part in name.split("/")[:-1]:
+            if part in ("", "."):
+                continue
+            at = posixpath.dirname(at) if part == ".." else posixpath.join(at, part)
+            kind = self._kind(at)
+            if kind == "file":
+                raise PythonError(NotADirectoryError(20, "Not a directory", name))
+            if kind == "absent":  # (`open("nope/../README.md")`: the kernel does not pass `nope`)
+                raise PythonError(FileNotFoundError(2, "No such file or directory", name))
+            if kind != "dir":
+                return
+
     def _kind(self, path: str) -> str | None:
-        """"dir", "absent", or None (a file, or not known), as the state says (`Machine.kind`)."""
+        """"dir", "file", "absent", or None (not known), as the state says (`Machine.kind`)."""
         kind = getattr(self.machine, "kind", None)
         return None if kind is None else kind(path)
 

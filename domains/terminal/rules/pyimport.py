@@ -16,8 +16,8 @@ import ast
 import sys
 from typing import Any
 
-from . import pyeval, pyscript, stdlib_imports
-from .pyvalues import Unknown, _Function, _Module
+from . import pyeval, pyscript, pysyntax, stdlib_imports
+from .pyvalues import PythonError, Unknown, _Function, _Module
 
 MAX_MODULES = 20  # project modules imported by one command
 MAX_SOURCE = 200_000  # characters of a project module walked
@@ -114,6 +114,10 @@ class Imports:
                 text = self.project.read(path)
                 if text is None or len(text) > MAX_SOURCE:
                     raise Unknown("a module the state does not know")
+                broken = pysyntax.raised(text, path)
+                if broken is not None:  # (nothing of it runs, nor is it compiled; the import fails)
+                    del self.modules[name]
+                    raise PythonError(broken)
                 self.loading.add(name)
                 self.project.compiled.append(path)  # (its bytecode is written before its body runs)
                 self._walk_module(text, path, namespace)

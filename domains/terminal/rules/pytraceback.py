@@ -57,6 +57,8 @@ def text(frames: list[Frame], error: str, sources: dict[str, str]) -> str | None
 def error_line(error: BaseException) -> str | None:
     """How Python's traceback ends for an error of Python's own, or of a class the project defined
     (named with its module, but `__main__`'s); None for another kind."""
+    if isinstance(error, SyntaxError) and getattr(error, "drawn", None):  # (a module that does not compile:
+        return error.drawn.rstrip("\n")  # type: ignore[attr-defined]  # its file, line and carets: pysyntax.py)
     kind, module = type(error), type(error).__module__
     if module != "builtins" and not getattr(kind, WALKED, False) or isinstance(error, RecursionError | MemoryError):
         return None

@@ -127,6 +127,9 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return _python_c(one_liner, s)
     if "-exec" in command:
         return compound.find_exec(state, _unexpanded(command, s), _said, lambda words: _source(words, s))
+    if "json.tool" in command and not (_plain_python(s) and "python3" not in s.defined and
+                                       _no_shadowing(s, {"runpy", "json.tool"})):
+        return None  # (`… | python3 -m json.tool`: this Python's json, where the world's runs as it would)
     computed = filters.answer(_unexpanded(home_expanded(command, s.home), s), lambda name: _contents(name, s),
                               lambda words: _source(words, s))
     if computed is not None:
@@ -204,7 +207,10 @@ def _python_c(one_liner: tuple[str, list[str]], s: TerminalState, program: str =
     and the modules the code imports are not shadowed from the shell's folder. `program`: sys.argv[0]."""
     code, argv = one_liner
     imported = pyeval.imports(code[:pycheck.MAX_CODE])
-    if len(code) > pycheck.MAX_CODE or imported is None or "python3" in s.defined or \
+    if imported is None:  # (it does not compile: _project_run's)
+        ran = _project_run(s, ["-c", code, *argv], program)
+        return None if ran is None else ran[0]
+    if len(code) > pycheck.MAX_CODE or "python3" in s.defined or \
             not (imported <= pyeval.UNSHADOWED or _no_shadowing(s, imported)) or not _plain_python(s):
         return None
     said = pyeval.outcome(code, _machine(s, argv, program))

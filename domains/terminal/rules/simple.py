@@ -10,10 +10,10 @@ import posixpath
 import re
 
 from . import (diskuse, gitblame, gitclean, gitfiles, gitlog, gitmv, gitremote, gitrestore, gitrm, gitstash, gittypo,
-               gnudiff, inturn, machine, missing, modes, pathnames, readonly, statfmt)
+               gnudiff, inturn, machine, missing, modes, pathnames, pyjson, readonly, statfmt)
 from .folders import _folders, _listing, _long, _unexpanded, every_name
 from .line import _echo_text, _split
-from .programs import _as_python_shows, _script
+from .programs import _as_python_shows, _script, py_compiled
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer, _commit_message,
                          _env_identity, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer)
 from .state import (_PLAIN, _QUOTABLE, TerminalState, _abs, _absent, _c_locale, _children, _exists, _in_repo, _kind,
@@ -105,6 +105,12 @@ def answer(words: list[str], command: str, s: TerminalState) -> tuple[str, int] 
     if cmd == "python3" and args and _PLAIN.fullmatch(args[0]) and not args[0].startswith("-") and \
             _absent(_abs(args[0], s), s):
         return f"python3: can't open file '{_as_python_shows(args[0], s)}': [Errno 2] No such file or directory\n", 2
+    if cmd == "python3" and args[:2] == ["-m", "json.tool"] and (run := pyjson.tool(args[2:])) and \
+            len(run[1]) == 1 and (_abs(run[1][0], s) in s.dirs or _absent(_abs(run[1][0], s), s)):
+        return pyjson.unopened(run[1][0], _abs(run[1][0], s) in s.dirs)  # (a file json.tool could read: filters.py)
+    if cmd == "python3" and args[:2] == ["-m", "py_compile"]:
+        compiled = py_compiled(s, args)
+        return None if compiled is None else compiled[:2]
     if cmd == "python3" and args and not args[0].startswith("-"):
         return _script(args[0], s, args[1:])  # (`python3 x.py ARGS…`: sys.argv[1:])
     if cmd in ("head", "tail") and len(args) >= 2 and args[0] == "-n" and _PLAIN.fullmatch(args[1]) and \

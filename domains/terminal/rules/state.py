@@ -161,8 +161,25 @@ def _abs(path: str, s: TerminalState) -> str:
     if len(path) > NAME_MAX // 4 and (len(path.encode()) >= PATH_MAX or
                                       any(len(part.encode()) > NAME_MAX for part in path.split("/"))):
         raise TooLong(path[:64])
+    if "/." in path and _detour(path, s):
+        raise Detour(path[:64])
     normal = posixpath.normpath(path if path.startswith("/") else posixpath.join(s.cwd, path))
     return "/" + normal.lstrip("/")  # (normpath keeps a leading `//`, which Linux reads as `/`)
+
+
+def _detour(path: str, s: TerminalState) -> bool:
+    """The path steps back (`..`) or stays (`.`) after a name of its own the state does not hold as a
+    folder: `nope/../x`, `README.md/../x`, `src/notes.py/.`. The kernel walks a path name by name, so
+    it refuses one whose name is missing or a file; normpath (`_abs`) drops the pair unseen."""
+    at, named = "/" if path.startswith("/") else s.cwd, False
+    for part in path.split("/"):
+        if part in ("..", ".") and named and at not in s.dirs:
+            return True
+        if part == "..":
+            at = posixpath.dirname(at)
+        elif part not in ("", "."):
+            at, named = posixpath.join(at, part), True
+    return False
 
 
 def _exists(path: str, s: TerminalState) -> bool:
@@ -214,6 +231,11 @@ class TooLong(_Unknown):
     followed: the rules' entry points (`refusing_long_paths`) leave the line to the model and forget
     what it may have written (`mkdir -p` of a path 4,096 bytes long succeeds: it goes a folder at a
     time)."""
+
+
+class Detour(TooLong):
+    """A path the kernel may refuse that the state would read as another (`_detour`): not followed,
+    as TooLong (the model answers; what the line may have written is forgotten)."""
 
 
 def refusing_long_paths(fallback: Callable[..., Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
