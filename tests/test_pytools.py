@@ -142,3 +142,23 @@ def test_a_program_reads_the_variables_the_episode_set():
                  "LANG=C python3 -c 'import os; print(os.environ.get(\"LC_CTYPE\"))'",  # (Python may set it)
                  "python3 -c 'import os; print(len(os.environ))'"]:
         assert shell.answer(s, line) is None, line
+
+
+def test_a_module_of_the_project_run_with_dash_m():
+    """`python3 -m src.notes add "buy milk"` (the devbox world's README says so): the packages above it
+    imported, it run as `__main__` with its package (a relative import works) and its full path as
+    `sys.argv[0]`, and each compiled into `__pycache__` (runpy caches the module it runs, as an import
+    does). An error's traceback (through runpy's frozen frames), a package's `__main__` and a module
+    not in the project are the model's."""
+    lines = ['python3 -m src.notes add "buy milk"', "ls src", "git status --short",
+             "printf 'import sys\\nfrom .notes import add\\nif __name__ == \"__main__\":\\n"
+             "    print(add([], sys.argv[1:]), sys.argv[0], __package__)\\n' > src/cli.py",
+             "python3 -m src.cli a b", "ls src/__pycache__", "touch src/__init__.py", "python3 -m src.cli x",
+             "ls src/__pycache__"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+    assert seen[4][1] == ("[['a', 'b']] /home/user/notes-app/src/cli.py src\n", 0)
+    s = RULES.initial(__import__("mcp_world.world", fromlist=["x"]).load_world("devbox"))
+    s = shell.apply(s, "printf 'print(1 / 0)\\n' > boom.py", "", 0, s["cwd"])
+    for line in ["python3 -m boom", "python3 -m src", "python3 -m nope", "python3 -m pytest -q"]:
+        assert shell.answer(s, line) is None, line

@@ -18,7 +18,7 @@ from .state import (ASSIGNMENT, WRITABLE, TerminalState, _abs, assign, _absent, 
                     _write, forget_assigned)
 from .line import PATH_EXPANSIONS, Heredoc, _echo_text, _split, _tildes
 from .programs import (MODELLED, _archive_target, _named_in, _program_ran, _project_run, _script_run,
-                       _writes, fed_to_python, py_compiled)
+                       _writes, fed_to_python, module_run, py_compiled)
 
 
 FILE_COMMANDS = frozenset({"touch", "mkdir", "rm", "rmdir", "cp", "mv"})
@@ -190,6 +190,9 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
             _made(s, _abs(name, s))  # sed -i writes a new file and renames it over the old one
     elif cmd == "python3" and (compiled := py_compiled(s, args)) is not None and compiled[1] == 0:
         _compiled(s, compiled[2])
+    elif cmd == "python3" and args[:1] == ["-m"] and (ran := module_run(s, args)) is not None:
+        _compiled(s, ran[2], imported=True)  # (the packages above it, it, and what it imports: pymain.py)
+        _wrote(s, ran[3])
     elif cmd == "python3" and args and (script := _script_run(args[0], s, args[1:])) is not None:
         _compiled(s, script[2], imported=True)  # (a script pyrun.py follows: the modules it imports)
         _wrote(s, script[3])

@@ -11,7 +11,7 @@ import posixpath
 import re
 import sys
 
-from . import awk, pycheck, pyeval, pyjson, pyrun, pyscript, pysyntax, sedscript, stdlib_imports
+from . import awk, pycheck, pyeval, pyjson, pymain, pyrun, pyscript, pysyntax, sedscript, stdlib_imports
 from .machine import environ_value
 from .repository import BRANCH_LISTING, GIT_PIPED_READS
 from .state import TerminalState, _abs, _absent, _children, _contents, _forget_writes, _within, _writable
@@ -153,6 +153,24 @@ def _script_run(name: str, s: TerminalState, argv: list[str] | None = None) -> \
     project = _project(s, folder)
     machine = _machine(s, list(argv or []), name)
     said = pyrun.run_script(path, text, machine, project, _as_python_shows(name, s))
+    if said is None or not _compilable(project.compiled, s):
+        return None
+    return *said, project.compiled, machine.written
+
+
+def module_run(s: TerminalState, args: list[str]) -> \
+        tuple[str, int, list[str], list[tuple[str, str, bool]]] | None:
+    """`python3 -m MODULE ARGS…` of a module of the project's (pymain.py): what it prints, its exit code,
+    the modules compiled (the packages above it, it, what it imports) and the files it writes."""
+    if args[:1] != ["-m"] or len(args) < 2 or "python3" in s.defined or not _plain_python(s) or \
+            s.cwd not in s.known_dirs or not _no_shadowing(s, {"runpy"}):
+        return None
+    path = _found(s, args[1], [s.cwd, *(python_path(s) or [])])
+    if not path or path == "?":
+        return None  # (not the project's: the machine's site-packages may hold it)
+    project = _project(s)
+    machine = _machine(s, args[2:], path)  # (sys.argv[0]: the module's full path)
+    said = pymain.run(args[1], path, machine, project)
     if said is None or not _compilable(project.compiled, s):
         return None
     return *said, project.compiled, machine.written

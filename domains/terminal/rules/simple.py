@@ -13,7 +13,7 @@ from . import (diskuse, gitblame, gitclean, gitfiles, gitlog, gitmv, gitremote, 
                gnudiff, inturn, machine, missing, modes, pathnames, pyjson, readonly, statfmt)
 from .folders import _folders, _listing, _long, _unexpanded, every_name
 from .line import _echo_text, _split
-from .programs import _as_python_shows, _script, py_compiled
+from .programs import _as_python_shows, _script, module_run, py_compiled
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer, _commit_message,
                          _env_identity, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer)
 from .state import (_PLAIN, _QUOTABLE, TerminalState, _abs, _absent, _c_locale, _children, _exists, _in_repo, _kind,
@@ -108,6 +108,8 @@ def answer(words: list[str], command: str, s: TerminalState) -> tuple[str, int] 
     if cmd == "python3" and args[:2] == ["-m", "json.tool"] and (run := pyjson.tool(args[2:])) and \
             len(run[1]) == 1 and (_abs(run[1][0], s) in s.dirs or _absent(_abs(run[1][0], s), s)):
         return pyjson.unopened(run[1][0], _abs(run[1][0], s) in s.dirs)  # (a file json.tool could read: filters.py)
+    if cmd == "python3" and args[:1] == ["-m"] and (ran := module_run(s, args)) is not None:
+        return ran[:2]  # (`python3 -m src.notes add x`: a module of the project's)
     if cmd == "python3" and args[:2] == ["-m", "py_compile"]:
         compiled = py_compiled(s, args)
         return None if compiled is None else compiled[:2]
