@@ -48,7 +48,7 @@ PROGRAMS = [
     "async def fetch(session, url):\n    async with session.get(url) as r:\n        return await r.text()\n",
     "lambda_sq = lambda v: v ** 2\nprint(list(map(lambda_sq, [1, 2, 3])))\n",
     "def f(*args, **kwargs):\n    return args, kwargs\n\n\nprint(f(1, 2, k=3))\n",
-    "name = 'world'\nprint(f\"hello {name.title()} {len(name):>4}\")\n",
+    "name = 'world'\nprint(f\"hello {name.title()} {len(name):>4}\")\n", "s = 'café' + \"naïve\"\nprint(s, b'x')\n",
     "match command.split():\n    case ['go', direction]:\n        print(direction)\n    case _:\n        pass\n",
     "nums = [1, 2, 3]\nassert sum(nums) == 6, 'sum'\ndel nums[0]\nglobal_count = 0\n",
     "import os\n\nfor root, dirs, files in os.walk('.'):\n    dirs[:] = [d for d in dirs if d != '.git']\n"

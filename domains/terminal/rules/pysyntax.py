@@ -111,6 +111,8 @@ def _compiled(code: str, filename: str, source: str, as_bytes: bool = False, war
             return False, None
         ended = source == "file" and found.lineno < len(lines)  # (the file's line read with its newline)
         found.text = lines[found.lineno - 1] + ("\n" if ended else "")
+    if found.text is not None and not found.text.isascii():
+        return False, None  # (a line past ASCII: where Python places the carets depends on how it read it)
     found.args = (found.msg, (filename, found.lineno, found.offset, found.text, found.end_lineno, found.end_offset))
     return True, found
 
