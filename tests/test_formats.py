@@ -53,6 +53,10 @@ def test_exit_codes_follow_the_output(out, code):
     ("cd ~/x", "/tmp", "/home/user/x"),
     ("cd /etc; cd ../var", "/", "/var"),
     ("ls", "/tmp", "/tmp"),
+    ("X=1 cd src", "/home/user/app", "/home/user/app/src"),  # (bash's cd: the variable its alone)
+    ("A=1 B='a b' cd /tmp && ls", "/home/user/app", "/tmp"),
+    ("env X=1 cd src", "/home/user/app", "/home/user/app"),  # (env runs a program: there is no cd program)
+    ("X=cd src", "/home/user/app", "/home/user/app"),
 ])
 def test_cwd_follows_cd(cmd, cwd, expected):
     assert next_cwd(cmd, cwd, "/home/user", 0) == expected

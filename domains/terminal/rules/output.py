@@ -136,6 +136,9 @@ def tilde(path: str, home: str) -> str:
     return path if found is None else found + slash + rest
 
 
+_ASSIGNS = re.compile(r"[A-Za-z_]\w*=")
+
+
 def next_cwd(command: str, cwd: str, home: str, exit_code: int) -> str:
     """Follow `cd` in a command line (`cd x`, `cd x && ...`, `cd`), so structured `cwd` stays right."""
     if exit_code != 0:
@@ -155,6 +158,8 @@ def next_cwd(command: str, cwd: str, home: str, exit_code: int) -> str:
         else:
             segments[-1].append(w)
     for n, seg in enumerate(segments):
+        while seg and _ASSIGNS.match(seg[0]) and len(seg) > 1:
+            seg = seg[1:]  # (`X=1 cd src`: bash's cd, the variable in its environment alone)
         if seg and seg[0] == "cd" and n not in piped:
             target = seg[1] if len(seg) > 1 else home
             if target == "-":
