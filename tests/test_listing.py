@@ -272,13 +272,13 @@ def test_a_path_that_steps_back_through_a_name_not_there_or_a_file_is_left_to_th
     directory"), and `mkdir -p` makes `nope` on its way. The rules read paths as normpath does, which drops
     the pair unseen: each of these was answered, confidently wrong (the file's text, the folder's
     listing, a line's count; after `mkdir -p`, a listing without `nope`). Now the model's, and what such a
-    line may have written is forgotten; a path that steps back through folders the state holds is the
-    state's as before."""
+    line may have written is forgotten (a line that only reads leaves the state as it was); a path that
+    steps back through folders the state holds is the state's as before."""
     lines = ["cat nope/../README.md", "ls nope/..", "cat README.md/../README.md", "ls src/notes.py/..",
-             "wc -l nope/../README.md", "head -1 nope/../README.md", "touch nope/../x", "mkdir -p nope/../y", "ls",
-             "cat src/../README.md | head -1", "cd src/../tests", "ls ../src/..", "cat ../README.md/.",
+             "wc -l nope/../README.md", "head -1 nope/../README.md", "ls", "touch nope/../x", "mkdir -p nope/../y",
+             "ls", "cat src/../README.md | head -1", "cd src/../tests", "ls ../src/..", "cat ../README.md/.",
              "sed 's/../x/' ../tests/test_notes.py | head -1"]
     seen = side_by_side(lines)
-    answered = {c for c, s, _ in seen if s is not None}
-    assert answered == {"cat src/../README.md | head -1", "cd src/../tests",
-                        "sed 's/../x/' ../tests/test_notes.py | head -1"}
+    answered = [c for c, s, _ in seen if s is not None]
+    assert answered == ["ls", "cat src/../README.md | head -1", "cd src/../tests",  # (`ls` after the reads: they
+                        "sed 's/../x/' ../tests/test_notes.py | head -1"]  # only read; after mkdir: the model's)

@@ -162,3 +162,19 @@ def test_a_module_of_the_project_run_with_dash_m():
     s = shell.apply(s, "printf 'print(1 / 0)\\n' > boom.py", "", 0, s["cwd"])
     for line in ["python3 -m boom", "python3 -m src", "python3 -m nope", "python3 -m pytest -q"]:
         assert shell.answer(s, line) is None, line
+
+
+def test_a_one_liner_reads_json():
+    """`json.load(open(F))` and `json.loads(TEXT)` in a one-liner: the values Python's json makes (this
+    Python's, the world's version), walked as any other. Text that is not JSON raises inside json.py,
+    whose traceback shows the machine's own files and lines: the model's."""
+    lines = ["echo '{\"a\": [1, 2], \"b\": \"x\", \"c\": 1.5e3, \"d\": null}' > d.json",
+             "python3 -c \"import json; print(json.load(open('d.json'))['a'])\"",
+             "python3 -c \"import json; d = json.loads(open('d.json').read()); print(len(d), sorted(d), d)\"",
+             "python3 -c \"import json; print(json.dumps(json.load(open('d.json')), indent=2))\"",
+             "python3 -c \"from json import load; print(load(open('d.json')).get('z', 'none'))\""]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+    assert seen[2][1] == ("4 ['a', 'b', 'c', 'd'] {'a': [1, 2], 'b': 'x', 'c': 1500.0, 'd': None}\n", 0)
+    s = RULES.initial(__import__("mcp_world.world", fromlist=["x"]).load_world("devbox"))
+    assert shell.answer(s, "python3 -c \"import json; json.load(open('README.md'))\"") is None

@@ -351,8 +351,21 @@ _COMMITS = re.compile(r"\bgit\s+(?:-c\s+\S+\s+)*(?:commit|merge|rebase|cherry-pi
 _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s*)([\w.-]+)\s*\(\s*\)")  # alias, function
 
 
+def _refused(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
+    """The state after a line with a path the rules do not read (state.TooLong, Detour): where each of
+    its programs only reads (`cat nope/../README.md`), as it was, but its status and folder; otherwise
+    what it may have written, forgotten (not_followed)."""
+    try:
+        quiet = _reads_only(command, TerminalState.model_validate(state))
+    except _Unknown:
+        quiet = False
+    if not quiet:
+        return not_followed(state, command, output, exit_code, cwd_after)
+    return {**state, "cwd": cwd_after or state["cwd"], "status": exit_code & 255}
+
+
 @budget.bounded
-@refusing_long_paths(not_followed)
+@refusing_long_paths(_refused)
 def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
     """The state after `command` printed `output` (exit code `exit_code`; `$?` in the next one)."""
     prefixed = envprefix.split(state, command)  # (`CI=1 python3 x.py`: the variables the shell's again after it)
