@@ -375,7 +375,8 @@ PYW_TEMPLATES = [
 
 # `--templates pytools`: Python that does not compile (pysyntax.py) run as a one-liner, a script, a program fed
 # by a here-document and through `python3 -m py_compile`, and `python3 -m json.tool` (pyjson.py) on files and
-# pipes of JSON and of what is not JSON, with its options, then listings and git
+# pipes of JSON and of what is not JSON, with its options; a program that writes and then fails, `python3 -m`
+# of the project's module, json.load, os.getenv; then listings and git
 PYT_FILES = ["bad.py", "ok.py", "ind.py", "src/notes.py", "d.json", "e.json", "README.md", "nope.py", "src",
              "requirements.txt", "q/x.py"]
 PYT_SOURCES = ["def f(:", "def f():\\n    return 1", "if True:\\n  x = 1\\n y = 2", "print('a'", "x = [1, 2",
@@ -395,6 +396,9 @@ PYT_TEMPLATES = [
     "python3 -m json.tool {o} < {js}", "echo '{j}' | python3 -m json.tool {o}", "python3 -m json.tool {js} | head -{k}",
     "python3 -m json.tool {js} > out.json", "cat out.json", "python3 -m json.tool {js} | wc -l",
     "python3 -m json.tool {n}", "ls", "ls src", "git status --short", "rm -rf src/__pycache__", "mkdir -p q",
+    "python3 -c \"open('w.txt', 'a').write('x\\n'); print([][{k}])\"", "cat w.txt", "python3 -m src.notes",
+    "python3 -c \"import json; print(json.load(open('{js}')))\"",
+    "X={k} python3 -c 'import os; print(os.getenv(\"X\"))'",
 ]
 
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),

@@ -71,11 +71,11 @@ def test_a_program_fed_by_a_here_document():
 
 
 def test_what_the_state_does_not_follow_of_a_writer_is_the_models():
-    """A program that writes and then fails, a file read while it
-    is written (what reached it depends on buffers), a file opened twice, an encoding other than UTF-8,
-    a here-document the shell expands, git's own folder, a name too long for the file system, too many files."""
-    lines = ["python3 -c \"f = open('a.txt', 'w'); f.write('1'); 1/0\"",
-             "python3 -c \"f = open('b.txt', 'w'); f.write('1'); print(open('b.txt').read())\"",
+    """A file read while it is written (what reached it depends on buffers), a file opened twice, an
+    encoding other than UTF-8, a here-document the shell expands, git's own folder, a name too long for
+    the file system, too many files. (A program that writes and then fails is followed since: its
+    files hold what it wrote, flushed as Python exits, test_a_program_that_writes_and_then_fails.)"""
+    lines = ["python3 -c \"f = open('b.txt', 'w'); f.write('1'); print(open('b.txt').read())\"",
              "python3 -c \"open('c.txt', 'w').write('1'); open('c.txt', 'a').write('2')\"",
              "python3 -c \"open('d.txt', 'w', encoding='latin-1').write('é')\"",
              "python3 - <<EOF\nprint('$HOME')\nEOF", "python3 -c \"open('.git/x', 'w').write('1')\"",
@@ -144,3 +144,17 @@ def test_open_of_a_path_through_a_file_or_a_name_not_there():
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()
     assert seen[3][1][0].endswith("FileNotFoundError: [Errno 2] No such file or directory: 'nope/../README.md'\n")
+
+
+def test_a_program_that_writes_and_then_fails():
+    """Its traceback, and its files holding what it wrote before it failed: Python flushes a file's buffer
+    as it closes it, at the end of a `with` block, or as the interpreter exits after the traceback.
+    Before, each was the model's, and the state forgot the files the program named."""
+    lines = ["python3 -c \"open('o.txt', 'w').write('x'); 1/0\"", "cat o.txt",
+             "python3 -c \"f = open('o2.txt', 'w'); f.write('partial'); print('hi'); [][1]\"", "cat o2.txt",
+             "python3 - <<'EOF'\nwith open('o3.txt', 'w') as f:\n    f.write('a\\n')\n    f.write(str(1/0))\nEOF",
+             "cat o3.txt", "printf 'f = open(\"o4.txt\", \"a\")\\nprint(\"x\", file=f)\\nimport sys\\n"
+             "print(sys.argv[5])\\n' > s.py", "python3 s.py", "cat o4.txt", "ls", "git status --short"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+    assert [s for c, s, _ in seen if c.startswith("cat")] == [("x", 0), ("partial", 0), ("a\n", 0), ("x\n", 0)]

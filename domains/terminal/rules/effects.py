@@ -408,8 +408,8 @@ def _modes_placed(s: TerminalState, cmd: str, args: list[str], src: str, dst: st
 def _walked_to_its_failure(s: TerminalState, args: list[str], output: str, exit_code: int,
                            fed: str | None = None) -> bool:
     """`python3 -c CODE`, `python3 FILE.py` or `python3 - <<EOF` (`fed`: its text) that failed as pyrun.py
-    walked it (its traceback): what it imported before is compiled beside each module, and nothing else
-    was written. True where so."""
+    walked it (its traceback): what it imported before is compiled beside each module, and what it wrote
+    before it failed is in its files (pyfiles.py). True where so."""
     python = fed_to_python(["python3", *args]) if fed is not None else None
     if args[:2] == ["-m", "py_compile"]:  # (the files before the one it refused: compiled)
         ran = py_compiled(s, args)
@@ -417,18 +417,16 @@ def _walked_to_its_failure(s: TerminalState, args: list[str], output: str, exit_
         if said == (output, exit_code):
             _compiled(s, compiled)
         return said == (output, exit_code)
-    if python is not None:
-        ran = _project_run(s, ["-c", fed, *python[1]], python[0])  # type: ignore[list-item]
-        said, compiled = ran[:2] if ran is not None else (None, [])
-    elif args[:1] == ["-c"]:
-        ran = _project_run(s, args)
-        said, compiled = ran[:2] if ran is not None else (None, [])
+    if python is not None or args[:1] == ["-c"]:
+        ran = _project_run(s, ["-c", fed, *python[1]], python[0]) if python is not None else _project_run(s, args)
+        said, compiled, written = ran if ran is not None else (None, [], [])  # type: ignore[arg-type]
     else:
         script = _script_run(args[0], s, args[1:]) if args else None
-        said, compiled = (script[:2], script[2]) if script is not None else (None, [])
+        said, compiled, written = (script[:2], script[2], script[3]) if script is not None else (None, [], [])
     if said != (output, exit_code):
         return False
     _compiled(s, compiled, imported=True)
+    _wrote(s, written)  # (what it wrote before it failed)
     return True
 
 

@@ -172,8 +172,7 @@ class _Walker(Files, Trees):
         except Unknown:
             return None
         except PythonError as raised:
-            if self.opened:
-                return None  # (it wrote, then failed: pyfiles.py)
+            self.machine.written[:] = self.written()  # (what it wrote before it failed: flushed as it exits)
             where = raised.where
             if where is None or where is UNPLACED:  # (`-c`'s own lines are not shown: its line is enough)
                 where = statement if statement is not None and statement.lineno == statement.end_lineno else None

@@ -3,14 +3,14 @@ a file the state knows) and written (`open(PATH, "w")`, or "a", "wt", "at", and 
 `writelines`, `close`, `print(…, file=f)`, `with open(…) as f:`), in UTF-8 as the sandbox's Python.
 
 The walker keeps what each file is given; what Python leaves in it when the program ends (its buffers
-flushed on exit) is `Files.written()`, for the state to follow (effects.py), as agents edit a project
+flushed on exit, after a traceback too: a file object is closed, and flushed, as the interpreter
+finalizes) is `Files.written()`, for the state to follow (effects.py), as agents edit a project
 with a one-liner or a script (`s = open(p).read(); open(p, "w").write(s.replace(a, b))`).
 
 The model's, as before: a file the program opens to write where the state does not say Python may
 (`Machine.may_write`: a folder the state knows whole, below the home or /tmp, not git's, no mode held),
 one opened to write twice, one read while it is open to write (what reached it depends on buffers),
-bytes, and a program that writes and then fails (which writes reached the disk, and the traceback
-order, are not followed).
+and bytes.
 """
 
 from __future__ import annotations

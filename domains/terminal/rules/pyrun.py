@@ -94,8 +94,7 @@ def run_script(path: str, text: str, machine: pyeval.Machine, project: Project,
     except (Unknown, _Jump):
         return None
     except PythonError as raised:
-        if walker.opened:
-            return None  # (it wrote, then failed: pyfiles.py)
+        machine.written[:] = walker.written()  # (what it wrote before it failed: flushed as it exits)
         said = pytraceback.chain(raised, raised.frames[::-1], walker.sources)
         return None if said is None else ("".join(walker.out) + said, 1)  # (a script's stdout is flushed first)
     except (*RAISED, RecursionError, MemoryError):
