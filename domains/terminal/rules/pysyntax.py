@@ -96,7 +96,7 @@ def _compiled(code: str, filename: str, source: str, as_bytes: bool = False, war
             compile(code.encode() if as_bytes else code, _NOWHERE, "exec", dont_inherit=True)
         except SyntaxError as raised:
             found: SyntaxError | None = raised
-        except (ValueError, RecursionError, MemoryError):
+        except (ValueError, RecursionError, MemoryError, SystemError):  # (SystemError: gh-106905, deep in 3.11)
             return False, None
         else:
             found = None
