@@ -60,7 +60,8 @@ def test_py_compile_stops_at_the_first_file_it_cannot_compile():
     lines = ["printf 'def f(:\\n' > bad.py", "printf 'if 1:\\n  x\\n y\\n' > ind.py",
              "python3 -m py_compile src/notes.py bad.py tests/test_notes.py", "ls src tests", "git status --short",
              "python3 -m py_compile ind.py", "python3 -m py_compile -q bad.py", "python3 -m py_compile nope.py",
-             "python3 -m py_compile src", "python3 -m py_compile bad.py && echo ok || echo failed"]
+             "python3 -m py_compile src", "python3 -m py_compile bad.py && echo ok || echo failed",
+             "printf 'x = \"\\\\d\"\\n' > w.py", "python3 -m py_compile w.py", "ls __pycache__"]
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()
     said = {c: s for c, s, _ in seen}

@@ -9,7 +9,8 @@ all it prints (exit 1), and nothing is written (not even `__pycache__`).
 The error is this Python's own: the code goes to `compile` (which runs nothing), so it holds only
 where this Python is the world's (stdlib_imports.PYTHON, as the sandbox's), and only for text Python
 reads as given here: no byte-order mark, encoding declaration, carriage return or NUL, no warning on
-the way (`"\\d"`: Python may print it first). `-c` hands Python the code with a newline after it.
+the way (`"\\d"`: Python may print it first), no line past ASCII quoted (where the interpreter puts its
+caret then depends on how it read the line). `-c` hands Python the code with a newline after it.
 It is drawn as the interpreter draws it (`_drawn`, after CPython's pythonrun.c), which is not
 quite the `traceback` module's: a subclass (IndentationError) gets one caret, a tab is dropped from
 the caret line, and the text is measured in bytes. Checked against python3 by
@@ -64,7 +65,7 @@ def py_compile_error(code: str, name: str) -> str | None:
 def compiles(code: str, warned_too: bool = False) -> bool:
     """The code compiles as the world's Python reads it: quietly (no warning), or where `warned_too`
     with a warning Python would not show (py_compile's, for a module not `__main__`)."""
-    return _compiled(code, "<string>", "", warned_too) == (True, None)
+    return _compiled(code, "<string>", "", warned_too=warned_too) == (True, None)
 
 
 def readable(code: str) -> bool:
