@@ -47,9 +47,8 @@ def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
     if program == "python3" and s is not None and args and (ran := _script_run(args[0], s, args[1:])) is not None \
             and not ran[2] and not ran[3]:
         return False  # (it stops, or ends, before anything of it runs; or pyrun.py followed it, importing nothing)
-    fed = args.index("<") if "<" in args else len(args)  # (`python3 -m json.tool < f`: it reads f)
     if program == "python3" and s is not None and args[:2] == ["-m", "json.tool"] and \
-            pyjson.tool(args[2:fed] + args[fed + 2:]) is not None and _no_shadowing(s, {"runpy", "json.tool"}):
+            pyjson.tool(_unfed(args[2:])) is not None and _no_shadowing(s, {"runpy", "json.tool"}):
         return False  # (it reads, and prints: no output file)
     if program == "xargs":  # as the program it runs (echo without one): past xargs' own options
         i = 0
@@ -75,6 +74,12 @@ def _writes(program: str, args: list[str], s: TerminalState | None) -> bool:
     if program == "find" and {"-delete", "-exec", "-execdir", "-ok", "-fprint"} & set(args):
         return True
     return program == "sort" and any(a.startswith("-o") for a in args)
+
+
+def _unfed(args: list[str]) -> list[str]:
+    """The arguments but a `< FILE` among them (`python3 -m json.tool < f`: what it reads, not an argument)."""
+    at = args.index("<") if "<" in args else len(args)
+    return args[:at] + args[at + 2:]
 
 
 def _imported(args: list[str]) -> set[str] | None:
