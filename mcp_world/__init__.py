@@ -16,7 +16,7 @@ _WHERE = {
     "domain_names": "domain", "add_domain_dirs": "domain",
     "Rules": "rules", "Call": "rules", "Parsed": "rules", "Transcript": "rules",
     # answering calls
-    "Simulator": "simulator", "Episode": "simulator", "Prediction": "simulator", "Limits": "simulator",
+    "Simulator": "simulator", "Episode": "episodes", "Prediction": "simulator", "Limits": "simulator",
     "Sampling": "simulator", "build_server": "server", "ServeConfig": "serving", "serve": "serving",
     "get_dialect": "dialects", "EnginePool": "engines", "CompletionRequest": "engines", "Completion": "engines",
     "VLLMEngine": "engines", "Store": "store",

@@ -40,7 +40,8 @@ from .errors import AgentFault, MCPWorldError
 from .redaction import redact, redact_json
 from .server import EpisodeKeys
 from .signals import stop_on_signal
-from .simulator import Episode, Limits, Sampling, Simulator
+from .episodes import Episode
+from .simulator import Limits, Sampling, Simulator
 from .store import Store
 from .world import ToolSpec, World
 

@@ -555,7 +555,7 @@ def test_an_option_coreutils_refuses_is_answered_from_the_state_exactly_as_the_r
 
     from mcp_world.domain import domain_for
     from mcp_world.rules import Call
-    from mcp_world.simulator import initial_state
+    from mcp_world.episodes import initial_state
     from mcp_world.world import load_world
 
     world = load_world("devbox")

@@ -14,7 +14,7 @@ from mcp_world.domain import domain_for, load_domain
 from mcp_world.errors import WorldFileError
 from mcp_world.paths import FIXTURES_DIR
 from mcp_world.rules import Call
-from mcp_world.simulator import initial_state
+from mcp_world.episodes import initial_state
 from mcp_world.tasks import load_tasks, parse_task, verify, view_of
 from mcp_world.world import load_world
 
