@@ -23,7 +23,8 @@ from .folders import _unexpanded
 from .line import _expansions, heredoc_then
 from .output import shell_words
 from .programs import _reads_only
-from .state import TerminalState, _contents, assign
+from .state import TerminalState, _contents
+from .variables import assign
 
 MAX_TURNS = 64  # a loop over more words is not run turn by turn here
 PIPE_BUFFER = 65_536  # what a pipe holds before its writer waits for the reader (Linux)

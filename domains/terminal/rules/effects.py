@@ -13,9 +13,10 @@ import sys
 from typing import Any
 
 from . import envprefix, history, missing, modes, sedscript
-from .state import (ASSIGNMENT, WRITABLE, TerminalState, _abs, assign, _absent, _changed, _children, _contents,
-                    _exists, _expand, _forget_writes, _globbed, _made, _remove, _touched, _writable, _Unknown, _within,
-                    _write, forget_assigned)
+from .state import (
+    WRITABLE, TerminalState, _abs, _absent, _changed, _children, _contents, _exists, _forget_writes, _globbed,
+    _made, _remove, _touched, _writable, _Unknown, _within, _write)
+from .variables import ASSIGNMENT, assign, _expand, forget_assigned
 from .line import PATH_EXPANSIONS, Heredoc, _echo_text, _split, _tildes
 from .programs import (MODELLED, _archive_target, _named_in, _program_ran, _project_run, _script_run,
                        _writes, fed_to_python, module_run, py_compiled)

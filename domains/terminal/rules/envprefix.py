@@ -21,7 +21,8 @@ import shlex
 from typing import Any
 
 from .output import _scanned, shell_words
-from .state import READ_ONLY, TerminalState, _expand, _Unknown
+from .state import TerminalState, _Unknown
+from .variables import READ_ONLY, _expand
 
 _ASSIGNED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
 # Builtins and keywords whose prefix is not a program's environment alone: they change the shell, run

@@ -21,7 +21,7 @@ from typing import Callable
 
 from . import awk, grepbytes, grepfile, pyjson, sedscript, sortkeys, trset
 from .output import shell_words, single_quoted
-from .state import _outside_single_quotes
+from .variables import _outside_single_quotes
 
 _LINES = re.compile(r"-(\d+)")
 

@@ -10,7 +10,8 @@ import shlex
 
 from pydantic import BaseModel
 
-from .state import TerminalState, _expand, _outside_single_quotes, _splits, _Unknown
+from .state import TerminalState, _Unknown
+from .variables import _expand, _outside_single_quotes, _splits
 from .output import shell_words
 
 

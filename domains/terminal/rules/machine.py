@@ -14,7 +14,8 @@ import posixpath
 import re
 
 from . import modes
-from .state import EXPORTED, TerminalState, _absent, _user, started_with
+from .state import TerminalState, _absent
+from .variables import EXPORTED, _user, started_with
 
 # Commands that print who the shell runs as, or the machine's name (the world's hostname; `-f`
 # and `-i` ask the resolver, which is the machine's)

@@ -21,9 +21,10 @@ from . import (budget, compound, diskuse, envprefix, filters, gitremote, history
 from .folders import _ls, _ls_glob, _tree, _unexpanded, _wc_glob, read_as_bash
 from .history import _ids_shown, git_dir_touched
 from .repository import quiet_add
-from .state import (_PLAIN, QUOTED_TILDE, TerminalState, _abs, _absent, _contents, _expand, _expand_words,
-                    _forget_writes, _in_repo, _kind, _splits, _Unknown, assigns_itself, forget_assigned,
-                    refusing_long_paths)
+from .state import (
+    _PLAIN, TerminalState, _abs, _absent, _contents, _forget_writes, _in_repo, _kind, _Unknown,
+    refusing_long_paths)
+from .variables import QUOTED_TILDE, _expand, _expand_words, _splits, assigns_itself, forget_assigned
 from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything,
                       _walked_to_its_failure, fed_python, not_followed)
 from .line import Heredoc, _expansions, _split, _tildes, heredoc, home_expanded

@@ -10,9 +10,10 @@ import re
 from typing import Any
 
 from . import budget, envprefix, machine, modes, sedscript, streams
-from .state import (_PLAIN, ASSIGNMENT, QUOTED_TILDE, READ_ONLY, TerminalState, _abs, _absent, _contents, _exists,
-                    _expand_words, _file_on_the_way, _in_repo, _nearest_folder, _Unknown, _within, _writable,
-                    refusing_long_paths)
+from .state import (
+    _PLAIN, TerminalState, _abs, _absent, _contents, _exists, _file_on_the_way, _in_repo, _nearest_folder,
+    _Unknown, _within, _writable, refusing_long_paths)
+from .variables import ASSIGNMENT, QUOTED_TILDE, READ_ONLY, _expand_words
 from .line import PATH_EXPANSIONS, _expansions, _split, heredoc
 from .folders import read_as_bash
 from .programs import _compiles

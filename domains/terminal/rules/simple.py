@@ -16,8 +16,9 @@ from .line import _echo_text, _split
 from .programs import _as_python_shows, _script, module_run, py_compiled
 from .repository import (GIT_CONFIG_FILES, NEED_A_REPO, NO_IDENTITY, NOT_A_REPO, _commit_answer, _commit_message,
                          _env_identity, _git_answer, _git_globals, _init_answer, _no_identity, _unborn_answer)
-from .state import (_PLAIN, _QUOTABLE, TerminalState, _abs, _absent, _c_locale, _children, _exists, _in_repo, _kind,
-                    _outside_single_quotes, _within)
+from .state import (
+    _PLAIN, _QUOTABLE, TerminalState, _abs, _absent, _c_locale, _children, _exists, _in_repo, _kind, _within)
+from .variables import _outside_single_quotes
 
 
 def _printed(words: list[str], s: TerminalState) -> str | None:

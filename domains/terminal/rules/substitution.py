@@ -20,7 +20,8 @@ from typing import Any, Callable
 
 from .line import heredoc
 from .programs import _reads_only
-from .state import TerminalState, _expand, _Unknown, assigns_itself
+from .state import TerminalState, _Unknown
+from .variables import _expand, assigns_itself
 
 MAX_VALUE = 20_000  # characters one substitution may put into the line
 MAX_SPANS = 8
