@@ -401,6 +401,38 @@ PYT_TEMPLATES = [
     "X={k} python3 -c 'import os; print(os.getenv(\"X\"))'",
 ]
 
+# `--templates names`: variables no line set (`echo $VIRTUAL_ENV`), set every way bash sets one
+# (`printf -v`, `read`, `${X:=…}`, `let`, a nameref, a function, `eval`, `set -a`), sourced from a file
+# (`source .env`), and read by programs (`printenv`, `os.environ`)
+NAME_SET = ["X", "F", "DEBUG", "CI", "SEC", "VIRTUAL_ENV", "PYTHONPATH", "REPLY"]
+NAME_READ = NAME_SET + ["HOME", "OPTIND", "SHLVL", "LANG", "NOPE", "X1"]
+NAME_TEMPLATES = [
+    "echo ${r}", "echo \"[${r}]\"", "echo \"${{{r}}}x\"", "printenv {r}", "printenv {r}; echo $?",
+    "[ -z \"${r}\" ] && echo unset || echo set", "{v}={w}", "export {v}={w}", "unset {v}", "export {v}",
+    "printf -v {v} %s {w}", "read {v} < {n}", ": ${{{v}:={w}}}", "read -r {v} {v2} < {n}",
+    "for {v} in {w} {w2}; do :; done",
+    "printf '{v}={w}\\n' > .env", "printf 'export {v}={w}\\n' > .env", "source .env", ". ./.env",
+    "python3 -c \"import os; print(os.environ.get('{r}'))\"", "env | grep -c {r}", "declare -n R={v}; R={w}",
+    "f() {{ {v}={w}; }}; f", "eval \"{v}={w}\"", "set -a; {v}={w}; set +a", "{v}={w} printenv {v}", "which python3",
+    "ls", "cat {n}", "echo $REPLY", "let {v}=3", "(( {v} = 4 ))", "echo $(( {v} + 1 ))", "echo ${r} ${r2}",
+    "cd src; echo ${r}", "cd ~/notes-app", "{v}={w}; echo ${v}", "unset {v}; echo \"<${v}>\"",
+]
+
+# `--templates scripts`: scripts written (a here-document, a shebang or none) and run every way: made
+# executable and run by path, by bash or sh, with arguments, sourced, and code given to `bash -c`;
+# their folder, variables, `exit`, `set -e`, and what they write, read back after them
+SCRIPT_BODIES = ["echo {w}", "ls", "ls src", "mkdir -p {d}", "echo {w} > {n}", "cat {n}", "cd src", "pwd",
+                 "wc -l README.md", "X={w}", "echo $X", "export Y={w}", "echo \"[$Y]\"", "cat nope",
+                 "grep -c def src/notes.py", "exit {k}", "set -e", "set -euo pipefail",
+                 "for f in *.md; do echo $f; done",
+                 "if [ -f {n} ]; then echo yes; fi", "echo $1", "rm -f {n}", "touch {n}", "false", "true", "ls {d}"]
+SCRIPT_TEMPLATES = [
+    *["cat > {s} <<'EOF'\n{h}{b1}\n{b2}\n{b3}\nEOF", "cat > {s} <<'EOF'\n{h}{b1}\n{b2}\nEOF"] * 3, "chmod +x {s}",
+    "./{s}", "bash {s}", "sh {s}", "bash {s} a", "source {s}", ". ./{s}", "bash -c '{b1}'", "sh -c '{b1}; {b2}'",
+    "bash {s}; echo $?", "./{s} && echo ok", "echo $?", "ls", "cat {n}", "pwd", "echo $X $Y", "git status --short",
+    "cd ~/notes-app", "ls {d}", "mkdir -p sub", "X=1; export Y=2",
+]
+
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),
                  "python": (PY_TEMPLATES, [], []), "subst": (SUB_TEMPLATES, SUB_NAMES, SUB_WORDS),
                  "vars": (VAR_TEMPLATES, SUB_NAMES, SUB_WORDS), "lines": (LINE_TEMPLATES, SUB_NAMES, SUB_WORDS),
@@ -410,7 +442,9 @@ TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, RE
                  "gitreads": (GITREAD_TEMPLATES, REPO_NAMES, WALK_WORDS),
                  "ignores": (IGNORE_TEMPLATES, IGNORE_FILES, IGNORE_PATTERNS),
                  "env": (ENV_TEMPLATES, ["o.txt", "out.log", "new/x.txt", "src/m.txt", "d"], ENV_VARIABLES),
-                 "pywrites": (PYW_TEMPLATES, PYW_FILES, PYW_WORDS), "pytools": (PYT_TEMPLATES, PYT_FILES, ["x"])}
+                 "pywrites": (PYW_TEMPLATES, PYW_FILES, PYW_WORDS), "pytools": (PYT_TEMPLATES, PYT_FILES, ["x"]),
+                 "names": (NAME_TEMPLATES, ["README.md", ".env", "requirements.txt"], ["1", "a", "src", "x y"]),
+                 "scripts": (SCRIPT_TEMPLATES, ["o.txt", "log.txt", "src/m.txt"], ["hi", "a b", "x"])}
 
 
 def command(rng: random.Random, templates: str = "files") -> str:
@@ -443,6 +477,14 @@ def command(rng: random.Random, templates: str = "files") -> str:
                       src2=rng.choice(["def f(:", "if 1:\n1", "*a = 1", "x = [", "print(\"ok\")"]),
                       j=rng.choice(PYT_JSON), js=rng.choice(["d.json", "e.json", "README.md"]),
                       o=rng.choice(PYT_OPTIONS), k=rng.randint(1, 4))
+    if templates == "scripts":
+        fields.update(s=rng.choice(["run.sh", "b.sh", "sub/x.sh"]), d=rng.choice(["build", "out/x"]),
+                      k=rng.randint(0, 3),
+                      h=rng.choice(["", "#!/bin/bash\n", "#!/bin/sh\n", "#!/usr/bin/env bash\n"]))
+        fields.update({b: rng.choice(SCRIPT_BODIES).format(**fields) for b in ("b1", "b2", "b3")})
+    if templates == "names":
+        fields.update(v=rng.choice(NAME_SET), v2=rng.choice(NAME_SET), r=rng.choice(NAME_READ),
+                      r2=rng.choice(NAME_READ))
     if templates == "env":
         fields.update(v=rng.choice(words), v2=rng.choice(words), u=rng.choice(words).split("=")[0])
         fields.update(c=rng.choice(ENV_COMMANDS).format(**fields))

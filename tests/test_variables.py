@@ -244,3 +244,47 @@ def test_a_home_or_folder_the_episode_sets_and_a_redirect_bash_refused_are_not_a
                   "ls ~", "cd ~/notes-app"])
     seen = side_by_side(['PWD="$HOME"; printenv PWD', "pwd", "ls"])
     assert seen[0][1] is None
+
+
+def test_a_variable_no_line_set_is_unset_and_one_a_line_may_have_set_is_not_known():
+    """`echo $VIRTUAL_ENV` where nothing set it prints an empty line, as in the sandbox, whose shell
+    starts with its own variables alone (`unset X` makes one unset again). A variable a line may have
+    set that the state does not follow (`printf -v`, `read`, `${D:=…}`) is not known; after a nameref
+    (`declare -n`), none the state does not name is. Before, each `$NAME` no line set was the model's."""
+    answered = ["echo $VIRTUAL_ENV", 'echo "[$PYTHONPATH]"', "X=1", "unset X", "echo $X", 'echo "${NEWV}x"',
+                "for f in a b; do :; done; echo $f", "printenv VIRTUAL_ENV; echo $?"]
+    seen = side_by_side(answered + ["printf -v Q %s 1", "echo $Q", "read Z < README.md", "echo $Z", ": ${D:=3}",
+                                    "echo $D", "echo $E", "declare -n R=S; R=5", "echo $S", "echo $OTHER"])
+    assert unanswered(seen, set(answered)) == set()
+    answers = {command: said for command, said, _ in seen}
+    assert answers["echo $Q"] is None and answers["echo $Z"] is None and answers["echo $D"] is None
+    assert answers["echo $E"] == ("\n", 0)  # (until the nameref, a name no line set is unset)
+    assert answers["echo $S"] is None and answers["echo $OTHER"] is None
+
+
+def test_what_a_sourced_file_the_state_cannot_read_sets_is_not_known_after_it():
+    """`source FILE` runs the file in the shell. Where the state knows its text it runs it too
+    (test_scripts.py); where it does not (written through a pipe), every variable it may have set, exported
+    or not, is the model's after it, and so is which program a name runs (a virtual environment's
+    `activate` sets PATH). Before, `echo $X` after `source .env` printed the X before it, `printenv`
+    and `os.environ` said an exported one was not there, and `which python3` after activating a
+    virtual environment said /usr/bin/python3."""
+    seen = side_by_side(["X=0", "printf 'X=1\\nexport SEC=2\\n' | tee .env",
+                         "source .env", "echo $X", "printenv SEC",
+                         "python3 -c \"import os; print(os.environ.get('SEC'))\"",
+                         "python3 -m venv --without-pip venv", ". venv/bin/activate", "which python3"])
+    answers = {command: said for command, said, _ in seen}
+    assert answers["X=0"] is not None
+    assert all(answers[c] is None for c in ("echo $X", "printenv SEC", "which python3",
+                                             "python3 -c \"import os; print(os.environ.get('SEC'))\""))
+
+
+def test_an_escaped_dollar_and_an_empty_word_are_not_read_as_a_variable_or_a_name():
+    """`echo \\$HOME` prints `$HOME`, and `touch \\$Q` makes a file named `$Q`; `ls ""`, `touch ""` and
+    `mkdir -p "$UNSET"` are refused (an empty name). Before, the first printed the home, `ls` after
+    the second missed the file, and the rest were answered as if the word were not there (a listing;
+    success). `mkdir -p` of a folder there succeeds, which was the model's."""
+    seen = side_by_side(["mkdir -p src", "mkdir -p src tests && ls src", "echo \\$HOME", "X=1; echo \\$X", "touch \\$Q",
+                         "ls", 'ls ""', 'touch ""', 'mkdir -p ""', 'ls "$UNSET"'])
+    answers = {command: said for command, said, _ in seen}
+    assert answers["mkdir -p src"] == ("", 0) and answers["mkdir -p src tests && ls src"] == ("notes.py\n", 0)

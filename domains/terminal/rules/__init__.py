@@ -180,6 +180,7 @@ class TerminalRules(Rules):
                                    order=_made_in_order(seed, home) + _git_made(seed, home),
                                    times=_made_now(seed, home),
                                    identity={},  # (the sandbox configures no git identity)
+                                   names_known=True,  # (the shell starts with the sandbox's variables alone)
                                    configured=any(p.endswith(repository.GIT_CONFIG_FILES) for p in files)).model_dump()
 
     def answer(self, state: dict[str, Any], call: Call) -> Parsed | None:

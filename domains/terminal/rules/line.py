@@ -254,6 +254,8 @@ def _expansions(command: str, s: TerminalState) -> set[str] | None:
         elif quote == '"':
             if c == "\\" and command[i + 1:i + 2] in ("$", "`", "\n", ""):
                 kinds.add(mark + "backslash")  # (bash takes it off there, shlex keeps it)
+                if command[i + 1:i + 2] == "$":
+                    kinds.add(mark + "variable")  # (`"\$X"`: a `$` of the word's own, which the words lose)
             escaped = c == "\\"
             quote = "" if c == '"' else quote
         elif c in "'\"":
@@ -265,7 +267,7 @@ def _expansions(command: str, s: TerminalState) -> set[str] | None:
         elif c == "{":
             kinds.add(mark + "brace")
         elif c == "\\":
-            kinds.add(mark + "backslash")
+            kinds.add(mark + "backslash" if command[i + 1:i + 2] != "$" else mark + "variable")  # (`\$X`: literal)
         elif c == "~" and before in " \t=:>":
             kinds.add(mark + "tilde")
         elif c == "$" and command[i + 1:i + 2] in ("'", '"'):

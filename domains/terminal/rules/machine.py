@@ -124,10 +124,14 @@ def environ_value(name: str, s: TerminalState) -> tuple[bool, str | None]:
     """(known, the value) of a variable in the environment a program the shell runs is given: None
     where it is not there (the shell has it but did not export it, or has it not at all). Not known:
     a value not known; the machine's, not followed here; one the state keeps as exported that the
-    shell may not have (`TZ=UTC` changes how programs run, but is not exported unless asked)."""
+    shell may not have (`TZ=UTC` changes how programs run, but is not exported unless asked); one
+    not in env after a line that may have exported what the state cannot name (`source .env`,
+    `set -a`: `names_known`), or that may have set it (`maybe_set`)."""
     fixed = started_with(s)
     if name in s.vars and s.vars[name] is None or name in UNFOLLOWED or name in fixed and not fixed[name] or \
-            name in s.env and name not in fixed and (name in EXPORTED or name.startswith(("LC_", "BASH"))):
+            name in s.env and name not in fixed and (name in EXPORTED or name.startswith(("LC_", "BASH"))) or \
+            name not in s.env and name not in fixed and \
+            (not s.names_known or name in s.maybe_set and name not in s.vars):
         return False, None
     return True, s.env.get(name, None if name in s.vars else fixed.get(name))
 

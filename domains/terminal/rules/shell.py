@@ -17,14 +17,15 @@ import shlex
 from typing import Any
 
 from . import (budget, compound, diskuse, envprefix, filters, gitremote, history, intofile, lists, machine, missing,
-               modes, pycheck, pyeval, search, simple, streams, substitution)
+               modes, pycheck, pyeval, scripts, search, simple, streams, substitution, variables)
 from .folders import _ls, _ls_glob, _tree, _unexpanded, _wc_glob, read_as_bash
 from .history import _ids_shown, git_dir_touched
 from .repository import quiet_add
 from .state import (
     _PLAIN, TerminalState, _abs, _absent, _contents, _forget_writes, _in_repo, _kind, _Unknown,
     refusing_long_paths)
-from .variables import QUOTED_TILDE, _expand, _expand_words, _splits, assigns_itself, forget_assigned
+from .variables import (QUOTED_TILDE, _expand, _expand_words, _splits, assigns_itself, escaped_dollar,
+                        forget_assigned)
 from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything,
                       _walked_to_its_failure, fed_python, not_followed)
 from .line import Heredoc, _expansions, _split, _tildes, heredoc, home_expanded
@@ -76,6 +77,9 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     command = read_as_bash(state, command)
     if streams.unread(command):
         return None
+    ran = _script(state, command)  # (`./build.sh`, `bash -c '…'`, `source .env`: scripts.py)
+    if ran is not None:
+        return ran[:2]
     written = intofile.answer(state, command, _said)  # (`ls > files.txt`: the output into the file)
     if written is not None:
         return written
@@ -157,10 +161,14 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
                        any(w.startswith("~") for w in parts[0][1:] if parts[0][0] == "echo")):
         return simple.unmatched(command, s)  # globs, braces, escapes, quoting subtleties: the model's call
     # (`git grep 'no[a-z]*'`: what single quotes hold reaches git as written, a pattern of its own)
+    if not quoted and escaped_dollar(command):
+        return None  # (`echo \\$HOME`: a `$` of the word's own, which the words no longer tell)
     try:
         words = parts[0] if quoted else _tildes([_expand(w, s, strict=True) for w in parts[0]], command, s)
     except _Unknown:
         return None
+    if "" in words[1:] and words[0] not in ("echo", "printf"):
+        return None  # (`ls ""`, `touch "$UNSET"`: an empty name, which each program refuses in words of its own)
     return simple.answer(words, command, s)
 
 
@@ -283,6 +291,11 @@ def _compound(state: dict[str, Any], command: str) -> tuple[str, int, dict[str, 
     return budget.remembered(state, command, lambda: compound.run(state, command, _evaluate, _said, _piped_on))
 
 
+def _script(state: dict[str, Any], command: str) -> tuple[str, int, dict[str, Any]] | None:
+    """The script the line runs, run once on this state for the outermost call's answer and update."""
+    return budget.remembered(state, "\0script " + command, lambda: scripts.run(state, command, _evaluate))
+
+
 def _piped_on(text: str, pipeline: str) -> tuple[str, int] | None:
     """What `pipeline` prints fed `text` (a loop's output), where it reads no file (filters.py)."""
     return filters.answer("printf FED | " + pipeline, lambda name: None,
@@ -365,10 +378,22 @@ def _refused(state: dict[str, Any], command: str, output: str, exit_code: int, c
     return {**state, "cwd": cwd_after or state["cwd"], "status": exit_code & 255}
 
 
+def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
+    """The state after `command` printed `output` (exit code `exit_code`; `$?` in the next one), with
+    the variables it may have set that the state does not hold noted (variables.noted), whoever
+    answered it and whether or not the state followed it (a prefix's, `CI= python3 x.py`, the shell
+    has not kept)."""
+    prefixed = envprefix.split(state, command)
+    if prefixed is None and machine.followed(state, command) and (ran := _script(state, command)) is not None and \
+            ran[:2] == (output, exit_code):  # (the script ran on the state as it did for real)
+        return variables.noted(state, {**ran[2], "status": exit_code & 255}, command, followed=True)
+    return variables.noted(state, _apply_line(state, command, output, exit_code, cwd_after),
+                           command if prefixed is None else prefixed[1])
+
+
 @budget.bounded
 @refusing_long_paths(_refused)
-def apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
-    """The state after `command` printed `output` (exit code `exit_code`; `$?` in the next one)."""
+def _apply_line(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
     prefixed = envprefix.split(state, command)  # (`CI=1 python3 x.py`: the variables the shell's again after it)
     if prefixed is not None:
         after = apply(envprefix.scoped(state, prefixed[0]), prefixed[1], output, exit_code, cwd_after)

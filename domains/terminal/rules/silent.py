@@ -94,6 +94,8 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         except _Unknown:
             return None
         cmd, args = words[0], words[1:]
+        if "" in args and cmd not in ("echo", "printf"):
+            return None  # (`touch ""`, `mkdir -p "$UNSET"`: an empty name, refused)
         plain = [a for a in args if not a.startswith("-")]
         redirect = next((i for i, w in enumerate(words) if w in (">", ">>")), None)
         flags = [a for a in args if a.startswith("-")]
@@ -111,7 +113,8 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
                                               (not a.endswith("/") or _abs(a, s) in s.dirs) for a in plain):
             pass  # (`touch x/` of no folder x: refused)
         elif cmd == "mkdir" and plain and _apart([_abs(a, s) for a in plain]) and \
-                all(not _exists(_abs(a, s), s) and not _file_on_the_way(_abs(a, s), s) and _writable(_abs(a, s)) and
+                all(("-p" in args or "--parents" in args) and _abs(a, s) in s.dirs or  # (`-p`: there already, fine)
+                    not _exists(_abs(a, s), s) and not _file_on_the_way(_abs(a, s), s) and _writable(_abs(a, s)) and
                     ("-p" in args or posixpath.dirname(_abs(a, s)) in s.dirs) and
                     _nearest_folder(_abs(a, s), s) in s.known_dirs for a in plain):
             for a in plain:  # later parts of the line may write there (a new folder: known, and empty)

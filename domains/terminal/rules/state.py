@@ -127,6 +127,13 @@ class TerminalState(BaseModel):
     no_repo: bool = False
     defined: list[str] = Field(default_factory=list)  # aliases and functions the episode defined
     status: int = 0  # the last command's exit status (`$?`)
+    # Every variable the shell has is named here (env, vars, what it starts with) or is bash's own, or
+    # is among those a line may have set (`maybe_set`): one named nowhere is unset (`echo
+    # $VIRTUAL_ENV` prints an empty line). False after a line that may have set variables it does not
+    # name (`source`, `eval`, a function the episode defined…: variables.noted), and in states of
+    # earlier versions.
+    names_known: bool = False
+    maybe_set: list[str] = Field(default_factory=list)
     # The paths made in the home and /tmp, oldest first, where the state saw them made (the world's
     # files as the shadow sandbox writes them, then what the episode made). The sandbox's home and
     # /tmp are tmpfs, which hands a folder's entries out newest first: where every entry of a folder
