@@ -288,3 +288,17 @@ def test_an_escaped_dollar_and_an_empty_word_are_not_read_as_a_variable_or_a_nam
                          "ls", 'ls ""', 'touch ""', 'mkdir -p ""', 'ls "$UNSET"'])
     answers = {command: said for command, said, _ in seen}
     assert answers["mkdir -p src"] == ("", 0) and answers["mkdir -p src tests && ls src"] == ("notes.py\n", 0)
+
+
+def test_test_compares_words_and_numbers_as_bash_does():
+    """`[ -z "$VIRTUAL_ENV" ]`, `[ -n … ]`, `=`, `!=`, `-gt` and the like, a lone word, `!`, read by
+    the number of test's arguments as bash reads them (`[ -n $UNSET ]` is true: one word, `-n`).
+    Before, only file tests were the state's. A word that is no number, and `-a`/`-o`, are the model's."""
+    lines = ['[ -z "$VIRTUAL_ENV" ] && echo none', '[ -n "$VIRTUAL_ENV" ] || echo unset', "X=3",
+             '[ "$X" -gt 2 ] && echo big', '[ "$X" = 3 ]; echo $?', 'test "$X" != 3 || echo same',
+             "[ -z $UNSET ] && echo y", "[ -n $UNSET ] && echo y2", "[ ! -f README.md ] || echo has",
+             '[ "!" = "!" ] && echo bang', "[ abc ] && echo word", '[ "" ] || echo empty',
+             'if [ -z "$CI" ]; then echo local; else echo ci; fi', "[ 10 -le 9 ]; echo $?"]
+    seen = side_by_side(lines + ['[ "$X" -eq x ]; echo $?', "[ 1 -lt 2 -a 3 -lt 4 ] && echo and"])
+    assert unanswered(seen, set(lines)) == set()
+    assert all(said is None for _, said, _ in seen[len(lines):])

@@ -230,30 +230,51 @@ def _python_c(one_liner: tuple[str, list[str]], s: TerminalState, program: str =
 
 
 _TESTS = {"-f": "file", "-d": "dir", "-e": "any", "-s": "nonempty"}
+_NUMBERS = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__, "-gt": int.__gt__,
+            "-ge": int.__ge__}
 
 
 def _condition(s: TerminalState, command: str) -> tuple[str, int] | None:
-    """`test -f|-d|-e|-s PATH` (or `[ … ]`, `[[ … ]]`, with `!`): nothing printed, and 0 where it holds
-    (1 where not), where the state knows what is at PATH; None otherwise."""
+    """`test EXPR` and `[ EXPR ]` (`[[ EXPR ]]`: its file tests alone): nothing printed, and 0 where
+    it holds (1 where not), read as test reads its arguments, by their number (`_holds`); None where
+    the state cannot tell."""
     words = shell_words(command)
-    if not words or words[0] not in ("test", "[", "[["):
+    if not words or words[0] not in ("test", "[", "[[") or "$" in command or "`" in command:
         return None
     if words[0] != "test":
         if words[-1] != {"[": "]", "[[": "]]"}[words[0]]:
             return None
         words = words[:-1]
-    expr = words[1:]
-    negate = expr[:1] == ["!"]
-    expr = expr[1:] if negate else expr
-    if len(expr) != 2 or expr[0] not in _TESTS or not _PLAIN.fullmatch(expr[1]) or "$" in command:
-        return None
-    path, test = _abs(expr[1], s), _TESTS[expr[0]]
-    kind = _kind(path, s)
-    if kind is None or kind == "file" and test == "nonempty" and s.files.get(path) is None:
-        return None
-    holds = kind == "dir" and test in ("dir", "any", "nonempty") or \
-        kind == "file" and (test in ("file", "any") or test == "nonempty" and bool(s.files[path]))  # (a folder's size is never 0)
-    return "", 0 if holds != negate else 1
+    holds = _holds(words[1:], s, strings=words[0] != "[[")
+    return None if holds is None else ("", 0 if holds else 1)
+
+
+def _holds(args: list[str], s: TerminalState, strings: bool) -> bool | None:
+    """Whether test's expression holds, as POSIX reads one of up to four arguments: `!` negates; a
+    file test (`-f|-d|-e|-s PATH`) where the state knows what is at PATH; and unless not `strings`
+    (`[[`, which neither splits nor drops an empty word), one word (true where not empty), `-z`/`-n`,
+    `=`/`==`/`!=` and numbers compared (`-eq`, `-lt`…). None for anything else."""
+    if len(args) == 3 and strings and args[1] in ("=", "==", "!="):
+        return (args[0] == args[2]) == (args[1] != "!=")
+    if len(args) == 3 and strings and args[1] in _NUMBERS:
+        if not all(re.fullmatch(r"[-+]?\d{1,18}", a) for a in (args[0], args[2])):
+            return None  # ("integer expression expected": the model's)
+        return bool(_NUMBERS[args[1]](int(args[0]), int(args[2])))
+    if 2 <= len(args) <= 4 and args[0] == "!":
+        inner = _holds(args[1:], s, strings)
+        return None if inner is None else not inner
+    if len(args) == 2 and args[0] in ("-z", "-n") and strings:
+        return (args[1] == "") == (args[0] == "-z")
+    if len(args) == 2 and args[0] in _TESTS and _PLAIN.fullmatch(args[1]):
+        path, test = _abs(args[1], s), _TESTS[args[0]]
+        kind = _kind(path, s)
+        if kind is None or kind == "file" and test == "nonempty" and s.files.get(path) is None:
+            return None
+        return kind == "dir" and test in ("dir", "any", "nonempty") or \
+            kind == "file" and (test in ("file", "any") or test == "nonempty" and bool(s.files[path]))
+    if len(args) == 1 and strings:
+        return args[0] != ""
+    return None
 
 
 @budget.bounded
