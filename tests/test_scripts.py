@@ -41,10 +41,11 @@ def test_a_child_bash_has_the_exported_variables_alone_and_its_status_is_the_scr
 
 def test_a_sourced_file_sets_the_shells_own_variables():
     """`source ./env.sh` (and `.`) runs the file in the shell: its variables are the shell's after
-    it, exported or not, and what it writes is followed."""
+    it, exported or not, and what it writes is followed; also where a list wrote it first."""
     lines = ["printf 'NAME=notes\\nexport MODE=dev\\necho loaded > env.log\\n' > env.sh", "source ./env.sh",
              "echo $NAME $MODE", "printenv MODE", "printenv NAME; echo $?", "cat env.log", "ls",
-             "printf 'NAME=other\\n' > .env", ". .env", "echo $NAME", "bash -c 'echo \"[$NAME][$MODE]\"'"]
+             "printf 'NAME=other\\n' > .env", ". .env", "echo $NAME", "bash -c 'echo \"[$NAME][$MODE]\"'",
+             "printf 'PORT=8000\\n' > p.env && source ./p.env", "echo $PORT"]
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()
 

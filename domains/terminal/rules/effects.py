@@ -9,6 +9,7 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
+import shlex
 import sys
 from typing import Any
 
@@ -122,6 +123,8 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
     line beside known variables (_expansions; None: not known): where that leaves the paths a
     command writes or removes unknown, what it may have changed is forgotten, and what echo and
     printf write is known only where the shell passed their words as written."""
+    if words and words[0] in ("source", ".", "eval"):  # (run in the shell, not followed here: what it set)
+        forget_assigned(s, shlex.join(words))
     if words and all(ASSIGNMENT.fullmatch(w) for w in words):  # (`F=x.py`: a variable, no program)
         assign(s, words, kinds is not None and not kinds & {"variable", "target variable", "tilde", "quoted $"})
         return

@@ -264,9 +264,11 @@ def noted(before: dict[str, Any], after: dict[str, Any], line: str, followed: bo
         sourced = _sourced(line, s)
         if sourced is None and not re.search(r"[;&|\n]", line):  # (its file as it was: the line wrote none first)
             sourced = _sourced(line, TerminalState.model_validate(before))
+        was = TerminalState.model_validate(before)
         for name in set(s.vars) | set(s.env) | {"PATH"} if sourced is None else sourced:
-            s.vars[name] = None  # (`source venv/bin/activate` sets PATH: `which python3` is the venv's then)
-        after = s.model_dump()
+            if sourced is None or (s.vars.get(name), s.env.get(name)) == (was.vars.get(name), was.env.get(name)):
+                s.vars[name] = None  # (`source venv/bin/activate` sets PATH: `which python3` is the venv's then)
+        after = s.model_dump()  # (one it holds anew the state ran the file for: `printf … > .env && source .env`)
     named = may_set(line, sourcing=False)
     if not after.get("names_known"):
         return after
