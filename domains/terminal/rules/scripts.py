@@ -66,8 +66,6 @@ def run(state: dict[str, Any], command: str,
         return None
     said, code, staged = [], 0, start
     for statement in _statements(listed):
-        if statement is None:
-            return None
         ran = evaluate(staged, statement)
         if ran is None or "/bin/bash: " in ran[0]:  # (bash's own messages name the script and its line)
             return None
@@ -97,21 +95,20 @@ def _read(command: str, s: TerminalState) -> Script | None:
         return None if text is None or re.search(r"\b(?:cd|pushd|popd|return|exit|set|shopt)\b", text) else \
             _parsed(text, s, child=False, dash=False)  # (what would change the shell's folder or options)
     if words[0] in ("bash", "sh") and len(words) >= 2 and not words[1].startswith("-"):
-        text, args = _text(words[1], s), words[2:]
+        text = _text(words[1], s)
         dash = words[0] == "sh"
     elif "/" in words[0]:
         path = _abs(words[0], s)
         mode = modes.of(path, s)
-        text, args = _text(words[0], s), words[1:]
+        text = _text(words[0], s)
         if text is None or mode is None or not mode & 0o100 or not (_BASH.match(text.split("\n", 1)[0]) or
                                                                      _SH.match(text.split("\n", 1)[0])):
             return None  # (not executable: "Permission denied"; no `#!`: bash runs it its own way)
         dash = bool(_SH.match(text.split("\n", 1)[0]))
     else:
         return None
-    if text is None or args and _ARGUMENTS.search(text):
-        return None
-    return _parsed(text, s, child=True, dash=dash)
+    # (arguments: `_parsed` leaves a text that reads them, `$1`, `$@`, to the model)
+    return None if text is None else _parsed(text, s, child=True, dash=dash)
 
 
 def _text(word: str, s: TerminalState, sourced: bool = False) -> str | None:
@@ -175,13 +172,13 @@ def _all_set(body: str, s: TerminalState) -> bool:
     return all(name in named for name in _REFERENCED.findall(body))
 
 
-def _statements(listed: list[tuple[str, str]]) -> list[list[tuple[str, str]] | None]:
+def _statements(listed: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
     """The list's statements, each a list of its own (`a && b`: one), the first with no operator."""
-    out: list[list[tuple[str, str]] | None] = []
+    out: list[list[tuple[str, str]]] = []
     for op, text in listed:
         if op in ("", "\n", ";") or not out:
             out.append([("", text)])
-        elif out[-1] is not None:
+        else:
             out[-1].append((op, text))
     return out
 
