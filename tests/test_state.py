@@ -979,12 +979,13 @@ def test_a_file_command_that_failed_may_have_done_part_of_its_work():
     model's (or the next listing's) again; one path refused changed nothing."""
     s = terminal()
     for command, said in (("rm README.md nope", "rm: cannot remove 'nope': No such file or directory\n"),
-                          ("touch x nope/y", "touch: cannot touch 'nope/y': No such file or directory\n"),
                           ("cp README.md nope/ src/", "cp: cannot stat 'nope/': No such file or directory\n"),
                           ("mv requirements.txt nope src/", "mv: cannot stat 'nope': No such file or directory\n")):
         t = run(s, command, said, 1)
         assert shell.answer(t, "ls") is None, command
         assert shell.answer(t, "cat tests/test_notes.py")[1] == 0  # (what it did not name stays known)
+    t = run(s, "touch x nope/y", "touch: cannot touch 'nope/y': No such file or directory\n", 1)
+    assert shell.answer(t, "ls") == ("README.md\nrequirements.txt\nsrc\ntests\nx\n", 0)  # (each in its turn: eachpath)
     t = run(run(s, "touch /tmp/q"), "rm -rf /tmp", "rm: cannot remove '/tmp': Read-only file system\n", 1)
     assert shell.answer(t, "ls /tmp") is None and shell.answer(t, "cat /tmp/q") is None
     t = run(s, "rm nope", "rm: cannot remove 'nope': No such file or directory\n", 1)
@@ -1249,6 +1250,7 @@ def test_sed_in_place_rewrites_only_the_files_it_is_given_and_line_edits_are_fol
     ("touch nope/x", "touch: cannot touch 'nope/x': No such file or directory\n", 1),
     ("mkdir a/b", "mkdir: cannot create directory ‘a/b’: No such file or directory\n", 1),
     ("rmdir README.md", "rmdir: failed to remove 'README.md': Not a directory\n", 1),
+    ("mkdir -p README.md/x", "mkdir: cannot create directory ‘README.md’: Not a directory\n", 1),
     ("chmod +x nope", "chmod: cannot access 'nope': No such file or directory\n", 1),
     ("stat nope", "stat: cannot statx 'nope': No such file or directory\n", 1),
     ("du -sh nope", "du: cannot access 'nope': No such file or directory\n", 1),
@@ -1265,7 +1267,7 @@ def test_a_path_not_there_or_of_the_wrong_kind_is_refused_as_the_gnu_tools_refus
 
 def test_what_the_state_cannot_tell_apart_is_not_refused_or_taken_as_made():
     s = terminal()
-    for command in ("grep -c x src", "rm \"it's\"", "mkdir -p README.md/x", "LANG=C mkdir a/b", "touch /usr/x",
+    for command in ("grep -c x src", "rm \"it's\"", "mkdir -p src/../README.md/x", "LANG=C mkdir a/b", "touch /usr/x",
                     "rm -f src/notes.py/x", "rm new new/y", "cp README.md a/b/"):
         said = shell.answer(s, command)
         assert said is None or said[1] == 0, command  # (a count after the refusal; quoting; the -p form; …)

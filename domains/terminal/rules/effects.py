@@ -13,11 +13,11 @@ import shlex
 import sys
 from typing import Any
 
-from . import envprefix, history, missing, modes, sedscript
+from . import eachpath, envprefix, history, missing, modes, sedscript
 from .state import (
     WRITABLE, TerminalState, _abs, _absent, _changed, _children, _contents, _exists, _forget_writes, _globbed,
     _made, _remove, _touched, _writable, _Unknown, _within, _write)
-from .variables import ASSIGNMENT, assign, _expand, forget_assigned
+from .variables import ASSIGNMENT, assign, _expand, _expand_words, forget_assigned
 from .line import PATH_EXPANSIONS, Heredoc, _echo_text, _split, _tildes
 from .programs import (MODELLED, _archive_target, _named_in, _program_ran, _project_run, _script_run,
                        _writes, fed_to_python, module_run, py_compiled)
@@ -114,7 +114,26 @@ def _refused_before_anything(s: TerminalState, command: str, output: str, exit_c
     except _Unknown:
         return False
     plain = [w for w in words[1:] if not w.startswith("-")]
-    return not (words[0] in ("rm", "chmod") and len(plain) > 1) and missing.refused(words, s) == (output, exit_code)
+    return not (words[0] in ("rm", "chmod", *eachpath.COMMANDS) and len(plain) > 1) and \
+        missing.refused(words, s) == (output, exit_code)
+
+
+def done_in_turn(s: TerminalState, words: list[str], line: str, kinds: set[str] | None, output: str,
+                 exit_code: int) -> bool:
+    """touch, mkdir or rmdir of several paths failed for some as eachpath.py says it would (`touch x
+    nope/y`): the others were made or removed, each as it alone would be."""
+    if words[0] not in eachpath.COMMANDS or kinds is None or kinds - PATH_EXPANSIONS:
+        return False
+    try:
+        words = _expand_words(words, line, s, strict=True)
+    except _Unknown:
+        return False
+    said = eachpath.outcome(words[0], words[1:], s)
+    if said is None or (said.output, said.status) != (output, exit_code):
+        return False
+    if said.done:
+        _apply_one(s, [words[0], *[w for w in words[1:] if w.startswith("-")], *said.done], None)
+    return True
 
 
 def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Heredoc | None = None,

@@ -7,8 +7,9 @@ between ' ' (any name without a quote, backslash or control character), mkdir be
 sort as it is, wc, uniq, nl and cat as it is but for a name the shell would read otherwise (`named`:
 a pattern that matched nothing, `'*.py'`); the others are answered for plain names alone, which every
 style prints the same. Only what fails before anything is done is answered (one path, or rm's
-several, each refused or removed); writes are answered only below the home and /tmp, where the file
-system is writable, so that the refusal is the path's and not the read-only root's.
+several, each refused or removed; touch, mkdir and rmdir of several, each in its turn, are
+eachpath.py's); writes are answered only below the home and /tmp, where the file system is writable,
+so that the refusal is the path's and not the read-only root's.
 
 `refused` asks the state what is at each path (`what_is_at`); `nothing_done` tells a failed copy or
 move that did nothing from one that may have done part of its work.
@@ -20,7 +21,7 @@ import posixpath
 import re
 from collections.abc import Callable
 
-from . import readonly
+from . import eachpath, readonly
 from .state import _PLAIN, _QUOTABLE, TerminalState, _abs, _kind, _writable
 
 NO_ENTRY = "No such file or directory"
@@ -58,6 +59,9 @@ def refused(words: list[str], s: TerminalState) -> tuple[str, int] | None:
         return None
     if words[0] in ("touch", "mkdir", "rm") and (ro := readonly.refused(words[0], words[1:])) is not None:
         return ro
+    if words[0] in eachpath.COMMANDS:
+        done = eachpath.outcome(words[0], words[1:], s)  # (each path in its turn: `touch x nope/y`)
+        return (done.output, done.status) if done is not None and done.status else None
     return refusal(words[0], words[1:], lambda word: what_is_at(word, s),
                    lambda word: _writable(_abs(word, s)) and "/.git" not in _abs(word, s) + "/")
 
@@ -139,16 +143,6 @@ def refusal(cmd: str, args: list[str], why: Why, writable: Callable[[str], bool]
         if reason in (NO_ENTRY, NOT_DIR):
             return f"sort: cannot read: {plain[0]}: {reason}\n", 2
         return (f"sort: read failed: {plain[0]}: {IS_DIR}\n", 2) if reason == "dir" else None
-    if cmd == "touch" and len(plain) == 1 and not flags and _quoted(plain[0]) and writable(plain[0]):
-        reason = _on_the_way(plain[0], why)
-        return (f"touch: cannot touch '{plain[0]}': {reason}\n", 1) if reason else None
-    if cmd == "mkdir" and len(plain) == 1 and not flags and _PLAIN.fullmatch(plain[0]) and writable(plain[0]):
-        reason = _on_the_way(plain[0], why)
-        return (f"mkdir: cannot create directory ‘{plain[0]}’: {reason}\n", 1) if reason else None
-    if cmd == "rmdir" and len(plain) == 1 and not flags and _quoted(plain[0]) and writable(plain[0]):
-        reason = why(plain[0])
-        reason = NOT_DIR if reason == "file" else reason if reason in (NO_ENTRY, NOT_DIR) else None
-        return (f"rmdir: failed to remove '{plain[0]}': {reason}\n", 1) if reason else None
     if cmd in ("chmod", "stat", "du"):
         if cmd == "chmod":
             if len(args) != 2 or not _CHMOD_MODE.fullmatch(args[0]):

@@ -203,11 +203,21 @@ def removed(s: TerminalState, path: str) -> None:
 
 
 def executable_in_repo(s: TerminalState) -> bool:
-    """A file of the repository has the user's x bit (or a mode not known): git records 100755."""
+    """A file git tracks (at the last commit, or staged) has the user's x bit (or a mode not known):
+    git records 100755. A file git does not track is listed by name alone (`?? build.sh`), whatever
+    its mode, until `git add` stages it."""
     if s.git is None or not s.modes:
         return False
-    return any((mode is None or mode & 0o100) and _within(path, s.git.repo) and not _folder(path, s)
-               for path, mode in s.modes.items())
+    return any((mode is None or mode & 0o100) and _within(path, s.git.repo) and not _folder(path, s) and
+               not _untracked(s, path) for path, mode in s.modes.items())
+
+
+def _untracked(s: TerminalState, path: str) -> bool:
+    """The state follows the repository and knows `path` is neither at the last commit nor staged."""
+    g = s.git
+    assert g is not None
+    rel = posixpath.relpath(path, g.repo)
+    return g.follows and g.base.get(rel) == "" and g.index.get(rel, "") == ""
 
 
 def after_git(s: TerminalState, args: list[str]) -> None:

@@ -27,7 +27,7 @@ from .state import (
 from .variables import (QUOTED_TILDE, _expand, _expand_words, _splits, assigns_itself, escaped_dollar,
                         forget_assigned)
 from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything,
-                      _walked_to_its_failure, fed_python, not_followed)
+                      _walked_to_its_failure, done_in_turn, fed_python, not_followed)
 from .line import Heredoc, _expansions, _split, _tildes, heredoc, home_expanded
 from .output import joined, next_cwd, one_line, shell_words
 from .programs import (INTERPRETERS, MODELLED, _compiled_where_it_ran, _machine, _named_in, _no_shadowing,
@@ -527,6 +527,8 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
                 _forget_writes(s, None)  # a program that failed may still have written (python's __pycache__)
                 _compiled_where_it_ran(s, words[0])
             _redirected_anyway(s, words, kinds, output)
+            if done_in_turn(s, words, line, kinds, output, exit_code):
+                break  # (`touch x nope/y`: x made)
             if words[0] in FILE_COMMANDS and not missing.nothing_done(words, output):
                 _partly_done(s, words, kinds)
             break

@@ -9,9 +9,9 @@ import posixpath
 import re
 from typing import Any
 
-from . import budget, envprefix, machine, modes, sedscript, streams
+from . import budget, eachpath, envprefix, machine, modes, sedscript, streams
 from .state import (
-    _PLAIN, TerminalState, _abs, _absent, _contents, _exists, _file_on_the_way, _in_repo, _nearest_folder,
+    _PLAIN, TerminalState, _abs, _absent, _contents, _exists, _file_on_the_way, _in_repo, _kind, _nearest_folder,
     _Unknown, _within, _writable, refusing_long_paths)
 from .variables import ASSIGNMENT, QUOTED_TILDE, READ_ONLY, _expand_words
 from .line import PATH_EXPANSIONS, _expansions, _split, heredoc
@@ -96,6 +96,8 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         cmd, args = words[0], words[1:]
         if "" in args and cmd not in ("echo", "printf"):
             return None  # (`touch ""`, `mkdir -p "$UNSET"`: an empty name, refused)
+        if cmd != "cd" and _kind(s.cwd, s) == "missing":
+            return None  # (the shell's folder removed: nothing can be made in it)
         plain = [a for a in args if not a.startswith("-")]
         redirect = next((i for i, w in enumerate(words) if w in (">", ">>")), None)
         flags = [a for a in args if a.startswith("-")]
@@ -123,6 +125,9 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
                     s.dirs.append(folder)
                     s.known_dirs.append(folder)
                     folder = posixpath.dirname(folder)
+        elif cmd == "rmdir" and n == len(parts) - 1 and (gone := eachpath.outcome(cmd, args, s)) and \
+                not gone.status:
+            pass  # (empty folders the state knows; the last on the line: nothing after it looks at them)
         elif cmd == "git" and args[:1] == ["config"] and args[1:2] != ["--local"] and \
                 [a for a in args[1:] if a != "--global"][:1] in (["user.name"], ["user.email"]) and \
                 len([a for a in args[1:] if a != "--global"]) == 2 and (_in_repo(s) or "--global" in args):

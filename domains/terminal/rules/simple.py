@@ -134,6 +134,8 @@ def answer(words: list[str], command: str, s: TerminalState) -> tuple[str, int] 
         return f"mkdir: cannot create directory ‘{args[0]}’: File exists\n", 1
     if cmd == "ls" and any(a.startswith("-") and "l" in a for a in args):
         return _long(args, s)
+    if cmd == "ls" and args[:1] in (["-a"], ["-A"]) and args[1:] in ([], ["."]) and _kind(s.cwd, s) == "missing":
+        return "", 0  # (the shell's folder removed: it lists nothing, not even . and ..)
     if cmd == "ls" and args[:1] in (["-a"], ["-A"]) and len(args) <= 2 and not args[1:2] == ["--"]:
         listed = every_name(_abs(args[1], s) if len(args) == 2 else s.cwd, s, args[0] == "-A")
         return None if listed is None else (listed, 0)
