@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 
 from mcp_world.executors.sandbox import SandboxLimits, bwrap_available
+from mcp_world.world import load_world
 
-from .sandboxed import shell, side_by_side, unanswered
+from .sandboxed import RULES, shell, side_by_side, unanswered
 
 machine = __import__(shell.__name__.rsplit(".", 1)[0] + ".machine", fromlist=["x"])
 pytestmark = pytest.mark.skipif(not bwrap_available(), reason="needs bubblewrap")
@@ -302,3 +303,28 @@ def test_test_compares_words_and_numbers_as_bash_does():
     seen = side_by_side(lines + ['[ "$X" -eq x ]; echo $?', "[ 1 -lt 2 -a 3 -lt 4 ] && echo and"])
     assert unanswered(seen, set(lines)) == set()
     assert all(said is None for _, said, _ in seen[len(lines):])
+
+
+def test_a_value_bash_works_out_of_a_variable_is_worked_out_as_bash_does():
+    """`${X:-default}`, `${X-…}`, `${X:+…}`, `${#X}`, a prefix or suffix taken off (`${F%.py}`,
+    `${F##*/}`), a text replaced (`${F//o/0}`), a slice (`${F:0:3}`), in words, paths and assignments.
+    Before, each was the model's (and a path written through one was forgotten)."""
+    lines = ["F=src/notes.py; N=", "echo ${F%.py} ${F##*/} ${F#*/} ${F%%/*}",
+             "echo \"${F/notes/main}\" ${#F} ${F:4} ${F:0:3}", "echo ${PORT:-8000} ${N:-x} ${N-y} ${F:+set}",
+             "echo \"[${N:+z}]\" ${F//o/0} ${#N}", "cp $F ${F%.py}.bak && ls src", "D=${HOME}/notes-app; ls $D",
+             "mkdir -p build/${F%/*}", "ls build", "P=${PORT:-8000}; echo $P",
+             "for f in src/*.py; do echo ${f%.py}; done",
+             "B=${F##*/}; echo ${B%.py}", "echo hi > ${F%.py}.txt", "cat src/notes.txt", "echo ${VIRTUAL_ENV:-none}",
+             "echo \"${HOME%/*}\"", "X='a*b*c'; echo \"${X%*b*}\" \"${X#*b}\"", "echo \"${X%%[a]*}\""]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines) - {"echo \"${X%%[a]*}\""}) == set()
+
+
+def test_a_value_too_long_to_work_out_is_left_to_the_model():
+    """A word that grows past the tool's limit on a line as it is expanded, and a pattern taken off a
+    long value, are the model's: neither is worked through here (each was megabytes, or minutes)."""
+    s = RULES.initial(load_world("devbox"))
+    s = shell.apply(s, "F=" + "a" * 4000, "", 0, s["cwd"])
+    for line in ["echo " + "$F" * 1500, "echo ${F##*a*a*a*b}", "echo " + "${F:-x}" * 1500, "echo ${F%%*a}"]:
+        assert shell.answer(s, line) is None, line[:40]
+    assert shell.answer(s, "echo ${#F} ${F:3990}") == ("4000 aaaaaaaaaa\n", 0)

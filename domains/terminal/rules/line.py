@@ -226,21 +226,31 @@ def _echo_text(args: list[str], printf: bool) -> str | None:
     return " ".join(args) + ("" if "n" in letters else "\n")
 
 
+_BRACED = re.compile(r"\$\{[^}'\"\s\\$`]+\}")
+
+
 def _expansions(command: str, s: TerminalState) -> set[str] | None:
     """What the shell would expand in `command` beside the variables the state knows: outside quotes
     a pattern ("glob"), braces ("brace"), a tilde starting a word ("tilde"), a backslash
     ("backslash"); `$` within single quotes ("quoted $": the words are expanded without their
-    quotes); a variable the state does not know, or `$$`, `$?`, `${X:-…}` ("variable"). In the word
+    quotes); a variable the state does not know (`$X`, `${X%.py}`), or `$$`, `$?` ("variable"); `${…}`
+    is no pattern or braces of the line's own. In the word
     a `>` writes to, each kind is named "target …". None: the line is not simple commands."""
     parts = _split(command)
     if parts is None:
         return None
     kinds: set[str] = set()
     quote, before, target = "", " ", 0  # (target: 1 after a `>`, 2 inside the word it writes to)
-    escaped = False
+    escaped, skip = False, 0
     for i, c in enumerate(command):
         if escaped:  # (`\"` and `\\` in double quotes: the character itself, as shlex reads it too)
             escaped = False
+            continue
+        if i < skip:
+            continue
+        if c == "$" and quote != "'" and (braced := _BRACED.match(command, i)):
+            skip = braced.end()  # (`${F%.*}`: no pattern or braces of the line's; the words' `_expand` reads it)
+            before = "}"
             continue
         if target and not quote and c in " \t;&|" and (target == 2 or c not in " \t"):
             target = 0

@@ -21,7 +21,7 @@ from typing import Any, Callable
 from .line import heredoc
 from .programs import _reads_only
 from .state import TerminalState, _Unknown
-from .variables import _expand, assigns_itself
+from .variables import MAX_EXPANDED, _expand, assigns_itself
 
 MAX_VALUE = 20_000  # characters one substitution may put into the line
 MAX_SPANS = 8
@@ -240,17 +240,17 @@ def _value(node: ast.expr, variable: Callable[[str], str | None], depth: int) ->
     raise _Refused
 
 
-_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|([A-Za-z_]\w*))")
+_VARIABLE = re.compile(r"\$(?:\{[^}'\"\s\\$`]+\}|[A-Za-z_]\w*)")  # (`${…}`: as variables._expand reads it)
 
 
 def variables(command: str, s: TerminalState) -> str:
-    """The line with each `$NAME` and `${NAME}` the state knows written back as its value, as bash
+    """The line with each `$NAME` and `${…}` the state knows written back as its value, as bash
     reads it there (`_written`: split into words outside double quotes, an empty one gone); the
     others as they are. The line itself where a value outside quotes holds a pattern (bash would
     match it against the files), or the line has backquotes or an unclosed quote."""
     if "$" not in command or "`" in command or assigns_itself(command):
         return command
-    out, at, quote, i, word = [], 0, "", 0, 0
+    out, at, quote, i, word, grown = [], 0, "", 0, 0, 0
     while i < len(command):
         c = command[i]
         after, itself, escapes = _quoting(c, quote)
@@ -269,6 +269,9 @@ def variables(command: str, s: TerminalState) -> str:
             if text is not None:
                 out += [command[at:i], text]
                 at = m.end()
+                grown += len(text)
+                if grown > MAX_EXPANDED:
+                    return command  # (`echo $F $F …` of a long F: the words' own expansion refuses it)
             i = m.end()
             continue
         quote = after

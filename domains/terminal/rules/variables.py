@@ -43,7 +43,10 @@ def _expand_words(words: list[str], line: str, s: TerminalState, strict: bool = 
         return list(words)
     if strict and (_splits(line, s) or escaped_dollar(line)):
         raise _Unknown(line)
-    return [_expand(w, s, strict) for w in words]
+    expanded = [_expand(w, s, strict) for w in words]
+    if strict and sum(map(len, expanded)) > MAX_EXPANDED + len(line):
+        raise _Unknown(line)
+    return expanded
 
 
 QUOTED_TILDE = re.compile(r"[\"'\\\\]~")  # (`"~/x"`, `\~`: a ~ the shell does not read as the home)
@@ -149,7 +152,7 @@ def _sourced(line: str, s: TerminalState) -> set[str] | None:
     return names
 
 
-_UNQUOTED_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+_UNQUOTED_VARIABLE = re.compile(r"\$(?:\{[^}'\"\s]*\}|\w+)")
 
 
 def _splits(line: str, s: TerminalState) -> bool:
@@ -175,19 +178,21 @@ def _splits(line: str, s: TerminalState) -> bool:
     return False
 
 
+# What `_expand` reads of a word: `${…}` (a name, or one of the forms bash works out of its value: a
+# default or alternative word, `:-` `-` `:+` `+`; the length, `${#X}`; a prefix or suffix pattern
+# of `*`, `?` and plain characters taken off, `#` `##` `%` `%%`; a plain text replaced, `/` `//`;
+# a slice, `:N` `:N:M`), `$NAME`, and the shell's own `$?`, `$$`, `$#`…
+_REFERENCE = re.compile(r"\$\{(#?)(\w+)(?:(:?[-+])([\w./:@%+,=-]*)|(%%?|##?)([\w./:@+,=*?-]+)|"
+                        r"(//?)([\w.:@+,=-]+)/([\w./:@+,=-]*)|:(\d{1,6})(?::(\d{1,6}))?)?\}|\$(\w+)|\$[?$#@*!-]")
+
+
 def _expand(word: str, s: TerminalState, strict: bool = False) -> str:
-    def var(m: re.Match[str]) -> str:
-        name = m.group(1) or m.group(2)
-        if not name:  # $$, $?, $#, $@, $*, $!, $-: the shell's own (its pid, the last status…)
-            if strict:
-                raise _Unknown(m.group(0))
-            return ""
+    def value(name: str) -> str | None:
+        """The variable's value; None where the shell has none; raises _Unknown where not known."""
         if s.vars.get(name, "") is None:
-            if strict:
-                raise _Unknown(name)
-            return ""
+            raise _Unknown(name)
         if name in s.vars:
-            return s.vars[name]  # type: ignore[return-value]
+            return s.vars[name]
         if name in s.env:
             return s.env[name]
         started = started_with(s).get(name)
@@ -195,16 +200,82 @@ def _expand(word: str, s: TerminalState, strict: bool = False) -> str:
             return started
         if name == "SHELL":  # bash sets it from the user's passwd entry, which is /bin/bash in every world
             return "/bin/bash"
-        if strict and not known_unset(name, s):  # $RANDOM, $SECONDS…: bash's; or one a line may have set
+        if not known_unset(name, s):  # $RANDOM, $SECONDS…: bash's; or one a line may have set
             raise _Unknown(name)
-        return ""
+        return None
 
-    expanded = re.sub(r"\$\{(\w+)\}|\$(\w+)|\$[?$#@*!-]", var, word)
-    if strict and "${" in word and re.search(r"\$\{(?!\w+\})", word):
-        raise _Unknown(word)  # (${X:-default}, ${#X}, ${X/a/b}: not expanded here)
+    def var(m: re.Match[str]) -> str:
+        name = m.group(2) or m.group(12)
+        if not name:  # $$, $?, $#, $@, $*, $!, $-: the shell's own (its pid, the last status…)
+            if strict:
+                raise _Unknown(m.group(0))
+            return ""
+        try:
+            return _worked_out(m, value(name)) if m.group(2) else value(name) or ""
+        except _Unknown:
+            if strict:
+                raise
+            return "" if m.group(0) in ("$" + name, "${" + name + "}") else m.group(0)
+
+    expanded = _REFERENCE.sub(var, word)
+    if strict and len(expanded) > MAX_EXPANDED and len(expanded) > len(word):
+        raise _Unknown(word)  # (`echo $F$F$F…` of a long F: the model's, not megabytes worked through here)
+    if strict and "${" in _REFERENCE.sub("", word):
+        raise _Unknown(word)  # (`${X:=a}`, `${X^^}`, `${!X}`, a word with spaces or quotes: not expanded here)
     if strict and expanded.startswith("~") and not word.startswith("~"):
         raise _Unknown(word)  # (a value's ~ is itself, which `_abs` would read as the home)
     return expanded
+
+
+MAX_EXPANDED = 16_384  # characters a line's words may grow to as variables are expanded (the tool's limit on a line)
+MAX_CUT = 512  # characters of a value a pattern is taken off (`${X%.*}`); a longer one is not worked out
+
+
+def _worked_out(m: re.Match[str], got: str | None) -> str:
+    """What bash makes of one `${…}` (`_REFERENCE`), given its name's value (None: unset)."""
+    length, _, test, word, cut, pattern, swap, old, new, start, count = m.groups()[:11]
+    if length:
+        if test or cut or swap or start:
+            raise _Unknown(m.group(0))  # (`${#X:-a}`: bash's "bad substitution")
+        return str(len(got or ""))
+    if test:
+        there = got is not None and (got != "" or not test.startswith(":"))
+        if test.endswith("-"):
+            return got if there else word  # type: ignore[return-value]
+        return word if there else ""
+    got = got or ""
+    if cut:  # (shortest or longest; from the front, `#`, or the end, `%`)
+        if len(got) > MAX_CUT:
+            raise _Unknown(m.group(0))  # (each cut is matched from every place: kept small)
+        for i in range(len(got) + 1) if cut in ("#", "%%") else range(len(got), -1, -1):
+            if cut.startswith("#") and _matches(pattern, got[:i]):
+                return got[i:]
+            if cut.startswith("%") and _matches(pattern, got[i:]):
+                return got[:i]
+        return got
+    if swap:
+        return got.replace(old, new) if swap == "//" else got.replace(old, new, 1)
+    if start:
+        return got[int(start):int(start) + int(count)] if count is not None else got[int(start):]
+    return got
+
+
+def _matches(pattern: str, text: str) -> bool:
+    """A pattern of `*`, `?` and plain characters matches the whole text (in time of their lengths'
+    product: the last `*` alone is ever gone back to)."""
+    i = j = 0
+    star, mark = -1, 0
+    while j < len(text):
+        if i < len(pattern) and pattern[i] != "*" and pattern[i] in ("?", text[j]):
+            i, j = i + 1, j + 1
+        elif i < len(pattern) and pattern[i] == "*":
+            star, mark, i = i, j, i + 1
+        elif star >= 0:
+            mark += 1
+            i, j = star + 1, mark
+        else:
+            return False
+    return pattern[i:].strip("*") == ""
 
 
 def started_with(s: TerminalState) -> dict[str, str]:
