@@ -433,6 +433,21 @@ SCRIPT_TEMPLATES = [
     "cd ~/notes-app", "ls {d}", "mkdir -p sub", "X=1; export Y=2",
 ]
 
+# `--templates params`: what bash works out of a variable (`${F%.py}`, `${F##*/}`, `${X:-d}`, `${#F}`,
+# `${F//o/0}`, `${F:0:3}`) in words, paths and assignments; touch, mkdir and rmdir of several paths,
+# some refused; the shell's folder removed from under it; a `$` in single quotes written to a file; a
+# script made executable beside git
+PARAM_FORMS = ["${F}", "${F%.py}", "${F%%/*}", "${F#*/}", "${F##*/}", "${F%/*}", "${F:-d}", "${N:-x}", "${N-y}",
+               "${F:+set}", "${#F}", "${F//o/0}", "${F/s/S}", "${F:0:3}", "${F:4}", "${U:-none}", "${F%.*}.bak"]
+PARAM_TEMPLATES = [
+    "F={n}", "F={n}; N=", "N={w}", "unset N", "echo {p} {p2}", "echo \"{p}\"", "ls {p}", "cat {p}", "cp {n} {p}",
+    "mkdir -p {p}", "touch {p}", "P={p}; echo $P", "echo {w} > {p}", "wc -l {p}",
+    "for f in src/*.py tests/*.py; do echo ${{f##*/}} ${{f%.py}}; done",
+    "touch {n} {n2}", "mkdir {n} {n2}", "mkdir -p {n} {n2}", "rmdir {n} {n2}", "rmdir {n}", "rm -f {n}",
+    "mkdir -p {n}/a && touch {n}/a/f", "ls", "ls {n}", "mkdir q && cd q", "rmdir ../q", "cd ~/notes-app", "pwd",
+    "ls -a", "printf 'echo $HOME\\n' > {s}", "echo 'cost: $5' > {s}", "cat {s}", "bash {s}", "chmod +x {s}",
+    "git status --short", "git add {s}", "git diff --stat",
+]
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),
                  "python": (PY_TEMPLATES, [], []), "subst": (SUB_TEMPLATES, SUB_NAMES, SUB_WORDS),
                  "vars": (VAR_TEMPLATES, SUB_NAMES, SUB_WORDS), "lines": (LINE_TEMPLATES, SUB_NAMES, SUB_WORDS),
@@ -444,7 +459,9 @@ TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, RE
                  "env": (ENV_TEMPLATES, ["o.txt", "out.log", "new/x.txt", "src/m.txt", "d"], ENV_VARIABLES),
                  "pywrites": (PYW_TEMPLATES, PYW_FILES, PYW_WORDS), "pytools": (PYT_TEMPLATES, PYT_FILES, ["x"]),
                  "names": (NAME_TEMPLATES, ["README.md", ".env", "requirements.txt"], ["1", "a", "src", "x y"]),
-                 "scripts": (SCRIPT_TEMPLATES, ["o.txt", "log.txt", "src/m.txt"], ["hi", "a b", "x"])}
+                 "scripts": (SCRIPT_TEMPLATES, ["o.txt", "log.txt", "src/m.txt"], ["hi", "a b", "x"]),
+                 "params": (PARAM_TEMPLATES, ["src/notes.py", "README.md", "a", "a/b", "nope/x", "src", "q", "x.txt"],
+                            ["hi", "a b", "x"])}
 
 
 def command(rng: random.Random, templates: str = "files") -> str:
@@ -477,6 +494,8 @@ def command(rng: random.Random, templates: str = "files") -> str:
                       src2=rng.choice(["def f(:", "if 1:\n1", "*a = 1", "x = [", "print(\"ok\")"]),
                       j=rng.choice(PYT_JSON), js=rng.choice(["d.json", "e.json", "README.md"]),
                       o=rng.choice(PYT_OPTIONS), k=rng.randint(1, 4))
+    if templates == "params":
+        fields.update(p=rng.choice(PARAM_FORMS), p2=rng.choice(PARAM_FORMS), s=rng.choice(["h.sh", "run.sh"]))
     if templates == "scripts":
         fields.update(s=rng.choice(["run.sh", "b.sh", "sub/x.sh"]), d=rng.choice(["build", "out/x"]),
                       k=rng.randint(0, 3),

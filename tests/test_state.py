@@ -749,7 +749,8 @@ def test_what_echo_and_printf_write_is_known_only_where_the_shell_passes_the_wor
     written (but for the variables the state knows, and braces, expanded first); anything else the shell
     expands (a pattern, a tilde, `$` in single quotes, `$$`, `${X:=d}`, a variable the machine sets), `echo -e`
     and printf's conversions leave the contents unknown: before, `echo '$HOME' > f`, `echo * > f`,
-    `printf 'x%sy' > f` and `echo $RANDOM > f` were recorded wrong, and `cat f` answered from them.
+    `printf 'x%sy' > f` and `echo $RANDOM > f` were recorded wrong, and `cat f` answered from them. A `$`
+    in single quotes is written as it is where bash expands nothing else on the line.
     A `#` inside a word (`$#`, `a#b`) starts no comment. (Checked in the sandbox by
     test_every_state_answer_agrees_byte_for_byte_with_the_real_sandbox.)"""
     s = terminal()
@@ -758,10 +759,12 @@ def test_what_echo_and_printf_write_is_known_only_where_the_shell_passes_the_wor
                        ("echo 'x  [y]' > f", "x  [y]\n"), ("export X=1 && echo $X > f", "1\n"),
                        ("printf 'x%sy' > f", "xy"), ("printf '%s-%s\\n' a b c > f", "a-b\nc-\n"),
                        ("printf '%s' $SHELL > f", "/bin/bash"), ("echo a{b,c} > f", "ab ac\n"),  # (braces.py)
-                       ("echo ${X:-d} > f", "d\n")):  # (X unset: the default; variables._worked_out)
+                       ("echo ${X:-d} > f", "d\n"),  # (X unset: the default; variables._worked_out)
+                       ("echo '$HOME' > f", "$HOME\n"),  # (no `$` bash reads: the words as written)
+                       ("printf 'echo $1\\n' > f", "echo $1\n")):
         assert shell.answer(run(s, line), "cat ~/f" if "~" in line else "cat f") == (text, 0), line
-    for line in ("echo '$HOME' > f", "echo -e 'a\\nb' > f", "printf '%x' 255 > f", "printf 'a\\eb' > f", "echo ~ > f",
-                 "echo * > f", "echo a\\{b,c} > f", "echo $RANDOM > f", "echo $$ > f", "echo ${X:=d} > f",
+    for line in ("echo '$HOME' $HOME > f", "echo -e 'a\\nb' > f", "printf '%x' 255 > f", "printf 'a\\eb' > f",
+                 "echo ~ > f", "echo * > f", "echo a\\{b,c} > f", "echo $RANDOM > f", "echo $$ > f", "echo ${X:=d} > f",
                  "printf '%s' $RANDOM > f", 'echo "a\\$HOME" > f'):
         assert shell.answer(run(s, line), "cat f") is None, line
     for shells_own in ("echo $$", "echo $# $@", "echo $!"):  # (`$?`: the state keeps it now)
@@ -911,7 +914,9 @@ def test_a_script_run_leaves_the_files_it_names_or_may_reach_to_the_model():
     s = run(terminal(), "python3 -c \"open('README.md', 'a').write('more')\"")  # (walked: pyfiles.py)
     assert shell.answer(s, "cat README.md")[0].endswith('buy milk"\nmore')
     s = run(run(terminal(), "printf 'for f in *.md; do echo x >> $f; done\\n' > up.sh"), "bash up.sh")
-    assert shell.answer(s, "cat src/notes.py") is None  # (a loop over a pattern: any file below)
+    assert shell.answer(s, "cat README.md")[0].endswith('milk"\nx\n')  # (its text known: run on the state)
+    s = run(run(terminal(), "printf 'date\\nfor f in *.md; do echo x >> $f; done\\n' > up.sh"), "bash up.sh")
+    assert shell.answer(s, "cat src/notes.py") is None  # (not run here, a loop over a pattern: any file below)
     s = run(terminal(), "python3 -c 'x = 3 * 2; print(\"a\".find(\"b\"))'")  # (neither a pattern nor a walk)
     assert shell.answer(s, "cat README.md")[1] == 0
 

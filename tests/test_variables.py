@@ -328,3 +328,12 @@ def test_a_value_too_long_to_work_out_is_left_to_the_model():
     for line in ["echo " + "$F" * 1500, "echo ${F##*a*a*a*b}", "echo " + "${F:-x}" * 1500, "echo ${F%%*a}"]:
         assert shell.answer(s, line) is None, line[:40]
     assert shell.answer(s, "echo ${#F} ${F:3990}") == ("4000 aaaaaaaaaa\n", 0)
+
+
+def test_a_dollar_in_single_quotes_is_written_as_it_is():
+    """`printf 'echo $HOME\\n' > h.sh` writes `$HOME` as typed (agents write scripts so): the file is
+    read back and run. Before, any `$` in single quotes left the file's text unknown."""
+    lines = ["printf 'echo $HOME\\n' > h.sh", "cat h.sh", "bash h.sh", "echo 'cost: $5' > p.txt", "cat p.txt",
+             "printf 'b $X\\n' > q; echo $HOME", "cat q", "X='$HOME'; echo $X", "sed -i 's/$/!/' p.txt", "cat p.txt"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()

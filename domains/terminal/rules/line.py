@@ -232,9 +232,9 @@ _BRACED = re.compile(r"\$\{[^}'\"\s\\$`]+\}")
 def _expansions(command: str, s: TerminalState) -> set[str] | None:
     """What the shell would expand in `command` beside the variables the state knows: outside quotes
     a pattern ("glob"), braces ("brace"), a tilde starting a word ("tilde"), a backslash
-    ("backslash"); `$` within single quotes ("quoted $": the words are expanded without their
-    quotes); a variable the state does not know (`$X`, `${X%.py}`), or `$$`, `$?` ("variable"); `${…}`
-    is no pattern or braces of the line's own. In the word
+    ("backslash"); `$` within single quotes where a `$` outside them has the words expanded, which
+    have lost their quotes ("quoted $"); a variable the state does not know (`$X`, `${X%.py}`), or
+    `$$`, `$?` ("variable"); `${…}` is no pattern or braces of the line's own. In the word
     a `>` writes to, each kind is named "target …". None: the line is not simple commands."""
     parts = _split(command)
     if parts is None:
@@ -292,7 +292,12 @@ def _expansions(command: str, s: TerminalState) -> set[str] | None:
                 kinds.add("target variable" if i and words[i - 1] in (">", ">>") else "variable")
     if "$(" in command or "`" in command or not quoted_only and _splits(command, s):
         kinds.add("variable")  # (a command's output, or arithmetic, or a value bash splits: not worked out here)
+    if quoted_only:  # (bash expands nothing: the words, quotes lost, are as written, `$` and all; _expand_words)
+        kinds -= QUOTED_DOLLAR
     return kinds
+
+
+QUOTED_DOLLAR = {"quoted $", "target quoted $"}
 
 
 PATH_EXPANSIONS = {"tilde", "backslash", "target tilde", "target backslash"}  # (`_abs` reads ~; shlex, \\ )

@@ -28,7 +28,7 @@ from .variables import (QUOTED_TILDE, _expand, _expand_words, _splits, assigns_i
                         forget_assigned)
 from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything,
                       _walked_to_its_failure, done_in_turn, fed_python, not_followed)
-from .line import Heredoc, _expansions, _split, _tildes, heredoc, home_expanded
+from .line import QUOTED_DOLLAR, Heredoc, _expansions, _split, _tildes, heredoc, home_expanded
 from .output import joined, next_cwd, one_line, shell_words
 from .programs import (INTERPRETERS, MODELLED, _compiled_where_it_ran, _machine, _named_in, _no_shadowing,
                        _plain_python, _project_run, _ran_nothing, _reads_only, _writes, fed_to_python, ran_in_a_pipe)
@@ -494,6 +494,8 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
     if len(parts) == 1 and kinds is not None and assigns_itself(line):
         kinds.add("variable")  # (`X=1 Y=$X`: Y has the new X, which the words here were not expanded with)
     each = lists.expansions_each(line, parts, s) if len(parts) > 1 and kinds is not None else None
+    if each and kinds and kinds & QUOTED_DOLLAR:  # (each command's words are expanded with the line's: `$` and all)
+        each = [None if k is None else k | (kinds & QUOTED_DOLLAR) for k in each]
     if exit_code != 0:
         forget_assigned(s, line)  # (`export F=a b.txt` failed: which of its variables it set, not followed)
     if exit_code != 0 and len(parts) > 1 and not (parts[-1][:2] == ["git", "commit"] and _quiet_prefix(state, parts)):

@@ -96,7 +96,8 @@ def silent(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         cmd, args = words[0], words[1:]
         if "" in args and cmd not in ("echo", "printf"):
             return None  # (`touch ""`, `mkdir -p "$UNSET"`: an empty name, refused)
-        if cmd != "cd" and _kind(s.cwd, s) == "missing":
+        if _kind(s.cwd, s) == "missing" and cmd not in ("cd", "export", "unset") and \
+                not all(ASSIGNMENT.fullmatch(w) for w in words):
             return None  # (the shell's folder removed: nothing can be made in it)
         plain = [a for a in args if not a.startswith("-")]
         redirect = next((i for i, w in enumerate(words) if w in (">", ">>")), None)
