@@ -50,16 +50,29 @@ def test_a_sourced_file_sets_the_shells_own_variables():
     assert unanswered(seen, set(lines)) == set()
 
 
+def test_a_script_reads_the_words_it_was_run_with():
+    """`bash run.sh src x` and `./mk.sh build`: `$1`…`$9` (one not given is unset), `${1:-.}` and `$#`
+    are the words after the script's name. Before, any script that read its arguments was the model's."""
+    lines = ["printf 'echo \"got $# : $1 $2\"\\nls ${1:-.}\\n[ -z \"$3\" ] && echo no3\\n' > run.sh",
+             "bash run.sh src x", "bash run.sh", "bash run.sh tests",
+             "printf '#!/bin/bash\\nset -e\\nmkdir -p \"$1\"\\necho ok > $1/out.txt\\necho made $1\\n' > mk.sh",
+             "chmod +x mk.sh", "./mk.sh build", "ls build", "cat build/out.txt", "bash mk.sh a b", "ls a"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
+
+
 def test_what_a_script_may_do_otherwise_is_left_to_the_model():
-    """Not executable ("Permission denied"), no `#!` (bash runs it its own way), arguments read, an
+    """Not executable ("Permission denied"), no `#!` (bash runs it its own way), arguments read at once, an
     `exit` in the middle, a sourced file that changes folder, bash's own message (it names the script
     and line), a file not known: the model's. After it, what it may have written is not known."""
     s = RULES.initial(__import__("mcp_world.world", fromlist=["x"]).load_world("devbox"))
-    s = shell.apply(s, "printf 'echo $1\\n' > a.sh", "", 0, s["cwd"])
+    s = shell.apply(s, "printf 'echo $@\\n' > a.sh", "", 0, s["cwd"])
     s = shell.apply(s, "printf 'echo hi\\n' > p.sh", "", 0, s["cwd"])
     s = shell.apply(s, "printf 'cd src\\n' > c.sh", "", 0, s["cwd"])
     s = shell.apply(s, "printf 'nope-x\\necho after\\n' > n.sh", "", 0, s["cwd"])
     s = shell.apply(s, "printf 'if true; then exit 2; fi\\necho x\\n' > m.sh", "", 0, s["cwd"])
-    for line in ["./p.sh", "chmod +x p.sh && ./p.sh", "bash a.sh x", "source c.sh", "bash n.sh", "bash m.sh",
+    s = shell.apply(s, "printf 'set -u\\necho $2\\n' > u.sh", "", 0, s["cwd"])
+    for line in ["./p.sh", "chmod +x p.sh && ./p.sh", "bash a.sh x", "bash u.sh a", "echo $1 $#", "source c.sh",
+                 "bash n.sh", "bash m.sh",
                  "bash nope.sh", "bash -c \"echo $HOME\""]:
         assert shell.answer(s, line) is None, line

@@ -9,8 +9,10 @@ Agents write a script and run it (`cat > build.sh <<'EOF' … EOF; chmod +x buil
 and keep settings in a file they source. Each was the model's, and the state then forgot every file
 (a script may write anything), so `ls` and `cat` after it went to the model too.
 
-Left to the model: a text the state cannot run (it bails on any statement it does not know), one
-that reads its arguments (`$1`, `$@`), `exit` but as the last statement, `set` but `-e`, `-u` and
+A child run with words after its name (`bash run.sh a b`, `./run.sh x`) reads them as `$1`…`$9`
+(one not given is unset) and `$#`. Left to the model: a text the state cannot run (it bails on any
+statement it does not know), one that reads its arguments all at once or moves them (`$@`, `$*`,
+`shift`, `getopts`), or its own name (`$0`), `exit` but as the last statement, `set` but `-e`, `-u` and
 `-o pipefail` before the first command (and with `-e`, a statement that fails inside a loop, an `if`
 or a list, where bash's rule for leaving is subtle), bash's own messages (`bash: line 3: …` names
 the script and the line), and `sh` of a text where dash and bash may differ (`echo -e`, `[[`,
@@ -35,6 +37,9 @@ _SH = re.compile(r"#!\s*(?:/usr)?/bin/(?:env\s+)?sh\s*$")
 _NOT_DASH = re.compile(r"\\|\[\[|\$'|(?<!\$)\{|\becho\s+-|\b(?:source|function|local|declare|typeset|let|select|"
                        r"shopt|mapfile|readarray|printf|read)\b|==|\(\(|=\(|<<<|&>|\|&|\$(?:RANDOM|BASH\w*)")
 _ARGUMENTS = re.compile(r"\$(?:[0-9@*#]|\{[0-9@*#])|\b(?:shift|getopts)\b")
+# What the state does not follow of a script's arguments: all of them at once, its name, moving them
+_ALL_ARGUMENTS = re.compile(r"\$(?:[0@*]|\{[#!]?[0@*])|\b(?:shift|getopts)\b")
+_POSITIONAL = re.compile(r"\$\{?([1-9])")
 _EXIT = re.compile(r"exit(?:\s+(\d{1,3}))?")
 _REFERENCED = re.compile(r"\$\{?([A-Za-z_]\w*)")
 MAX_TEXT = 20_000  # characters: a longer script is the model's (each statement is run on the state)
@@ -46,6 +51,7 @@ class Script:
     child: bool  # run in a child bash (its variables, folder and functions its own)
     errexit: bool  # `set -e`: the first statement that fails ends it, with its status
     exit_code: int | None  # `exit N` as its last statement (-1: `exit`, the status before it)
+    arguments: tuple[str, ...] = ()  # the words after its name (`bash run.sh a b`): `$1`, `$2`, `$#`
 
 
 def run(state: dict[str, Any], command: str,
@@ -60,7 +66,7 @@ def run(state: dict[str, Any], command: str,
         script = _read(command, s)
     except _Unknown:
         return None
-    start = _child(state) if script is not None and script.child else state
+    start = _child(state, script.arguments) if script is not None and script.child else state
     listed = lists.commands(script.text, substitutions=True) if script is not None and start is not None else None
     if script is None or start is None or listed is None:
         return None
@@ -95,7 +101,7 @@ def _read(command: str, s: TerminalState) -> Script | None:
         return None if text is None or re.search(r"\b(?:cd|pushd|popd|return|exit|set|shopt)\b", text) else \
             _parsed(text, s, child=False, dash=False)  # (what would change the shell's folder or options)
     if words[0] in ("bash", "sh") and len(words) >= 2 and not words[1].startswith("-"):
-        text = _text(words[1], s)
+        text, arguments = _text(words[1], s), tuple(words[2:])
         dash = words[0] == "sh"
     elif "/" in words[0]:
         path = _abs(words[0], s)
@@ -104,11 +110,10 @@ def _read(command: str, s: TerminalState) -> Script | None:
         if text is None or mode is None or not mode & 0o100 or not (_BASH.match(text.split("\n", 1)[0]) or
                                                                      _SH.match(text.split("\n", 1)[0])):
             return None  # (not executable: "Permission denied"; no `#!`: bash runs it its own way)
-        dash = bool(_SH.match(text.split("\n", 1)[0]))
+        dash, arguments = bool(_SH.match(text.split("\n", 1)[0])), tuple(words[1:])
     else:
         return None
-    # (arguments: `_parsed` leaves a text that reads them, `$1`, `$@`, to the model)
-    return None if text is None else _parsed(text, s, child=True, dash=dash)
+    return None if text is None else _parsed(text, s, child=True, dash=dash, arguments=arguments)
 
 
 def _text(word: str, s: TerminalState, sourced: bool = False) -> str | None:
@@ -119,11 +124,12 @@ def _text(word: str, s: TerminalState, sourced: bool = False) -> str | None:
     return text if text is not None and len(text) <= MAX_TEXT and "\0" not in text else None
 
 
-def _parsed(text: str, s: TerminalState, child: bool, dash: bool) -> Script | None:
+def _parsed(text: str, s: TerminalState, child: bool, dash: bool, arguments: tuple[str, ...] = ()) -> Script | None:
     """The script's statements, its `set` and its last `exit` read; None where bash (or dash, for
     `sh`) would run it in a way the state does not follow."""
-    if dash and _NOT_DASH.search(text) or _ARGUMENTS.search(text) or "\r" in text:
-        return None
+    if dash and _NOT_DASH.search(text) or "\r" in text or \
+            _ARGUMENTS.search(text) and (not child or _ALL_ARGUMENTS.search(text) or len(arguments) > 9):
+        return None  # (`$1`, `${2:-x}`, `$#` of a child run with its words; `$@`, `shift`…: the model's)
     lines = [line for line in text.split("\n") if line.strip() and not line.lstrip().startswith("#")]
     options: set[str] = set()
     while lines and lines[0].split()[0] == "set":
@@ -142,9 +148,10 @@ def _parsed(text: str, s: TerminalState, child: bool, dash: bool) -> Script | No
     if not child and exit_code is not None or re.search(r"\b(?:exit|set|exec|trap|wait)\b", body) or \
             re.search(r"(?:^|[^&])&(?:[^&>]|$)", body):
         return None
-    if "nounset" in options and not _all_set(body, s):
-        return None
-    return Script(body, child, "errexit" in options, exit_code)
+    if "nounset" in options and (not _all_set(body, s) or
+                                 any(int(n) > len(arguments) for n in _POSITIONAL.findall(body))):
+        return None  # (bash stops at the first unset one: "unbound variable")
+    return Script(body, child, "errexit" in options, exit_code, arguments)
 
 
 def _options(words: list[str]) -> set[str] | None:
@@ -183,17 +190,18 @@ def _statements(listed: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
     return out
 
 
-def _child(state: dict[str, Any]) -> dict[str, Any] | None:
+def _child(state: dict[str, Any], arguments: tuple[str, ...] = ()) -> dict[str, Any] | None:
     """The state a child bash starts on: the shell's exported variables (a value not known may be
-    exported: kept not known), none of its own, `$?` 0; None where the shell defined functions (one
-    exported would be the child's too)."""
+    exported: kept not known), none of its own, its arguments (`$1`… and `$#`, as variables.py reads
+    them), `$?` 0; None where the shell defined functions (one exported would be the child's too)."""
     if [d for d in state.get("defined") or [] if d != "git config"]:
         return None
     variables = state.get("vars") or {}
     own = {name: None for name, value in variables.items() if value is None or name == "OLDPWD"}
     # (one the shell holds a value of and did not export is not the child's, whatever a line may have set)
     maybe = [name for name in state.get("maybe_set") or [] if variables.get(name) is None]
-    return {**state, "vars": own, "maybe_set": maybe, "status": 0}
+    positional = {str(n): word for n, word in enumerate(arguments, 1)}
+    return {**state, "vars": {**own, **positional, "#": str(len(arguments))}, "maybe_set": maybe, "status": 0}
 
 
 def _back(state: dict[str, Any], after: dict[str, Any], code: int) -> dict[str, Any]:

@@ -240,7 +240,7 @@ def _value(node: ast.expr, variable: Callable[[str], str | None], depth: int) ->
     raise _Refused
 
 
-_VARIABLE = re.compile(r"\$(?:\{[^}'\"\s\\$`]+\}|[A-Za-z_]\w*)")  # (`${…}`: as variables._expand reads it)
+_VARIABLE = re.compile(r"\$(?:\{[^}'\"\s\\$`]+\}|[A-Za-z_]\w*|[1-9#])")  # (`${…}`, `$1`: as _expand reads them)
 
 
 def variables(command: str, s: TerminalState) -> str:

@@ -191,6 +191,10 @@ def _expand(word: str, s: TerminalState, strict: bool = False) -> str:
         """The variable's value; None where the shell has none; raises _Unknown where not known."""
         if s.vars.get(name, "") is None:
             raise _Unknown(name)
+        if name.isdigit() and name != "0":  # (a script's arguments, where scripts.py runs one with its words)
+            if s.vars.get("#") is None:
+                raise _Unknown(name)
+            return s.vars.get(name)
         if name in s.vars:
             return s.vars[name]
         if name in s.env:
@@ -206,6 +210,8 @@ def _expand(word: str, s: TerminalState, strict: bool = False) -> str:
 
     def var(m: re.Match[str]) -> str:
         name = m.group(2) or m.group(12)
+        if not name and m.group(0) == "$#" and s.vars.get("#") is not None:
+            return s.vars["#"]  # type: ignore[return-value]
         if not name:  # $$, $?, $#, $@, $*, $!, $-: the shell's own (its pid, the last status…)
             if strict:
                 raise _Unknown(m.group(0))
