@@ -56,7 +56,8 @@ def test_a_script_reads_the_words_it_was_run_with():
     lines = ["printf 'echo \"got $# : $1 $2\"\\nls ${1:-.}\\n[ -z \"$3\" ] && echo no3\\n' > run.sh",
              "bash run.sh src x", "bash run.sh", "bash run.sh tests",
              "printf '#!/bin/bash\\nset -e\\nmkdir -p \"$1\"\\necho ok > $1/out.txt\\necho made $1\\n' > mk.sh",
-             "chmod +x mk.sh", "./mk.sh build", "ls build", "cat build/out.txt", "bash mk.sh a b", "ls a"]
+             "chmod +x mk.sh", "./mk.sh build", "ls build", "cat build/out.txt", "bash mk.sh a b", "ls a",
+             "printf 'echo $10 ${10} $1x $2\\ntouch $10.txt\\n' > ten.sh", "bash ten.sh p q", "ls"]  # ($10: ${1}0)
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()
 
@@ -72,7 +73,7 @@ def test_what_a_script_may_do_otherwise_is_left_to_the_model():
     s = shell.apply(s, "printf 'nope-x\\necho after\\n' > n.sh", "", 0, s["cwd"])
     s = shell.apply(s, "printf 'if true; then exit 2; fi\\necho x\\n' > m.sh", "", 0, s["cwd"])
     s = shell.apply(s, "printf 'set -u\\necho $2\\n' > u.sh", "", 0, s["cwd"])
-    for line in ["./p.sh", "chmod +x p.sh && ./p.sh", "bash a.sh x", "bash u.sh a", "echo $1 $#", "source c.sh",
-                 "bash n.sh", "bash m.sh",
-                 "bash nope.sh", "bash -c \"echo $HOME\""]:
+    s = shell.apply(s, "printf 'set -u\\necho ${#NOPE}\\n' > n2.sh", "", 0, s["cwd"])  # (bash: "unbound variable")
+    for line in ["./p.sh", "chmod +x p.sh && ./p.sh", "bash a.sh x", "bash u.sh a", "bash n2.sh", "echo $1 $#",
+                 "source c.sh", "bash n.sh", "bash m.sh", "bash nope.sh", "bash -c \"echo $HOME\""]:
         assert shell.answer(s, line) is None, line

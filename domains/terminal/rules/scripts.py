@@ -41,7 +41,7 @@ _ARGUMENTS = re.compile(r"\$(?:[0-9@*#]|\{[0-9@*#])|\b(?:shift|getopts)\b")
 _ALL_ARGUMENTS = re.compile(r"\$(?:[0@*]|\{[#!]?[0@*])|\b(?:shift|getopts)\b")
 _POSITIONAL = re.compile(r"\$\{?([1-9])")
 _EXIT = re.compile(r"exit(?:\s+(\d{1,3}))?")
-_REFERENCED = re.compile(r"\$\{?([A-Za-z_]\w*)")
+_REFERENCED = re.compile(r"\$\{?#?([A-Za-z_]\w*)")  # (`${#X}` reads X too)
 MAX_TEXT = 20_000  # characters: a longer script is the model's (each statement is run on the state)
 
 

@@ -183,7 +183,8 @@ def _splits(line: str, s: TerminalState) -> bool:
 # of `*`, `?` and plain characters taken off, `#` `##` `%` `%%`; a plain text replaced, `/` `//`;
 # a slice, `:N` `:N:M`), `$NAME`, and the shell's own `$?`, `$$`, `$#`…
 _REFERENCE = re.compile(r"\$\{(#?)(\w+)(?:(:?[-+])([\w./:@%+,=-]*)|(%%?|##?)([\w./:@+,=*?-]+)|"
-                        r"(//?)([\w.:@+,=-]+)/([\w./:@+,=-]*)|:(\d{1,6})(?::(\d{1,6}))?)?\}|\$(\w+)|\$[?$#@*!-]")
+                        r"(//?)([\w.:@+,=-]+)/([\w./:@+,=-]*)|:(\d{1,6})(?::(\d{1,6}))?)?\}|\$([A-Za-z_]\w*|\d)|"
+                        r"\$[?$#@*!-]")  # (`$10` is `${1}0`: one digit)
 
 
 def _expand(word: str, s: TerminalState, strict: bool = False) -> str:
