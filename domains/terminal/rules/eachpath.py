@@ -4,7 +4,7 @@ refuses, and which it made or removed (`outcome`).
 GNU coreutils works through its operands in order: a refused one is said on its own line and the
 rest go on (`touch x nope/y` makes x, `mkdir c c` makes c once, `rmdir a/b a` removes both); the
 status is 1 if any was refused. Each operand is looked at as the ones before it left the file system
-(`_Walk`, the state with what this command made and removed on top). Where the state does not know
+(`Walk`, the state with what this command made and removed on top). Where the state does not know
 what one operand finds, nothing is answered. The messages are coreutils 9.1's, as the sandbox prints
 them: touch and rmdir name a path between ' ', mkdir between ‘ ’ (a name of plain characters alone);
 `mkdir -p` names the folder on the way that is a file, as typed; `touch x/` of what is not a folder
@@ -29,19 +29,29 @@ class Outcome(NamedTuple):
     done: list[str]  # the operands it made (touch, mkdir) or removed (rmdir), as typed
 
 
-class _Walk:
+class Walk:
     """The file system as the state knows it, with what this command has made and removed so far."""
 
     def __init__(self, s: TerminalState):
         self.s = s
         self.now: dict[str, str] = {}  # path -> "file", "dir" or "missing", set by this command
+        self.made_in: dict[str, set[str]] = {}  # folder -> what this command made there and left
+
+    def set(self, path: str, kind: str) -> None:
+        self.now[path] = kind
+        inside = self.made_in.setdefault(posixpath.dirname(path), set())
+        (inside.discard if kind == "missing" else inside.add)(path)
 
     def kind(self, path: str) -> str | None:
         if path in self.now:
             return self.now[path]
-        if any(self.now.get(p) == "missing" for p in self.now if _within(path, p)) or \
-                self.now.get(posixpath.dirname(path)) == "dir":
-            return "missing"  # (removed, or in a folder this command made)
+        if self.now.get(posixpath.dirname(path)) == "dir":
+            return "missing"  # (in a folder this command made)
+        above = posixpath.dirname(path)
+        while above not in ("/", ""):  # (each folder above it, not every path this command named)
+            if self.now.get(above) == "missing":
+                return "missing"  # (in a folder this command removed)
+            above = posixpath.dirname(above)
         return _kind(path, self.s)
 
     def on_the_way(self, path: str) -> str | None:
@@ -59,8 +69,7 @@ class _Walk:
         """A folder holds nothing (None: its listing is not known)."""
         if _git_folder(posixpath.join(folder, ".git"), self.s):
             return False
-        made = [p for p, kind in self.now.items() if posixpath.dirname(p) == folder and kind != "missing"]
-        if made:
+        if self.made_in.get(folder):
             return False
         if folder not in self.s.known_dirs and self.now.get(folder) != "dir":
             return None
@@ -74,7 +83,7 @@ def outcome(cmd: str, args: list[str], s: TerminalState) -> Outcome | None:
     words = args[1:] if parents else args
     if cmd not in COMMANDS or not words or any(not w or w.startswith("-") or not _named(cmd, w) for w in words):
         return None
-    walk, lines, done = _Walk(s), [], []
+    walk, lines, done = Walk(s), [], []
     for word in words:
         path = _abs(word, s)
         if not _writable(path) or path in WRITABLE or path == s.home or _within(s.cwd, path) or \
@@ -90,7 +99,7 @@ def outcome(cmd: str, args: list[str], s: TerminalState) -> Outcome | None:
     return Outcome("".join(lines), 1 if lines else 0, done)
 
 
-def _touch(walk: _Walk, word: str, path: str, _parents: bool) -> str | None:
+def _touch(walk: Walk, word: str, path: str, _parents: bool) -> str | None:
     way = walk.on_the_way(path)
     if way is None:
         return None
@@ -100,11 +109,11 @@ def _touch(walk: _Walk, word: str, path: str, _parents: bool) -> str | None:
     if word.endswith("/") and kind != "dir":  # (it cannot make a folder: only set the times of one)
         return f"touch: setting times of '{word}': {NOT_DIR if kind == 'file' else NO_ENTRY}\n" if kind else None
     if kind == "missing":
-        walk.now[path] = "file"
+        walk.set(path, "file")
     return ""
 
 
-def _mkdir(walk: _Walk, word: str, path: str, parents: bool) -> str | None:
+def _mkdir(walk: Walk, word: str, path: str, parents: bool) -> str | None:
     if parents:  # (each folder on the way made where it is not there; a file on it refused, named as typed)
         if walk.kind(walk.s.cwd if not word.startswith("/") else "/") != "dir":
             return None  # (the shell's folder removed)
@@ -120,7 +129,7 @@ def _mkdir(walk: _Walk, word: str, path: str, parents: bool) -> str | None:
                 why = "File exists" if i == len(typed) else NOT_DIR
                 return f"mkdir: cannot create directory ‘{prefix}’: {why}\n"
             if kind == "missing":
-                walk.now[_abs(prefix, walk.s)] = "dir"
+                walk.set(_abs(prefix, walk.s), "dir")
         return ""
     way = walk.on_the_way(path)
     kind = walk.kind(path)
@@ -128,11 +137,11 @@ def _mkdir(walk: _Walk, word: str, path: str, parents: bool) -> str | None:
         return None
     if way or kind != "missing":
         return f"mkdir: cannot create directory ‘{word}’: {way or 'File exists'}\n"
-    walk.now[path] = "dir"
+    walk.set(path, "dir")
     return ""
 
 
-def _rmdir(walk: _Walk, word: str, path: str, _parents: bool) -> str | None:
+def _rmdir(walk: Walk, word: str, path: str, _parents: bool) -> str | None:
     way = walk.on_the_way(path)
     kind = walk.kind(path) if way == "" else None
     if way:
@@ -144,7 +153,7 @@ def _rmdir(walk: _Walk, word: str, path: str, _parents: bool) -> str | None:
         return None
     if not empty:
         return f"rmdir: failed to remove '{word}': Directory not empty\n"
-    walk.now[path] = "missing"
+    walk.set(path, "missing")
     return ""
 
 

@@ -22,10 +22,9 @@ import re
 from collections.abc import Callable
 
 from . import eachpath, readonly
+from .eachpath import NO_ENTRY, NOT_DIR
 from .state import _PLAIN, _QUOTABLE, TerminalState, _abs, _kind, _writable
 
-NO_ENTRY = "No such file or directory"
-NOT_DIR = "Not a directory"
 IS_DIR = "Is a directory"
 
 # why(word) -> "file", "dir", NO_ENTRY, NOT_DIR, or None where the state does not know
@@ -72,12 +71,9 @@ def what_is_at(word: str, s: TerminalState) -> str | None:
     if word.startswith("//") or ".." in word.strip("/").split("/")[1:]:
         return None  # (`README.md/..`: the kernel walks through the file; the state's path does not)
     path = _abs(word, s)
-    folder = "/"
-    for name in path.strip("/").split("/")[:-1]:
-        folder = posixpath.join(folder, name)
-        kind = _kind(folder, s)
-        if kind != "dir":
-            return {"file": NOT_DIR, "missing": NO_ENTRY}.get(kind or "")
+    way = eachpath.Walk(s).on_the_way(path)
+    if way != "":
+        return way  # (a folder on the way not there, a file; None: not known)
     kind = _kind(path, s) if path != "/" else "dir"
     if kind == "file" and word.endswith("/"):
         return NOT_DIR

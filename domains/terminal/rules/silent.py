@@ -55,7 +55,15 @@ def invalid_option(words: list[str]) -> str | None:
 
 def _apart(paths: list[str]) -> bool:
     """No path is named twice, or inside another (`mkdir a a`, `rm -r a a/b`: the second is refused)."""
-    return not any(_within(p, q) for i, p in enumerate(paths) for j, q in enumerate(paths) if i != j)
+    named = set(paths)
+    if len(named) != len(paths):
+        return False
+    for path in paths:  # (each folder above it: in time of the paths' number, not its square)
+        while path != (above := posixpath.dirname(path)):
+            if above in named:
+                return False
+            path = above
+    return True
 
 
 @budget.bounded
