@@ -448,6 +448,21 @@ PARAM_TEMPLATES = [
     "ls -a", "printf 'echo $HOME\\n' > {s}", "echo 'cost: $5' > {s}", "cat {s}", "bash {s}", "chmod +x {s}",
     "git status --short", "git add {s}", "git diff --stat",
 ]
+# `--templates gitmodes`: git and a file's x bit (mode 100755): scripts made executable or not, staged,
+# committed, diffed, shown, put back (checkout, restore, reset, stash), removed and moved with git
+GITMODE_NAMES = ["run.sh", "README.md", "src/notes.py", "tests/test_notes.py", "bin/go", "new.sh", "bin", "src"]
+GITMODE_MODES = ["+x", "-x", "755", "644", "u+x", "g+x", "a-x", "700", "600", "-R +x", "-R a-x"]
+GITMODE_TEMPLATES = [
+    "chmod {x} {n}", "chmod {x} {n} {n2}", "chmod {x} {n}", "printf '#!/bin/sh\\necho {w}\\n' > {n}",
+    "echo {w} >> {n}", "mkdir -p bin && printf 'echo go\\n' > bin/go && chmod +x bin/go", "git add {n}", "git add -A",
+    "git add .", "git status", "git status --short", "git diff", "git diff --cached", "git diff --stat",
+    "git diff HEAD", "git diff --name-status", "git diff --cached --numstat", "git diff {n}",
+    "git -c user.name=a -c user.email=a@b.c commit -qm {m}", "git -c user.name=a -c user.email=a@b.c commit -m {m}",
+    "git -c user.name=a -c user.email=a@b.c commit -am {m}", "git log --oneline", "git show --stat", "git show",
+    "git diff HEAD~1 --stat", "git checkout -- {n}", "git restore {n}", "git restore --staged {n}", "git reset",
+    "git reset -q {n}", "git reset --hard -q", "git rm -q {n}", "git rm -q --cached {n}", "git mv {n} {n2}",
+    "git stash", "git stash pop", "ls -l", "ls -l {n}", "cp {n} {n2}", "mv {n} {n2}", "rm -f {n}", "./{n}",
+]
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),
                  "python": (PY_TEMPLATES, [], []), "subst": (SUB_TEMPLATES, SUB_NAMES, SUB_WORDS),
                  "vars": (VAR_TEMPLATES, SUB_NAMES, SUB_WORDS), "lines": (LINE_TEMPLATES, SUB_NAMES, SUB_WORDS),
@@ -461,7 +476,8 @@ TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, RE
                  "names": (NAME_TEMPLATES, ["README.md", ".env", "requirements.txt"], ["1", "a", "src", "x y"]),
                  "scripts": (SCRIPT_TEMPLATES, ["o.txt", "log.txt", "src/m.txt"], ["hi", "a b", "x"]),
                  "params": (PARAM_TEMPLATES, ["src/notes.py", "README.md", "a", "a/b", "nope/x", "src", "q", "x.txt"],
-                            ["hi", "a b", "x"])}
+                            ["hi", "a b", "x"]),
+                 "gitmodes": (GITMODE_TEMPLATES, GITMODE_NAMES, ["hi", "ok"])}
 
 
 def command(rng: random.Random, templates: str = "files") -> str:
@@ -519,6 +535,8 @@ def command(rng: random.Random, templates: str = "files") -> str:
         fields.update(c=rng.choice(STREAM_INNER).format(**fields))
     if templates == "modes":
         fields.update(m=rng.choice(MODES))
+    if templates == "gitmodes":
+        fields.update(x=rng.choice(GITMODE_MODES), m=rng.choice(MESSAGES))
     if templates == "pipes":
         fields.update(k=rng.randint(1, 3))
         fields.update(b=rng.choice(PIPE_BODIES).format(**fields), b2=rng.choice(PIPE_BODIES).format(**fields))

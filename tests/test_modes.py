@@ -47,8 +47,8 @@ def test_while_a_mode_refuses_the_user_nothing_is_answered_until_chmod_gives_it_
     sandbox says "Permission denied", and the state answered them as done (four wrong answers, all
     confident). Now nothing is answered while such a mode is held, and what each line may have
     written is forgotten; a chmod that gives the rights back is followed, and the state answers
-    again. git's answers are the model's while a file of the repository is executable (git records
-    mode 100755)."""
+    again. Here git's answers stay the model's: the state forgot what the lines may have written while
+    the modes were held (tests/test_git_modes.py follows git through the x bit)."""
     seen = side_by_side(["chmod -v 644 README.md", "chmod +x README.md nope", "ls -l README.md",
                          "chmod a=r README.md", "echo x > README.md", "echo y >> README.md", "chmod 644 README.md",
                          "cat README.md", "chmod 000 src", "ls src", "touch src/x", "cat src/notes.py",

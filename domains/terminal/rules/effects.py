@@ -15,7 +15,7 @@ from typing import Any
 
 from . import eachpath, envprefix, history, missing, modes, sedscript
 from .state import (
-    WRITABLE, TerminalState, _abs, _absent, _changed, _children, _contents, _exists, _forget_writes, _globbed,
+    WRITABLE, TerminalState, _abs, _absent, _changed, _children, _contents, _exists, _forget_writes, _globbed, _in_repo,
     _made, _remove, _touched, _writable, _Unknown, _within, _write)
 from .variables import ASSIGNMENT, assign, _expand, _expand_words, forget_assigned
 from .line import PATH_EXPANSIONS, Heredoc, _echo_text, _split, _tildes
@@ -168,8 +168,8 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
         return
     cmd, args = words[0], words[1:]
     plain = [a for a in args if not a.startswith("-")]
-    if cmd == "git":
-        modes.after_git(s, args)
+    if cmd == "git" and not (s.git is not None and _in_repo(s)):
+        modes.after_git(s, args)  # (in the repository, history.py does, where the modes are not followed)
     if cmd == "tee" and fed is not None:
         for a in plain:
             _write(s, _abs(a, s), fed.text if fed.literal else None, "-a" in args or "--append" in args)

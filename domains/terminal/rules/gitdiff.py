@@ -80,9 +80,10 @@ def _func_line(a: list[str], start: int) -> str | None:
     return ""
 
 
-def patch(path: str, old: str | None, new: str | None, old_id: str, new_id: str) -> tuple[str, int, int] | None:
-    """One file's part of `git diff` (None for a side that does not exist), and its lines added and
-    removed; None where it is not certain."""
+def patch(path: str, old: str | None, new: str | None, old_id: str, new_id: str,
+          modes: tuple[str, str] = ("100644", "100644")) -> tuple[str, int, int] | None:
+    """One file's part of `git diff` (None for a side that does not exist; `modes`: each side's, as
+    git records them), and its lines added and removed; None where it is not certain."""
     found = hunks(old or "", new or "")
     if found is None:
         return None
@@ -90,11 +91,13 @@ def patch(path: str, old: str | None, new: str | None, old_id: str, new_id: str)
     short = (old_id or "0" * 40)[:7] + ".." + (new_id or "0" * 40)[:7]
     out = f"diff --git a/{path} b/{path}\n"
     if old is None:
-        out += f"new file mode 100644\nindex {short}\n"
+        out += f"new file mode {modes[1]}\nindex {short}\n"
     elif new is None:
-        out += f"deleted file mode 100644\nindex {short}\n"
+        out += f"deleted file mode {modes[0]}\nindex {short}\n"
+    elif modes[0] != modes[1]:  # (a mode changed: said first; the index line then has no mode, or is not there)
+        out += f"old mode {modes[0]}\nnew mode {modes[1]}\n" + (f"index {short}\n" if old_id != new_id else "")
     else:
-        out += f"index {short} 100644\n"
+        out += f"index {short} {modes[0]}\n"
     if body:
         out += f"--- {'/dev/null' if old is None else 'a/' + path}\n+++ {'/dev/null' if new is None else 'b/' + path}\n" + body
     return out, added, removed
@@ -103,18 +106,20 @@ def patch(path: str, old: str | None, new: str | None, old_id: str, new_id: str)
 _NAME = re.compile(r"[A-Za-z0-9._/+@=,-]+")  # a path git writes as it is (others it quotes)
 
 
-def body(changes: list[tuple[str, str | None, str | None, str, str]], form: str) -> str | None:
+def body(changes: list[tuple[str, str | None, str | None, str, str]], form: str,
+         modes: dict[str, tuple[str, str]] | None = None) -> str | None:
     """What `git diff` (or `git show` after its header) prints for the changed files, in the order
     given — (path, old text, new text, old blob id, new blob id), a text None where that side has no
-    file — as patches, `--stat`, `--numstat`, `--shortstat`, `--name-only` (`names`) or `--name-status`
-    (`status`); None where one is not certain, or git would quote a name."""
+    file; `modes`: each side's of a path where one is not 100644 — as patches, `--stat`, `--numstat`,
+    `--shortstat`, `--name-only` (`names`) or `--name-status` (`status`); None where one is not
+    certain, or git would quote a name."""
     out: list[str] = []
     rows: list[tuple[str, int, int]] = []
     for path, old, new, old_id, new_id in changes:
         if not _NAME.fullmatch(path):
             return None
         if form == "patch":
-            found = patch(path, old, new, old_id, new_id)
+            found = patch(path, old, new, old_id, new_id, (modes or {}).get(path, ("100644", "100644")))
             if found is None:
                 return None
             out.append(found[0])

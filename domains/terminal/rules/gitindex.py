@@ -9,7 +9,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from . import gitignore, gitstatus
+from . import gitignore, gitmodes, gitstatus
 from .state import TerminalState, _blob, _kept, _within
 
 
@@ -78,8 +78,12 @@ def changes(s: TerminalState, relative_to: str) -> list[tuple[str, str]] | None:
             if work:
                 untracked.add(rel)
             continue
-        x = " " if staged == head else ("A" if not head else "M")
-        y = " " if work == staged else ("D" if not work else "M")
+        # (a file's mode is compared too, where the file is on both sides: gitmodes.py)
+        head_x, staged_x, work_x = gitmodes.head(g, rel), gitmodes.staged(g, rel), gitmodes.work(s, rel)
+        if work and work_x is None:
+            return None
+        x = " " if staged == head and (not head or head_x == staged_x) else ("A" if not head else "M")
+        y = " " if work == staged and (not work or staged_x == work_x) else ("D" if not work else "M")
         if x + y != "  ":
             out.append((rel, x + y))
     ignored: set[str] = set()  # (untracked, but not listed: neither are they tracked, for the folders shown)

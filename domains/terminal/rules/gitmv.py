@@ -14,6 +14,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
+from . import gitmodes
 from .gitindex import _tracked, _untouched
 from .state import TerminalState, _abs, _blob, _exists, _within
 
@@ -29,6 +30,7 @@ class Move:
     src: str = ""
     dst: str = ""
     index: dict[str, str] = field(default_factory=dict)  # path relative to the repository -> staged blob ("": none)
+    index_x: dict[str, bool] = field(default_factory=dict)  # the staged blob's mode: 100755 or not (gitmodes.py)
 
 
 def plan(s: TerminalState, args: list[str]) -> Move | None:
@@ -80,6 +82,7 @@ def plan(s: TerminalState, args: list[str]) -> Move | None:
             return None
         out.index[rel] = ""
         out.index[new + rel[len(old):]] = staged
+        out.index_x[new + rel[len(old):]] = gitmodes.staged(g, rel)
     return out
 
 
@@ -107,4 +110,5 @@ def apply(s: TerminalState, args: list[str], output: str | None) -> bool:
             g.index.pop(rel, None)
         else:
             g.index[rel] = staged
+        gitmodes.set_staged(g, rel, planned.index_x.get(rel, False))
     return True

@@ -24,10 +24,11 @@ def blob_id(text: str) -> str:
 
 
 def tree_of(blobs: dict[str, str], made: dict[str, bytes] | None = None, named: dict[str, str] | None = None,
-            at: str = "") -> str:
-    """The id of the tree git makes of these files (relative path: blob id, mode 100644); `made`, where
-    given, gets every tree object it takes (id: body), the folders' ones too, and `named` each
-    folder's tree id (its path below the top, "" for the top; `at`: this one's)."""
+            at: str = "", executable: frozenset[str] = frozenset()) -> str:
+    """The id of the tree git makes of these files (relative path: blob id; mode 100644, 100755 for
+    those `executable` names); `made`, where given, gets every tree object it takes (id: body), the
+    folders' ones too, and `named` each folder's tree id (its path below the top, "" for the top;
+    `at`: this one's)."""
     entries: dict[str, tuple[str, bytes]] = {}
     folders: dict[str, dict[str, str]] = {}
     for path, blob in blobs.items():
@@ -35,9 +36,10 @@ def tree_of(blobs: dict[str, str], made: dict[str, bytes] | None = None, named: 
         if sep:
             folders.setdefault(top, {})[rest] = blob
         else:
-            entries[top] = ("100644", bytes.fromhex(blob))
+            entries[top] = ("100755" if path in executable else "100644", bytes.fromhex(blob))
     for name, inner in folders.items():
-        entries[name] = ("40000", bytes.fromhex(tree_of(inner, made, named, f"{at}/{name}".lstrip("/"))))
+        below = frozenset(p[len(name) + 1:] for p in executable if p.startswith(name + "/"))
+        entries[name] = ("40000", bytes.fromhex(tree_of(inner, made, named, f"{at}/{name}".lstrip("/"), below)))
     # git orders entries by name, a folder's name as if it ended in "/"
     order = sorted(entries, key=lambda n: (n + "/" if entries[n][0] == "40000" else n).encode())
     body = b"".join(f"{entries[n][0]} {n}\0".encode() + entries[n][1] for n in order)
@@ -73,6 +75,7 @@ class Commit(BaseModel):
     message: str
     changed: list[tuple[str, str, str, int, int]]  # (path, blob before, blob after, lines added, removed)
     renames: bool = False  # git may find a rename among the changes (its summary then names it)
+    modes: dict[str, tuple[str, str]] = {}  # each changed path's modes before and after, where one is not 100644
 
     def made(self, parent: str, when: int) -> str:
         """The commit's id, made at `when`."""
@@ -81,8 +84,13 @@ class Commit(BaseModel):
     def said(self, branch: str, made: str, root: bool = False) -> str:
         """What git prints: the branch and the id (a repository's first commit says so), the subject,
         the diffstat's summary, each file made or removed."""
-        modes = [f" {'create' if not head else 'delete'} mode 100644 {rel}\n"
-                 for rel, head, after, _, _ in sorted(self.changed, key=lambda c: c[0].encode()) if not head or not after]
+        modes = []
+        for rel, head, after, _, _ in sorted(self.changed, key=lambda c: c[0].encode()):
+            before, now = self.modes.get(rel, ("100644", "100644"))
+            if not head or not after:
+                modes.append(f" {'create' if not head else 'delete'} mode {now if not head else before} {rel}\n")
+            elif before != now:
+                modes.append(f" mode change {before} => {now} {rel}\n")
         subject = self.message.split("\n\n", 1)[0]  # (a message of paragraphs: the first, one line)
         return f"[{branch}{' (root-commit)' if root else ''} {made[:7]}] {subject}\n" + gitdiff.shortstat(
             len(self.changed), sum(c[3] for c in self.changed), sum(c[4] for c in self.changed)) + "".join(modes)

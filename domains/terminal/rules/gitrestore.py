@@ -16,6 +16,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
+from . import gitmodes
 from .gitindex import _tracked, _untouched
 from .state import TerminalState, _abs, _blob, _exists, _kept, _made, _remove, _within, _write
 
@@ -44,6 +45,8 @@ class Plan:
     code: int
     index: dict[str, str] = field(default_factory=dict)  # path relative to the repository -> staged blob
     writes: dict[str, str | None] = field(default_factory=dict)  # absolute path -> its text (None: not known)
+    index_x: dict[str, bool] = field(default_factory=dict)  # the staged blob's mode: 100755 or not (gitmodes.py)
+    writes_x: dict[str, bool] = field(default_factory=dict)  # each file written: 100755 (rwxr-xr-x) or not
     removes: list[str] = field(default_factory=list)
 
 
@@ -125,21 +128,25 @@ def plan(s: TerminalState, args: list[str]) -> Plan | None:
     if unmatched and form.verb != "reset":  # (reset takes a name git does not know: nothing to do there)
         return Plan("".join(NOT_MATCHED.format(p) for p in unmatched), 1)
     out = Plan("", 0)
-    staged_after: dict[str, str] = {}
+    staged_after: dict[str, tuple[str, bool]] = {}  # (each path's blob and mode in the index after it)
     written = 0
     for rel, head in g.base.items():
         path = posixpath.join(g.repo, rel)
         staged = g.index.get(rel, head) or ""
+        head_x, staged_x = gitmodes.head(g, rel), gitmodes.staged(g, rel)
         if named and not any(_within(path, p) for p in named):
-            staged_after[rel] = staged
+            staged_after[rel] = staged, staged_x
             continue
-        staged_after[rel] = (head or "") if form.index else staged
+        staged_after[rel] = ((head or ""), head_x) if form.index else (staged, staged_x)
         if form.index:
-            out.index[rel] = head or ""
-        target = {"index": staged, "head": head}.get(form.worktree or "")
+            out.index[rel], out.index_x[rel] = head or "", head_x
+        target, target_x = {"index": (staged, staged_x), "head": (head, head_x)}.get(form.worktree or "", (None, False))
         if target is None:
             continue
         work = _blob(s, path)
+        work_x = gitmodes.work(s, rel) if work else False
+        if work_x is None:
+            return None  # (whether its mode differs: not known)
         if target == "":
             if form.hard and staged:  # staged as new: `reset --hard` removes it
                 if work is None and path not in s.files or not emptied_known(s, path):
@@ -149,11 +156,11 @@ def plan(s: TerminalState, args: list[str]) -> Plan | None:
             elif staged and form.worktree == "head":
                 return None  # (staged but not in the last commit: checkout HEAD keeps it, restore does not)
             continue  # (untracked: left where it is)
-        if work == target:
+        if work == target and work_x == target_x:
             continue
         if work is None and not form.dashed:
             return None  # (whether it differs, and so the count, is not known)
-        out.writes[path] = g.texts.get(target)
+        out.writes[path], out.writes_x[path] = g.texts.get(target), target_x
         written += 1
     if form.hard:
         if not g.hashes or not g.hashes[-1] or "\n" in g.commits[-1] or len(g.hashes) != len(g.commits):
@@ -169,20 +176,21 @@ def plan(s: TerminalState, args: list[str]) -> Plan | None:
     return out
 
 
-def _unstaged(s: TerminalState, staged_after: dict[str, str]) -> str | None:
+def _unstaged(s: TerminalState, staged_after: dict[str, tuple[str, bool]]) -> str | None:
     """What `git reset` lists after it: each tracked path whose working file differs from the index
-    (M) or is gone (D), relative to the repository, in the index's order."""
+    (M: its content or its mode) or is gone (D), relative to the repository, in the index's order."""
     g = s.git
     assert g is not None
     out = []
     for rel in sorted(staged_after, key=lambda r: r.encode()):
-        staged, path = staged_after[rel], posixpath.join(g.repo, rel)
+        (staged, staged_x), path = staged_after[rel], posixpath.join(g.repo, rel)
         if not staged:
             continue
         work = _blob(s, path)
-        if work is None:
+        work_x = gitmodes.work(s, rel) if work else False
+        if work is None or work_x is None:
             return None
-        if work != staged:
+        if work != staged or work and work_x != staged_x:
             out.append(f"{'D' if not work else 'M'}\t{rel}\n")
     return "".join(out)
 
@@ -216,10 +224,14 @@ def carry_out(s: TerminalState, plan: Plan) -> None:
             g.index.pop(rel, None)
         else:
             g.index[rel] = staged
+        gitmodes.set_staged(g, rel, plan.index_x.get(rel, False))
     for path, text in sorted(plan.writes.items(), key=lambda item: item[0].encode()):  # (in the index's order)
         _folders_for(s, path)
         s.files.pop(path, None)  # (git removes the old file and writes a new one: the newest of its folder)
         _write(s, path, text)
+        s.modes.pop(path, None)  # (made anew: 644, or 755 for git's 100755, less the umask 022)
+        if plan.writes_x.get(path):
+            s.modes[path] = 0o755
     for path in plan.removes:
         _remove(s, path)
         folder = posixpath.dirname(path)  # (and the folders it leaves empty, up to the repository)

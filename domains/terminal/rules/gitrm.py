@@ -13,6 +13,7 @@ from __future__ import annotations
 import posixpath
 import re
 
+from . import gitmodes
 from .gitrestore import Plan, carry_out, emptied_known
 from .gitindex import _tracked
 from .state import TerminalState, _abs, _blob, _within
@@ -67,8 +68,14 @@ def plan(s: TerminalState, args: list[str]) -> Plan | None:
         staged = g.index.get(rel, head)
         if head is None or work is None or staged is None:
             return None
-        if "f" not in options and (staged != head and staged != work if "cached" in options else
-                                   staged != head or work not in (staged, "")):
+        # (each side's blob with its mode: a change of mode alone is a change git refuses to lose too)
+        head_x, staged_x = gitmodes.head(g, rel) and bool(head), gitmodes.staged(g, rel) and bool(staged)
+        work_x = gitmodes.work(s, rel) if work else False
+        if work_x is None:
+            return None
+        sides = (head, head_x), (staged, staged_x), (work, work_x)
+        if "f" not in options and (sides[1] != sides[0] and sides[1] != sides[2] if "cached" in options else
+                                   sides[1] != sides[0] or sides[2] not in (sides[1], ("", False))):
             return None  # (git refuses to lose a change: what it lists, left to the model)
         out.index[rel] = ""
         if "cached" not in options and work:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from . import gitclean, gitmv, gitobjects, gitremote, gitrestore, gitrm, gitstash, gitstatus
+from . import gitclean, gitmodes, gitmv, gitobjects, gitremote, gitrestore, gitrm, gitstash, gitstatus, modes
 from . import state as st
 from .gitindex import _committed, ignoring, refused
 from .repository import (BRANCH_LISTING, GIT_READS, QUIET, TAG_LISTING, _commit_message, _commits_all, _fresh,
@@ -67,6 +67,10 @@ def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
         _write(s, posixpath.join(s.home, ".gitconfig"), None)  # (set: git writes the file, made if new)
     elif cmd == "git" and s.git is not None and _in_repo(s):
         args = _git_args(args)
+        kept = gitmodes.aware(args) or gitmodes.settled(s)  # (the modes followed through it, or it cannot change one)
+        before = gitmodes.held(s) if kept and not gitmodes.aware(args) else {}
+        if not kept:
+            modes.after_git(s, args)  # (what it may have written back: its mode not known)
         if not _leaves_git_dir(args):
             s.times.pop(posixpath.join(s.git.repo, ".git"), None)  # (git may have written there, at any time)
         plain = [a for a in args if not a.startswith("-")]
@@ -89,8 +93,9 @@ def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
                 s.git.branches.append(s.git.branch)  # (a repository's first commit makes its branch)
             parent, s.git.head = s.git.head, ""
             index = _committed(s, _commits_all(args))
-            _remember_change(s, index)
-            _commit(s, index)
+            taken = gitmodes.committed(s, _commits_all(args))
+            _remember_change(s, index, taken)
+            _commit(s, index, taken)
             if len(s.git.hashes) < len(s.git.commits):
                 s.git.hashes += [""] * (len(s.git.commits) - len(s.git.hashes))
             s.git.commits.append(commit_message)
@@ -119,6 +124,7 @@ def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
             elif plain[1] != s.git.branch:
                 s.git.last_change = None  # (another branch's last commit: not known to be this one)
                 if s.git.moved:
+                    modes.after_git(s, args)
                     s.git.unknown = True  # that branch's files may differ from these: not followed
                     _forget_writes(s, s.git.repo)
             s.git.branch = plain[1]
@@ -133,10 +139,15 @@ def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
             pass  # (a file put back, the index too: as the last commit, the index or a stash had it)
         else:  # merge, rebase, stash, a reset or restore not followed, commit --amend…: not modelled
             s.git.unknown = True
+            if gitmodes.aware(args):
+                modes.after_git(s, args)
             if _index_only(args):
                 _forget_writes(s, s.git.repo)
             else:  # (`git rm`, `git mv`, a stash or a restore: files removed, renamed or brought back)
                 _forget_below(s, s.git.repo)
+        if not kept:
+            gitmodes.lose(s)
+        gitmodes.written_back(s, before)
     else:
         return False
     return True
@@ -338,19 +349,23 @@ def _stage(s: TerminalState, args: list[str]) -> None:
     staged = [rel for rel in staged if rel not in fresh or not ignores(rel)]  # (a path named that is ignored too)
     for rel in staged:
         g.index[rel] = _kept(s, posixpath.join(g.repo, rel))
+        gitmodes.stage(s, rel)
 
 
-def _remember_change(s: TerminalState, index: dict[str, str | None] | None) -> None:
-    """What the commit about to be made of `index` changes, path by path, with the texts of both
-    sides (`git show`); nothing where a blob or its text is not known."""
+def _remember_change(s: TerminalState, index: dict[str, str | None] | None, taken: dict[str, bool] | None) -> None:
+    """What the commit about to be made of `index` (with the modes `taken`) changes, path by path,
+    with the texts of both sides (`git show`); nothing where a blob, its text or a mode is not known."""
     g = s.git
     assert g is not None
-    g.last_change, g.last_texts = None, {}
-    if index is None:
+    g.last_change, g.last_texts, g.last_modes = None, {}, {}
+    if index is None or taken is None:
         return
     if any(g.base[rel] is None for rel in index):
         return  # (a path's blob at the last commit not known)
-    change = {rel: [g.base[rel] or "", new or ""] for rel, new in index.items() if new != g.base[rel]}
+    sides = {rel: (gitmodes.head(g, rel) and bool(g.base[rel]), taken[rel] and bool(new)) for rel, new in index.items()}
+    change = {rel: [g.base[rel] or "", new or ""] for rel, new in index.items()
+              if new != g.base[rel] or sides[rel][0] != sides[rel][1] and g.base[rel] and new}
+    modes = {rel: list(pair) for rel in change if (pair := gitmodes.pair(*sides[rel]))}
     texts: dict[str, str] = {}
     for rel, blobs in change.items():
         working = s.files.get(posixpath.join(g.repo, rel))
@@ -362,22 +377,26 @@ def _remember_change(s: TerminalState, index: dict[str, str | None] | None) -> N
                 return
             if blob:
                 texts[blob] = text
-    g.last_change, g.last_texts = change, texts
+    g.last_change, g.last_texts, g.last_modes = change, texts, modes
 
 
-def _commit(s: TerminalState, index: dict[str, str | None] | None) -> None:
-    """A commit was made of `index` (None: the state did not know it): it is the last commit now,
-    and only the paths whose working tree differs from it stay changed."""
+def _commit(s: TerminalState, index: dict[str, str | None] | None, taken: dict[str, bool] | None) -> None:
+    """A commit was made of `index` with the modes `taken` (None: the state did not know them): it
+    is the last commit now, and only the paths whose working tree differs from it stay changed."""
     g = s.git
     assert g is not None
     g.moved = True
     if g.all_staged:  # everything was staged, so everything was committed: nothing differs but what is ignored
         ignored = {rel: "" for rel, head in g.base.items() if head == "" and g.index.get(rel, "") == ""}
+        gitmodes.after_commit(s, None, True, set(ignored))
         g.follows, g.base, g.index, g.texts, g.all_staged, g.others_known = True, ignored, {}, {}, False, True
         return
-    if index is None:
+    gitmodes.after_commit(s, {rel: x and bool(index[rel]) for rel, x in taken.items()}
+                          if index is not None and taken is not None else None, False, set())
+    if index is None or taken is None:
         g.follows = False
         return
-    g.base = {rel: head for rel, head in index.items() if _blob(s, posixpath.join(g.repo, rel)) != head}
+    g.base = {rel: head for rel, head in index.items() if _blob(s, posixpath.join(g.repo, rel)) != head or
+              head and gitmodes.work(s, rel) != gitmodes.head(g, rel)}
     g.index = {}
     g.texts = {h: t for h, t in g.texts.items() if h in g.base.values()}

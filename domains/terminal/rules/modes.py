@@ -14,9 +14,8 @@ cannot read or write, a folder it cannot list, enter or write in), or a special 
 known (a `chmod` not followed: `-R`, `g=u`, `+X`, one that failed), the state answers nothing
 (`machine.followed`) and forgets what each line may write, until `chmod` gives the rights back.
 
-git records a file's executable bit (mode 100755): while a file of the repository has the user's x
-bit, git's answers are the model's, and a commit made then is not followed (its tree is not the one
-the state would write). A git command that may rewrite files then leaves those files' modes unknown.
+git records a file's executable bit (mode 100755): gitmodes.py follows it through the index and the
+commits. A git command that may rewrite files leaves those files' modes unknown here.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ import posixpath
 import re
 from typing import Any
 
-from .state import TerminalState, _abs, _absent, _exists, _Unknown, _within, _writable
+from .state import TerminalState, _abs, _absent, _exists, _touched, _Unknown, _within, _writable
 
 FILE, FOLDER, UMASK = 0o644, 0o755, 0o022
 # git commands that leave the working tree's files as they are (their modes too)
@@ -164,16 +163,25 @@ def apply(s: TerminalState, args: list[str], exit_code: int, output: str = "") -
                 continue
             for path in _reached(target, read[0], s):
                 # (where it failed, how far -R went is not known)
-                mode = of(path, s) if _exists(path, s) and (path == target or exit_code == 0) else None
+                mode = _before(path, spec, s) if _exists(path, s) and (path == target or exit_code == 0) else None
                 if mode is not None and _compiled(spec) is not None:
                     followed[path] = changed(spec, mode, _folder(path, s))
                 elif _exists(path, s) or not _keeps_rights(spec):
                     followed[path] = None  # type: ignore[assignment]
     for path, mode in followed.items():
+        if not _folder(path, s):
+            _touched(s, path)  # (git compares a file's mode too: gitmodes.py)
         if mode == (FOLDER if _folder(path, s) else FILE):
             s.modes.pop(path, None)
         else:
             s.modes[path] = mode
+
+
+def _before(path: str, spec: str, s: TerminalState) -> int | None:
+    """The mode `chmod SPEC` changes at `path`: where it is not known, a file's octal mode is all
+    the same (`chmod 644 f` sets every bit of a file; a folder keeps its set-id bits)."""
+    mode = of(path, s)
+    return 0 if mode is None and re.fullmatch(r"[0-7]{3,4}", spec) and not _folder(path, s) else mode
 
 
 def _keeps_rights(spec: str) -> bool:
@@ -202,27 +210,11 @@ def removed(s: TerminalState, path: str) -> None:
         del s.modes[p]
 
 
-def executable_in_repo(s: TerminalState) -> bool:
-    """A file git tracks (at the last commit, or staged) has the user's x bit (or a mode not known):
-    git records 100755. A file git does not track is listed by name alone (`?? build.sh`), whatever
-    its mode, until `git add` stages it."""
-    if s.git is None or not s.modes:
-        return False
-    return any((mode is None or mode & 0o100) and _within(path, s.git.repo) and not _folder(path, s) and
-               not _untracked(s, path) for path, mode in s.modes.items())
-
-
-def _untracked(s: TerminalState, path: str) -> bool:
-    """The state follows the repository and knows `path` is neither at the last commit nor staged."""
-    g = s.git
-    assert g is not None
-    rel = posixpath.relpath(path, g.repo)
-    return g.follows and g.base.get(rel) == "" and g.index.get(rel, "") == ""
-
-
 def after_git(s: TerminalState, args: list[str]) -> None:
     """A git command that may rewrite files (checkout, restore, reset, stash…) while the repository
     holds modes of its own: what git left them as is not followed."""
+    while args[:1] == ["-c"] or args[:1] == ["--no-pager"]:  # (git's own options first: `-c user.name=…`)
+        args = args[2:] if args[0] == "-c" else args[1:]
     if s.git is None or not s.modes or args[:1] and args[0] in _LEAVES_FILES:
         return
     for path in s.modes:
@@ -290,7 +282,7 @@ def _followed(read: tuple[frozenset[str], str, list[str]], s: TerminalState) -> 
                 any(_within(target, d) for d in s.deleted):
             return None
         for path in _reached(target, options, s):
-            mode = of(path, s)
+            mode = _before(path, spec, s)
             if mode is None or any(_within(path, d) for d in s.deleted) or not _exists(path, s):
                 return None
             out[path] = changed(spec, mode, _folder(path, s))  # type: ignore[assignment]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from . import gitdiff, gitgrep, gitlog, gitobjects, gitshow, gitstatus, modes
+from . import gitdiff, gitgrep, gitlog, gitmodes, gitobjects, gitshow, gitstatus
 from . import state as st
 from .gitindex import _committed, _tracked, _untouched, changes, ignoring, refused
 from .state import GitState, TerminalState, _PLAIN, _abs, _blob, _children, _contents, _exists, _in_repo, _within
@@ -295,7 +295,7 @@ def _show_body(s: TerminalState, form: str) -> str | None:
         return None  # (a file's committed text not known)
     added = [(rel, None, tree[rel], "", gitobjects.blob_id(tree[rel]))
              for rel in sorted(tree, key=lambda p: p.encode())]
-    return gitdiff.body(added, form)
+    return gitdiff.body(added, form, {rel: (gitmodes.PLAIN, gitmodes.EXEC) for rel in g.head_x if rel in tree})
 
 
 def _change(g: GitState, form: str) -> str | None:
@@ -310,7 +310,8 @@ def _change(g: GitState, form: str) -> str | None:
         if any(blob and text is None for blob, text in zip((old, new), texts)):
             return None
         changes.append((rel, texts[0], texts[1], old, new))
-    return None if gitstatus.may_rename(changes) else gitdiff.body(changes, form)
+    shown_modes = {rel: (pair[0], pair[1]) for rel, pair in g.last_modes.items()}
+    return None if gitstatus.may_rename(changes) else gitdiff.body(changes, form, shown_modes)
 
 
 # the last commit's parent, as agents name it to see what it changed
@@ -346,6 +347,7 @@ def _diff(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
     if form is None or not g.follows or listed_unknown(s):
         return None
     changes = []
+    shown_modes: dict[str, tuple[str, str]] = {}
     for rel in sorted(g.base, key=lambda p: p.encode()):
         path = posixpath.join(g.repo, rel)
         if not _within(path, only):
@@ -357,13 +359,20 @@ def _diff(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
             continue  # untracked: no diff shows it
         if old is None or new is None:
             return None
-        if old == new or (sides == "index-work" and not staged):
+        xs = {"head": gitmodes.head(g, rel), "index": gitmodes.staged(g, rel),
+              "work": gitmodes.work(s, rel) if work else False}
+        old_x, new_x = (xs[side] for side in sides.split("-"))
+        if new_x is None:
+            return None  # (a mode not known)
+        if (old == new and (not old or old_x == new_x)) or (sides == "index-work" and not staged):
             continue
+        if pair := gitmodes.pair(old_x and bool(old), new_x and bool(new)):
+            shown_modes[rel] = pair
         texts = [None if not blob else s.files.get(path) if blob == work else g.texts.get(blob) for blob in (old, new)]
         if any(blob and text is None for blob, text in zip((old, new), texts)):
             return None
         changes.append((rel, texts[0], texts[1], old, new))
-    shown = None if gitstatus.may_rename(changes) else gitdiff.body(changes, form)
+    shown = None if gitstatus.may_rename(changes) else gitdiff.body(changes, form, shown_modes)
     return (shown, 0) if shown is not None else None
 
 
@@ -402,9 +411,11 @@ def _commit_answer(s: TerminalState, config: dict[str, str], args: list[str]) ->
             any(a.startswith("-") and not re.fullmatch(r"-[aqm]+", a) and a not in ("--all", "--quiet") for a in flags):
         return None
     index = _committed(s, _commits_all(args))
-    if index is None:
+    taken = gitmodes.committed(s, _commits_all(args))
+    if index is None or taken is None:
         return None
-    if not any(index[rel] != head for rel, head in s.git.base.items()):
+    if not any(index[rel] != head or head and index[rel] and gitmodes.head(s.git, rel) != taken[rel]
+               for rel, head in s.git.base.items()):
         listed = changes(s, s.cwd)  # nothing to commit: git says why, as `git status` does
         unborn = "" if s.git.commits else gitstatus.INITIAL_COMMIT
         return (gitstatus.long(s.git.branch, listed, unborn=unborn), 1) if listed is not None else None
@@ -428,12 +439,16 @@ def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool,
     email = config.get("user.email") or (s.identity or {}).get("user.email")
     if index is None or not g.head and g.commits or not name or not email or _env_identity(s) or \
             not re.fullmatch(r"[^\n<>]*[^\s<>]", name) or not re.fullmatch(r"[^\s<>]+", email) or \
-            not _as_git_keeps_it(message) or modes.executable_in_repo(s) or \
-            ignoring(s) is None:
-        return None  # (a file of mode 100755: a tree the state does not write; a world's file git ignores)
+            not _as_git_keeps_it(message) or gitmodes.lost(s) or ignoring(s) is None:
+        return None  # (a file whose mode git records is not known; a world's file git ignores)
+    taken = gitmodes.committed(s, every_tracked)
+    if taken is None:
+        return None
     if any(p.count("/") > gitobjects.MAX_DEPTH for p in s.files):
         return None  # (a tree that deep: the model's)
     tree: dict[str, str] = {}  # every tracked file's blob after the commit
+    executable = {rel for rel in g.head_x if rel not in g.base} | {rel for rel, x in taken.items() if x}
+    modes_of: dict[str, tuple[str, str]] = {}
     for path, content in s.files.items():
         rel = posixpath.relpath(path, g.repo)
         if not _within(path, g.repo) or rel in g.base or rel.startswith(".git/"):
@@ -448,7 +463,10 @@ def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool,
         after = index[rel]
         if after:
             tree[rel] = after
-        if after != head:
+        moved = bool(head and after) and gitmodes.head(g, rel) != taken[rel]
+        if after != head or moved:
+            if pair := gitmodes.pair(gitmodes.head(g, rel) and bool(head), taken[rel] and bool(after)):
+                modes_of[rel] = pair
             work = posixpath.join(g.repo, rel)
             texts = [("" if not b else g.texts.get(b) if g.texts.get(b) is not None else
                       s.files.get(work) if b == _blob(s, work) else None) for b in (head, after)]
@@ -462,8 +480,9 @@ def _new_commit(s: TerminalState, config: dict[str, str], every_tracked: bool,
             sides.append((rel, texts[0], texts[1], head or "", after or ""))
     if not changed:
         return None  # (nothing to commit)
-    return gitobjects.Commit(tree=gitobjects.tree_of(tree), who=f"{name} <{email}>", message=message, changed=changed,
-                             renames=gitstatus.may_rename(sides))
+    return gitobjects.Commit(tree=gitobjects.tree_of(tree, executable=frozenset(executable & set(tree))),
+                             who=f"{name} <{email}>", message=message, changed=changed,
+                             renames=gitstatus.may_rename(sides), modes=modes_of)
 
 
 def _as_git_keeps_it(message: str) -> bool:

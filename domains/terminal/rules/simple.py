@@ -9,8 +9,8 @@ from __future__ import annotations
 import posixpath
 import re
 
-from . import (diskuse, gitblame, gitclean, gitfiles, gitlog, gitmv, gitremote, gitrestore, gitrm, gitstash, gittypo,
-               gnudiff, inturn, machine, missing, modes, pathnames, pyjson, readonly, statfmt)
+from . import (diskuse, gitblame, gitclean, gitfiles, gitlog, gitmodes, gitmv, gitremote, gitrestore, gitrm, gitstash,
+               gittypo, gnudiff, inturn, machine, missing, pathnames, pyjson, readonly, statfmt)
 from .folders import _folders, _listing, _long, _unexpanded, every_name
 from .line import _echo_text, _split
 from .programs import _as_python_shows, _script, module_run, py_compiled
@@ -170,7 +170,7 @@ def _git(cmd: str, args: list[str], s: TerminalState) -> tuple[str, int] | None:
     it), a misspelt subcommand, a folder that is no repository, who commits as `git config` says."""
     if args[:1] == ["config"]:
         return _identity_read(args[1:], s)
-    if cmd == "git" and s.git and (s.git.unknown or modes.executable_in_repo(s)):
+    if cmd == "git" and s.git and (s.git.unknown or gitmodes.unanswered(s, (_git_globals(args) or ({}, []))[1])):
         return None  # the episode ran git commands the state does not model (merge, reset…); 100755 files
     if cmd == "git" and args and re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]*", args[0]) and "PATH" not in s.env and \
             "git config" not in s.defined and not any(p.endswith(GIT_CONFIG_FILES) for p in s.files):

@@ -89,12 +89,19 @@ class GitState(BaseModel):
     # where that commit is not one such (the world's, or one made of what the state did not know)
     last_change: dict[str, list[str]] | None = None
     last_texts: dict[str, str] = Field(default_factory=dict)
+    last_modes: dict[str, list[str]] = Field(default_factory=dict)  # its paths' modes before and after, not 100644
     # `git stash` entries, newest first (stash@{0}), where known whole: the world makes its repository
     # with none, and `git init` makes one with none
     stash: list[Stashed] | None = None
     # The remotes, name -> URL, where known whole (gitremote.py): the world makes its repository with
     # none, and so does `git init`
     remotes: dict[str, str] | None = None
+    # The files git records as executable (mode 100755, gitmodes.py), relative to the repository: at the
+    # last commit, and in the index where it differs from that; `x_lost`: a git command the modes are not
+    # followed through ran while one was in play (their picture holds again after a commit of everything)
+    head_x: list[str] = Field(default_factory=list)
+    index_x: dict[str, bool] = Field(default_factory=dict)
+    x_lost: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -495,7 +502,8 @@ def within_bounds(before: dict[str, Any], after: dict[str, Any]) -> dict[str, An
     if s.git is not None:
         s.git = s.git.model_copy(update={
             "follows": False, "base": {}, "index": {}, "texts": {}, "all_staged": False, "others_known": False,
-            "pristine": False, "last_change": None, "last_texts": {}, "stash": None})
+            "pristine": False, "last_change": None, "last_texts": {}, "last_modes": {},
+            "stash": None})
     return s.model_dump()
 
 
