@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.state_vs_real import _STAMP, _simulator  # noqa: E402
+from benchmarks.state_vs_real import _MADE, _STAMP, _at_the_second_git_ran, _pin_a_quiet_commit, _simulator  # noqa: E402
 from mcp_world.executors.sandbox import SandboxLimits, TerminalSandbox  # noqa: E402
 from mcp_world.world import load_world  # noqa: E402
 
@@ -561,6 +563,7 @@ async def run(seed: int, sequences: int, length: int, templates: str = "files") 
                 for i, line in enumerate(commands):
                     state = ep.state.setdefault("terminal", {})
                     cwd = state.get("cwd", box.home)
+                    asked = time.time()
                     said = sim.state_answer(ep, "run_command", {"command": line})
                     real = box.run(line, cwd, env=state.get("env") or {}, session=True)
                     box.status = real.exit_code & 255  # (`$?` in the next command, as the shadow mode keeps it)
@@ -568,17 +571,22 @@ async def run(seed: int, sequences: int, length: int, templates: str = "files") 
                     if said is not None:
                         answered += 1
                         code = (said.structured or {}).get("exit_code", 0)
+                        text = said.text
+                        if text != real.output and _MADE.search(real.output):  # (a commit's id: the second git ran)
+                            text = _at_the_second_git_ran(sim, ep, line, real.output, asked) or text
                         # (`ls -l` shows the minute each ran: the state's and the sandbox's may part by one)
-                        if (_STAMP.sub("<time>", said.text), code) != (_STAMP.sub("<time>", real.output), real.exit_code):
+                        if (_STAMP.sub("<time>", text), code) != (_STAMP.sub("<time>", real.output), real.exit_code):
                             wrong.append({"sequence": k, "step": i, "command": line, "cwd": cwd, "before": commands[:i],
-                                          "state": (said.text, code), "real": (real.output, real.exit_code)})
+                                          "state": (text, code), "real": (real.output, real.exit_code)})
                         elif real.cwd and (said.structured or {}).get("cwd", real.cwd) != real.cwd:  # (the folder)
                             wrong.append({"sequence": k, "step": i, "command": line, "cwd": cwd, "before": commands[:i],
                                           "state": ("folder", said.structured["cwd"]), "real": ("folder", real.cwd)})
                     # (the folder after it: where a failed `cd` leaves the shell, not where its text suggests)
                     after = real.cwd or next_cwd(line, cwd, state.get("home", box.home), real.exit_code)
+                    before = json.loads(json.dumps(state))
                     sim.observe(ep, "run_command", {"command": line}, real.output,
                                 {"exit_code": real.exit_code, "cwd": after})
+                    _pin_a_quiet_commit(sim, ep, box, before, line, real, asked)
             finally:
                 box.close()
                 store.close()

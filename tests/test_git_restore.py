@@ -202,3 +202,13 @@ def test_git_blame_of_a_file_as_the_first_commit_made_it_names_that_commit_on_ev
     seen = side_by_side(lines + ["echo x >> README.md", "git blame README.md", "git blame -- u.txt"])
     assert unanswered(seen, set(lines)) == set()
     assert [said for _, said, _ in seen[-2:]] == [None, None]  # (changed since; staged, committed by the second)
+
+
+def test_git_diff_head_shows_a_file_taken_out_of_the_index_as_deleted():
+    """`git rm --cached README.md` leaves the file in the working tree, untracked: `git diff HEAD`
+    shows it deleted (HEAD has it, the index does not). The rules before answered `git diff HEAD` with
+    nothing, confidently wrong (the fuzz's gitmodes set found it, seed 1701)."""
+    lines = ["git rm -q --cached README.md", "git diff HEAD", "git diff HEAD --stat", "echo x >> README.md",
+             "git diff HEAD --name-status", "git status --short"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()

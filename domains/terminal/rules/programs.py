@@ -14,7 +14,7 @@ import sys
 from . import awk, pycheck, pyeval, pyjson, pymain, pyrun, pyscript, pysyntax, sedscript, stdlib_imports
 from .machine import environ_value
 from .repository import BRANCH_LISTING, GIT_PIPED_READS
-from .state import TerminalState, _abs, _absent, _children, _contents, _forget_writes, _within, _writable
+from .state import TerminalState, _abs, _absent, _children, _contents, _forget_writes, _Unknown, _within, _writable
 from .output import shell_words
 
 
@@ -473,7 +473,12 @@ def _named_in(text: str, s: TerminalState) -> list[str]:
     named = [p for p in s.files if posixpath.basename(p) in words or posixpath.relpath(p, s.cwd) in words or p in words
              or p.startswith(s.home + "/") and "~/" + p[len(s.home) + 1:] in words]
     if s.deleted:  # (a path removed that it names, or one below it: it may make it again)
-        paths = {_abs(w, s) for w in words if "/" in w and not w.startswith("~")}
+        paths = set()
+        for w in words:
+            try:
+                paths |= {_abs(w, s)} if "/" in w and not w.startswith("~") else set()
+            except _Unknown:  # (`nope/.`, a path the rules do not read: any removed one, made again perhaps)
+                return named + list(s.deleted)
         named += [d for d in s.deleted if posixpath.basename(d) in words or any(_within(p, d) for p in paths)]
     return named
 

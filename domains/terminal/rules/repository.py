@@ -357,6 +357,8 @@ def _diff(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
         old, new = {"index-work": (staged, work), "head-index": (head, staged), "head-work": (head, work)}[sides]
         if sides != "head-index" and not staged and not head:
             continue  # untracked: no diff shows it
+        if sides == "head-work" and not staged:
+            new = ""  # (taken out of the index: the working tree's file is untracked, and HEAD's is deleted)
         if old is None or new is None:
             return None
         xs = {"head": gitmodes.head(g, rel), "index": gitmodes.staged(g, rel),
