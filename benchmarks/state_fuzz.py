@@ -25,7 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.state_vs_real import _MADE, _STAMP, _at_the_second_git_ran, _pin_a_quiet_commit, _simulator  # noqa: E402
+from benchmarks.state_vs_real import (_MADE, _STAMP, _at_the_second_git_ran, _pin_a_quiet_commit,  # noqa: E402
+                                      _simulator)
 from mcp_world.executors.sandbox import SandboxLimits, TerminalSandbox  # noqa: E402
 from mcp_world.world import load_world  # noqa: E402
 
