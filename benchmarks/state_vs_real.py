@@ -711,6 +711,15 @@ SEQUENCES: list[list[str]] = [
      "git -c user.name=a -c user.email=a@b.c commit -qm x",
      "git status", "git log --oneline", "git ls-files", "git show --stat", "cat .gitignore", "cd src && git status -s",
      "touch debug.log && git status -s && cd .."],
+    # a script written, made executable, committed and changed, as agents do: git records mode 100755, and
+    # a tracked file's x bit is a change of its own
+    ["mkdir -p scripts && printf '#!/usr/bin/env bash\nset -e\necho checking\n' > scripts/check.sh",
+     "chmod +x scripts/check.sh", "./scripts/check.sh", "git status", "git add scripts", "git diff --cached",
+     "git -c user.name=a -c user.email=a@b.c commit -m 'Add a check script'", "ls -l scripts", "git log --oneline",
+     "chmod +x src/notes.py", "git status --short", "git diff", "git checkout -- src/notes.py", "ls -l src",
+     "echo 'echo done' >> scripts/check.sh", "git diff --stat", "./scripts/check.sh",
+     "git -c user.name=a -c user.email=a@b.c commit -qam 'Say when done'", "git show --stat", "git show",
+     "git log --oneline", "git status"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

@@ -9,10 +9,13 @@ are `GitState.head_x` (the files it has as 100755: the world's repository has no
 `GitState.index_x` where they differ from the commit's. A file whose mode changes is `_touched`, so it
 is among the paths `base` lists, and each answer that compares two sides compares their modes too.
 
-The git commands that answer from or change the modes here are the reads, `add` and `commit`; any
-other (checkout, restore, reset, stash, rm, mv, clean…), while a file of mode 100755 is in play, is
-left to the model, and what it did to the modes is not followed (`x_lost`) until a commit of
-everything (`git add -A`) makes the last commit's modes the working tree's again.
+The git commands that answer from or change the modes here are the reads, `add`, `commit`, and the
+ones that put files back or take them out (checkout, restore, reset, rm, mv: gitrestore, gitrm and
+gitmv work out each file's mode too, and a file git writes back is 755 or 644). Any other (stash,
+clean, merge…) is followed as before where no mode differs anywhere (`settled`: then whatever git
+writes back keeps its mode); otherwise, while a file of mode 100755 is in play, it is left to the
+model, and what it did to the modes is not followed (`x_lost`) until a commit of everything (`git add
+-A`) makes the last commit's modes the working tree's again.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ AWARE = frozenset({"status", "diff", "log", "show", "grep", "ls-files", "rev-par
 
 
 def text(executable: bool) -> str:
+    """The mode git writes: 100755 or 100644."""
     return EXEC if executable else PLAIN
 
 
@@ -155,8 +159,8 @@ def settled(s: TerminalState) -> bool:
     return all(work(s, rel) for rel in g.head_x if posixpath.join(g.repo, rel) in s.files)
 
 
-def held(s: TerminalState) -> dict[str, int | None]:
-    """The modes the state holds of the repository's files (to put back after `written_back`)."""
+def snapshot(s: TerminalState) -> dict[str, int | None]:
+    """The modes the state holds of the repository's files (`written_back` puts them back)."""
     g = s.git
     return {} if g is None else {p: m for p, m in s.modes.items() if _within(p, g.repo) and p not in s.dirs}
 

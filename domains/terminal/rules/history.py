@@ -68,7 +68,7 @@ def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
     elif cmd == "git" and s.git is not None and _in_repo(s):
         args = _git_args(args)
         kept = gitmodes.aware(args) or gitmodes.settled(s)  # (the modes followed through it, or it cannot change one)
-        before = gitmodes.held(s) if kept and not gitmodes.aware(args) else {}
+        before = gitmodes.snapshot(s) if kept and not gitmodes.aware(args) else {}
         if not kept:
             modes.after_git(s, args)  # (what it may have written back: its mode not known)
         if not _leaves_git_dir(args):
@@ -139,8 +139,8 @@ def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
             pass  # (a file put back, the index too: as the last commit, the index or a stash had it)
         else:  # merge, rebase, stash, a reset or restore not followed, commit --amend…: not modelled
             s.git.unknown = True
-            if gitmodes.aware(args):
-                modes.after_git(s, args)
+            modes.after_git(s, args)  # (what it wrote, from another branch perhaps: its mode not known)
+            before = {}
             if _index_only(args):
                 _forget_writes(s, s.git.repo)
             else:  # (`git rm`, `git mv`, a stash or a restore: files removed, renamed or brought back)
