@@ -94,3 +94,18 @@ def test_remotes_added_and_removed_are_listed_as_git_lists_them():
     assert seen[4][1] == ("origin\tgit@github.com:me/notes.git (fetch)\norigin\tgit@github.com:me/notes.git (push)\n"
                           "zeta\thttps://e.com/z.git (fetch)\nzeta\thttps://e.com/z.git (push)\n", 0)
     assert seen[-2][1] is None
+
+
+def test_dates_in_the_form_date_asks_for():
+    """`git log --date=short` (and iso, iso-strict, rfc, unix, raw, local, default) in the default form's
+    `Date:` line, in `%ad` and `%cd` (`%ai` keeps its own), and in `git show`'s header; a commit made in
+    the episode too. Before, any `--date=` was the model's. `--date=relative` stays the model's."""
+    lines = ["git log --date=short", "git log --date=iso -1", "git log --date=raw --format='%ad|%cd|%ai'",
+             "git log --date=unix --format=%ad", "git log --date=rfc --format=%cd",
+             "git log --date=iso-strict --pretty='%h %ad'", "git log --date=local --format=%ad",
+             "git log --format='%h %ad %s' --date=short", "git show --date=short -s", "echo x >> README.md",
+             f"{IDENTITY} commit -qam two", "git log --date=short --format='%h %ad %an %s'",
+             "git show --stat --date=iso", "git log --date=relative --format=%ad"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines[:-1])) == set()
+    assert seen[-1][1] is None

@@ -28,14 +28,19 @@ class Entry(NamedTuple):
 
 
 _COUNT = re.compile(r"-(\d+)|-n(\d+)|--max-count=(\d+)")
+# `--date=FORM`: how `%ad`, `%cd` and the default form's `Date:` show a time (`date`'s forms; "r": raw,
+# "l": local, the default without its zone: the sandbox's is UTC); relative, human and format: dates
+# are the model's
+DATES = {"default": "d", "short": "s", "iso": "i", "iso8601": "i", "iso-strict": "I", "iso8601-strict": "I",
+         "rfc": "D", "rfc2822": "D", "unix": "t", "raw": "r", "local": "l"}
 _PLACEHOLDER = re.compile(r"%(x[0-9a-fA-F]{2}|[ac][nNeEdDtiIs]|[HhPpsBbnDd%])")
 
 
-def options(args: list[str]) -> tuple[int | None, tuple[str, str] | None] | None:
+def options(args: list[str]) -> tuple[int | None, tuple[str, str] | None, str] | None:
     """`git log`'s arguments: (how many entries, None for all; the form, None for the default one:
-    ("oneline", ""), ("format", FMT) or ("tformat", FMT)), or None where another option, a revision
-    or a path is given (the model answers)."""
-    count, form = None, None
+    ("oneline", ""), ("format", FMT) or ("tformat", FMT); the dates' form, `DATES`'), or None where
+    another option, a revision or a path is given (the model answers)."""
+    count, form, dates = None, None, "d"
     i = 0
     while i < len(args):
         arg = args[i]
@@ -54,28 +59,30 @@ def options(args: list[str]) -> tuple[int | None, tuple[str, str] | None] | None
             form = ("tformat", arg.removeprefix("--pretty=tformat:"))
         elif arg.startswith("--pretty=") and "%" in arg:
             form = ("tformat", arg.removeprefix("--pretty="))
+        elif arg.startswith("--date=") and arg.removeprefix("--date=") in DATES:
+            dates = DATES[arg.removeprefix("--date=")]
         elif arg not in ("--no-decorate", "--no-color"):
             return None
         i += 1
-    return count, form
+    return count, form, dates
 
 
-def render(entries: list[Entry], form: tuple[str, str], decoration: str | None) -> str | None:
+def render(entries: list[Entry], form: tuple[str, str], decoration: str | None, dates: str = "d") -> str | None:
     """The entries (newest first) in `form`; `decoration` is what `%d` shows at the newest entry
-    (None: not known, so a format with `%d` or `%D` is not answered)."""
+    (None: not known, so a format with `%d` or `%D` is not answered); `dates`: `%ad`'s and `%cd`'s form."""
     kind, fmt = form
     if kind == "oneline":
         return "".join(f"{e.id} {e.message}\n" for e in entries)
     shown = []
     for n, entry in enumerate(entries):
-        text = expand(fmt, entry, decoration if n == 0 else "")
+        text = expand(fmt, entry, decoration if n == 0 else "", dates)
         if text is None:
             return None
         shown.append(text)
     return "".join(t + "\n" for t in shown) if kind == "tformat" else "\n".join(shown)
 
 
-def expand(fmt: str, e: Entry, decoration: str | None) -> str | None:
+def expand(fmt: str, e: Entry, decoration: str | None, dates: str = "d") -> str | None:
     """One entry's line: each placeholder replaced, or None where one is not known (or not one of
     `_PLACEHOLDER`'s: git prints an unknown one as it is, but its meaning may be one the state lacks)."""
     out, i = [], 0
@@ -83,7 +90,7 @@ def expand(fmt: str, e: Entry, decoration: str | None) -> str | None:
         if "%" in fmt[i:m.start()]:
             return None
         out.append(fmt[i:m.start()])
-        value = _value(m.group(1), e, decoration)
+        value = _value(m.group(1), e, decoration, dates)
         if value is None:
             return None
         out.append(value)
@@ -93,7 +100,7 @@ def expand(fmt: str, e: Entry, decoration: str | None) -> str | None:
     return "".join(out) + fmt[i:]
 
 
-def _value(code: str, e: Entry, decoration: str | None) -> str | None:
+def _value(code: str, e: Entry, decoration: str | None, dates: str) -> str | None:
     if code.startswith("x"):
         return chr(int(code[1:], 16))
     simple = {"H": e.id, "h": e.id[:7], "P": e.parent, "p": e.parent[:7], "s": e.message, "b": "",
@@ -110,15 +117,19 @@ def _value(code: str, e: Entry, decoration: str | None) -> str | None:
         return name
     if what in "eE":
         return email.removesuffix(">")
-    return date(e.when, what)
+    return date(e.when, dates if what == "d" else what)
 
 
 def date(when: int, form: str = "d") -> str:
     """A time (UTC, as in the sandbox) in git's fixed forms: d (the default), t (seconds), i (ISO-like),
-    I (strict ISO 8601), s (the day); D (RFC 2822)."""
+    I (strict ISO 8601), s (the day); D (RFC 2822); r (raw: seconds and zone), l (local: no zone)."""
     t = time.gmtime(when)
     if form == "t":
         return str(when)
+    if form == "r":
+        return f"{when} +0000"
+    if form == "l":
+        return time.strftime(f"%a %b {t.tm_mday} %H:%M:%S %Y", t)
     if form == "i":
         return time.strftime("%Y-%m-%d %H:%M:%S +0000", t)
     if form == "I":

@@ -96,7 +96,8 @@ class Commit(BaseModel):
             len(self.changed), sum(c[3] for c in self.changed), sum(c[4] for c in self.changed)) + "".join(modes)
 
 
-def log(commits: list[tuple[str, str, str, int]]) -> str:
-    """`git log` in its default form of (message, full id, author, time) entries, newest first."""
-    return "\n".join(f"commit {full}\nAuthor: {who}\nDate:   {date(when)}\n\n    {message}\n"
+def log(commits: list[tuple[str, str, str, int]], dates: str = "d") -> str:
+    """`git log` in its default form of (message, full id, author, time) entries, newest first (`dates`:
+    the `Date:` lines' form, gitlog.DATES')."""
+    return "\n".join(f"commit {full}\nAuthor: {who}\nDate:   {date(when, dates)}\n\n    {message}\n"
                      for message, full, who, when in commits)

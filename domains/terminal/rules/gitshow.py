@@ -24,6 +24,7 @@ def options(args: list[str], is_head: Callable[[str], bool]) -> tuple[list[str],
     where another option, a revision other than the last commit (`is_head`) or a path is given, or
     two ask for different things."""
     header: list[str] | None = None
+    dates: list[str] = []  # (`--date=short`: the header's dates' form)
     body, quiet = None, False
     for arg in args:
         if is_head(arg):
@@ -39,9 +40,11 @@ def options(args: list[str], is_head: Callable[[str], bool]) -> tuple[list[str],
             header = [arg]
         elif arg == "--oneline" and header is None:
             header = [arg]
+        elif arg.startswith("--date=") and arg.removeprefix("--date=") in gitlog.DATES and not dates:
+            dates = [arg]
         else:
             return None
-    return header or [], "" if quiet else body or "patch"
+    return (header or []) + dates, "" if quiet else body or "patch"
 
 
 def answer(args: list[str], is_head: Callable[[str], bool], header: Callable[[list[str]], str | None],

@@ -214,20 +214,20 @@ def _log(g: GitState, args: list[str]) -> tuple[str, int] | None:
     parsed = gitlog.options(args)
     if parsed is None:
         return None
-    count, form = parsed
+    count, form, dates = parsed
     made = [None] * (len(g.commits) - len(g.made)) + g.made
     history = list(zip(g.commits, made))[::-1]
     shown = history[:len(history) if count is None else count]
     if any(m is None for _, m in shown) or any("\n" in message for message, _ in shown):
         return None
     if form is None:
-        return gitobjects.log([(message, m.id, m.who, m.when) for message, m in shown]), 0
+        return gitobjects.log([(message, m.id, m.who, m.when) for message, m in shown], dates), 0
     parents = [m.id if m else None for _, m in history[1:]] + [""]  # (the world's first commit: none)
     if any(parent is None for parent in parents[:len(shown)]):
         return None
     entries = [gitlog.Entry(message, m.id, m.who, m.when, parent) for (message, m), parent in zip(shown, parents)]
     alone = len(g.branches) == 1 and not g.tags and not g.unknown
-    said = gitlog.render(entries, form, f"HEAD -> {g.branch}" if alone else None)
+    said = gitlog.render(entries, form, f"HEAD -> {g.branch}" if alone else None, dates)
     return None if said is None else (said, 0)
 
 
