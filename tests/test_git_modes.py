@@ -77,3 +77,14 @@ def test_what_git_does_not_follow_through_the_modes_is_the_models():
     seen = side_by_side(lines)
     said = {command: answer for command, answer, _ in seen}
     assert said["git stash"] is None and said["git status --short"] is None and said["ls -l"] is None
+
+
+def test_a_new_repositorys_first_commit_holds_an_executable_file():
+    """In a world with no repository: `git init`, a script made executable beside a plain file, `git add
+    -A`, a quiet first commit (its id: a root tree holding 100755), `git show` (`new file mode 100755`),
+    `git log --stat`, then `chmod -x` of it."""
+    lines = ["git init -q proj && cd proj", "printf 'x\\n' > go && chmod +x go && touch a.txt", "git add -A",
+             "git status", f"{GIT} commit -qm init", "git show", "git log --stat", "chmod -x go",
+             "git status --short", "git diff"]
+    seen = side_by_side(lines, world="office")
+    assert unanswered(seen, set(lines)) == set()
