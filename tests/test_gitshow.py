@@ -105,7 +105,7 @@ def test_dates_in_the_form_date_asks_for():
              "git log --date=iso-strict --pretty='%h %ad'", "git log --date=local --format=%ad",
              "git log --format='%h %ad %s' --date=short", "git show --date=short -s", "echo x >> README.md",
              f"{IDENTITY} commit -qam two", "git log --date=short --format='%h %ad %an %s'",
-             "git show --stat --date=iso", "git log --date=relative --format=%ad"]
+             "git show --stat --date=iso", "git log --oneline --date=short", "git log --date=relative --format=%ad"]
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines[:-1])) == set()
     assert seen[-1][1] is None

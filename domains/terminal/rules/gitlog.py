@@ -223,6 +223,7 @@ def oneline(commits: list[str], hashes: list[str], args: list[str]) -> tuple[str
     """`git log --oneline [-N | -n N] [--graph]` from the abbreviated ids the state knows, newest
     first (`hashes` beside `commits`, "" where not known); `--graph` marks each `* ` (the state
     follows one branch's history: a line)."""
+    args = [a for a in args if not (a.startswith("--date=") and a.removeprefix("--date=") in DATES)]  # (no dates)
     rest = [a for a in args if a not in ("--oneline", "--graph")]
     n = len(commits)
     if len(args) - len(rest) != 1 + ("--graph" in args) or len(rest) > 2:

@@ -117,13 +117,16 @@ def held(state: dict[str, Any] | TerminalState) -> bool:
     modes = state.modes if isinstance(state, TerminalState) else state.get("modes")
     if not modes:
         return False
-    dirs = state.dirs if isinstance(state, TerminalState) else state.get("dirs") or []
-    for path, mode in modes.items():
-        if mode is None or mode & 0o600 != 0o600:
-            return True
-        if (mode & 0o100 == 0 or mode & 0o2000) and (path in dirs or path.endswith("/.git")):
-            return True  # (a folder's set-group-id bit is handed to each folder made in it: not followed)
-    return False
+    dirs = set(state.dirs if isinstance(state, TerminalState) else state.get("dirs") or [])
+    return any(_holds_back(path, mode, dirs) for path, mode in modes.items())
+
+
+def _holds_back(path: str, mode: int | None, dirs: set[str]) -> bool:
+    """The mode at `path` is one `held` means."""
+    if mode is None or mode & 0o600 != 0o600:
+        return True
+    # (a folder's set-group-id bit is handed to each folder made in it: not followed)
+    return bool((mode & 0o100 == 0 or mode & 0o2000) and (path in dirs or path.endswith("/.git")))
 
 
 def chmod_line(words: list[str]) -> bool:
@@ -272,10 +275,11 @@ def _followed(read: tuple[frozenset[str], str, list[str]], s: TerminalState) -> 
     if _compiled(spec) is None:
         return None
     out: dict[str, int] = {}
-    for n, a in enumerate(names):
+    dirs, stuck = set(s.dirs), False
+    for a in names:
         if a.startswith("-") or a.endswith("/.git") or "/.git/" in a:
             return None
-        if n and held(TerminalState.model_construct(modes=out, dirs=s.dirs)):
+        if stuck:
             return None  # (`chmod 000 . x`: the paths after it may no longer be reached)
         target = _abs(a, s)
         if not _writable(target) or not _exists(target, s) or posixpath.basename(target) == ".git" or \
@@ -288,4 +292,5 @@ def _followed(read: tuple[frozenset[str], str, list[str]], s: TerminalState) -> 
             out[path] = changed(spec, mode, _folder(path, s))  # type: ignore[assignment]
             if "R" in options and _folder(path, s) and out[path] & 0o500 != 0o500:
                 return None  # (`chmod -R 600 d`: chmod cannot go into d once it has done it)
+            stuck = stuck or _holds_back(path, out[path], dirs)
     return out
