@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from mcp_world.executors.sandbox import bwrap_available
+from mcp_world.world import load_world
 
 from .sandboxed import side_by_side, unanswered
 
@@ -32,13 +33,28 @@ def test_git_show_s_headers_and_bodies_as_git_joins_them():
     assert unanswered(seen, set(lines)) == set()
 
 
-def test_a_commit_other_than_the_last_is_the_model_s():
-    """After a new commit, the world's commit named by its id is not the last one; an id of 4
-    characters may be ambiguous with another object; an option not read here (`--abbrev-commit`)."""
+def test_what_is_left_to_the_model_in_git_show():
+    """An id of 4 characters may be ambiguous with another object; an option not read here
+    (`--abbrev-commit`); two commits named at once."""
     lines = [f"echo more >> README.md && {IDENTITY} commit -qam 'Say more'", "git show 60b5326 --stat",
-             "git show 60b5", "git show --abbrev-commit -s", "git show --stat --oneline"]
+             "git show 60b5", "git show --abbrev-commit -s", "git show HEAD HEAD~1 --stat", "git show --stat --oneline"]
     seen = side_by_side(lines)
-    assert [said is None for _, said, _ in seen[1:]] == [True, True, True, False]
+    assert [said is None for _, said, _ in seen[1:]] == [False, True, True, True, False]
+
+
+def test_commits_before_the_last_are_shown_and_git_log_shows_each_one_s_changes():
+    """`git show HEAD~1`, `HEAD~2 --stat`, `HEAD^ --name-only`, the world's first commit by its id, and
+    `git log --stat`, `-p -2`, `--name-status`, `--oneline --stat`, `--format=%s --stat`,
+    `--pretty=format:%h --stat` (a blank line between entries) over commits the episode made, one of them
+    a mode changed alone. Before, only the last commit's change was kept: each of these was the model's."""
+    lines = ["echo x >> README.md", f"{IDENTITY} commit -qam two",
+             f"echo y > n.txt && git add n.txt && {IDENTITY} commit -qm three", "git log --stat", "git log -p -2",
+             "git log --name-status", "git log --oneline --stat", "git log --format=%s --stat",
+             "git log --pretty=format:%h --stat -2", "git show HEAD~1", "git show HEAD~2 --stat",
+             "git show HEAD^ --name-only", "git show 60b5326 --stat", f"chmod +x n.txt && {IDENTITY} commit -qam four",
+             "git log -p -2", "git log --stat -3 --date=short", "git show HEAD~1 --oneline"]
+    seen = side_by_side(lines)
+    assert unanswered(seen, set(lines)) == set()
 
 
 def test_a_real_projects_first_commit_is_shown_with_its_diffstat_scaled(tmp_path):
@@ -109,3 +125,22 @@ def test_dates_in_the_form_date_asks_for():
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines[:-1])) == set()
     assert seen[-1][1] is None
+
+
+def test_the_changes_kept_of_earlier_commits_are_bounded():
+    """What each earlier commit changed is kept beside it (the state document is read at every step):
+    one whose texts pass 256 KiB is not kept, and past 2 MiB in all the oldest are let go."""
+    from .sandboxed import RULES
+
+    gitpast = __import__(type(RULES).__module__ + ".gitpast", fromlist=["x"])
+    st = __import__(type(RULES).__module__ + ".state", fromlist=["x"])
+    s = st.TerminalState.model_validate(RULES.initial(load_world("devbox")))
+    seen = []
+    for n, size in enumerate([300_000, 1_000, *[250_000] * 9]):
+        s.git.commits.append(f"c{n}")  # (the last commit, whose change `keep_earlier` keeps beside it)
+        s.git.last_change, s.git.last_texts = {"f": ["", f"b{n}"]}, {f"b{n}": "x" * size}
+        gitpast.keep_earlier(s)
+        seen.append([shown is not None for shown in s.git.earlier])
+    assert seen[0] == [False, False] and seen[1] == [False, False, True]  # (300,000 characters: not kept)
+    # (nine of 250,000 pass 2 MiB: the oldest are let go, the 1,000 first)
+    assert seen[-1] == [False] * 4 + [True] * 8 and len(seen[-1]) == len(s.git.commits)

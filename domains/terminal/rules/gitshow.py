@@ -19,15 +19,16 @@ QUIET = {"-s", "--no-patch"}  # (either one drops the body, whatever else asks f
 ONELINE = {"--oneline", "--pretty=oneline"}
 
 
-def options(args: list[str], is_head: Callable[[str], bool]) -> tuple[list[str], str] | None:
-    """(the arguments `git log -1` takes to print the header, the body's form: "" for none), or None
-    where another option, a revision other than the last commit (`is_head`) or a path is given, or
-    two ask for different things."""
+def options(args: list[str], which: Callable[[str], int | None]) -> tuple[list[str], str, int] | None:
+    """(the arguments `git log -1` takes to print the header, the body's form: "" for none, the commit:
+    how many before the last, as `which` reads its name), or None where another option, a revision
+    `which` does not know, two revisions or a path is given, or two ask for different things."""
     header: list[str] | None = None
     dates: list[str] = []  # (`--date=short`: the header's dates' form)
-    body, quiet = None, False
+    body, quiet, named = None, False, None
     for arg in args:
-        if is_head(arg):
+        if not arg.startswith("-") and (k := which(arg)) is not None and named in (None, k):
+            named = k
             continue
         if arg in QUIET:
             quiet = True
@@ -44,21 +45,21 @@ def options(args: list[str], is_head: Callable[[str], bool]) -> tuple[list[str],
             dates = [arg]
         else:
             return None
-    return (header or []) + dates, "" if quiet else body or "patch"
+    return (header or []) + dates, "" if quiet else body or "patch", named or 0
 
 
-def answer(args: list[str], is_head: Callable[[str], bool], header: Callable[[list[str]], str | None],
-           body: Callable[[str], str | None]) -> tuple[str, int] | None:
-    """`git show ARGS`, from `header(log arguments)` (what `git log -1 ARGS` prints) and `body(form)`
-    (the commit's changes in that form): a one-line header runs straight into the body; any other
-    is followed by a blank line (a `--pretty=format:` header, which ends without a newline, by a
-    newline), and a header alone is printed as `git log -1` prints it."""
-    parsed = options(args, is_head)
+def answer(args: list[str], which: Callable[[str], int | None], header: Callable[[list[str], int], str | None],
+           body: Callable[[str, int], str | None]) -> tuple[str, int] | None:
+    """`git show ARGS`, from `header(log arguments, k)` (what `git log -1 ARGS` prints of the commit k
+    before the last) and `body(form, k)` (its changes in that form): a one-line header runs straight
+    into the body; any other is followed by a blank line (a `--pretty=format:` header, which ends
+    without a newline, by a newline), and a header alone is printed as `git log -1` prints it."""
+    parsed = options(args, which)
     if parsed is None:
         return None
-    log_args, form = parsed
-    top = header(log_args)
-    below = body(form) if form else ""
+    log_args, form, k = parsed
+    top = header(log_args, k)
+    below = body(form, k) if form else ""
     if top is None or below is None:
         return None
     if not below or set(log_args) & ONELINE:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from . import gitclean, gitmodes, gitmv, gitobjects, gitremote, gitrestore, gitrm, gitstash, gitstatus, modes
+from . import gitclean, gitmodes, gitmv, gitobjects, gitpast, gitremote, gitrestore, gitrm, gitstash, gitstatus, modes
 from . import state as st
 from .gitindex import _committed, ignoring, refused
 from .repository import (BRANCH_LISTING, GIT_READS, QUIET, TAG_LISTING, _commit_message, _commits_all, _fresh,
@@ -94,6 +94,7 @@ def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
             parent, s.git.head = s.git.head, ""
             index = _committed(s, _commits_all(args))
             taken = gitmodes.committed(s, _commits_all(args))
+            gitpast.keep_earlier(s)
             _remember_change(s, index, taken)
             _commit(s, index, taken)
             if len(s.git.hashes) < len(s.git.commits):

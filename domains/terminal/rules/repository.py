@@ -10,9 +10,9 @@ from __future__ import annotations
 import posixpath
 import re
 
-from . import gitdiff, gitgrep, gitlog, gitmodes, gitobjects, gitshow, gitstatus
+from . import gitdiff, gitgrep, gitlog, gitmodes, gitobjects, gitpast, gitstatus
 from . import state as st
-from .gitindex import _committed, _tracked, _untouched, changes, ignoring, refused
+from .gitindex import _committed, _tracked, changes, ignoring, refused
 from .state import GitState, TerminalState, _PLAIN, _abs, _blob, _children, _contents, _exists, _in_repo, _within
 
 
@@ -144,13 +144,9 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
     if args[:1] == ["grep"] and not g.unknown:
         tracked = _tracked(s)
         return None if tracked is None else gitgrep.answer(s, g, args[1:], tracked)
-    alone = _uncounted(args[1:]) if args[:1] == ["log"] and len(g.commits) == 1 and \
-        ("--all" not in args or g.stash == []) else None  # (`--all`: a stash's commits too)
-    if args[:1] == ["log"] and (LOG_AS_SHOW.get(tuple(args[1:])) or LOG_ALL_AS_SHOW.get(alone or ())):
-        # (`git log -p -1` prints what `git show` does; with one commit, so does `git log -3 -p`)
-        return _show(s, LOG_AS_SHOW.get(tuple(args[1:])) or LOG_ALL_AS_SHOW[alone or ()])
-    if args[:1] == ["log"]:
-        return _log(g, args[1:])
+    if args[:1] == ["log"]:  # (`--all`: a stash's commits too, and other branches' where the episode made some)
+        plain = [a for a in args[1:] if a != "--all" or len(g.branches) == 1 and g.stash == []]
+        return gitpast.log_changes(s, plain) or gitpast.log(g, plain)
     if args == ["branch", "--show-current"] or args == ["rev-parse", "--abbrev-ref", "HEAD"] and g.branch not in g.tags:
         return g.branch + "\n", 0  # (a tag of the branch's name makes the short name ambiguous: heads/main)
     if args[:1] == ["rev-parse"]:
@@ -163,8 +159,7 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
         return None if tracked is None or chosen is None else \
             ("".join(posixpath.relpath(posixpath.join(g.repo, rel), s.cwd) + "\n" for rel in tracked if chosen(rel)), 0)
     if args[:1] == ["show"] and not any(a.startswith("HEAD:") or a.startswith("@:") for a in args):
-        return gitshow.answer(args[1:], lambda name: _names_head(g, name), lambda log_args: _header(s, log_args),
-                              lambda form: _show_body(s, form))
+        return gitpast.show(s, args[1:])
     if len(args) == 2 and args[0] == "show" and args[1].startswith(("HEAD:", "@:")) and g.follows:
         rel = args[1].partition(":")[2]
         if not re.fullmatch(r"[A-Za-z0-9._+@=,-]+(/[A-Za-z0-9._+@=,-]+)*", rel) or rel.startswith(".") and "/" in rel:
@@ -207,112 +202,8 @@ def quiet_add(s: TerminalState, words: list[str]) -> bool:
     return words[:2] == ["git", "add"] and s.git is not None and _in_repo(s) and _git_answer(s, words[1:]) == ("", 0)
 
 
-def _log(g: GitState, args: list[str]) -> tuple[str, int] | None:
-    """`git log` (`-N`, `-n N`, `--max-count=N`) in git's default form, `--pretty=oneline` or a
-    format (gitlog.py), newest first, where the state knows each shown commit's full id, author and
-    time. (`--oneline`: from the abbreviated ids, gitlog.oneline.)"""
-    parsed = gitlog.options(args)
-    if parsed is None:
-        return None
-    count, form, dates = parsed
-    made = [None] * (len(g.commits) - len(g.made)) + g.made
-    history = list(zip(g.commits, made))[::-1]
-    shown = history[:len(history) if count is None else count]
-    if any(m is None for _, m in shown) or any("\n" in message for message, _ in shown):
-        return None
-    if form is None:
-        return gitobjects.log([(message, m.id, m.who, m.when) for message, m in shown], dates), 0
-    parents = [m.id if m else None for _, m in history[1:]] + [""]  # (the world's first commit: none)
-    if any(parent is None for parent in parents[:len(shown)]):
-        return None
-    entries = [gitlog.Entry(message, m.id, m.who, m.when, parent) for (message, m), parent in zip(shown, parents)]
-    alone = len(g.branches) == 1 and not g.tags and not g.unknown
-    said = gitlog.render(entries, form, f"HEAD -> {g.branch}" if alone else None, dates)
-    return None if said is None else (said, 0)
-
-
 DIFF_FORMS = {(): "patch", ("--stat",): "stat", ("--numstat",): "numstat", ("--shortstat",): "shortstat",
               ("--name-only",): "names", ("--name-status",): "status"}
-
-LOG_ALL_AS_SHOW = {("--stat",): "stat", ("-p",): "patch", ("--patch",): "patch", ("--name-only",): "names",
-                   ("--name-status",): "status"}
-_COUNT = re.compile(r"-[1-9]\d*|-n[1-9]\d*|--max-count=[1-9]\d*")
-
-
-def _uncounted(args: list[str]) -> tuple[str, ...] | None:
-    """`git log`'s arguments without its count (`-3`, `-n 3`, `--max-count=3`) and `--all`, which
-    change nothing where the repository has one commit on one branch; None where there is no form."""
-    out, i = [], 0
-    while i < len(args):
-        if args[i] == "-n" and i + 1 < len(args) and args[i + 1].isdigit() and int(args[i + 1]) > 0:
-            i += 2
-            continue
-        if not _COUNT.fullmatch(args[i]) and args[i] != "--all":
-            out.append(args[i])
-        i += 1
-    return tuple(out) if out else None
-LOG_AS_SHOW = {(*rest, one): form for rest, form in LOG_ALL_AS_SHOW.items() for one in ("-1", "-n1", "--max-count=1")} | \
-    {(one, *rest): form for rest, form in LOG_ALL_AS_SHOW.items() for one in ("-1", "-n1", "--max-count=1")}
-
-def _show(s: TerminalState, form: str) -> tuple[str, int] | None:
-    """`git show` of the last commit in `form`: its header as `git log -1` prints it, a blank line,
-    then what it changed."""
-    flag = next(flag for flag, named in gitshow.BODIES.items() if named == form)
-    return gitshow.answer([flag], lambda name: False, lambda log_args: _header(s, log_args),
-                          lambda asked: _show_body(s, asked))
-
-
-def _names_head(g: GitState, name: str) -> bool:
-    """Whether `name` is the last commit to git: HEAD, @, the branch (where no tag has its name), or the
-    commit's id, whole or abbreviated to 7 or more (fewer may be ambiguous with another object)."""
-    if name in ("HEAD", "@") or name == g.branch and name not in g.tags:
-        return True
-    return bool(g.head) and re.fullmatch(r"[0-9a-f]{7,40}", name) is not None and g.head.startswith(name)
-
-
-def _header(s: TerminalState, log_args: list[str]) -> str | None:
-    """What `git log -1 LOG_ARGS` prints of the last commit (`--oneline` from its abbreviated id)."""
-    g = s.git
-    assert g is not None
-    said = gitlog.oneline(g.commits, g.hashes, ["--oneline", "-1"]) if log_args == ["--oneline"] else \
-        _log(g, ["-1", *log_args])
-    return None if said is None else said[0]
-
-
-def _show_body(s: TerminalState, form: str) -> str | None:
-    """What the last commit changed, in `form`: where it is the repository's first (the world's, or
-    a root commit the episode made) and the state knows it whole, each of its files as added; where
-    the episode made it, `last_change`."""
-    g = s.git
-    assert g is not None
-    if len(g.commits) > 1 and g.last_change is not None and not g.unknown:
-        return _change(g, form)
-    if len(g.commits) != 1 or g.unknown or not g.follows:
-        return None
-    tree = _untouched(s)
-    tree.update({rel: g.texts.get(head) for rel, head in g.base.items() if head})
-    if any(text is None for text in tree.values()):
-        return None  # (a file's committed text not known)
-    added = [(rel, None, tree[rel], "", gitobjects.blob_id(tree[rel]))
-             for rel in sorted(tree, key=lambda p: p.encode())]
-    return gitdiff.body(added, form, {rel: (gitmodes.PLAIN, gitmodes.EXEC) for rel in g.head_x if rel in tree})
-
-
-def _change(g: GitState, form: str) -> str | None:
-    """What the last commit the episode made changed (`last_change`), as patches or their diffstat;
-    None where a side is not known or git would quote a name."""
-    if g.last_change is None:
-        return None
-    changes = []
-    for rel in sorted(g.last_change, key=lambda p: p.encode()):
-        old, new = g.last_change[rel]
-        texts = [g.last_texts.get(blob) if blob else None for blob in (old, new)]
-        if any(blob and text is None for blob, text in zip((old, new), texts)):
-            return None
-        changes.append((rel, texts[0], texts[1], old, new))
-    shown_modes = {rel: (pair[0], pair[1]) for rel, pair in g.last_modes.items()}
-    return None if gitstatus.may_rename(changes) else gitdiff.body(changes, form, shown_modes)
-
 
 # the last commit's parent, as agents name it to see what it changed
 PARENT = {"HEAD~1", "HEAD~", "HEAD^", "HEAD^1", "@~1", "@~", "@^"}
@@ -329,7 +220,7 @@ def _diff(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
             all(head == "" for head in g.base.values()) and not g.index:
         # (no tracked file changed since the last commit, nothing staged: the working tree against its
         # parent is what that commit changed; an untracked file no diff shows)
-        body = _change(g, DIFF_FORMS[tuple(args[1:])])
+        body = gitpast.changed(gitpast.last(g), DIFF_FORMS[tuple(args[1:])])
         return None if body is None else (body, 0)
     sides = "index-work"
     if args[:1] in (["--cached"], ["--staged"]):

@@ -50,6 +50,15 @@ class Stashed(BaseModel):
     texts: dict[str, str | None] = Field(default_factory=dict)
 
 
+class Shown(BaseModel):
+    """What a commit changed, as `git show` shows it: each path's blob before and after ("": none), the
+    texts of those blobs, and the paths' modes before and after where one is not 100644."""
+    model_config = ConfigDict(extra="forbid")
+    change: dict[str, list[str]]
+    texts: dict[str, str] = Field(default_factory=dict)
+    modes: dict[str, list[str]] = Field(default_factory=dict)
+
+
 class GitState(BaseModel):
     model_config = ConfigDict(extra="forbid")
     repo: str = ""  # the repository's folder
@@ -90,6 +99,8 @@ class GitState(BaseModel):
     last_change: dict[str, list[str]] | None = None
     last_texts: dict[str, str] = Field(default_factory=dict)
     last_modes: dict[str, list[str]] = Field(default_factory=dict)  # its paths' modes before and after, not 100644
+    # What each commit before the last changed, beside `commits` (None where not known): gitpast.py
+    earlier: list[Shown | None] = Field(default_factory=list)
     # `git stash` entries, newest first (stash@{0}), where known whole: the world makes its repository
     # with none, and `git init` makes one with none
     stash: list[Stashed] | None = None
@@ -503,7 +514,7 @@ def within_bounds(before: dict[str, Any], after: dict[str, Any]) -> dict[str, An
         s.git = s.git.model_copy(update={
             "follows": False, "base": {}, "index": {}, "texts": {}, "all_staged": False, "others_known": False,
             "pristine": False, "last_change": None, "last_texts": {}, "last_modes": {},
-            "stash": None})
+            "earlier": [], "stash": None})
     return s.model_dump()
 
 
