@@ -452,7 +452,8 @@ PARAM_TEMPLATES = [
     "git status --short", "git add {s}", "git diff --stat",
 ]
 # `--templates gitmodes`: git and a file's x bit (mode 100755): scripts made executable or not, staged,
-# committed, diffed, shown, put back (checkout, restore, reset, stash), removed and moved with git
+# committed, diffed, shown, put back (checkout, restore, reset, stash), removed and moved with git; and
+# the commits before the last shown (`git show HEAD~1`, `git log --stat -3`, `--date=short`)
 GITMODE_NAMES = ["run.sh", "README.md", "src/notes.py", "tests/test_notes.py", "bin/go", "new.sh", "bin", "src"]
 GITMODE_MODES = ["+x", "-x", "755", "644", "u+x", "g+x", "a-x", "700", "600", "-R +x", "-R a-x"]
 GITMODE_TEMPLATES = [
@@ -465,6 +466,8 @@ GITMODE_TEMPLATES = [
     "git diff HEAD~1 --stat", "git checkout -- {n}", "git restore {n}", "git restore --staged {n}", "git reset",
     "git reset -q {n}", "git reset --hard -q", "git rm -q {n}", "git rm -q --cached {n}", "git mv {n} {n2}",
     "git stash", "git stash pop", "ls -l", "ls -l {n}", "cp {n} {n2}", "mv {n} {n2}", "rm -f {n}", "./{n}",
+    "git show HEAD~1 --stat", "git show HEAD^", "git log --stat -3", "git log -p -2", "git log --name-status",
+    "git log --oneline --stat", "git log --format=%s --name-only", "git log --date=short --format='%h %ad %s'",
 ]
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),
                  "python": (PY_TEMPLATES, [], []), "subst": (SUB_TEMPLATES, SUB_NAMES, SUB_WORDS),

@@ -1652,7 +1652,9 @@ def test_a_commit_with_an_identity_is_made_by_the_state_with_the_id_git_gives_it
                                           "Date:   Mon Nov 24 16:00:00 2025 +0000\n\n    Add slug\n\n"
                                           "commit 60b53268827439a01e69b881046341ec68ef93ac\nAuthor: user <user@devbox.example>\n"
                                           "Date:   Fri Mar 14 10:00:00 2025 +0000\n\n    Initial commit\n", 0)
-    assert shell.answer(t, "git log -n 1")[0].count("commit ") == 1 and shell.answer(t, "git log --stat") is None
+    assert shell.answer(t, "git log -n 1")[0].count("commit ") == 1
+    stats = shell.answer(t, "git log --stat")  # (each commit's change: this one's, and the world's files added)
+    assert stats is not None and stats[0].count("commit ") == 2 and " 4 files changed, 13 insertions(+)\n" in stats[0]
     assert shell.answer(t, "git log --oneline | head -1") == (f"{said[6:13]} Add slug\n", 0)
     assert shell.answer(run(t, "git log --oneline | head -1"), "git status") == ("On branch main\nnothing to commit, "
                                                                                  "working tree clean\n", 0)  # (a read)
@@ -2444,7 +2446,8 @@ def test_a_revision_before_the_first_commit_is_refused_as_git_refuses_it():
     assert shell.answer(s, "git log other~1") is None and shell.answer(s, "git diff HEAD~1 --bogus") is None
     assert shell.answer(run(s, "touch HEAD~1"), "git diff HEAD~1") is None  # (a path of that name)
     two = run(run(s, "echo x >> README.md"), "git -c user.name=a -c user.email=a@b.c commit -qam two")
-    assert shell.answer(two, "git show HEAD~1 --stat") is None  # (there: its diff is the model's)
+    shown = shell.answer(two, "git show HEAD~1 --stat")  # (the world's commit: its files, added; gitpast.py)
+    assert shown is not None and "    Initial commit\n" in shown[0] and "4 files changed" in shown[0]
     assert shell.answer(two, "git diff HEAD~2") == (refusal.format("HEAD~2"), 128)
 
 
@@ -2482,7 +2485,9 @@ def test_cat_shows_what_is_not_seen_and_git_log_prints_a_commit_as_git_show():
     assert shell.answer(s, "git log --name-status") == shell.answer(s, "git show --name-status")
     two = run(run(s, "git add -A"), "git -c user.name=a -c user.email=a@b.c commit -qm two")
     assert shell.answer(two, "git log -p -1") == shell.answer(two, "git show") and shell.answer(two, "git show")
-    assert shell.answer(two, "git log --stat") is None  # (two commits: the first's changes are the model's)
+    both = shell.answer(two, "git log --stat")  # (two commits: each one's changes, the first's kept beside it)
+    assert both is not None and both[0] == shell.answer(two, "git show --stat")[0] + "\n" + \
+        shell.answer(two, "git show HEAD~1 --stat")[0]
 
 
 def test_git_grep_searches_the_tracked_files_from_the_shells_folder():

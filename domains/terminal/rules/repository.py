@@ -144,8 +144,10 @@ def _git_answer(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
     if args[:1] == ["grep"] and not g.unknown:
         tracked = _tracked(s)
         return None if tracked is None else gitgrep.answer(s, g, args[1:], tracked)
-    if args[:1] == ["log"]:  # (`--all`: a stash's commits too, and other branches' where the episode made some)
-        plain = [a for a in args[1:] if a != "--all" or len(g.branches) == 1 and g.stash == []]
+    if args[:1] == ["log"]:  # (`--all`: a stash's commits too, and other branches')
+        if "--all" in args and not (len(g.branches) == 1 and g.stash == []):
+            return None
+        plain = [a for a in args[1:] if a != "--all"]
         return gitpast.log_changes(s, plain) or gitpast.log(g, plain)
     if args == ["branch", "--show-current"] or args == ["rev-parse", "--abbrev-ref", "HEAD"] and g.branch not in g.tags:
         return g.branch + "\n", 0  # (a tag of the branch's name makes the short name ambiguous: heads/main)
