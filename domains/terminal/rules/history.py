@@ -67,7 +67,8 @@ def apply(s: TerminalState, words: list[str], output: str | None) -> bool:
         _write(s, posixpath.join(s.home, ".gitconfig"), None)  # (set: git writes the file, made if new)
     elif cmd == "git" and s.git is not None and _in_repo(s):
         args = _git_args(args)
-        kept = gitmodes.aware(args) or gitmodes.settled(s)  # (the modes followed through it, or it cannot change one)
+        # (the modes followed through it, or it only reads, or it cannot change one)
+        kept = gitmodes.aware(args) or args[:1] and args[0] in GIT_READS or gitmodes.settled(s)
         before = gitmodes.snapshot(s) if kept and not gitmodes.aware(args) else {}
         if not kept:
             modes.after_git(s, args)  # (what it may have written back: its mode not known)
