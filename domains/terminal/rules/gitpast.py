@@ -61,7 +61,7 @@ def back(g: GitState, name: str) -> int | None:
         return None
     made = [None] * (len(g.commits) - len(g.made)) + g.made
     found = [k for k, m in enumerate(reversed(made)) if m is not None and m.id.startswith(name)]
-    return found[0] if len(found) == 1 and len(made) == len(g.commits) and all(made) else None
+    return found[0] if len(found) == 1 else None
 
 
 def header(s: TerminalState, log_args: list[str], skip: int = 0) -> str | None:
