@@ -169,7 +169,7 @@ def _apply_one(s: TerminalState, words: list[str], output: str | None, fed: Here
     cmd, args = words[0], words[1:]
     plain = [a for a in args if not a.startswith("-")]
     if cmd == "git" and not (s.git is not None and _in_repo(s)):
-        modes.after_git(s, args)  # (in the repository, history.py does, where the modes are not followed)
+        modes.after_git(s, history._git_args(args))  # (in the repository, history.py does, where not followed)
     if cmd == "tee" and fed is not None:
         for a in plain:
             _write(s, _abs(a, s), fed.text if fed.literal else None, "-a" in args or "--append" in args)

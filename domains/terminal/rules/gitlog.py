@@ -27,7 +27,7 @@ class Entry(NamedTuple):
     parent: str
 
 
-_COUNT = re.compile(r"-(\d+)|-n(\d+)|--max-count=(\d+)")
+COUNT = re.compile(r"-(\d+)|-n(\d+)|--max-count=(\d+)")
 # `--date=FORM`: how `%ad`, `%cd` and the default form's `Date:` show a time (`date`'s forms; "r": raw,
 # "l": local, the default without its zone: the sandbox's is UTC); relative, human and format: dates
 # are the model's
@@ -44,7 +44,7 @@ def options(args: list[str]) -> tuple[int | None, tuple[str, str] | None, str] |
     i = 0
     while i < len(args):
         arg = args[i]
-        m = _COUNT.fullmatch(arg)
+        m = COUNT.fullmatch(arg)
         if m:
             count = int(next(x for x in m.groups() if x is not None))
         elif arg in ("-n", "--max-count") and i + 1 < len(args) and args[i + 1].isdigit():

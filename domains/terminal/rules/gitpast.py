@@ -18,7 +18,6 @@ from .gitindex import _untouched
 from .state import GitState, Shown, TerminalState
 
 BODIES = {"--stat", "-p", "--patch", "--name-only", "--name-status"}  # (`git log`'s, each commit as `git show`)
-_COUNT = re.compile(r"-([1-9]\d*)|-n([1-9]\d*)|--max-count=([1-9]\d*)")
 MAX_KEPT, MAX_KEPT_ALL = 256 << 10, 2 << 20  # characters of texts kept of one commit, and of them all
 
 
@@ -172,9 +171,9 @@ def log_changes(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
     assert g is not None
     count, flags, i = None, [], 0
     while i < len(args):
-        m = _COUNT.fullmatch(args[i])
+        m = gitlog.COUNT.fullmatch(args[i])
         if m:
-            count = int(next(x for x in m.groups() if x))
+            count = int(next(x for x in m.groups() if x is not None))
         elif args[i] == "-n" and i + 1 < len(args) and args[i + 1].isdigit() and int(args[i + 1]) > 0:
             count, i = int(args[i + 1]), i + 1
         else:
@@ -186,7 +185,7 @@ def log_changes(s: TerminalState, args: list[str]) -> tuple[str, int] | None:
     apart = not any(f == "--oneline" or f.startswith(("--format=", "--pretty=")) for f in flags) or \
         any(f.startswith("--pretty=format:") for f in flags)
     shown = []
-    for k in range(min(count or len(g.commits), len(g.commits))):
+    for k in range(min(len(g.commits) if count is None else count, len(g.commits))):
         said = gitshow.answer(flags, lambda name: None, lambda log_args, _, k=k: header(s, log_args, k),
                               lambda form, _, k=k: body(s, form, k))  # (no name given: this commit, k)
         if said is None:

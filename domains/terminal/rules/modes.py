@@ -215,9 +215,8 @@ def removed(s: TerminalState, path: str) -> None:
 
 def after_git(s: TerminalState, args: list[str]) -> None:
     """A git command that may rewrite files (checkout, restore, reset, stash…) while the repository
-    holds modes of its own: what git left them as is not followed."""
-    while args[:1] == ["-c"] or args[:1] == ["--no-pager"]:  # (git's own options first: `-c user.name=…`)
-        args = args[2:] if args[0] == "-c" else args[1:]
+    holds modes of its own: what git left them as is not followed (`args` from the subcommand on:
+    history._git_args)."""
     if s.git is None or not s.modes or args[:1] and args[0] in _LEAVES_FILES:
         return
     for path in s.modes:
