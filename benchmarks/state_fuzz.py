@@ -469,6 +469,32 @@ GITMODE_TEMPLATES = [
     "git show HEAD~1 --stat", "git show HEAD^", "git log --stat -3", "git log -p -2", "git log --name-status",
     "git log --oneline --stat", "git log --format=%s --name-only", "git log --date=short --format='%h %ad %s'",
 ]
+# `--templates tests`: bash's `[[ … ]]`: patterns (quoted and not), strings and numbers compared, file
+# tests, `!`, `&&`, `||` and parentheses inside it, in lists, `if` and loops, beside files made and removed
+TEST_CONDITIONS = ["$F == {g}", "$F == \"{g}\"", "$F != {g}", "-f {n}", "-d {n}", "-e {n}", "-s {n}", "! -f {n}",
+                   "-z $E", "-n $F", "$F", "$E", "$N -gt {k}", "$N -le {k}", "$N -eq {k}", "$F < {w}", "$F > {w}",
+                   "{w} == {w2}", "$F == *.[a-z]*", "$F == [[:upper:]]*", "$F = ?*", "-f \"$F\"", "-d $F/..",
+                   "$F == *\\ *", "$N -ne 0 && -n $F"]
+TEST_TEMPLATES = [
+    "F={n}", "N={k}; E=", "F='{w}'", "[[ {c} ]] && echo yes || echo no", "[[ {c} && {c2} ]]; echo $?",
+    "[[ {c} || ( {c2} ) ]] && echo y", "if [[ {c} ]]; then echo a; elif [[ {c2} ]]; then echo b; else echo c; fi",
+    "[[ {c} ]]", "for f in {n} {n2}; do [[ -f $f ]] && echo \"$f\"; done", "touch {n}", "mkdir -p {n}", "rm -rf {n}",
+    "ls", "echo x > {n}", ": > {n}", "[ {c} ] && echo single", "cd {n}", "cd ~/notes-app", "ls {n}",
+    "[[ {c} ]] && touch made || mkdir -p made2", "[[ ! {c} ]]; echo $?",
+]
+# `--templates loops`: `while` and `until` turn by turn, counters worked out in each turn (`$((i+1))`)
+# after an assignment on the same line, files and folders made in a loop, `for` over words and files
+LOOP_TEMPLATES = [
+    "i=0; while [[ $i -lt {k} ]]; do echo $i; i=$((i+1)); done",
+    "N={k}; until [ $N -le 0 ]; do N=$((N-1)); done; echo $N",
+    "until [ -e {n} ]; do touch {n}; echo made; done; ls", "while [ -f {n} ]; do rm {n}; done; echo $?",
+    "X=1; for f in {n} {n2}; do X=$((X+1)); echo $X; done", "S=0; for i in 1 2 {k}; do S=$((S+i)); done; echo $S",
+    "c=0; while [ $c -lt {k} ]; do mkdir -p d$c && cd d$c; c=$((c+1)); done; pwd", "cd ~/notes-app",
+    "for f in src/* tests/*; do [[ -f $f ]] && echo \"$f\"; done", "while read -r l; do echo \"[$l]\"; done < {n}",
+    "i=0; while [ $i -lt {k} ]; do echo $i > f$i.txt; i=$((i+1)); done", "ls", "cat {n}", "echo x > {n}",
+    "n=0; for f in *; do n=$((n+1)); done; echo $n", "k={k}; while [ $k -gt 0 ]; do k=$((k-2)); done; echo $k",
+    "for d in a b; do mkdir -p $d; touch $d/{w}; done; ls a b", "rm -rf a b d0 f*.txt",
+]
 TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, REPO_NAMES, REPO_WORDS),
                  "python": (PY_TEMPLATES, [], []), "subst": (SUB_TEMPLATES, SUB_NAMES, SUB_WORDS),
                  "vars": (VAR_TEMPLATES, SUB_NAMES, SUB_WORDS), "lines": (LINE_TEMPLATES, SUB_NAMES, SUB_WORDS),
@@ -483,7 +509,10 @@ TEMPLATE_SETS = {"files": (TEMPLATES, NAMES, WORDS), "repo": (REPO_TEMPLATES, RE
                  "scripts": (SCRIPT_TEMPLATES, ["o.txt", "log.txt", "src/m.txt"], ["hi", "a b", "x"]),
                  "params": (PARAM_TEMPLATES, ["src/notes.py", "README.md", "a", "a/b", "nope/x", "src", "q", "x.txt"],
                             ["hi", "a b", "x"]),
-                 "gitmodes": (GITMODE_TEMPLATES, GITMODE_NAMES, ["hi", "ok"])}
+                 "gitmodes": (GITMODE_TEMPLATES, GITMODE_NAMES, ["hi", "ok"]),
+                 "loops": (LOOP_TEMPLATES, ["README.md", "x.txt", "src/notes.py", "new.txt", "nope"], ["w", "v.txt"]),
+                 "tests": (TEST_TEMPLATES, ["README.md", "src", "src/notes.py", "nope", "x.txt", "a b", "e.txt"],
+                           ["abc", "notes", "a*", "Z", "10", "9", "b c"])}
 
 
 def command(rng: random.Random, templates: str = "files") -> str:
@@ -516,6 +545,11 @@ def command(rng: random.Random, templates: str = "files") -> str:
                       src2=rng.choice(["def f(:", "if 1:\n1", "*a = 1", "x = [", "print(\"ok\")"]),
                       j=rng.choice(PYT_JSON), js=rng.choice(["d.json", "e.json", "README.md"]),
                       o=rng.choice(PYT_OPTIONS), k=rng.randint(1, 4))
+    if templates == "loops":
+        fields.update(k=rng.randint(0, 5))
+    if templates == "tests":
+        fields.update(k=rng.randint(0, 12), g=rng.choice(["*.md", "src*", "?*", "[a-z]*", "*/*", "R*", "x"]))
+        fields.update(c=rng.choice(TEST_CONDITIONS).format(**fields), c2=rng.choice(TEST_CONDITIONS).format(**fields))
     if templates == "params":
         fields.update(p=rng.choice(PARAM_FORMS), p2=rng.choice(PARAM_FORMS), s=rng.choice(["h.sh", "run.sh"]))
     if templates == "scripts":

@@ -720,6 +720,15 @@ SEQUENCES: list[list[str]] = [
      "echo 'echo done' >> scripts/check.sh", "git diff --stat", "./scripts/check.sh",
      "git -c user.name=a -c user.email=a@b.c commit -qam 'Say when done'", "git show --stat", "git show",
      "git log --oneline", "git status"],
+    # bash's `[[ … ]]` and loops as scripts and agents write them: patterns, file tests, `$(…)` in a test,
+    # counters in `while` and `until`, files written turn by turn
+    ["F=src/notes.py", "[[ -f $F && $F == *.py ]] && echo \"python: $F\"",
+     "i=0; while [[ $i -lt 3 ]]; do echo \"step $i\" >> log.txt; i=$((i+1)); done", "cat log.txt",
+     "until [ -d build ]; do mkdir build; echo made; done; ls",
+     "n=0; for f in src/*.py tests/*.py; do n=$((n+1)); done; echo \"$n files\"",
+     "if [[ $(ls | wc -l) -gt 3 ]]; then echo many; else echo few; fi", "[[ -n $HOME && -d $HOME ]] && echo home",
+     "for f in *; do [[ -d $f ]] && echo \"dir $f\"; done; echo end", "[[ -z $(git status --short) ]] || echo dirty",
+     "[[ $(wc -l < log.txt) -eq 3 ]] && echo three", "rm -rf build log.txt && ls", "git status --short"],
 ]
 
 # In a world without a git repository (the office's workstation): git stops, until one is made

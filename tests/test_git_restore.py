@@ -11,7 +11,7 @@ import pytest
 from mcp_world.executors.sandbox import bwrap_available
 from mcp_world.world import load_world
 
-from .sandboxed import RULES, shell, side_by_side, unanswered
+from .sandboxed import RULES, shell, side_by_side, silent, st, unanswered
 
 pytestmark = pytest.mark.skipif(not bwrap_available(), reason="needs bubblewrap")
 
@@ -212,3 +212,24 @@ def test_git_diff_head_shows_a_file_taken_out_of_the_index_as_deleted():
              "git diff HEAD --name-status", "git status --short"]
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()
+
+
+@pytest.mark.parametrize("last", ["echo 'pytest==8.3.3' > r2.txt && git rm -q README.md && git add r2.txt && "
+                                  "git commit -m swap",
+                                  "echo y >> README.md && git add -A && ls | head -1 && git commit -m seg"])
+def test_a_commit_ending_a_line_is_followed_though_a_second_turned_before_it_was_applied(monkeypatch, last):
+    """The state answers a line that ends with a commit at one second and follows what it printed at the
+    next (a busy machine): the commit's id is the one "[main 1a2b3c4]" shows, found among the seconds
+    before. Before, the line's output was not given to the commit where a command before it had a
+    redirection or a pipe, its id became unknown, and `git show` after it was the model's (this test
+    was flaky beside the sandbox: test_a_file_removed_and_another_added_is_no_rename…)."""
+    state = RULES.initial(load_world("devbox"))
+    for line in ["git config --global user.email a@b.c && git config --global user.name 'A B'",
+                 "echo x >> README.md && git add -A && git commit -qm two", last]:
+        monkeypatch.setattr(st, "clock", lambda: 1796684000.0)
+        said = shell.answer(state, line) or silent(state, line)
+        monkeypatch.setattr(st, "clock", lambda: 1796684001.0)
+        state = shell.apply(state, line, said[0], said[1], state["cwd"])
+    shown = said[0][said[0].index("[main ") + 6:][:7]
+    assert state["git"]["head"].startswith(shown)
+    assert shell.answer(state, "git show --name-status") is not None

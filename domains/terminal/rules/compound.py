@@ -35,7 +35,7 @@ Said = Callable[[dict[str, Any], str], tuple[str, int] | None]
 Pipe = Callable[[str, str], tuple[str, int] | None]  # (text fed, pipeline): what it prints (shell._piped_on)
 
 
-_COMPOUND = re.compile(r"\s*(?:if|for|while)\s")
+_COMPOUND = re.compile(r"\s*(?:if|for|while|until)\s")
 _PIPED_LOOP = re.compile(r"\|\s*while\s")
 
 
@@ -61,7 +61,9 @@ def run(state: dict[str, Any], command: str, evaluate: Evaluate, said: Said, pip
         return loop(state, command, evaluate, said)
     if head[:3] == "if ":
         return conditional(state, command, evaluate)
-    return reading(state, command, evaluate, said) if "while" in command else None
+    if "while" in command and lists.reading(command):  # (`ls | while read f; do …; done`)
+        return reading(state, command, evaluate, said)
+    return repeat(state, command, evaluate) if head in ("whil", "unti") else None
 
 
 def piped(state: dict[str, Any], compound: str, pipeline: str, evaluate: Evaluate, said: Said,
@@ -138,6 +140,35 @@ def loop(state: dict[str, Any], command: str, evaluate: Evaluate, said: Said) ->
         out.append(ran[0])
         code, staged = ran[1], ran[2]
     return "".join(out), code, staged
+
+
+def repeat(state: dict[str, Any], command: str, evaluate: Evaluate) -> Ran | None:
+    """`while TEST; do BODY; done` (`until`: while the test fails; lists.repeating): the test's output and
+    the body's, turn by turn, until the test says stop; the exit code the body's last (0 where it never
+    ran). A loop still going after MAX_TURNS turns is not followed (`while true`)."""
+    parsed = lists.repeating(command)
+    if parsed is None:
+        return None
+    until, test, body = parsed
+    out, code, staged = [], 0, state
+    for turn in range(MAX_TURNS + 1):
+        if not budget.spend():
+            return None
+        tested = evaluate(staged, test)
+        if tested is None:
+            return None
+        out.append(tested[0])
+        staged = tested[2]
+        if (tested[1] == 0) == until:
+            return "".join(out), code, staged
+        if turn == MAX_TURNS:
+            return None
+        ran = evaluate(staged, body)
+        if ran is None:
+            return None
+        out.append(ran[0])
+        code, staged = ran[1], ran[2]
+    return None
 
 
 def reading(state: dict[str, Any], command: str, evaluate: Evaluate, said: Said) -> Ran | None:

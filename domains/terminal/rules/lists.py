@@ -29,9 +29,13 @@ def commands(command: str, substitutions: bool = False, grouped: bool = True) ->
     command = joined(_uncommented(command))
     ends = set(separators(command)) if "\n" in command and "<<" not in command else set()
     out: list[tuple[str, str]] = []
-    op, start, i, quote = "", 0, 0, ""
+    op, start, i, quote, tested = "", 0, 0, "", False
     while i < len(command):
         c = command[i]
+        if not quote and _TEST_WORD.match(command, i) and (i == 0 or command[i - 1] in " \t\n;&|(!"):
+            tested = command[i] == "["  # (`[[ a && b ]]`: its `&&`, `||` and parentheses are its own)
+            i += 2
+            continue
         if quote:
             if c == quote:
                 quote = ""
@@ -51,6 +55,9 @@ def commands(command: str, substitutions: bool = False, grouped: bool = True) ->
             if end is None:
                 return None
             i = end
+        elif tested and c in "&|()<>":
+            i += 1 + command.startswith(("&&", "||"), i)
+            continue
         elif command.startswith(("&&", "||"), i) or c == ";" or i in ends:
             out.append((op, command[start:i].strip()))
             op = command[i:i + (1 if c in ";\n" else 2)]
@@ -69,6 +76,7 @@ def commands(command: str, substitutions: bool = False, grouped: bool = True) ->
     return group(out) if grouped else out
 
 
+_TEST_WORD = re.compile(r"(?:\[\[|\]\])(?=[\s;&|)]|$)")  # (`[[` and `]]` as words: a test's bounds)
 _OPENERS = frozenset({"if", "for", "while", "until", "case", "select"})
 _CLOSERS = frozenset({"fi", "done", "esac"})
 _SEPARATOR = {";": "; ", "\n": "\n", "&&": " && ", "||": " || "}
@@ -193,6 +201,23 @@ def loop(command: str) -> tuple[str, str, list[tuple[str, str]]] | None:
     head = _FOR.fullmatch(listed[0][1]) if listed else None
     body = _body(listed[1:]) if listed and listed[-1][1] == "done" else None
     return None if head is None or body is None else (head.group(1), head.group(2) or "", body)
+
+
+def repeating(command: str) -> tuple[bool, list[tuple[str, str]], list[tuple[str, str]]] | None:
+    """`while LIST; do LIST; done` (or `until`), the line's one command: whether it is `until`, the test
+    and the body, each a list as `commands` gives it (compound commands in it grouped). None for anything
+    else (anything after `done`, a `break` in it)."""
+    listed = commands(command, substitutions=True, grouped=False)
+    word, rest = ((listed[0][1].split(None, 1) + [""])[:2]) if listed else ("", "")
+    if word not in ("while", "until") or not rest.strip():
+        return None
+    depth = _depth(rest)
+    for k, (op, text) in enumerate(listed[1:], 1):
+        if depth == 0 and (text.split() or [""])[0] == "do":
+            test, body = group([("", rest.strip()), *listed[1:k]]), _body(listed[k:])
+            return None if test is None or body is None or _stray(test) else (word == "until", test, body)
+        depth += _depth(text)
+    return None
 
 
 def piped(command: str) -> tuple[str, str] | None:

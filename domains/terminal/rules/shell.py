@@ -16,20 +16,21 @@ import re
 import shlex
 from typing import Any
 
-from . import (budget, compound, diskuse, envprefix, filters, gitremote, history, intofile, lists, machine, missing,
-               modes, pycheck, pyeval, scripts, search, simple, streams, substitution, variables)
+from . import (budget, compound, diskuse, doubletest, envprefix, filters, gitremote, history, intofile, lists,
+               machine, missing, modes, pycheck, pyeval, scripts, search, simple, streams, substitution, variables)
+from .conditions import condition
 from .folders import _ls, _ls_glob, _tree, _unexpanded, _wc_glob, read_as_bash
 from .history import _ids_shown, git_dir_touched
 from .repository import quiet_add
 from .state import (
-    _PLAIN, TerminalState, _abs, _absent, _contents, _forget_writes, _in_repo, _kind, _Unknown,
+    _PLAIN, TerminalState, _abs, _absent, _contents, _forget_writes, _in_repo, _Unknown,
     refusing_long_paths)
 from .variables import (QUOTED_TILDE, _expand, _expand_words, _splits, assigns_itself, escaped_dollar,
                         forget_assigned)
 from .effects import (FILE_COMMANDS, _apply_one, _partly_done, _redirected_anyway, _refused_before_anything,
                       _walked_to_its_failure, done_in_turn, fed_python, not_followed)
 from .line import QUOTED_DOLLAR, Heredoc, _expansions, _split, _tildes, heredoc, home_expanded
-from .output import joined, next_cwd, one_line, shell_words
+from .output import joined, next_cwd, one_line
 from .programs import (INTERPRETERS, MODELLED, _compiled_where_it_ran, _machine, _named_in, _no_shadowing,
                        _plain_python, _project_run, _ran_nothing, _reads_only, _writes, fed_to_python, ran_in_a_pipe)
 from .silent import silent
@@ -72,8 +73,8 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
     prefixed = envprefix.split(state, command)  # (`PAGER=cat git log`: the command, those variables exported)
     if prefixed is not None:
         return answer(envprefix.scoped(state, prefixed[0]), prefixed[1])
-    if not machine.followed(state, command):
-        return None
+    if not machine.followed(state, command) or "[[" in command and not doubletest.well_formed(command):
+        return None  # (a `[[` bash would refuse: the whole line is its syntax error)
     command = read_as_bash(state, command)
     if streams.unread(command):
         return None
@@ -96,6 +97,8 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         if listed and len(listed) > 1:  # (each command's substitutions on the state those before it left)
             evaluated = _evaluate(state, listed)
             return None if evaluated is None else evaluated[:2]
+        if command.lstrip().startswith("[["):  # (each `$(…)` one word, as `[[` reads it: not split, nor dropped)
+            return condition(TerminalState.model_validate(state), command, _printing(state))
         line = substitution.line(state, command, _said)
         return None if line is None else _answer(state, line) or silent(state, line)
     return _answer(state, command)
@@ -104,6 +107,11 @@ def answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
 def _substitutes(command: str) -> bool:
     """A line with `$(…)`, `$((…))` or `$?` outside a here-document (substitution.py)."""
     return ("$(" in command or "$?" in command) and heredoc(command) is None
+
+
+def _printing(state: dict[str, Any]) -> doubletest.Run:
+    """What a `$(…)` prints on `state` (substitution.printed), for a `[[` to read."""
+    return lambda text: substitution.printed(state, text, _said)
 
 
 def _said(state: dict[str, Any], command: str) -> tuple[str, int] | None:
@@ -117,10 +125,12 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return _fed_answer(s, fed)
     command = joined(command) if "<<" not in command else command  # (a line continued: `ls \⏎ src`)
     listed = lists.commands(command)
+    if listed and len(listed) == 1 and command.lstrip().startswith("[["):
+        return condition(s, command)  # (its words as `[[` reads them, not as the variables below are written)
     if listed is not None and len(listed) == 1 and not compound.compounds(command):  # (a list's, a loop's: as run)
         command = substitution.variables(one_line(command) if "\n" in command else command, s)  # (`wc -l $F`…)
-    if listed and len(listed) == 1 and _condition(s, command) is not None:
-        return _condition(s, command)
+    if listed and len(listed) == 1 and condition(s, command) is not None:
+        return condition(s, command)
     if listed and len(listed) > 1:
         evaluated = _evaluate(state, listed)  # `[ -f x ] && echo yes || echo no`, `cat a && ls`: run as bash would
         if evaluated is not None:
@@ -229,54 +239,6 @@ def _python_c(one_liner: tuple[str, list[str]], s: TerminalState, program: str =
     return None if ran is None else ran[0]
 
 
-_TESTS = {"-f": "file", "-d": "dir", "-e": "any", "-s": "nonempty"}
-_NUMBERS = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__, "-gt": int.__gt__,
-            "-ge": int.__ge__}
-
-
-def _condition(s: TerminalState, command: str) -> tuple[str, int] | None:
-    """`test EXPR` and `[ EXPR ]` (`[[ EXPR ]]`: its file tests alone): nothing printed, and 0 where
-    it holds (1 where not), read as test reads its arguments, by their number (`_holds`); None where
-    the state cannot tell."""
-    words = shell_words(command)
-    if not words or words[0] not in ("test", "[", "[[") or "$" in command or "`" in command:
-        return None
-    if words[0] != "test":
-        if words[-1] != {"[": "]", "[[": "]]"}[words[0]]:
-            return None
-        words = words[:-1]
-    holds = _holds(words[1:], s, strings=words[0] != "[[")
-    return None if holds is None else ("", 0 if holds else 1)
-
-
-def _holds(args: list[str], s: TerminalState, strings: bool) -> bool | None:
-    """Whether test's expression holds, as POSIX reads one of up to four arguments: `!` negates; a
-    file test (`-f|-d|-e|-s PATH`) where the state knows what is at PATH; and unless not `strings`
-    (`[[`, which neither splits nor drops an empty word), one word (true where not empty), `-z`/`-n`,
-    `=`/`==`/`!=` and numbers compared (`-eq`, `-lt`…). None for anything else."""
-    if len(args) == 3 and strings and args[1] in ("=", "==", "!="):
-        return (args[0] == args[2]) == (args[1] != "!=")
-    if len(args) == 3 and strings and args[1] in _NUMBERS:
-        if not all(re.fullmatch(r"[-+]?\d{1,18}", a) for a in (args[0], args[2])):
-            return None  # ("integer expression expected": the model's)
-        return bool(_NUMBERS[args[1]](int(args[0]), int(args[2])))
-    if 2 <= len(args) <= 4 and args[0] == "!":
-        inner = _holds(args[1:], s, strings)
-        return None if inner is None else not inner
-    if len(args) == 2 and args[0] in ("-z", "-n") and strings:
-        return (args[1] == "") == (args[0] == "-z")
-    if len(args) == 2 and args[0] in _TESTS and _PLAIN.fullmatch(args[1]):
-        path, test = _abs(args[1], s), _TESTS[args[0]]
-        kind = _kind(path, s)
-        if kind is None or kind == "file" and test == "nonempty" and s.files.get(path) is None:
-            return None
-        return kind == "dir" and test in ("dir", "any", "nonempty") or \
-            kind == "file" and (test in ("file", "any") or test == "nonempty" and bool(s.files[path]))
-    if len(args) == 1 and strings:
-        return args[0] != ""
-    return None
-
-
 @budget.bounded
 @refusing_long_paths(lambda state, command, exit_code: next_cwd(command, state.get("cwd", ""), state.get("home", ""),
                                                                 exit_code))
@@ -337,10 +299,12 @@ def _evaluate(state: dict[str, Any], listed: list[tuple[str, str]]) -> tuple[str
             continue
         s = TerminalState.model_validate(staged)
         # (its substitutions worked out once, on the state it runs on: then answered, followed and applied)
-        line = substitution.line(staged, text, _said) if _substitutes(text) else text
+        tested = text.lstrip().startswith("[[")  # (a loop's or a test's substitutions: worked out as they run)
+        line = substitution.line(staged, text, _said) if _substitutes(text) and not compound.compounds(text) and \
+            not tested else text
         if line is None:
             return None
-        found = _condition(s, line)
+        found = condition(s, line, _printing(staged))
         if found is None and (lists.commands(text, substitutions=True) or [("", text)])[0][1] == text:  # (no list again)
             found = answer(staged, line) or silent(staged, line)
         if found is None or lines and found[0].startswith("/bin/bash: line 1: "):
@@ -353,17 +317,17 @@ def _evaluate(state: dict[str, Any], listed: list[tuple[str, str]]) -> tuple[str
     return "".join(said), code, staged
 
 
-def _apply_segment(s: TerminalState, segment: str) -> None:
+def _apply_segment(s: TerminalState, segment: str, output: str | None = None) -> None:
     """One command of a line whose commands all succeeded: a simple one as it is applied alone (what
-    it printed not told apart from the rest), a pipeline as a whole (one that only reads changes
-    nothing; another may have written anything)."""
+    it printed not told apart from the rest, but a commit last, given the line's `output`), a pipeline
+    as a whole (one that only reads changes nothing; another may have written anything)."""
     if "$(" in segment:  # (`git commit -m "$(cat <<'EOF' … EOF)"`: the message the state can read)
         segment = substitution.line(s.model_dump(), segment, _said) or segment
     parts = _split(segment)
     if parts is not None:
         kinds = _expansions(segment, s)
         for words in parts:
-            _apply_one(s, _expand_words(words, segment, s), None, kinds=kinds)
+            _apply_one(s, _expand_words(words, segment, s), output if len(parts) == 1 else None, kinds=kinds)
     elif not _reads_only(segment, s):
         _forget_writes(s, None, _named_in(segment, s))
 
@@ -382,6 +346,13 @@ def _quiet_prefix(state: dict[str, Any], parts: list[list[str]]) -> dict[str, An
     return staged
 
 
+def _shows_commit(output: str) -> bool:
+    """What a line printed shows a commit it made ("[main 1a2b3c4] …"): a commit that ends the line is
+    given it, so that its id is known (history.apply finds it among the seconds before)."""
+    return history._COMMITTED.search(output) is not None
+
+
+_COMMIT = re.compile(r"\s*git\s+(?:-c\s+\S+\s+)*commit\s")
 _COMMITS = re.compile(r"\bgit\s+(?:-c\s+\S+\s+)*(?:commit|merge|rebase|cherry-pick|revert|pull|am)\b")
 _DEFINES = re.compile(r"\balias\s+([\w.-]+)=|\bfunction\s+([\w.-]+)|(?:^|[;&|]\s*)([\w.-]+)\s*\(\s*\)")  # alias, function
 
@@ -425,7 +396,27 @@ def _apply_line(state: dict[str, Any], command: str, output: str, exit_code: int
     return after
 
 
+def _unread(command: str, output: str) -> bool:
+    """bash could not read the line (`-c: line 1:`, its syntax error; status 2, or the status before it
+    where a `[[` in it could not be read): none of it ran. A line of its own (bash reads and runs a string
+    one line at a time: a first line may have run before the second's error), with no bash or eval in it."""
+    return "\n" not in command.strip() and bool(output) and \
+        not re.search(r"\b(?:bash|eval)\b", command) and \
+        all(line.startswith("/bin/bash: -c: line 1: ") for line in output.splitlines())
+
+
 def _applied(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
+    if doubletest.inert(command) or _unread(command, output) or \
+            doubletest.inert(command, substituted=True) and _reads_only(command, TerminalState.model_validate(state)):
+        # (`[[ 10 > 9 ]]`: no file 9 is written; `[[ $(wc -l < f) -eq 5 ]]`: nothing either)
+        return {**TerminalState.model_validate(state).model_dump(), "status": exit_code & 255}
+    if doubletest.compares(command):  # (`[[ $a > $b ]] && …`: followed where the state ran the line as it ran)
+        listed = lists.commands(command, substitutions=True)
+        ran = _compound(state, command) if compound.compounds(command) else \
+            _evaluate(state, listed) if listed and len(listed) > 1 else None
+        if ran is not None and ran[:2] == (output, exit_code):
+            return {**ran[2], "defined": state.get("defined", []), "status": exit_code & 255}
+        return not_followed(state, command, output, exit_code, cwd_after)
     if modes.held(state) and not (len(parts := _split(command) or []) == 1 and modes.chmod_line(parts[0])):
         return not_followed(state, command, output, exit_code, cwd_after)  # (what it may have written: forgotten)
     command = read_as_bash(state, command)
@@ -481,8 +472,9 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
     parts = None if re.match(r"\s*(?:(?:for|while|until|if|case|select|function)\s|[({])", line) else _split(line)
     segments = lists.segments(line) if parts is None and not fed and exit_code == 0 else None
     if segments and len(segments) > 1:  # commands joined by && (all ran, and succeeded), pipelines among them
-        for segment in segments:
-            _apply_segment(s, segment)
+        for n, segment in enumerate(segments):
+            _apply_segment(s, segment, output if n == len(segments) - 1 and _COMMIT.match(segment) and
+                           _shows_commit(output) else None)
         s.cwd = cwd_after or s.cwd
         return s.model_dump()
     if parts is None:  # pipes, subshells, substitutions: unless every program only reads, forget what it may have changed
@@ -499,7 +491,8 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
     if exit_code != 0:
         forget_assigned(s, line)  # (`export F=a b.txt` failed: which of its variables it set, not followed)
     if exit_code != 0 and len(parts) > 1 and not (parts[-1][:2] == ["git", "commit"] and _quiet_prefix(state, parts)):
-        _forget_writes(s, None, _named_in(line, s))  # (it failed, not run here: which command did, not known)
+        if not _reads_only(command, s):  # (it failed, not run here: which command did, not known)
+            _forget_writes(s, None, _named_in(line, s))
         s.cwd = cwd_after or s.cwd
         return s.model_dump()
     # the output is the last part's alone where those before it print nothing (`git add -A && git commit`)
@@ -549,7 +542,8 @@ def _apply(state: dict[str, Any], command: str, output: str, exit_code: int, cwd
                 (alone := _said(s.model_dump(), listed[n][1])) is not None and alone[1] != 0:  # type: ignore[index]
             s = TerminalState.model_validate(apply(s.model_dump(), listed[n][1], *alone, s.cwd))  # type: ignore[index]
             continue  # (`rm ..; python3 x.py`: the line's status is the last one's; this one failed, as the state says)
-        _apply_one(s, words, output if len(parts) == 1 or last and quiet_before else None, fed if last else None,
+        told = len(parts) == 1 or last and (quiet_before or words[:2] == ["git", "commit"] and _shows_commit(output))
+        _apply_one(s, words, output if told else None, fed if last else None,
                    kinds=each[n] if each else kinds)
     s.cwd = cwd_after or s.cwd
     return s.model_dump()

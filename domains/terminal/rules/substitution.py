@@ -279,6 +279,18 @@ def variables(command: str, s: TerminalState) -> str:
     return command if quote else "".join(out) + command[at:]
 
 
+def printed(state: dict[str, Any], text: str, said: Callable[[dict[str, Any], str], tuple[str, int] | None],
+            s: TerminalState | None = None) -> str | None:
+    """What `$(TEXT)` prints, where it only reads and succeeds (its trailing newlines are the caller's to
+    take off); None where not known."""
+    s = s or TerminalState.model_validate(state)
+    fed = heredoc(text)  # (`$(cat <<'EOF' … EOF)`: a message written out, as agents give git one)
+    if not _reads_only(fed.line if fed else text, s):
+        return None  # (one that writes runs in a subshell: what it leaves is not followed here)
+    found = said(state, text)
+    return found[0] if found is not None and found[1] == 0 else None
+
+
 def line(state: dict[str, Any], command: str,
          said: Callable[[dict[str, Any], str], tuple[str, int] | None]) -> str | None:
     """`expand` over the terminal's state: a command inside prints what `said` (the shell's answer)
@@ -286,11 +298,7 @@ def line(state: dict[str, Any], command: str,
     s = TerminalState.model_validate(state)
 
     def inner(text: str) -> str | None:
-        fed = heredoc(text)  # (`$(cat <<'EOF' … EOF)`: a message written out, as agents give git one)
-        if not _reads_only(fed.line if fed else text, s):
-            return None  # (one that writes runs in a subshell: what it leaves is not followed here)
-        found = said(state, text)
-        return found[0] if found is not None and found[1] == 0 else None
+        return printed(state, text, said, s)
 
     def variable(name: str) -> str | None:
         try:
