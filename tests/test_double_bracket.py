@@ -78,3 +78,18 @@ def test_double_bracket_reads_a_substitution_as_one_word_and_the_last_status():
              "[[ $(echo a b) == a\\ b ]] && echo spaced", "[[ $(echo '*') == \"*\" ]] && echo star"]
     seen = side_by_side(lines)
     assert unanswered(seen, set(lines)) == set()
+
+
+def test_a_line_whose_double_bracket_bash_refuses_changes_nothing_whatever_was_said_of_it():
+    """bash reads a line before it runs any of it: `touch zz; [[ a b ]]` makes no zz. Whatever the model
+    said of such a line (here: nothing, status 0), the state keeps what it knew (`ls` stays its own and
+    lists no zz); before, the files the line named were forgotten and `ls` went to the model."""
+    from mcp_world.world import load_world
+
+    state = RULES.initial(load_world("devbox"))
+    for line in ["touch zz; [[ a b ]]", "if [[ -d src ]]; then touch a; elif [[ ( -f x ]]; then echo b; fi",
+                 "[[ -f ]] || touch q"]:
+        after = shell.apply(state, line, "", 0, state["cwd"])
+        assert shell.answer(after, "ls") == ("README.md\nrequirements.txt\nsrc\ntests\n", 0), line
+    seen = side_by_side(["touch zz; [[ a b ]]", "ls"])
+    assert seen[1][1] is not None and "zz" not in seen[1][2]

@@ -30,6 +30,10 @@ class _NotTold(Exception):
     """What the state cannot tell (or bash would refuse: its error is the model's)."""
 
 
+class _Malformed(_NotTold):
+    """What bash's grammar refuses for certain (its syntax error: nothing on the line runs)."""
+
+
 def holds(command: str, s: TerminalState, file_test: FileTest, run: Run | None = None) -> bool | None:
     """Whether `[[ … ]]` (the whole of `command`) holds; None where the state cannot tell. `run(CMD)`: what
     `$(CMD)` prints (None: not known)."""
@@ -49,16 +53,31 @@ def well_formed(command: str) -> bool:
     """Every `[[ … ]]` of the line reads as bash's grammar has it (bash reads the whole line before it
     runs any of it: `if [[ -d src ]]; then …; elif [[ $F > b c ]]; …` is its syntax error, the first
     branch never run); False also where one is not read here."""
+    return all(read == "read" for read in _grammar(command))
+
+
+def malformed(command: str) -> bool:
+    """A line of its own with a `[[ … ]]` bash's grammar refuses for certain (a word too many, one missing,
+    a parenthesis not closed): bash reads the line before it runs any of it, so nothing on it ran,
+    whatever was said of it."""
+    return "\n" not in command.strip() and "refused" in _grammar(command)  # (bash runs a string line by line)
+
+
+def _grammar(command: str) -> list[str]:
+    """How each `[[ … ]]` of the line reads: "read", "refused" (bash's syntax error, for certain) or
+    "not read" (here)."""
+    out = []
     for m in _OPENS.finditer(command):
         try:
             words, _ = _words(command, None, m.start(1))
             parser = _Parser(words[1:-1], lambda *_: None)
             parser.either()
-            if parser.i != len(parser.words):
-                return False
+            out.append("read" if parser.i == len(parser.words) else "refused")
+        except _Malformed:
+            out.append("refused")
         except (_NotTold, _Unknown, RecursionError):
-            return False
-    return True
+            out.append("not read")
+    return out
 
 
 _OPENS = re.compile(r"(?:^|[\s;&|(!])(\[\[)(?=\s)")
@@ -224,7 +243,7 @@ class _Parser:
 
     def take(self) -> Word:
         if self.i >= len(self.words):
-            raise _NotTold("]]")  # (bash: "unexpected token")
+            raise _Malformed("]]")  # (bash: "unexpected token")
         self.i += 1
         return self.words[self.i - 1]
 
@@ -254,11 +273,11 @@ class _Parser:
             self.i += 1
             inner = self.either()
             if self.peek() != ")":
-                raise _NotTold("(")
+                raise _Malformed("(")
             self.i += 1
             return inner
         if at in ("&&", "||", ")"):
-            raise _NotTold(at)
+            raise _Malformed(at)
         first = self.take()
         op, text = self.peek(), _bare(first)
         if text in ("<", ">") or op in _BINARY and text and len(text) == 2 and text[0] == "-" and text[1] in _UNARY:
@@ -268,7 +287,7 @@ class _Parser:
             return _compared(_text(first), op, self.take())
         if text and len(text) == 2 and text[0] == "-" and text[1] in _UNARY:
             if self.i == len(self.words) or self.peek() in ("&&", "||", ")"):
-                raise _NotTold(text)  # (`[[ -f ]]`: "unexpected argument", bash's error)
+                raise _Malformed(text)  # (`[[ -f ]]`: "unexpected argument", bash's error)
             return self._unary(text, _text(self.take()))
         return lambda: _text(first) != ""
 

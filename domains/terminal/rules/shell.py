@@ -406,9 +406,10 @@ def _unread(command: str, output: str) -> bool:
 
 
 def _applied(state: dict[str, Any], command: str, output: str, exit_code: int, cwd_after: str) -> dict[str, Any]:
-    if doubletest.inert(command) or _unread(command, output) or \
+    if doubletest.inert(command) or _unread(command, output) or "[[" in command and doubletest.malformed(command) or \
             doubletest.inert(command, substituted=True) and _reads_only(command, TerminalState.model_validate(state)):
-        # (`[[ 10 > 9 ]]`: no file 9 is written; `[[ $(wc -l < f) -eq 5 ]]`: nothing either)
+        # (`[[ 10 > 9 ]]`: no file 9 is written; `[[ $(wc -l < f) -eq 5 ]]`: nothing either; `[[ a b ]]; rm x`: bash
+        # refused the whole line)
         return {**TerminalState.model_validate(state).model_dump(), "status": exit_code & 255}
     if doubletest.compares(command):  # (`[[ $a > $b ]] && …`: followed where the state ran the line as it ran)
         listed = lists.commands(command, substitutions=True)
