@@ -95,10 +95,20 @@ def inert(command: str, substituted: bool = False) -> bool:
 
 def compares(command: str) -> bool:
     """A `[[ … ]]` in the line compares with `<` or `>` (which the rest of the rules would read as redirections)."""
-    return "[[" in command and _COMPARED.search(command) is not None
+    if "[[" not in command:
+        return False
+    inside = False
+    for m in _COMPARED.finditer(command):  # (each mark in turn: linear in the line)
+        if m.group(0).startswith("[["):
+            inside = True
+        elif m.group(0) == "]]":
+            inside = False
+        elif inside:
+            return True
+    return False
 
 
-_COMPARED = re.compile(r"\[\[\s(?:[^\]]|\][^\]])*\s[<>]\s")
+_COMPARED = re.compile(r"\[\[\s|\]\]|\s[<>]\s")
 _CHANGES = re.compile(r"\$\(|`|\$\{[^}]*=|[;&|]\s*$|\n")
 _ASSIGNS = re.compile(r"`|\$\{[^}]*=|[;&|]\s*$|\n")
 _TEST_BOUND = re.compile(r"\[\[|\]\]")
