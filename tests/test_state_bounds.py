@@ -72,3 +72,18 @@ def test_a_step_that_takes_the_state_past_its_bound_forgets_what_it_held_below_t
     assert len(json.dumps(state)) < 100_000  # (36 MB before)
     assert step("ls | wc -l") is None and step("cat README.md") is None and step("git status --short") is None
     assert step("pwd") == "/home/user/notes-app\n"
+
+
+def test_a_pattern_word_longer_than_any_name_is_not_matched_against_the_files():
+    """`echo x [[[[…` of 15,000 characters: fnmatch's work grows as the pattern's length squared, and the
+    state took 8 s of rule time to answer it (a hostile line, found by reading the `[[` rules for
+    hostile input). A pattern word past MAX_PATTERN characters (a name is at most 255) is now left as
+    typed, for the model; a short one is still matched."""
+    from mcp_world.world import load_world
+
+    folders = __import__(type(RULES).__module__ + ".folders", fromlist=["x"])
+    s = __import__(type(RULES).__module__ + ".state", fromlist=["x"]).TerminalState.model_validate(
+        RULES.initial(load_world("devbox")))
+    long = "echo x " + "[" * 2000
+    assert folders._unexpanded(long, s) == long
+    assert folders._unexpanded("echo *.md", s) == "echo 'README.md'"

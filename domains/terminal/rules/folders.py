@@ -328,6 +328,8 @@ def _unexpanded(command: str, s: TerminalState, matched_only: bool = False) -> s
         word = command[a:b]
         if not any(c in word for c in "*?[") or any(c in word for c in "'\"\\$`"):
             continue
+        if len(word) > MAX_PATTERN:
+            return command  # (fnmatch's pattern grows in time as its length squared: `[[[[…` of 15,000 took 8 s)
         only_folders = word.endswith("/") and "/" not in word[:-1]  # (`*/`: the folders, each with its slash)
         folder, _, pattern = word[:-1].rpartition("/") if only_folders else word.rpartition("/")
         if any(c in folder for c in "*?[") or word.endswith("/") and not only_folders:
@@ -357,6 +359,7 @@ def _unexpanded(command: str, s: TerminalState, matched_only: bool = False) -> s
     return "".join(out) + command[last:]
 
 
+MAX_PATTERN = 1024  # characters of a pattern word expanded here (a name is at most 255: a longer one is the model's)
 _FOLDER = re.compile(r"/?[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*")  # (a folder named before a pattern)
 _NAME = re.compile(r"[A-Za-z0-9._+@,=-]+")  # (a name bash prints, and the rules read back, as it is)
 
