@@ -129,8 +129,8 @@ def _answer(state: dict[str, Any], command: str) -> tuple[str, int] | None:
         return condition(s, command)  # (its words as `[[` reads them, not as the variables below are written)
     if listed is not None and len(listed) == 1 and not compound.compounds(command):  # (a list's, a loop's: as run)
         command = substitution.variables(one_line(command) if "\n" in command else command, s)  # (`wc -l $F`…)
-    if listed and len(listed) == 1 and condition(s, command) is not None:
-        return condition(s, command)
+    if listed and len(listed) == 1 and (tested := condition(s, command)) is not None:
+        return tested
     if listed and len(listed) > 1:
         evaluated = _evaluate(state, listed)  # `[ -f x ] && echo yes || echo no`, `cat a && ls`: run as bash would
         if evaluated is not None:
